@@ -1,0 +1,23 @@
+//! # sluice-core
+//!
+//! The pure algorithm core of Sluice: no I/O, no clock of its own, no global state. Time and
+//! randomness arrive as arguments, so the same code runs in the simulator and in the gateway.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`time`] | [`Time`](time::Time) and [`Dur`](time::Dur) (integer ns), [`Rate`](time::Rate) (bit/s), exact serialization time |
+//! | [`units`] | strict parsing of `"100Mbps"`, `"2ms"`, `"900pkt"`, `"5MB"` |
+//! | [`seq`] | TCP sequence arithmetic and window scaling (RFC 7323) |
+//! | [`rng`] | seeded, portable random streams keyed by stable names |
+//! | [`packet`] | the header view both datapaths implement; checksums (RFC 1071/1624) |
+//! | [`qdisc`] | the queue-discipline trait, its statistics wrapper, drop-tail |
+#![forbid(unsafe_code)]
+
+pub mod packet;
+pub mod qdisc;
+pub mod rng;
+pub mod seq;
+pub mod time;
+pub mod units;
+
+pub use time::{Dur, Rate, Time};

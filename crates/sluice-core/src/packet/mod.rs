@@ -1,0 +1,77 @@
+//! The header view shared by both datapaths.
+//!
+//! Controllers and queue disciplines read packets only through [`HeaderView`] (and the
+//! [`crate::qdisc::Queued`] trait). The simulator implements it on its packet struct; the gateway
+//! will implement it on raw bytes. So an algorithm written once runs in both.
+
+pub mod checksum;
+
+/// The two ECN bits of the IP header (RFC 3168 §5).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Ecn {
+    #[default]
+    NotEct = 0b00,
+    Ect1 = 0b01,
+    Ect0 = 0b10,
+    Ce = 0b11,
+}
+
+impl Ecn {
+    pub fn from_bits(b: u8) -> Ecn {
+        match b & 3 {
+            0 => Ecn::NotEct,
+            1 => Ecn::Ect1,
+            2 => Ecn::Ect0,
+            _ => Ecn::Ce,
+        }
+    }
+    /// ECN-capable transport (ECT(0), ECT(1), or already CE).
+    pub fn is_ect(self) -> bool {
+        self != Ecn::NotEct
+    }
+}
+
+/// IP protocol numbers used here.
+pub mod proto {
+    pub const TCP: u8 = 6;
+    pub const UDP: u8 = 17;
+}
+
+/// TCP header flag bits (RFC 9293 §3.1, RFC 3168 §6.1).
+pub mod tcp_flags {
+    pub const FIN: u8 = 0x01;
+    pub const SYN: u8 = 0x02;
+    pub const RST: u8 = 0x04;
+    pub const PSH: u8 = 0x08;
+    pub const ACK: u8 = 0x10;
+    pub const URG: u8 = 0x20;
+    pub const ECE: u8 = 0x40;
+    pub const CWR: u8 = 0x80;
+}
+
+/// Read access to the IPv4 and TCP/UDP header fields that gateway algorithms use.
+///
+/// TCP accessors return `None` for non-TCP packets. The window is the raw 16-bit field, exactly
+/// as on the wire (scaled by the sender's negotiated shift except in SYN segments).
+pub trait HeaderView {
+    fn src_addr(&self) -> u32;
+    fn dst_addr(&self) -> u32;
+    fn protocol(&self) -> u8;
+    fn dscp(&self) -> u8;
+    fn ecn(&self) -> Ecn;
+    /// Total IP length in bytes (header + payload).
+    fn ip_len(&self) -> u32;
+    fn src_port(&self) -> Option<u16>;
+    fn dst_port(&self) -> Option<u16>;
+    fn tcp_flags(&self) -> Option<u8>;
+    fn tcp_seq(&self) -> Option<u32>;
+    fn tcp_ack(&self) -> Option<u32>;
+    fn tcp_window_field(&self) -> Option<u16>;
+    /// TCP or UDP payload length in bytes.
+    fn payload_len(&self) -> u32;
+
+    fn is_tcp(&self) -> bool {
+        self.protocol() == proto::TCP
+    }
+}

@@ -1,0 +1,103 @@
+//! Drop-tail FIFO (spec §4.1).
+//!
+//! Drops the arriving packet if it does not fit: `packets + 1 > limit_pkts` or
+//! `bytes + len > limit_bytes`. Never drops after enqueue, never marks.
+
+use super::{DropReason, Enqueue, Occupancy, QdiscCx, QueueDisc, Queued};
+use crate::time::Time;
+use crate::units::QueueLimit;
+use std::collections::VecDeque;
+
+#[derive(Debug)]
+pub struct DropTail<P> {
+    limit: QueueLimit,
+    q: VecDeque<P>,
+    bytes: u64,
+}
+
+impl<P> DropTail<P> {
+    pub fn new(limit: QueueLimit) -> Self {
+        let cap = match limit {
+            QueueLimit::Packets(n) => (n as usize).min(4096),
+            QueueLimit::Bytes(b) => ((b / 1500) as usize).min(4096),
+        };
+        DropTail { limit, q: VecDeque::with_capacity(cap), bytes: 0 }
+    }
+}
+
+impl<P: Queued> QueueDisc<P> for DropTail<P> {
+    fn name(&self) -> &'static str {
+        "drop_tail"
+    }
+
+    #[inline]
+    fn enqueue(&mut self, mut pkt: P, now: Time, _cx: &mut QdiscCx<'_, P>) -> Enqueue<P> {
+        let len = pkt.len_bytes() as u64;
+        let fits = match self.limit {
+            QueueLimit::Packets(n) => (self.q.len() as u64) < n as u64,
+            QueueLimit::Bytes(b) => self.bytes + len <= b,
+        };
+        if !fits {
+            return Enqueue::Dropped(DropReason::Overlimit, pkt);
+        }
+        pkt.stamp(now);
+        self.bytes += len;
+        self.q.push_back(pkt);
+        Enqueue::Queued
+    }
+
+    #[inline]
+    fn dequeue(&mut self, _now: Time, _cx: &mut QdiscCx<'_, P>) -> Option<P> {
+        let p = self.q.pop_front()?;
+        self.bytes -= p.len_bytes() as u64;
+        Some(p)
+    }
+
+    fn occupancy(&self) -> Occupancy {
+        Occupancy { packets: self.q.len() as u32, bytes: self.bytes }
+    }
+
+    fn limit(&self) -> QueueLimit {
+        self.limit
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testpkt::TestPkt;
+    use super::*;
+    use crate::rng::RngStream;
+
+    fn cx<'a>(rng: &'a mut RngStream, v: &'a mut Vec<(TestPkt, DropReason)>) -> QdiscCx<'a, TestPkt> {
+        QdiscCx { rng, dequeue_drops: v }
+    }
+
+    // tests spec §4.1: drop the arriving packet when the packet limit is reached; FIFO order.
+    #[test]
+    fn packet_limit_drops_the_arrival() {
+        let (mut rng, mut v) = (RngStream::from_seed(1), Vec::new());
+        let mut q = DropTail::new(QueueLimit::Packets(2));
+        assert!(matches!(q.enqueue(TestPkt::new(1, 100), Time(0), &mut cx(&mut rng, &mut v)), Enqueue::Queued));
+        assert!(matches!(q.enqueue(TestPkt::new(2, 100), Time(1), &mut cx(&mut rng, &mut v)), Enqueue::Queued));
+        match q.enqueue(TestPkt::new(3, 100), Time(2), &mut cx(&mut rng, &mut v)) {
+            Enqueue::Dropped(DropReason::Overlimit, p) => assert_eq!(p.id, 3),
+            other => panic!("expected a drop, got {other:?}"),
+        }
+        assert_eq!(q.occupancy(), Occupancy { packets: 2, bytes: 200 });
+        let first = q.dequeue(Time(3), &mut cx(&mut rng, &mut v)).unwrap();
+        assert_eq!((first.id, first.t), (1, Time(0)));
+        assert_eq!(q.dequeue(Time(3), &mut cx(&mut rng, &mut v)).unwrap().id, 2);
+        assert!(q.dequeue(Time(3), &mut cx(&mut rng, &mut v)).is_none());
+    }
+
+    // tests spec §4.1: a byte limit admits a packet only if it fits entirely.
+    #[test]
+    fn byte_limit_checks_the_whole_packet() {
+        let (mut rng, mut v) = (RngStream::from_seed(1), Vec::new());
+        let mut q = DropTail::new(QueueLimit::Bytes(3000));
+        assert!(matches!(q.enqueue(TestPkt::new(1, 1500), Time(0), &mut cx(&mut rng, &mut v)), Enqueue::Queued));
+        assert!(matches!(q.enqueue(TestPkt::new(2, 1501), Time(0), &mut cx(&mut rng, &mut v)), Enqueue::Dropped(..)));
+        assert!(matches!(q.enqueue(TestPkt::new(3, 1500), Time(0), &mut cx(&mut rng, &mut v)), Enqueue::Queued));
+        assert_eq!(q.occupancy().bytes, 3000);
+    }
+}

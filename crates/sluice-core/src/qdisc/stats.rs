@@ -1,0 +1,142 @@
+//! Queue statistics kept by composition around any [`QueueDisc`].
+
+use super::{DropReason, Enqueue, Occupancy, QdiscCx, QueueDisc, Queued};
+use crate::time::Time;
+use crate::units::QueueLimit;
+
+/// Counters of one queue. Identities (checked by tests): `arrivals = enqueued + dropped_before`;
+/// occupancy packets `= enqueued − dequeued − dropped_after`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QdiscStats {
+    pub arrivals: u64,
+    pub enqueued: u64,
+    pub dequeued: u64,
+    pub dropped_before: u64,
+    pub dropped_after: u64,
+    pub marked: u64,
+    pub bytes_arrived: u64,
+    pub bytes_dropped: u64,
+    /// Sum of sojourn times of dequeued packets, ns.
+    pub sojourn_sum_ns: u128,
+}
+
+impl QdiscStats {
+    pub fn dropped(&self) -> u64 {
+        self.dropped_before + self.dropped_after
+    }
+}
+
+/// A discipline plus its statistics.
+#[derive(Debug)]
+pub struct Instrumented<Q> {
+    pub inner: Q,
+    pub stats: QdiscStats,
+}
+
+impl<Q> Instrumented<Q> {
+    pub fn new(inner: Q) -> Self {
+        Instrumented { inner, stats: QdiscStats::default() }
+    }
+}
+
+/// What [`Instrumented::enqueue`] reports to the caller.
+#[derive(Debug)]
+pub enum Offer<P> {
+    Queued { marked: bool },
+    Dropped(DropReason, P),
+}
+
+impl<Q> Instrumented<Q> {
+    #[inline]
+    pub fn enqueue<P: Queued>(&mut self, pkt: P, now: Time, cx: &mut QdiscCx<'_, P>) -> Offer<P>
+    where
+        Q: QueueDisc<P>,
+    {
+        let len = pkt.len_bytes() as u64;
+        self.stats.arrivals += 1;
+        self.stats.bytes_arrived += len;
+        match self.inner.enqueue(pkt, now, cx) {
+            Enqueue::Queued => {
+                self.stats.enqueued += 1;
+                Offer::Queued { marked: false }
+            }
+            Enqueue::QueuedMarked(_) => {
+                self.stats.enqueued += 1;
+                self.stats.marked += 1;
+                Offer::Queued { marked: true }
+            }
+            Enqueue::Dropped(r, p) => {
+                self.stats.dropped_before += 1;
+                self.stats.bytes_dropped += len;
+                Offer::Dropped(r, p)
+            }
+        }
+    }
+
+    /// Dequeue; packets dropped at the head are appended to `cx.dequeue_drops` and counted.
+    #[inline]
+    pub fn dequeue<P: Queued>(&mut self, now: Time, cx: &mut QdiscCx<'_, P>) -> Option<P>
+    where
+        Q: QueueDisc<P>,
+    {
+        let before = cx.dequeue_drops.len();
+        let p = self.inner.dequeue(now, cx);
+        for (d, _) in &cx.dequeue_drops[before..] {
+            self.stats.dropped_after += 1;
+            self.stats.bytes_dropped += d.len_bytes() as u64;
+        }
+        if let Some(p) = &p {
+            self.stats.dequeued += 1;
+            self.stats.sojourn_sum_ns += now.0.saturating_sub(p.enqueued_at().0) as u128;
+        }
+        p
+    }
+
+    pub fn occupancy<P: Queued>(&self) -> Occupancy
+    where
+        Q: QueueDisc<P>,
+    {
+        self.inner.occupancy()
+    }
+
+    pub fn limit<P: Queued>(&self) -> QueueLimit
+    where
+        Q: QueueDisc<P>,
+    {
+        self.inner.limit()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testpkt::TestPkt;
+    use super::super::{AnyQdisc, DropTail};
+    use super::*;
+    use crate::rng::RngStream;
+
+    // Model-based check of the queue identities over a random operation sequence.
+    #[test]
+    fn identities_hold_over_random_operations() {
+        for seed in 0..20u64 {
+            let mut ops = RngStream::from_seed(seed);
+            let mut rng = RngStream::from_seed(seed + 100);
+            let mut drops = Vec::new();
+            let mut q = Instrumented::new(AnyQdisc::DropTail(DropTail::new(QueueLimit::Packets(5))));
+            let mut t = Time(0);
+            for i in 0..500u32 {
+                t = Time(t.0 + ops.below(1000));
+                let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
+                if ops.chance(0.6) {
+                    let _ = q.enqueue(TestPkt::new(i, 40 + ops.below(1460) as u32), t, &mut cx);
+                } else {
+                    let _ = q.dequeue(t, &mut cx);
+                }
+                let s = &q.stats;
+                let occ = q.occupancy::<TestPkt>();
+                assert_eq!(s.arrivals, s.enqueued + s.dropped_before, "seed {seed}");
+                assert_eq!(occ.packets as u64, s.enqueued - s.dequeued - s.dropped_after, "seed {seed}");
+                assert!(occ.packets <= 5, "seed {seed}");
+            }
+        }
+    }
+}
