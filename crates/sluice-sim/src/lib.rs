@@ -1,1 +1,57 @@
-//! placeholder
+//! # sluice-sim
+//!
+//! Sluice's deterministic packet-level discrete-event simulator.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`scenario`] | the TOML scenario schema (single source of truth), validation, building a [`model::Model`] |
+//! | [`model`] | the resolved, typed description of one run |
+//! | [`engine`] | the event loop: time-ordered events, ties in scheduling order |
+//! | [`net`] | nodes, links, interfaces, routing |
+//! | [`tcp`] | the TCP endpoint (handshake, SACK, RTO, delayed ACK, ECN) and congestion controls |
+//! | [`apps`] | bulk, file transfer, UDP CBR, on-off |
+//! | [`monitor`] | per-flow and per-queue statistics, traces, pcap files, the summary JSON |
+//! | [`packet`] | the simulated packet and its header view |
+//!
+//! Entry points: [`run_str`] (scenario text in, [`RunOutput`] out) and [`engine::run_model`].
+
+pub mod apps;
+pub mod engine;
+pub mod model;
+pub mod monitor;
+pub mod net;
+pub mod packet;
+pub mod scenario;
+pub mod tcp;
+
+pub use monitor::summary::{Column, RunOutput, Summary, Table};
+pub use scenario::ScenarioError;
+
+use std::path::PathBuf;
+
+/// Where and what to write besides the returned output.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Directory for pcap files (created if missing). None: no files.
+    pub out_dir: Option<PathBuf>,
+}
+
+/// Anything that can stop a run.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// The scenario is invalid; the message names the field.
+    #[error("{0}")]
+    Scenario(#[from] ScenarioError),
+    /// Writing an output file failed.
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+}
+
+/// Parse, validate and run a scenario given as TOML text. `seed` overrides the scenario's seed.
+pub fn run_str(text: &str, seed: Option<u64>, opts: &RunOptions) -> Result<RunOutput, SimError> {
+    let model = scenario::load_str(text, seed)?;
+    engine::run_model(&model, opts)
+}
+
+/// The crate version, recorded in summaries.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,139 @@
+//! The resolved description of one run: what the scenario layer produces and the engine builds.
+//!
+//! Everything here is already validated and typed (no strings to interpret, no defaults left to
+//! fill). Hosts, routers and links are referred to by index; names are kept for output only.
+//! `scenario::build` turns a TOML scenario into a [`Model`]; tests may build one directly.
+
+use crate::tcp::TcpConfig;
+use sluice_core::units::QueueLimit;
+use sluice_core::{Dur, Rate, Time};
+
+/// One simulation run, fully resolved.
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub name: String,
+    pub seed: u64,
+    pub duration: Dur,
+    /// Statistics exclude `[0, warmup)`.
+    pub warmup: Dur,
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpec>,
+    pub flows: Vec<FlowSpec>,
+    pub monitor: MonitorSpec,
+    /// Free-form provenance recorded in the summary (profile, options that ran).
+    pub notes: Vec<(String, String)>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    Host,
+    Router,
+}
+
+#[derive(Clone, Debug)]
+pub struct NodeSpec {
+    pub name: String,
+    pub kind: NodeKind,
+}
+
+/// A queue discipline and its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum QdiscSpec {
+    DropTail { limit: QueueLimit },
+}
+
+/// One direction of a link.
+#[derive(Clone, Debug)]
+pub struct DirSpec {
+    pub qdisc: QdiscSpec,
+    /// Probability that a packet sent this way is lost on the wire.
+    pub loss: f64,
+    /// Name used for the queue in outputs (e.g. `"A->B"`).
+    pub queue_name: String,
+    /// Whether to write a pcap file of packets sent this way.
+    pub pcap: bool,
+}
+
+/// A full-duplex point-to-point link between nodes `a` and `b`.
+#[derive(Clone, Debug)]
+pub struct LinkSpec {
+    pub a: usize,
+    pub b: usize,
+    pub rate: Rate,
+    pub delay: Dur,
+    /// Extra per-link propagation delay drawn once, uniformly in `[0, jitter)`, from the link's
+    /// own random stream (breaks drop-tail phase locking; see design.md "Timing model").
+    pub jitter: Dur,
+    pub ab: DirSpec,
+    pub ba: DirSpec,
+    /// Link-layer bytes added to each IP packet for serialization (PPP: 2).
+    pub l2_overhead: u32,
+    /// Packets the device holds beyond the queue discipline (ns-3 default transmit queue: 1).
+    pub device_queue: u32,
+}
+
+/// How a flow's start time is chosen.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StartSpec {
+    At(Time),
+    /// Uniform in `[lo, hi)`, drawn from the flow's own stream.
+    Uniform(Time, Time),
+}
+
+/// What the sending application does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AppSpec {
+    /// Unlimited data for the whole run.
+    Bulk,
+    /// A file of `size` bytes, then FIN.
+    File { size: u64 },
+    /// UDP packets of `packet_size` payload bytes at `rate`.
+    UdpCbr { rate: Rate, packet_size: u32 },
+    /// UDP on-off source: exponential on/off periods with the given means; CBR while on.
+    OnOff { rate: Rate, packet_size: u32, mean_on: Dur, mean_off: Dur },
+}
+
+impl AppSpec {
+    pub fn is_tcp(&self) -> bool {
+        matches!(self, AppSpec::Bulk | AppSpec::File { .. })
+    }
+    pub fn kind_str(&self) -> &'static str {
+        match self {
+            AppSpec::Bulk => "bulk",
+            AppSpec::File { .. } => "file",
+            AppSpec::UdpCbr { .. } => "udp_cbr",
+            AppSpec::OnOff { .. } => "on_off",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct FlowSpec {
+    pub name: String,
+    pub src: usize,
+    pub dst: usize,
+    pub app: AppSpec,
+    pub start: StartSpec,
+    /// Stop sending at this time (None: run to the end).
+    pub stop: Option<Time>,
+    pub tcp: TcpConfig,
+}
+
+/// What to measure and record.
+#[derive(Clone, Debug)]
+pub struct MonitorSpec {
+    /// Queue-length sampling interval.
+    pub queue_sample: Dur,
+    /// Sampling interval of the cwnd / window trace (None: no trace).
+    pub cwnd_trace: Option<Dur>,
+    /// Record every RTT sample (can be large).
+    pub rtt_trace: bool,
+    /// Bytes captured per packet in pcap files.
+    pub pcap_snaplen: u32,
+}
+
+impl Default for MonitorSpec {
+    fn default() -> Self {
+        MonitorSpec { queue_sample: Dur::from_millis(10), cwnd_trace: None, rtt_trace: false, pcap_snaplen: 128 }
+    }
+}

@@ -1,0 +1,2 @@
+//! Measurement: statistics, traces, pcap files, the summary.
+pub mod summary;

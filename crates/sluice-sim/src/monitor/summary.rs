@@ -1,0 +1,151 @@
+//! The run summary (the JSON contract of design.md) and the result tables.
+//!
+//! Field names in [`Summary`], [`FlowSummary`] and [`QueueSummary`] are a contract other tools
+//! rely on: keep them stable, add fields freely. Statistics exclude the warm-up period.
+
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowSummary {
+    pub id: u32,
+    pub name: String,
+    /// Application kind: `bulk`, `file`, `udp_cbr`, `on_off`.
+    pub kind: String,
+    /// Congestion control (`new_reno`, `none`), or `null` for UDP.
+    pub cc: Option<String>,
+    pub src: String,
+    pub dst: String,
+    pub start_s: f64,
+    /// Bytes delivered in order to the receiving application within the measurement window.
+    pub bytes_delivered: u64,
+    /// `bytes_delivered · 8` over the part of the window the flow was active, bit/s.
+    pub goodput_bps: f64,
+    /// Payload bytes the sender retransmitted within the window.
+    pub retransmitted_bytes: u64,
+    /// Packets of this flow (either direction) dropped in the network within the window.
+    pub lost_packets: u64,
+    /// Share of payload bytes sent that were not retransmissions, within the window (0..1).
+    pub efficiency: f64,
+    /// Flow completion time (start to last byte delivered), finite transfers only.
+    pub fct_s: Option<f64>,
+    /// Mean of RTT samples within the window.
+    pub mean_rtt_s: Option<f64>,
+    pub payload_bytes_sent: u64,
+    pub data_packets_sent: u64,
+    pub rto_count: u64,
+    pub fast_retransmits: u64,
+    /// Times the duplicate-ACK counter reached the threshold (spec §6).
+    pub triple_dupacks: u64,
+    pub rtt_samples: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct QueueSummary {
+    pub name: String,
+    pub kind: String,
+    pub limit: String,
+    /// Arrivals at the queue discipline within the window.
+    pub arrivals: u64,
+    pub enqueued: u64,
+    pub dropped: u64,
+    pub marked: u64,
+    /// `dropped / arrivals` (0 when nothing arrived).
+    pub drop_ratio: f64,
+    /// Queue length sampled every `queue_sample`, within the window.
+    pub mean_len_pkts: f64,
+    pub std_len_pkts: f64,
+    pub mean_len_bytes: f64,
+    /// Mean time packets dequeued within the window spent in the queue.
+    pub mean_sojourn_s: f64,
+    pub dequeued: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub scenario: String,
+    pub seed: u64,
+    pub sim_time_s: f64,
+    pub warmup_s: f64,
+    pub wall_time_s: f64,
+    pub events: u64,
+    /// Data packets (TCP segments with payload, UDP) that crossed any link.
+    pub data_packets: u64,
+    pub flows: Vec<FlowSummary>,
+    pub queues: Vec<QueueSummary>,
+    pub jain_goodput: f64,
+    pub aggregate_goodput_bps: f64,
+    /// Options that ran (profile, TCP options, timing model), so results say how they were made.
+    pub options: serde_json::Map<String, serde_json::Value>,
+    pub sluice_version: String,
+}
+
+impl Summary {
+    /// JSON with fields in a fixed order. `wall_time_s` is the only field that varies between
+    /// identical runs.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("summary serializes")
+    }
+}
+
+/// One column of a result table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    F64(Vec<f64>),
+    I64(Vec<i64>),
+    Str(Vec<String>),
+}
+
+impl Column {
+    pub fn len(&self) -> usize {
+        match self {
+            Column::F64(v) => v.len(),
+            Column::I64(v) => v.len(),
+            Column::Str(v) => v.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A named table of equal-length columns (turned into a DataFrame / Parquet file by Python).
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    pub name: String,
+    pub columns: Vec<(String, Column)>,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug)]
+pub struct RunOutput {
+    pub summary: Summary,
+    /// `queue_samples` (t_s, queue, len_pkts, len_bytes), and when enabled `cwnd` and `rtt`.
+    pub tables: Vec<Table>,
+    /// Files written (pcap), relative to the output directory.
+    pub files: Vec<String>,
+}
+
+/// Jain's fairness index `(Σx)² / (n·Σx²)`; 1 for an empty or all-zero set.
+pub fn jain(xs: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let s: f64 = xs.iter().sum();
+    let s2: f64 = xs.iter().map(|x| x * x).sum();
+    if xs.is_empty() || s2 == 0.0 {
+        1.0
+    } else {
+        s * s / (n * s2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // tests spec §6: Jain's index worked examples.
+    #[test]
+    fn jain_spec_6_examples() {
+        assert!((jain(&[1.0, 1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
+        assert!((jain(&[4.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+        assert!((jain(&[2.0, 1.0, 1.0]) - 0.888_888_888_9).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,211 @@
+//! Endpoint options. Where the RFCs, Linux and ns-3 differ, each behaviour is a named option
+//! (spec §2); the `validate = "ns3.44"` profile selects ns-3's choices ([`TcpConfig::ns3_44`]).
+
+use sluice_core::Dur;
+
+/// Which congestion control runs (closed set; spec §3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CcKind {
+    /// RFC 5681 / RFC 6582 window growth.
+    NewReno,
+    /// "Plain RFC 793": no congestion window; only the peer's window limits the sender (spec §3.1).
+    None,
+}
+
+impl CcKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CcKind::NewReno => "new_reno",
+            CcKind::None => "none",
+        }
+    }
+}
+
+/// Recovery algorithm during fast recovery (spec §2.5).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// Proportional Rate Reduction (RFC 6937 / RFC 9937), as Linux and ns-3 default.
+    Prr(PrrVariant),
+    /// RFC 5681/6582 window inflation (no SACK) or RFC 6675 pipe (SACK).
+    Classic,
+}
+
+/// PRR's bound when `pipe ≤ ssthresh` (spec §2.5.5).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PrrVariant {
+    /// RFC 9937 as ns-3 ≥ 3.43 implements it.
+    Rfc9937,
+    /// RFC 6937 slow-start reduction bound, unconditional.
+    Rfc6937,
+}
+
+/// What counts as a duplicate ACK (spec §2.5.1).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DupAckRule {
+    /// Ignore the window-equality test; with SACK, an ACK that SACKs new data counts.
+    Default,
+    /// RFC 5681 §2 including "the advertised window equals that of the previous ACK".
+    Strict,
+    /// ns-3: with SACK, iff the scoreboard changed; without, ACK = SND.UNA < HighTx, no payload.
+    Ns3,
+    /// Linux: not a duplicate if it carries data or is a window update (grown or zero window).
+    Linux,
+}
+
+/// When a segment's window updates the send window (spec §2.2).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WndUpdateRule {
+    Rfc9293,
+    Ns3,
+    Linux,
+    Always,
+}
+
+/// How the SYN is retransmitted (spec §2.1).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SynRto {
+    /// RFC 6298: initial RTO 1 s, backed off; RTO reset to 3 s if the SYN was retransmitted.
+    Rfc6298,
+    /// ns-3: ConnTimeout 3 s doubled per retry, at most `syn_retries + 1` SYNs.
+    Ns3,
+}
+
+/// cwnd on a full ACK ending NewReno recovery (RFC 6582 §3.2 step 3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FullAck {
+    Ssthresh,
+    FlightSize,
+}
+
+/// How an ECN-Echo reduces cwnd (spec §2.6).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EcnCut {
+    /// Enter CWR and reduce through PRR (ns-3, Linux).
+    Prr,
+    /// cwnd = ssthresh at once (RFC 3168 reading).
+    Immediate,
+}
+
+/// Delayed-ACK policy (spec §2.4).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DelAck {
+    /// ACK every `count`-th full segment or after `timeout`.
+    On { count: u32, timeout: Dur },
+    /// ACK every segment.
+    Off,
+}
+
+/// RTO estimator (spec §2.3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RtoEstimator {
+    Rfc6298,
+}
+
+/// Everything that configures one TCP endpoint pair.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    pub cc: CcKind,
+    /// Sender's maximum segment size (payload bytes).
+    pub mss: u32,
+    pub sack: bool,
+    pub timestamps: bool,
+    pub window_scaling: bool,
+    pub ecn: bool,
+    pub snd_buf: u64,
+    pub rcv_buf: u64,
+    /// Initial congestion window, segments.
+    pub initial_cwnd: u32,
+    /// Initial ssthresh, bytes (ns-3 and Linux: effectively infinite).
+    pub initial_ssthresh: u64,
+    pub min_rto: Dur,
+    pub max_rto: Dur,
+    pub initial_rto: Dur,
+    /// Clock granularity G of RFC 6298.
+    pub clock_granularity: Dur,
+    pub rto: RtoEstimator,
+    pub delack: DelAck,
+    pub recovery: Recovery,
+    pub dupack: DupAckRule,
+    pub dupthresh: u32,
+    pub limited_transmit: bool,
+    pub wnd_update: WndUpdateRule,
+    pub syn_rto: SynRto,
+    /// SYN retransmissions before giving up.
+    pub syn_retries: u32,
+    pub full_ack: FullAck,
+    pub ecn_cut: EcnCut,
+    pub nagle: bool,
+    /// Name of the option bundle these values came from, recorded in summaries.
+    pub profile: &'static str,
+}
+
+impl Default for TcpConfig {
+    /// Sluice defaults: spec §2 (RFC behaviour, Linux/ns-3 where the RFC leaves a choice).
+    fn default() -> Self {
+        TcpConfig {
+            cc: CcKind::NewReno,
+            mss: 1448,
+            sack: true,
+            timestamps: true,
+            window_scaling: true,
+            ecn: false,
+            snd_buf: 131_072,
+            rcv_buf: 131_072,
+            initial_cwnd: 10,
+            initial_ssthresh: u32::MAX as u64,
+            min_rto: Dur::from_secs(1),
+            max_rto: Dur::from_secs(60),
+            initial_rto: Dur::from_secs(1),
+            clock_granularity: Dur::from_millis(1),
+            rto: RtoEstimator::Rfc6298,
+            delack: DelAck::On { count: 2, timeout: Dur::from_millis(200) },
+            recovery: Recovery::Prr(PrrVariant::Rfc9937),
+            dupack: DupAckRule::Default,
+            dupthresh: 3,
+            limited_transmit: true,
+            wnd_update: WndUpdateRule::Rfc9293,
+            syn_rto: SynRto::Rfc6298,
+            syn_retries: 5,
+            full_ack: FullAck::Ssthresh,
+            ecn_cut: EcnCut::Prr,
+            nagle: false,
+            profile: "sluice",
+        }
+    }
+}
+
+impl TcpConfig {
+    /// The `validate = "ns3.44"` profile: Sluice defaults with ns-3's choices where they differ.
+    pub fn ns3_44() -> Self {
+        TcpConfig {
+            syn_rto: SynRto::Ns3,
+            wnd_update: WndUpdateRule::Ns3,
+            dupack: DupAckRule::Ns3,
+            recovery: Recovery::Prr(PrrVariant::Rfc9937),
+            ecn_cut: EcnCut::Prr,
+            full_ack: FullAck::Ssthresh,
+            profile: "ns3.44",
+            ..TcpConfig::default()
+        }
+    }
+
+    /// Option values as (name, value) pairs, for the summary.
+    pub fn describe(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("profile", self.profile.to_string()),
+            ("cc", self.cc.as_str().to_string()),
+            ("mss", self.mss.to_string()),
+            ("sack", self.sack.to_string()),
+            ("timestamps", self.timestamps.to_string()),
+            ("window_scaling", self.window_scaling.to_string()),
+            ("ecn", self.ecn.to_string()),
+            ("recovery", format!("{:?}", self.recovery).to_lowercase()),
+            ("dupack", format!("{:?}", self.dupack).to_lowercase()),
+            ("wnd_update", format!("{:?}", self.wnd_update).to_lowercase()),
+            ("syn_rto", format!("{:?}", self.syn_rto).to_lowercase()),
+            ("delack", format!("{:?}", self.delack).to_lowercase()),
+            ("min_rto", self.min_rto.to_string()),
+            ("initial_cwnd", self.initial_cwnd.to_string()),
+        ]
+    }
+}

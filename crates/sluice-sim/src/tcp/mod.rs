@@ -1,0 +1,3 @@
+//! The simulated TCP endpoint.
+pub mod config;
+pub use config::*;
