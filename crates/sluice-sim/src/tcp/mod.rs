@@ -1,3 +1,32 @@
-//! The simulated TCP endpoint.
+//! The simulated TCP endpoint: one implementation shared by every congestion control.
+//!
+//! Sans-IO: [`Endpoint`] never reads a clock and never touches the network. The engine hands it
+//! segments and wake-ups with the current time and collects the segments it emits from an
+//! outbox; the endpoint reports when it next needs waking ([`Endpoint::poll_at`]).
+//!
+//! | file | concern |
+//! |---|---|
+//! | `config.rs` | options, with the RFC / Linux / ns-3 variants named (spec §2) |
+//! | `endpoint.rs` | connection state, handshake (spec §2.1), segment construction, timers |
+//! | `sender.rs` | ACK processing, window update, duplicate ACKs, NewReno / SACK / PRR recovery, RTO |
+//! | `receiver.rs` | reassembly, SACK blocks, delayed ACK, ECN echo, timestamps |
+//! | `scoreboard.rs` | outstanding segments with SACK / lost / retransmitted marks, RFC 6675 pipe |
+//! | `rtt.rs` | RFC 6298 estimator with backoff |
+//! | `cc/` | congestion controls (`new_reno`, `none`) behind one trait |
+//!
+//! Stream positions are 64-bit offsets from the initial sequence number (the SYN is offset 0,
+//! data starts at 1); only segment construction and parsing convert to 32-bit wire numbers.
+
+pub mod cc;
 pub mod config;
+mod endpoint;
+mod receiver;
+pub mod rtt;
+pub mod scoreboard;
+mod sender;
+
 pub use config::*;
+pub use endpoint::{ConnState, Endpoint, SockAddr, TcpCounters};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,67 @@
+//! Reno/NewReno window growth (RFC 5681 §3.1, spec §3.2). Loss recovery itself (RFC 6582,
+//! RFC 6675, PRR) lives in the endpoint and is shared by every algorithm.
+
+use super::{AckSample, CongestionControl, CwndState, LossCause};
+use sluice_core::Time;
+
+#[derive(Clone, Debug, Default)]
+pub struct NewReno;
+
+impl CongestionControl for NewReno {
+    fn name(&self) -> &'static str {
+        "new_reno"
+    }
+
+    fn on_ack(&mut self, w: &mut CwndState, ack: &AckSample, _now: Time) {
+        let smss = w.smss as u64;
+        if ack.bytes_acked == 0 {
+            return;
+        }
+        if w.cwnd < w.ssthresh {
+            // RFC 5681 §3.1 slow start: cwnd += min(N, SMSS).
+            w.cwnd += ack.bytes_acked.min(smss);
+        } else {
+            // Congestion avoidance: cwnd += max(1, SMSS·SMSS/cwnd) per ACK (≈ 1 SMSS per RTT).
+            w.cwnd += (smss * smss / w.cwnd.max(1)).max(1);
+        }
+    }
+
+    fn ssthresh_after_loss(&mut self, w: &CwndState, in_flight: u64, _cause: LossCause, _now: Time) -> u64 {
+        // RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2·SMSS).
+        (in_flight / 2).max(2 * w.smss as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ack(bytes: u64) -> AckSample {
+        AckSample { bytes_acked: bytes, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false }
+    }
+
+    // tests RFC 5681 §3.1: slow start adds min(N, SMSS); avoidance ~1 SMSS per window.
+    #[test]
+    fn growth_rules() {
+        let mut cc = NewReno;
+        let mut w = CwndState { cwnd: 10 * 1448, ssthresh: u64::MAX, smss: 1448 };
+        cc.on_ack(&mut w, &ack(2 * 1448), Time::ZERO);
+        assert_eq!(w.cwnd, 11 * 1448, "delayed ACK of 2 segments grows by one SMSS");
+        w.ssthresh = w.cwnd;
+        let before = w.cwnd;
+        for _ in 0..11 {
+            cc.on_ack(&mut w, &ack(1448), Time::ZERO);
+        }
+        let grown = w.cwnd - before;
+        assert!((1400..=1448).contains(&grown), "one window of ACKs grows cwnd by about one SMSS, got {grown}");
+    }
+
+    // tests RFC 5681 eq. (4).
+    #[test]
+    fn ssthresh_is_half_the_flight_with_floor() {
+        let mut cc = NewReno;
+        let w = CwndState { cwnd: 10 * 1448, ssthresh: u64::MAX, smss: 1448 };
+        assert_eq!(cc.ssthresh_after_loss(&w, 10 * 1448, LossCause::DupAcks, Time::ZERO), 5 * 1448);
+        assert_eq!(cc.ssthresh_after_loss(&w, 1448, LossCause::DupAcks, Time::ZERO), 2 * 1448);
+    }
+}

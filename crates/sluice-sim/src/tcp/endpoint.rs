@@ -1,0 +1,487 @@
+//! Connection state, handshake, segment construction and timers.
+
+use super::cc::{AnyCc, CaState, CwndState};
+use super::config::{SynRto, TcpConfig};
+use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
+use crate::packet::{SackBlocks, SimPacket, TcpOptions, Transport};
+use sluice_core::packet::{tcp_flags as F, Ecn};
+use sluice_core::seq::{to_wire, unwrap_near, window_field, wscale_for_buffer};
+use sluice_core::{Dur, Time};
+
+/// An IPv4 address and port.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SockAddr {
+    pub addr: u32,
+    pub port: u16,
+}
+
+/// RFC 9293 connection states (TIME-WAIT is not timed: the connection simply stays quiet).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ConnState {
+    Closed,
+    Listen,
+    SynSent,
+    SynRcvd,
+    Established,
+    FinWait1,
+    FinWait2,
+    CloseWait,
+    LastAck,
+    TimeWait,
+    /// The handshake failed (SYN retries exhausted).
+    Failed,
+}
+
+/// Totals kept by an endpoint (the monitor subtracts the warm-up snapshot).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TcpCounters {
+    pub payload_sent: u64,
+    pub data_pkts_sent: u64,
+    pub retx_bytes: u64,
+    pub retx_pkts: u64,
+    pub rto_count: u64,
+    pub fast_retransmits: u64,
+    pub triple_dupacks: u64,
+    /// Bytes delivered in order to the application (receiving side).
+    pub delivered: u64,
+    pub rtt_sum_ns: u128,
+    pub rtt_n: u64,
+    /// When the last new byte was delivered to the application.
+    pub last_delivery: Time,
+    pub syn_sent: u32,
+}
+
+/// Option size of a timestamp option on the wire (padded), subtracted from the MSS option.
+pub(super) const TS_OVERHEAD: u32 = 12;
+/// ns-3 PersistTimeout.
+pub(super) const PERSIST_TIMEOUT: Dur = Dur::from_secs(6);
+/// Effectively unlimited application data.
+pub(super) const UNLIMITED: u64 = u64::MAX / 4;
+
+/// One end of a TCP connection.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    pub(super) cfg: TcpConfig,
+    pub flow: u32,
+    pub(super) local: SockAddr,
+    pub(super) remote: SockAddr,
+    pub state: ConnState,
+
+    // Negotiated in the handshake.
+    pub(super) smss: u32,
+    /// Shift applied to window fields we receive (the peer's announced shift).
+    pub(super) snd_shift: u8,
+    /// Shift we apply to window fields we send.
+    pub(super) rcv_shift: u8,
+    pub(super) sack_ok: bool,
+    pub(super) ts_ok: bool,
+    pub(super) ecn_ok: bool,
+    pub(super) wscale_negotiated: bool,
+
+    // Sender.
+    pub(super) iss: u32,
+    pub snd_una: u64,
+    pub snd_max: u64,
+    pub snd_wnd: u64,
+    pub(super) wl1: u64,
+    pub(super) wl2: u64,
+    pub(super) peer_seq_high: u64,
+    /// One past the last byte the application has handed over (data starts at offset 1).
+    pub(super) app_end: u64,
+    /// The application has closed: send FIN after `app_end`.
+    pub(super) app_closed: bool,
+    pub(super) sb: Scoreboard,
+    pub w: CwndState,
+    pub(super) cc: AnyCc,
+    pub ca: CaState,
+    pub dupacks: u32,
+    /// Recovery point: exclusive end of the data outstanding when recovery (or CWR / Loss) began.
+    pub(super) recover: u64,
+    pub(super) prr_delivered: u64,
+    pub(super) prr_out: u64,
+    pub(super) recover_fs: u64,
+    /// Duplicate ACKs counted as delivered segments in recovery without SACK (RFC 6937's
+    /// estimate; Linux's "Reno SACK").
+    pub(super) reno_dup_bytes: u64,
+    pub(super) first_partial_done: bool,
+    pub rtt: RttEstimator,
+    pub(super) rto_at: Option<Time>,
+    pub(super) persist_at: Option<Time>,
+    pub(super) persist_backoff: u32,
+    pub(super) syn_tries: u32,
+    pub(super) syn_retransmitted: bool,
+    pub(super) cwr_pending: bool,
+    /// Window field of the last ACK received (for the strict duplicate-ACK rule).
+    pub(super) last_wnd_field: Option<u16>,
+
+    // Receiver.
+    pub(super) irs: u32,
+    pub rcv_nxt: u64,
+    pub(super) rcv_buf: u64,
+    pub(super) ooo: Vec<(u64, u64)>,
+    /// Recently received out-of-order ranges, newest first (RFC 2018 block order).
+    pub(super) sack_recent: Vec<(u64, u64)>,
+    pub(super) unacked_segs: u32,
+    pub(super) delack_at: Option<Time>,
+    pub(super) ts_recent: u32,
+    pub(super) last_ack_sent: u64,
+    pub(super) right_edge: u64,
+    pub(super) ece_pending: bool,
+    pub(super) fin_rcvd: bool,
+
+    pub counters: TcpCounters,
+    /// Every RTT sample (time, rtt) when tracing is on.
+    pub rtt_log: Option<Vec<(Time, Dur)>>,
+    pub(super) ip_id: u16,
+}
+
+impl Endpoint {
+    fn new(cfg: &TcpConfig, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
+        let cc = AnyCc::new(cfg.cc);
+        let smss = cfg.mss;
+        let cwnd = cc.initial_cwnd(cfg.initial_cwnd, smss);
+        let rcv_shift = if cfg.window_scaling { wscale_for_buffer(cfg.rcv_buf) } else { 0 };
+        Endpoint {
+            cfg: cfg.clone(),
+            flow,
+            local,
+            remote,
+            state: ConnState::Closed,
+            smss,
+            snd_shift: 0,
+            rcv_shift,
+            sack_ok: false,
+            ts_ok: false,
+            ecn_ok: false,
+            wscale_negotiated: false,
+            iss,
+            snd_una: 0,
+            snd_max: 0,
+            snd_wnd: 0,
+            wl1: 0,
+            wl2: 0,
+            peer_seq_high: 0,
+            app_end: 1,
+            app_closed: false,
+            sb: Scoreboard::default(),
+            w: CwndState { cwnd, ssthresh: cfg.initial_ssthresh, smss },
+            cc,
+            ca: CaState::Open,
+            dupacks: 0,
+            recover: 0,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
+            reno_dup_bytes: 0,
+            first_partial_done: false,
+            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.clock_granularity),
+            rto_at: None,
+            persist_at: None,
+            persist_backoff: 0,
+            syn_tries: 0,
+            syn_retransmitted: false,
+            cwr_pending: false,
+            last_wnd_field: None,
+            irs: 0,
+            rcv_nxt: 0,
+            rcv_buf: cfg.rcv_buf,
+            ooo: Vec::new(),
+            sack_recent: Vec::new(),
+            unacked_segs: 0,
+            delack_at: None,
+            ts_recent: 0,
+            last_ack_sent: 0,
+            right_edge: 0,
+            ece_pending: false,
+            fin_rcvd: false,
+            counters: TcpCounters::default(),
+            rtt_log: None,
+            ip_id: 0,
+        }
+    }
+
+    /// The active opener.
+    pub fn client(cfg: &TcpConfig, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
+        Endpoint::new(cfg, local, remote, iss, flow)
+    }
+
+    /// The passive opener, listening for the client's SYN.
+    pub fn server(cfg: &TcpConfig, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
+        let mut e = Endpoint::new(cfg, local, remote, iss, flow);
+        e.state = ConnState::Listen;
+        e
+    }
+
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+
+    /// Hand `bytes` more to send (`None`: unlimited).
+    pub fn app_send(&mut self, bytes: Option<u64>) {
+        self.app_end = match bytes {
+            None => UNLIMITED,
+            Some(b) => self.app_end.saturating_add(b).min(UNLIMITED),
+        };
+    }
+
+    /// The application has no more data: FIN follows the last byte.
+    pub fn app_close(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        self.app_closed = true;
+        if self.is_synchronized() {
+            self.send_pending(now, out);
+        }
+    }
+
+    pub fn is_synchronized(&self) -> bool {
+        matches!(self.state, ConnState::Established | ConnState::CloseWait | ConnState::FinWait1 | ConnState::FinWait2 | ConnState::LastAck | ConnState::TimeWait)
+    }
+
+    /// Whether all application data (and FIN, if closed) has been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.snd_una >= self.app_end
+    }
+
+    /// The earliest time this endpoint needs [`Endpoint::on_wakeup`].
+    pub fn poll_at(&self) -> Option<Time> {
+        [self.rto_at, self.delack_at, self.persist_at].into_iter().flatten().min()
+    }
+
+    /// Start the handshake: send SYN.
+    pub fn connect(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        debug_assert_eq!(self.state, ConnState::Closed);
+        self.state = ConnState::SynSent;
+        self.snd_una = 0;
+        self.snd_max = 1;
+        self.send_syn(now, out);
+    }
+
+    fn syn_timeout(&self) -> Dur {
+        match self.cfg.syn_rto {
+            // ns-3: ConnTimeout 3 s, doubled per retry.
+            SynRto::Ns3 => Dur::from_secs(3).saturating_mul(1u64 << (self.syn_tries.saturating_sub(1)).min(20)),
+            SynRto::Rfc6298 => self.rtt.rto(),
+        }
+    }
+
+    pub(super) fn send_syn(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        let ack_flag = self.state == ConnState::SynRcvd;
+        let mut flags = F::SYN;
+        if ack_flag {
+            flags |= F::ACK;
+            if self.ecn_ok {
+                flags |= F::ECE; // RFC 3168 §6.1.1: SYN-ACK carries ECE, not CWR
+            }
+        } else if self.cfg.ecn {
+            flags |= F::ECE | F::CWR;
+        }
+        // A SYN-ACK carries an option only if the SYN did (RFC 7323, RFC 2018).
+        let offer = |ok: bool, cfg: bool| if ack_flag { ok } else { cfg };
+        let opts = TcpOptions {
+            mss: Some((self.cfg.mss + if self.cfg.timestamps { TS_OVERHEAD } else { 0 }).min(65_535) as u16),
+            wscale: if offer(self.snd_shift_offered(), self.cfg.window_scaling) { Some(self.rcv_shift) } else { None },
+            sack_permitted: offer(self.sack_ok, self.cfg.sack),
+            ts: if offer(self.ts_ok, self.cfg.timestamps) { Some((ts_clock(now), if ack_flag { self.ts_recent } else { 0 })) } else { None },
+            sack: SackBlocks::default(),
+        };
+        let window = self.rcv_buf.min(65_535) as u16; // never scaled in SYNs (RFC 7323 §2.2)
+        let ack = if ack_flag { to_wire(self.irs, self.rcv_nxt) } else { 0 };
+        let pkt = self.segment(to_wire(self.iss, 0), ack, flags, window, opts, 0, Ecn::NotEct);
+        out.push(pkt);
+        self.syn_tries += 1;
+        self.counters.syn_sent += 1;
+        if self.syn_tries > 1 {
+            self.syn_retransmitted = true;
+        }
+        self.rto_at = Some(now + self.syn_timeout());
+    }
+
+    fn snd_shift_offered(&self) -> bool {
+        // On the server, window scaling is in effect iff both sides offered it.
+        self.cfg.window_scaling && self.wscale_negotiated
+    }
+
+    /// Build a segment from this endpoint.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn segment(&mut self, seq: u32, ack: u32, flags: u8, window: u16, opts: TcpOptions, payload: u32, ecn: Ecn) -> SimPacket {
+        self.ip_id = self.ip_id.wrapping_add(1);
+        SimPacket {
+            src: self.local.addr,
+            dst: self.remote.addr,
+            sport: self.local.port,
+            dport: self.remote.port,
+            dscp: 0,
+            ecn,
+            ttl: 64,
+            ip_id: self.ip_id,
+            transport: Transport::Tcp { seq, ack, flags, window, opts },
+            payload,
+            flow: self.flow,
+            enqueued_at: Time::ZERO,
+        }
+    }
+
+    /// Handle an arriving segment addressed to this endpoint.
+    pub fn on_segment(&mut self, pkt: &SimPacket, now: Time, out: &mut Vec<SimPacket>) {
+        let Transport::Tcp { seq, ack, flags, window, ref opts } = pkt.transport else {
+            return;
+        };
+        if flags & F::RST != 0 {
+            self.state = ConnState::Closed;
+            self.rto_at = None;
+            return;
+        }
+        match self.state {
+            ConnState::Closed | ConnState::Failed => {}
+            ConnState::Listen => {
+                if flags & F::SYN != 0 && flags & F::ACK == 0 {
+                    self.accept_syn(pkt, seq, window, opts, flags, now, out);
+                }
+            }
+            ConnState::SynSent => {
+                if flags & F::SYN != 0 && flags & F::ACK != 0 && ack == to_wire(self.iss, 1) {
+                    self.irs = seq;
+                    self.rcv_nxt = 1;
+                    self.peer_seq_high = 0;
+                    self.negotiate(opts, flags);
+                    self.snd_una = 1;
+                    self.snd_wnd = window as u64; // SYN-ACK window is never scaled
+                    self.wl1 = 0;
+                    self.wl2 = 1;
+                    if opts.ts.is_some() && self.ts_ok {
+                        self.ts_recent = opts.ts.map_or(0, |t| t.0);
+                    }
+                    self.on_established(now);
+                    self.state = ConnState::Established;
+                    self.send_ack(now, out);
+                    self.send_pending(now, out);
+                } else if flags & F::SYN != 0 && flags & F::ACK == 0 {
+                    // Simultaneous open is not modelled; ignore.
+                }
+            }
+            ConnState::SynRcvd => {
+                if flags & F::SYN != 0 && flags & F::ACK == 0 {
+                    // Our SYN-ACK was lost and the client retransmitted its SYN.
+                    self.send_syn(now, out);
+                    return;
+                }
+                if flags & F::ACK != 0 && ack == to_wire(self.iss, 1) {
+                    self.snd_una = 1;
+                    self.snd_wnd = (window as u64) << self.snd_shift;
+                    self.wl1 = unwrap_near(self.irs, seq, self.rcv_nxt);
+                    self.wl2 = 1;
+                    self.on_established(now);
+                    self.state = ConnState::Established;
+                    self.established_segment(pkt, now, out);
+                }
+            }
+            _ => self.established_segment(pkt, now, out),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn accept_syn(&mut self, _pkt: &SimPacket, seq: u32, window: u16, opts: &TcpOptions, flags: u8, now: Time, out: &mut Vec<SimPacket>) {
+        self.irs = seq;
+        self.rcv_nxt = 1;
+        self.negotiate(opts, flags);
+        if let Some((tsval, _)) = opts.ts {
+            self.ts_recent = tsval;
+        }
+        self.snd_wnd = window as u64;
+        self.state = ConnState::SynRcvd;
+        self.snd_una = 0;
+        self.snd_max = 1;
+        self.send_syn(now, out);
+    }
+
+    /// Apply the peer's SYN options (RFC 7323 §2.2: window scaling only if both offer it; a shift
+    /// above 14 is treated as 14).
+    fn negotiate(&mut self, opts: &TcpOptions, flags: u8) {
+        let server = self.state == ConnState::Listen;
+        self.wscale_negotiated = self.cfg.window_scaling && opts.wscale.is_some();
+        if self.wscale_negotiated {
+            self.snd_shift = opts.wscale.unwrap_or(0).min(14);
+        } else {
+            self.snd_shift = 0;
+            self.rcv_shift = 0;
+        }
+        self.sack_ok = self.cfg.sack && opts.sack_permitted;
+        self.ts_ok = self.cfg.timestamps && opts.ts.is_some();
+        self.ecn_ok = self.cfg.ecn && if server { flags & (F::ECE | F::CWR) == (F::ECE | F::CWR) } else { flags & F::ECE != 0 && flags & F::CWR == 0 };
+        if let Some(m) = opts.mss {
+            let peer = (m as u32).saturating_sub(if self.ts_ok { TS_OVERHEAD } else { 0 });
+            self.smss = self.cfg.mss.min(peer).max(1);
+        } else {
+            self.smss = self.cfg.mss.min(536);
+        }
+        if !self.ts_ok && self.cfg.timestamps {
+            // Without timestamps the payload may grow by the option bytes, but the configured
+            // MSS is what the scenario asked for: keep it.
+        }
+        self.w.smss = self.smss;
+        self.w.cwnd = self.cc.initial_cwnd(self.cfg.initial_cwnd, self.smss);
+    }
+
+    fn on_established(&mut self, now: Time) {
+        self.rto_at = None;
+        self.syn_tries = 0;
+        if self.syn_retransmitted {
+            if self.cfg.syn_rto == SynRto::Rfc6298 {
+                // RFC 6298 §5.7: RTO of at least 3 s once data transfer starts.
+                self.rtt.at_least(Dur::from_secs(3));
+            }
+        } else if self.counters.syn_sent > 0 {
+            // Karn: the SYN was not retransmitted, so its RTT is a valid sample. Without a
+            // recorded send time we use the handshake timer's start.
+        }
+        let _ = now;
+        self.right_edge = self.rcv_nxt + self.rcv_wnd();
+    }
+
+    /// Free receive space (the application reads in-order data at once).
+    pub(super) fn rcv_wnd(&self) -> u64 {
+        let held: u64 = self.ooo.iter().map(|(a, b)| b - a).sum();
+        self.rcv_buf.saturating_sub(held)
+    }
+
+    /// Window field to advertise now (RFC 9293 §3.8.6: the right edge never moves left).
+    pub(super) fn adv_window_field(&mut self) -> u16 {
+        let edge = (self.rcv_nxt + self.rcv_wnd()).max(self.right_edge);
+        self.right_edge = edge;
+        window_field(edge - self.rcv_nxt, self.rcv_shift)
+    }
+
+    /// Fire expired timers.
+    pub fn on_wakeup(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        if self.delack_at.is_some_and(|t| t <= now) {
+            self.delack_at = None;
+            self.send_ack(now, out);
+        }
+        if self.persist_at.is_some_and(|t| t <= now) {
+            self.persist_at = None;
+            self.on_persist(now, out);
+        }
+        if self.rto_at.is_some_and(|t| t <= now) {
+            self.rto_at = None;
+            match self.state {
+                ConnState::SynSent | ConnState::SynRcvd => {
+                    if self.syn_tries > self.cfg.syn_retries {
+                        self.state = ConnState::Failed;
+                        return;
+                    }
+                    if self.cfg.syn_rto == SynRto::Rfc6298 {
+                        self.rtt.back_off();
+                    }
+                    self.send_syn(now, out);
+                }
+                _ => self.on_rto(now, out),
+            }
+        }
+    }
+}
+
+/// The timestamp clock: 1 ms ticks since the start of the run (spec §2.7).
+#[inline]
+pub(super) fn ts_clock(now: Time) -> u32 {
+    (now.0 / 1_000_000) as u32
+}

@@ -1,0 +1,141 @@
+//! The receiving half: reassembly, SACK blocks (RFC 2018), delayed ACKs (RFC 1122 §4.2.3.2,
+//! RFC 5681 §4.2), ECN echo (RFC 3168 §6.1.3) and TS.Recent (RFC 7323 §4.3).
+
+use super::config::DelAck;
+use super::endpoint::{ConnState, Endpoint};
+use crate::packet::{SackBlocks, SimPacket, TcpOptions};
+use sluice_core::packet::{tcp_flags as F, Ecn};
+use sluice_core::seq::to_wire;
+use sluice_core::Time;
+
+impl Endpoint {
+    pub(super) fn receive_data(&mut self, pkt: &SimPacket, seg_seq: u64, opts: &TcpOptions, flags: u8, now: Time, out: &mut Vec<SimPacket>) {
+        let len = pkt.payload as u64;
+        let fin = flags & F::FIN != 0;
+        let end = seg_seq + len;
+
+        // RFC 7323 §4.3: TS.Recent from a segment that starts at or before the last ACK sent.
+        if let Some((tsval, _)) = opts.ts {
+            if self.ts_ok && seg_seq <= self.last_ack_sent {
+                self.ts_recent = tsval;
+            }
+        }
+        // RFC 3168 §6.1.3: CWR stops the echo; CE (re)starts it.
+        if self.ecn_ok {
+            if flags & F::CWR != 0 {
+                self.ece_pending = false;
+            }
+            if pkt.ecn == Ecn::Ce {
+                self.ece_pending = true;
+            }
+        }
+
+        if end <= self.rcv_nxt && !(fin && end == self.rcv_nxt && !self.fin_rcvd) {
+            // Entirely old: a spurious retransmission. ACK at once (RFC 5681 §4.2).
+            self.send_ack(now, out);
+            return;
+        }
+        if seg_seq > self.rcv_nxt {
+            // Out of order: hold it and send an immediate duplicate ACK with SACK.
+            self.insert_ooo(seg_seq, end);
+            self.send_ack(now, out);
+            return;
+        }
+        // In order (possibly overlapping what we have).
+        let had_gap = !self.ooo.is_empty();
+        let before = self.rcv_nxt;
+        self.rcv_nxt = end;
+        // Pull in any out-of-order data now contiguous.
+        while let Some(&(l, r)) = self.ooo.first() {
+            if l > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(r);
+            self.ooo.remove(0);
+        }
+        let rcv_nxt = self.rcv_nxt;
+        self.sack_recent.retain(|&(_, r)| r > rcv_nxt);
+        let new_bytes = self.rcv_nxt - before;
+        if new_bytes > 0 {
+            self.counters.delivered += new_bytes;
+            self.counters.last_delivery = now;
+        }
+        if fin && end == self.rcv_nxt {
+            self.rcv_nxt += 1;
+            self.fin_rcvd = true;
+            self.state = match self.state {
+                ConnState::Established => ConnState::CloseWait,
+                ConnState::FinWait1 | ConnState::FinWait2 => ConnState::TimeWait,
+                s => s,
+            };
+            self.send_ack(now, out);
+            if self.state == ConnState::CloseWait {
+                // The receiving application closes as soon as it sees end of stream.
+                self.app_closed = true;
+            }
+            return;
+        }
+        if had_gap {
+            // Filled all or part of a gap: ACK at once.
+            self.send_ack(now, out);
+            return;
+        }
+        match self.cfg.delack {
+            DelAck::Off => self.send_ack(now, out),
+            DelAck::On { count, timeout } => {
+                self.unacked_segs += 1;
+                if self.unacked_segs >= count {
+                    self.send_ack(now, out);
+                } else if self.delack_at.is_none() {
+                    self.delack_at = Some(now + timeout);
+                }
+            }
+        }
+    }
+
+    fn insert_ooo(&mut self, l: u64, r: u64) {
+        // Keep `ooo` sorted and merged.
+        let i = self.ooo.partition_point(|&(_, e)| e < l);
+        let (mut nl, mut nr) = (l, r);
+        let mut j = i;
+        while j < self.ooo.len() && self.ooo[j].0 <= nr {
+            nl = nl.min(self.ooo[j].0);
+            nr = nr.max(self.ooo[j].1);
+            j += 1;
+        }
+        self.ooo.splice(i..j, [(nl, nr)]);
+        // RFC 2018 §4: the first block reports the most recent arrival.
+        self.sack_recent.retain(|&(a, b)| b < nl || a > nr);
+        self.sack_recent.insert(0, (nl, nr));
+        self.sack_recent.truncate(4);
+    }
+
+    /// SACK blocks for the next ACK: the block holding the newest arrival first, then the other
+    /// recently reported blocks (RFC 2018 §4). Three fit beside timestamps, four without.
+    pub(super) fn sack_blocks(&self) -> SackBlocks {
+        let max = if self.ts_ok { 3 } else { 4 };
+        let mut b = SackBlocks::default();
+        for &(l, r) in &self.sack_recent {
+            if (b.n as usize) == max {
+                break;
+            }
+            // Report the current (merged) block that contains this range.
+            if let Some(&(bl, br)) = self.ooo.iter().find(|&&(bl, br)| bl <= l && r <= br) {
+                let w = (to_wire(self.irs, bl), to_wire(self.irs, br));
+                if !b.as_slice().contains(&w) {
+                    b.push(w);
+                }
+            }
+        }
+        for &(bl, br) in self.ooo.iter().rev() {
+            if (b.n as usize) == max {
+                break;
+            }
+            let w = (to_wire(self.irs, bl), to_wire(self.irs, br));
+            if !b.as_slice().contains(&w) {
+                b.push(w);
+            }
+        }
+        b
+    }
+}

@@ -1,0 +1,348 @@
+//! The sender's record of outstanding segments: SACK, loss and retransmission marks, and the
+//! RFC 6675 `pipe` kept incrementally.
+//!
+//! Segments cover `[snd_una, snd_max)` in order, as sent (a retransmission reuses the original
+//! boundaries). Invariant (checked by [`Scoreboard::check`] in tests):
+//! `pipe = outstanding − sacked − lost + retrans`, where `lost` and `retrans` count only un-SACKed
+//! bytes — i.e. RFC 6675's pipe: an un-SACKed octet counts once if not lost, once more if
+//! retransmitted.
+
+use sluice_core::Time;
+use std::collections::VecDeque;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Seg {
+    pub start: u64,
+    pub end: u64,
+    pub sacked: bool,
+    pub lost: bool,
+    /// Retransmitted since it was last marked lost.
+    pub retrans: bool,
+    /// Ever retransmitted (Karn: no RTT sample from it).
+    pub ever_retrans: bool,
+    pub sent_at: Time,
+}
+
+impl Seg {
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    segs: VecDeque<Seg>,
+    pub sacked_bytes: u64,
+    pub lost_bytes: u64,
+    pub retrans_bytes: u64,
+    /// Highest SACKed offset + 1 (0 if none).
+    pub high_sacked: u64,
+}
+
+impl Scoreboard {
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+    pub fn len(&self) -> usize {
+        self.segs.len()
+    }
+    pub fn segs(&self) -> &VecDeque<Seg> {
+        &self.segs
+    }
+    pub fn first(&self) -> Option<&Seg> {
+        self.segs.front()
+    }
+
+    /// Record a newly sent segment (new data at the top).
+    #[inline]
+    pub fn push(&mut self, start: u64, end: u64, now: Time) {
+        debug_assert!(self.segs.back().is_none_or(|s| s.end == start), "segments must be contiguous");
+        self.segs.push_back(Seg { start, end, sacked: false, lost: false, retrans: false, ever_retrans: false, sent_at: now });
+    }
+
+    /// Bytes in flight per RFC 6675, given the outstanding byte count.
+    #[inline]
+    pub fn pipe(&self, outstanding: u64) -> u64 {
+        (outstanding + self.retrans_bytes).saturating_sub(self.sacked_bytes + self.lost_bytes)
+    }
+
+    fn unmark(&mut self, s: &Seg) {
+        if s.sacked {
+            self.sacked_bytes -= s.len();
+        } else {
+            if s.lost {
+                self.lost_bytes -= s.len();
+            }
+            if s.retrans {
+                self.retrans_bytes -= s.len();
+            }
+        }
+    }
+
+    /// Remove everything below `ack` (cumulative ACK). Returns (bytes removed, the newest removed
+    /// segment's send time if it was never retransmitted, whether any removed segment had been
+    /// retransmitted).
+    pub fn ack_to(&mut self, ack: u64) -> (u64, Option<Time>, bool) {
+        let mut removed = 0;
+        let mut sample = None;
+        let mut any_retx = false;
+        while let Some(front) = self.segs.front().copied() {
+            if front.end <= ack {
+                self.unmark(&front);
+                removed += front.len();
+                sample = if front.ever_retrans { None } else { Some(front.sent_at) };
+                any_retx |= front.ever_retrans;
+                self.segs.pop_front();
+            } else if front.start < ack {
+                // Partial ACK of a segment: trim it.
+                let cut = ack - front.start;
+                self.unmark(&front);
+                let f = self.segs.front_mut().expect("front exists");
+                f.start = ack;
+                let f = *f;
+                self.remark(&f);
+                removed += cut;
+                break;
+            } else {
+                break;
+            }
+        }
+        (removed, sample, any_retx)
+    }
+
+    fn remark(&mut self, s: &Seg) {
+        if s.sacked {
+            self.sacked_bytes += s.len();
+        } else {
+            if s.lost {
+                self.lost_bytes += s.len();
+            }
+            if s.retrans {
+                self.retrans_bytes += s.len();
+            }
+        }
+    }
+
+    /// Mark segments fully inside `[l, r)` as SACKed. Returns the bytes newly SACKed.
+    pub fn sack(&mut self, l: u64, r: u64) -> u64 {
+        let mut newly = 0;
+        // Segments are sorted by start: binary-search the first that may overlap.
+        let idx = self.segs.partition_point(|s| s.end <= l);
+        for i in idx..self.segs.len() {
+            let s = self.segs[i];
+            if s.start >= r {
+                break;
+            }
+            if s.start >= l && s.end <= r && !s.sacked {
+                self.unmark(&s);
+                let m = &mut self.segs[i];
+                m.sacked = true;
+                let m = *m;
+                self.remark(&m);
+                newly += m.len();
+                self.high_sacked = self.high_sacked.max(m.end);
+            }
+        }
+        newly
+    }
+
+    /// RFC 6675 `IsLost` for all segments: mark lost every un-SACKed segment that has at least
+    /// `dupthresh` SACKed segments above it, or more than `(dupthresh − 1)·smss` SACKed bytes
+    /// above it. Returns bytes newly marked lost.
+    pub fn update_lost(&mut self, dupthresh: u32, smss: u32) -> u64 {
+        if self.sacked_bytes == 0 {
+            return 0;
+        }
+        let byte_limit = (dupthresh.saturating_sub(1)) as u64 * smss as u64;
+        let mut count = 0u32;
+        let mut bytes = 0u64;
+        let mut newly = 0;
+        let mut i = self.segs.len();
+        while i > 0 {
+            i -= 1;
+            let s = self.segs[i];
+            if s.sacked {
+                count += 1;
+                bytes += s.len();
+                continue;
+            }
+            if count >= dupthresh || bytes > byte_limit {
+                if s.lost {
+                    // Everything below was examined at an earlier call with at least as much
+                    // SACKed above; but it may have been retransmitted since: keep going only
+                    // while unmarked segments can remain.
+                    continue;
+                }
+                newly += self.mark_lost_at(i);
+            }
+        }
+        newly
+    }
+
+    fn mark_lost_at(&mut self, i: usize) -> u64 {
+        let s = self.segs[i];
+        if s.sacked || s.lost {
+            return 0;
+        }
+        self.unmark(&s);
+        let m = &mut self.segs[i];
+        m.lost = true;
+        m.retrans = false;
+        let m = *m;
+        self.remark(&m);
+        m.len()
+    }
+
+    /// Mark the first outstanding segment lost (fast retransmit without SACK information).
+    pub fn mark_head_lost(&mut self) -> u64 {
+        if self.segs.is_empty() {
+            0
+        } else {
+            self.mark_lost_at(0)
+        }
+    }
+
+    /// RTO: every un-SACKed segment is lost and no retransmission is in flight any more.
+    pub fn mark_all_lost(&mut self) {
+        for i in 0..self.segs.len() {
+            let s = self.segs[i];
+            if s.sacked {
+                continue;
+            }
+            self.unmark(&s);
+            let m = &mut self.segs[i];
+            m.lost = true;
+            m.retrans = false;
+            let m = *m;
+            self.remark(&m);
+        }
+    }
+
+    /// Forget SACK information (receiver reneging is not modelled; used by tests).
+    pub fn clear_sacks(&mut self) {
+        for i in 0..self.segs.len() {
+            let s = self.segs[i];
+            if s.sacked {
+                self.unmark(&s);
+                let m = &mut self.segs[i];
+                m.sacked = false;
+                let m = *m;
+                self.remark(&m);
+            }
+        }
+        self.high_sacked = 0;
+    }
+
+    /// The first lost, un-SACKed segment not yet retransmitted (RFC 6675 NextSeg rule 1).
+    pub fn next_lost(&self) -> Option<usize> {
+        if self.lost_bytes == 0 {
+            return None;
+        }
+        self.segs.iter().position(|s| s.lost && !s.sacked && !s.retrans)
+    }
+
+    /// Mark segment `i` as retransmitted at `now`; returns its range.
+    pub fn retransmit(&mut self, i: usize, now: Time) -> (u64, u64) {
+        let s = self.segs[i];
+        self.unmark(&s);
+        let m = &mut self.segs[i];
+        m.retrans = true;
+        m.ever_retrans = true;
+        m.sent_at = now;
+        let m = *m;
+        self.remark(&m);
+        (m.start, m.end)
+    }
+
+    /// Recompute the counters from scratch and compare (tests).
+    pub fn check(&self) {
+        let (mut s, mut l, mut r) = (0, 0, 0);
+        for g in &self.segs {
+            if g.sacked {
+                s += g.len();
+            } else {
+                if g.lost {
+                    l += g.len();
+                }
+                if g.retrans {
+                    r += g.len();
+                }
+            }
+        }
+        assert_eq!((s, l, r), (self.sacked_bytes, self.lost_bytes, self.retrans_bytes), "scoreboard counters drifted");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u64, mss: u64) -> Scoreboard {
+        let mut b = Scoreboard::default();
+        for i in 0..n {
+            b.push(1 + i * mss, 1 + (i + 1) * mss, Time::ZERO);
+        }
+        b
+    }
+
+    // tests RFC 6675 §4 IsLost and §3 pipe on a single hole.
+    #[test]
+    fn one_hole_is_lost_after_three_sacked_segments() {
+        let mss = 1000;
+        let mut b = board(10, mss);
+        let out = 10 * mss;
+        assert_eq!(b.pipe(out), out);
+        b.sack(1 + mss, 1 + 2 * mss);
+        b.sack(1 + mss, 1 + 3 * mss);
+        assert_eq!(b.update_lost(3, mss as u32), 0, "two SACKed segments are not enough");
+        b.sack(1 + mss, 1 + 4 * mss);
+        assert_eq!(b.update_lost(3, mss as u32), mss);
+        // pipe = 10 − 3 sacked − 1 lost.
+        assert_eq!(b.pipe(out), 6 * mss);
+        let i = b.next_lost().unwrap();
+        assert_eq!(i, 0);
+        b.retransmit(i, Time(5));
+        assert_eq!(b.pipe(out), 7 * mss);
+        b.check();
+        let (removed, sample, retx) = b.ack_to(1 + 4 * mss);
+        assert_eq!((removed, sample, retx), (4 * mss, None, true));
+        assert_eq!(b.pipe(6 * mss), 6 * mss);
+        b.check();
+    }
+
+    #[test]
+    fn counters_stay_consistent_under_random_marks() {
+        use sluice_core::rng::RngStream;
+        for seed in 0..30 {
+            let mut r = RngStream::from_seed(seed);
+            let mss = 100;
+            let mut b = board(40, mss);
+            let mut una = 1;
+            for _ in 0..200 {
+                match r.below(6) {
+                    0 => {
+                        let l = una + r.below(40) * mss;
+                        b.sack(l, l + (1 + r.below(4)) * mss);
+                    }
+                    1 => {
+                        b.update_lost(3, mss as u32);
+                    }
+                    2 => {
+                        if let Some(i) = b.next_lost() {
+                            b.retransmit(i, Time(1));
+                        }
+                    }
+                    3 => {
+                        una += r.below(3) * mss;
+                        b.ack_to(una);
+                    }
+                    4 => b.mark_all_lost(),
+                    _ => {
+                        b.mark_head_lost();
+                    }
+                }
+                b.check();
+            }
+        }
+    }
+}

@@ -1,0 +1,559 @@
+//! The sending half: ACK processing, window updates, duplicate ACKs, loss recovery (RFC 6582
+//! NewReno, RFC 6675 SACK, RFC 6937/9937 PRR), the retransmission timer (RFC 6298) and ECN
+//! response (RFC 3168 §6.1.2).
+
+use super::cc::{AckSample, CaState, CongestionControl, LossCause};
+use super::config::{DupAckRule, EcnCut, FullAck, PrrVariant, Recovery, WndUpdateRule};
+use super::endpoint::{ts_clock, ConnState, Endpoint, PERSIST_TIMEOUT};
+use crate::packet::{SackBlocks, SimPacket, TcpOptions, Transport};
+use sluice_core::packet::{tcp_flags as F, Ecn};
+use sluice_core::seq::{to_wire, unwrap_near};
+use sluice_core::{Dur, Time};
+
+impl Endpoint {
+    /// A segment in a synchronized state: ACK processing, then data.
+    pub(super) fn established_segment(&mut self, pkt: &SimPacket, now: Time, out: &mut Vec<SimPacket>) {
+        let Transport::Tcp { seq, ack, flags, window, ref opts } = pkt.transport else {
+            return;
+        };
+        if flags & F::SYN != 0 {
+            // A retransmitted SYN-ACK: our ACK was lost. Acknowledge again.
+            self.send_ack(now, out);
+            return;
+        }
+        let seg_seq = unwrap_near(self.irs, seq, self.rcv_nxt);
+        if flags & F::ACK != 0 {
+            self.process_ack(pkt, seg_seq, ack, window, opts, flags, now, out);
+        }
+        let fin = flags & F::FIN != 0;
+        if pkt.payload > 0 || fin {
+            self.receive_data(pkt, seg_seq, opts, flags, now, out);
+        }
+        self.send_pending(now, out);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn process_ack(&mut self, pkt: &SimPacket, seg_seq: u64, ack_wire: u32, window: u16, opts: &TcpOptions, flags: u8, now: Time, out: &mut Vec<SimPacket>) {
+        let ack = unwrap_near(self.iss, ack_wire, self.snd_una);
+        if ack > self.snd_max {
+            // Acknowledges data never sent (RFC 9293 §3.10.7.4): answer with an ACK, drop it.
+            self.send_ack(now, out);
+            return;
+        }
+        let snd_una_before = self.snd_una;
+        let wnd_before = self.snd_wnd;
+        let wnd_bytes = (window as u64) << self.snd_shift;
+        let carries_data = pkt.payload > 0 || flags & (F::SYN | F::FIN) != 0;
+
+        // SACK information first (RFC 6675 §5: update the scoreboard on every ACK).
+        let mut newly_sacked = 0;
+        if self.sack_ok && opts.sack.n > 0 {
+            for &(l, r) in opts.sack.as_slice() {
+                let l = unwrap_near(self.iss, l, self.snd_una);
+                let r = unwrap_near(self.iss, r, self.snd_una);
+                if r > l && l >= ack && r <= self.snd_max {
+                    newly_sacked += self.sb.sack(l, r);
+                }
+            }
+        }
+
+        self.update_window(seg_seq, ack, wnd_bytes, snd_una_before);
+
+        // ECN-Echo (RFC 3168 §6.1.2).
+        let ece = self.ecn_ok && flags & F::ECE != 0;
+
+        if ack > snd_una_before {
+            self.new_ack(ack, newly_sacked, ece, opts, now, out);
+        } else if ack == snd_una_before && self.snd_max > self.snd_una {
+            let is_dup = match self.cfg.dupack {
+                DupAckRule::Default | DupAckRule::Ns3 => {
+                    if self.sack_ok {
+                        newly_sacked > 0
+                    } else {
+                        !carries_data
+                    }
+                }
+                DupAckRule::Strict => !carries_data && self.last_wnd_field == Some(window),
+                DupAckRule::Linux => !carries_data && !(wnd_bytes > wnd_before || wnd_bytes == 0),
+            };
+            if is_dup {
+                self.dup_ack(newly_sacked, now, out);
+            } else if self.ca == CaState::Recovery && newly_sacked > 0 {
+                self.recovery_ack(0, newly_sacked, false, false, now);
+            }
+        }
+        self.last_wnd_field = Some(window);
+        if ece && self.ca != CaState::Recovery && self.ca != CaState::Loss && self.ca != CaState::Cwr && self.snd_una >= self.recover {
+            self.on_ecn_echo(now);
+        }
+    }
+
+    /// RFC 9293 §3.10.7.4 and the ns-3 / Linux variants (spec §2.2).
+    fn update_window(&mut self, seg_seq: u64, ack: u64, wnd: u64, snd_una_before: u64) {
+        let take = match self.cfg.wnd_update {
+            WndUpdateRule::Rfc9293 => snd_una_before <= ack && ack <= self.snd_max && (seg_seq > self.wl1 || (seg_seq == self.wl1 && ack >= self.wl2)),
+            WndUpdateRule::Ns3 => ack > snd_una_before || seg_seq > self.peer_seq_high || (ack == snd_una_before && wnd > self.snd_wnd),
+            WndUpdateRule::Linux => ack > snd_una_before || seg_seq > self.wl1 || (seg_seq == self.wl1 && (wnd > self.snd_wnd || wnd == 0)),
+            WndUpdateRule::Always => true,
+        };
+        self.peer_seq_high = self.peer_seq_high.max(seg_seq);
+        if take {
+            self.snd_wnd = wnd;
+            self.wl1 = seg_seq;
+            self.wl2 = ack;
+            if wnd > 0 {
+                self.persist_at = None;
+                self.persist_backoff = 0;
+            }
+        }
+    }
+
+    /// An ACK that advances SND.UNA.
+    fn new_ack(&mut self, ack: u64, newly_sacked: u64, ece: bool, opts: &TcpOptions, now: Time, out: &mut Vec<SimPacket>) {
+        let (acked, sent_at, acked_retx) = self.sb.ack_to(ack);
+        let acked = acked.max(ack - self.snd_una);
+        self.snd_una = ack;
+
+        // RTT sample: Karn's rule from the newest acked segment; with timestamps also from
+        // retransmitted segments (RFC 7323 §4.3).
+        let sample = match sent_at {
+            Some(t) => Some(now.since(t)),
+            None if self.ts_ok => opts.ts.map(|(_, ecr)| Dur::from_millis(ts_clock(now).wrapping_sub(ecr) as u64)),
+            None => None,
+        };
+        if let Some(r) = sample {
+            self.rtt.sample(r);
+            self.counters.rtt_sum_ns += r.0 as u128;
+            self.counters.rtt_n += 1;
+            if let Some(log) = &mut self.rtt_log {
+                log.push((now, r));
+            }
+        }
+
+        if self.app_closed && self.snd_una > self.app_end {
+            // Our FIN is acknowledged.
+            self.state = match self.state {
+                ConnState::FinWait1 => ConnState::FinWait2,
+                ConnState::LastAck => ConnState::Closed,
+                s => s,
+            };
+        }
+        let was_dupacks = self.dupacks;
+        self.dupacks = 0;
+        if self.sack_ok {
+            self.sb.update_lost(self.cfg.dupthresh, self.smss);
+        }
+
+        match self.ca {
+            CaState::Recovery => {
+                if ack >= self.recover {
+                    self.exit_recovery(now);
+                } else {
+                    // Partial ACK (RFC 6582 §3.2 step 5): retransmit the next hole, stay.
+                    self.reno_dup_bytes = 0;
+                    self.sb.mark_head_lost();
+                    self.recovery_ack(acked, newly_sacked, false, acked_retx, now);
+                    if !self.first_partial_done {
+                        self.first_partial_done = true;
+                        self.restart_rto(now);
+                    }
+                    if !self.sack_ok {
+                        self.retransmit_head(now, out);
+                    }
+                    return;
+                }
+            }
+            CaState::Cwr => {
+                if ack >= self.recover {
+                    self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
+                    self.set_ca(CaState::Open, now);
+                } else {
+                    self.recovery_ack(acked, newly_sacked, false, acked_retx, now);
+                    self.restart_rto(now);
+                    return;
+                }
+            }
+            CaState::Loss => {
+                if ack >= self.recover {
+                    self.set_ca(CaState::Open, now);
+                }
+                self.grow(acked, sample, ece, now);
+            }
+            CaState::Open | CaState::Disorder => {
+                if was_dupacks > 0 || self.ca == CaState::Disorder {
+                    self.set_ca(CaState::Open, now);
+                }
+                self.grow(acked, sample, ece, now);
+            }
+        }
+        self.restart_rto(now);
+    }
+
+    fn grow(&mut self, acked: u64, sample: Option<Dur>, ece: bool, now: Time) {
+        let s = AckSample {
+            bytes_acked: acked,
+            rtt: sample,
+            min_rtt: self.rtt.min_rtt,
+            srtt: self.rtt.srtt,
+            in_flight: self.pipe(),
+            ece,
+        };
+        self.cc.on_ack(&mut self.w, &s, now);
+    }
+
+    fn restart_rto(&mut self, now: Time) {
+        if self.snd_max > self.snd_una {
+            self.rto_at = Some(now + self.rtt.rto());
+        } else {
+            self.rto_at = None;
+        }
+    }
+
+    fn set_ca(&mut self, to: CaState, now: Time) {
+        let from = self.ca;
+        if from != to {
+            self.ca = to;
+            self.cc.on_state_change(&mut self.w, from, to, now);
+        }
+    }
+
+    /// Outstanding bytes per RFC 6675 `pipe` (with the Reno estimate when SACK is off).
+    pub(super) fn pipe(&self) -> u64 {
+        self.sb.pipe(self.snd_max - self.snd_una).saturating_sub(self.reno_dup_bytes)
+    }
+
+    fn dup_ack(&mut self, newly_sacked: u64, now: Time, out: &mut Vec<SimPacket>) {
+        if self.ca == CaState::Loss {
+            // Duplicates are ignored after an RTO until the recovery point is acked (ns-3;
+            // RFC 6675 §5.1: no new recovery before HighACK ≥ RecoveryPoint).
+            return;
+        }
+        self.dupacks += 1;
+        if self.dupacks == self.cfg.dupthresh {
+            self.counters.triple_dupacks += 1;
+        }
+        if !self.cc.fast_recovery() {
+            return; // plain RFC 793: counted, nothing else
+        }
+        if self.sack_ok {
+            self.sb.update_lost(self.cfg.dupthresh, self.smss);
+        }
+        match self.ca {
+            CaState::Recovery => {
+                if !self.sack_ok {
+                    match self.cfg.recovery {
+                        Recovery::Classic => self.w.cwnd += self.smss as u64, // RFC 6582 step 2
+                        Recovery::Prr(_) => self.reno_dup_bytes += self.smss as u64,
+                    }
+                }
+                let delivered = if self.sack_ok { newly_sacked } else { self.smss as u64 };
+                if let Recovery::Prr(_) = self.cfg.recovery {
+                    self.recovery_ack(0, delivered, true, false, now);
+                }
+            }
+            CaState::Cwr => {
+                let head_lost = self.sack_ok && self.sb.first().is_some_and(|s| s.lost);
+                if self.dupacks >= self.cfg.dupthresh || head_lost {
+                    self.enter_recovery(now, out);
+                } else {
+                    self.recovery_ack(0, newly_sacked, true, false, now);
+                }
+            }
+            CaState::Open | CaState::Disorder => {
+                self.set_ca(CaState::Disorder, now);
+                let head_lost = self.sack_ok && self.sb.first().is_some_and(|s| s.lost);
+                // RFC 6582 §3.2 step 1: enter only if the ACK covers `recover`.
+                if (self.dupacks >= self.cfg.dupthresh || head_lost) && self.snd_una >= self.recover {
+                    self.enter_recovery(now, out);
+                }
+            }
+            CaState::Loss => {}
+        }
+    }
+
+    /// RFC 6675 §5 / RFC 6582 §3.2 / RFC 6937: start fast recovery.
+    fn enter_recovery(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        self.sb.mark_head_lost();
+        let outstanding = self.snd_max - self.snd_una;
+        let flight = if self.sack_ok { self.pipe() } else { outstanding };
+        self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, LossCause::DupAcks, now);
+        self.recover = self.snd_max;
+        self.first_partial_done = false;
+        self.counters.fast_retransmits += 1;
+        self.set_ca(CaState::Recovery, now);
+        match self.cfg.recovery {
+            Recovery::Classic => {
+                // SACK: cwnd = ssthresh and pipe governs (RFC 6675); Reno: inflate by the
+                // duplicates already seen (RFC 5681 §3.2 step 3).
+                self.w.cwnd = if self.sack_ok { self.w.ssthresh } else { self.w.ssthresh + self.dupacks as u64 * self.smss as u64 };
+            }
+            Recovery::Prr(v) => {
+                self.prr_delivered = 0;
+                self.prr_out = 0;
+                if !self.sack_ok {
+                    self.reno_dup_bytes = (self.dupacks as u64 * self.smss as u64).min(outstanding);
+                }
+                self.recover_fs = match v {
+                    PrrVariant::Rfc9937 => self.pipe(),
+                    PrrVariant::Rfc6937 => outstanding,
+                }
+                .max(1);
+                self.recovery_ack(0, 0, true, false, now);
+            }
+        }
+        // RFC 6675 (4.3) / RFC 6582: retransmit the first segment presumed lost, whatever the
+        // window says.
+        self.retransmit_head(now, out);
+    }
+
+    /// Per-ACK window computation during Recovery and CWR (PRR, RFC 6937 §3 / RFC 9937).
+    fn recovery_ack(&mut self, acked: u64, sacked: u64, is_dup: bool, acked_retx: bool, now: Time) {
+        let _ = now;
+        let Recovery::Prr(variant) = self.cfg.recovery else {
+            if !self.sack_ok && acked > 0 {
+                // RFC 6582 §3.2 step 5: deflate by the amount acked, add back one SMSS.
+                let smss = self.smss as u64;
+                self.w.cwnd = self.w.cwnd.saturating_sub(acked) + if acked >= smss { smss } else { 0 };
+                self.w.cwnd = self.w.cwnd.max(smss);
+            }
+            return;
+        };
+        let smss = self.smss as u64;
+        let mut delivered = acked + sacked;
+        if variant == PrrVariant::Rfc9937 && is_dup && self.prr_delivered < self.recover_fs {
+            delivered += smss; // ns-3 ≥ 3.43 behaviour of the RFC 9937 variant (spec §2.5.5)
+        }
+        if delivered == 0 && self.prr_out > 0 {
+            return;
+        }
+        self.prr_delivered += delivered;
+        let pipe = self.pipe();
+        let ssthresh = self.w.ssthresh;
+        let mut sndcnt: i64 = if pipe > ssthresh {
+            let num = self.prr_delivered as u128 * ssthresh as u128;
+            let fs = self.recover_fs.max(1) as u128;
+            (num.div_ceil(fs) as i64) - self.prr_out as i64
+        } else {
+            let base = (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64);
+            let limit = match variant {
+                PrrVariant::Rfc9937 => base + if acked_retx { smss as i64 } else { 0 },
+                PrrVariant::Rfc6937 => base + smss as i64,
+            };
+            ((ssthresh - pipe) as i64).min(limit)
+        };
+        if self.prr_out == 0 && sndcnt < smss as i64 {
+            sndcnt = smss as i64;
+        }
+        let sndcnt = sndcnt.max(0) as u64;
+        self.w.cwnd = pipe + sndcnt;
+    }
+
+    fn exit_recovery(&mut self, now: Time) {
+        let smss = self.smss as u64;
+        self.w.cwnd = match (self.cfg.recovery, self.cfg.full_ack) {
+            (Recovery::Classic, FullAck::FlightSize) if !self.sack_ok => {
+                let flight = self.snd_max - self.snd_una;
+                self.w.ssthresh.min(flight.max(smss) + smss)
+            }
+            _ => self.w.ssthresh,
+        }
+        .max(smss);
+        self.reno_dup_bytes = 0;
+        self.set_ca(CaState::Open, now);
+    }
+
+    /// RFC 3168 §6.1.2: reduce at most once per window of data.
+    fn on_ecn_echo(&mut self, now: Time) {
+        let flight = self.pipe();
+        self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, LossCause::Ecn, now);
+        self.cwr_pending = true;
+        self.recover = self.snd_max;
+        match self.cfg.ecn_cut {
+            EcnCut::Immediate => {
+                self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
+            }
+            EcnCut::Prr => {
+                self.prr_delivered = 0;
+                self.prr_out = 0;
+                self.recover_fs = flight.max(1);
+                self.set_ca(CaState::Cwr, now);
+            }
+        }
+    }
+
+    /// RFC 6298 §5.4–5.6 and RFC 5681 §3.1: retransmission timeout.
+    pub(super) fn on_rto(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        if self.snd_max <= self.snd_una {
+            return;
+        }
+        self.counters.rto_count += 1;
+        let head_retransmitted = self.sb.first().is_some_and(|s| s.retrans);
+        if self.ca != CaState::Loss || !head_retransmitted {
+            let flight = self.pipe();
+            self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, LossCause::Rto, now);
+        }
+        self.cc.on_rto(&mut self.w, now);
+        self.recover = self.snd_max;
+        self.dupacks = 0;
+        self.reno_dup_bytes = 0;
+        self.set_ca(CaState::Loss, now);
+        self.sb.mark_all_lost();
+        self.rtt.back_off();
+        self.rto_at = Some(now + self.rtt.rto());
+        self.send_pending(now, out);
+        if self.sb.next_lost() == Some(0) {
+            self.retransmit_head(now, out);
+        }
+    }
+
+    pub(super) fn on_persist(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        if self.snd_wnd >= self.smss as u64 || self.snd_max < self.snd_una || self.snd_max >= self.app_end {
+            return;
+        }
+        // Window probe: one byte of new data beyond the window (RFC 9293 §3.8.6.1).
+        let start = self.snd_max;
+        self.send_new(start, start + 1, now, out);
+        self.persist_backoff = (self.persist_backoff + 1).min(6);
+        self.persist_at = Some(now + PERSIST_TIMEOUT.saturating_mul(1 << self.persist_backoff.min(4)));
+    }
+
+    fn retransmit_head(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        if let Some(s) = self.sb.first().copied() {
+            if !s.sacked {
+                if !s.lost {
+                    self.sb.mark_head_lost();
+                }
+                if !self.sb.first().is_some_and(|s| s.retrans) {
+                    self.retransmit(0, now, out);
+                }
+            }
+        }
+    }
+
+    fn retransmit(&mut self, i: usize, now: Time, out: &mut Vec<SimPacket>) {
+        let (start, end) = self.sb.retransmit(i, now);
+        let len = self.emit_data(start, end, false, now, out);
+        self.counters.retx_bytes += len;
+        self.counters.retx_pkts += 1;
+        if matches!(self.ca, CaState::Recovery | CaState::Cwr) {
+            self.prr_out += end - start;
+        }
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+    }
+
+    fn send_new(&mut self, start: u64, end: u64, now: Time, out: &mut Vec<SimPacket>) {
+        self.sb.push(start, end, now);
+        self.snd_max = end;
+        self.emit_data(start, end, true, now, out);
+        if matches!(self.ca, CaState::Recovery | CaState::Cwr) {
+            self.prr_out += end - start;
+        }
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+        self.cc.on_sent(end - start, self.pipe(), now);
+    }
+
+    /// Put `[start, end)` on the wire (data, or FIN when the range covers the FIN slot).
+    /// Returns payload bytes.
+    fn emit_data(&mut self, start: u64, end: u64, new: bool, now: Time, out: &mut Vec<SimPacket>) -> u64 {
+        let data_end = end.min(self.app_end);
+        let payload = data_end.saturating_sub(start);
+        let mut flags = F::ACK;
+        if end > self.app_end {
+            flags |= F::FIN;
+        }
+        let mut ecn = Ecn::NotEct;
+        if self.ecn_ok && new && payload > 0 {
+            ecn = Ecn::Ect0; // RFC 3168 §6.1.5: retransmissions are Not-ECT
+            if self.cwr_pending {
+                flags |= F::CWR;
+                self.cwr_pending = false;
+            }
+        }
+        let window = self.adv_window_field();
+        let opts = TcpOptions { ts: if self.ts_ok { Some((ts_clock(now), self.ts_recent)) } else { None }, ..Default::default() };
+        let pkt = self.segment(to_wire(self.iss, start), to_wire(self.irs, self.rcv_nxt), flags, window, opts, payload as u32, ecn);
+        out.push(pkt);
+        // A data segment carries our ACK: the delayed ACK is satisfied.
+        self.unacked_segs = 0;
+        self.delack_at = None;
+        self.last_ack_sent = self.rcv_nxt;
+        self.counters.payload_sent += payload;
+        self.counters.data_pkts_sent += 1;
+        payload
+    }
+
+    /// Send whatever the windows allow: lost segments first (RFC 6675 NextSeg rule 1), then new
+    /// data, then FIN.
+    pub(super) fn send_pending(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        if !self.is_synchronized() {
+            return;
+        }
+        let smss = self.smss as u64;
+        loop {
+            let pipe = self.pipe();
+            let cwnd = self.w.cwnd;
+            let room = cwnd.saturating_sub(pipe);
+            if let Some(i) = self.sb.next_lost() {
+                let s = self.sb.segs()[i];
+                // A retransmission stays inside the peer's window unless the timer fired.
+                let in_window = s.end <= self.snd_una + self.snd_wnd.max(smss) || self.ca == CaState::Loss;
+                if room >= s.len().min(smss) && in_window {
+                    self.retransmit(i, now, out);
+                    continue;
+                }
+                if self.ca == CaState::Loss || room < smss {
+                    break;
+                }
+            }
+            if self.snd_max < self.app_end {
+                let len = (self.app_end - self.snd_max).min(smss);
+                // ns-3 AvailableWindow: min(cwnd, rwnd) − pipe; and stay inside the right edge.
+                let usable = cwnd.min(self.snd_wnd).saturating_sub(pipe);
+                let right_edge = self.snd_una + self.snd_wnd;
+                if usable >= len && self.snd_max + len <= right_edge {
+                    if self.cfg.nagle && len < smss && self.snd_max > self.snd_una {
+                        break;
+                    }
+                    let start = self.snd_max;
+                    self.send_new(start, start + len, now, out);
+                    continue;
+                }
+                if self.snd_wnd < smss.min(len) && self.snd_max == self.snd_una && self.persist_at.is_none() {
+                    self.persist_at = Some(now + PERSIST_TIMEOUT);
+                }
+                break;
+            }
+            if self.app_closed && self.snd_max == self.app_end {
+                // FIN occupies one sequence number after the data.
+                let start = self.snd_max;
+                self.send_new(start, start + 1, now, out);
+                self.state = match self.state {
+                    ConnState::CloseWait => ConnState::LastAck,
+                    _ => ConnState::FinWait1,
+                };
+            }
+            break;
+        }
+    }
+
+    /// A pure ACK (with SACK blocks and timestamps as negotiated).
+    pub(super) fn send_ack(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        let mut flags = F::ACK;
+        if self.ece_pending {
+            flags |= F::ECE;
+        }
+        let sack = if self.sack_ok { self.sack_blocks() } else { SackBlocks::default() };
+        let opts = TcpOptions { ts: if self.ts_ok { Some((ts_clock(now), self.ts_recent)) } else { None }, sack, ..Default::default() };
+        let window = self.adv_window_field();
+        let seq = to_wire(self.iss, self.snd_max);
+        let pkt = self.segment(seq, to_wire(self.irs, self.rcv_nxt), flags, window, opts, 0, Ecn::NotEct);
+        out.push(pkt);
+        self.unacked_segs = 0;
+        self.delack_at = None;
+        self.last_ack_sent = self.rcv_nxt;
+    }
+}
