@@ -26,7 +26,7 @@ impl Time {
         Time((s * 1e9).round() as u64)
     }
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     /// `self − earlier`, saturating at zero.
     pub fn since(self, earlier: Time) -> Dur {
@@ -52,7 +52,7 @@ impl Dur {
         Dur((s * 1e9).round() as u64)
     }
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     pub fn as_nanos(self) -> u64 {
         self.0

@@ -17,7 +17,7 @@ pub mod drop_tail;
 pub mod stats;
 
 pub use drop_tail::DropTail;
-pub use stats::{Instrumented, QdiscStats};
+pub use stats::{Instrumented, Offer, QdiscStats};
 
 use crate::packet::Ecn;
 use crate::rng::RngStream;

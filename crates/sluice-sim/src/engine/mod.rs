@@ -1,9 +1,599 @@
-//! The event loop.
+//! The event loop: builds the network from a [`Model`] and runs it.
+//!
+//! Single-threaded and deterministic. Entities live in `Vec`s indexed by ID; packets live in a
+//! slab and move between queues as small references ([`QPkt`]); events are a few machine words
+//! (see [`queue`] for the ordering rule). Per packet per hop there is one arrival event, and a
+//! transmit-complete event only while packets wait behind the one being serialized. Endpoint
+//! timers are lazy: the endpoint keeps its deadlines, the engine keeps one pending wake-up per
+//! endpoint and re-arms it when it fires early (generation counters discard stale ones).
 
-use crate::model::Model;
+pub mod queue;
+
+use crate::apps::App;
+use crate::model::{AppSpec, Model, NodeKind, QdiscSpec, StartSpec};
+use crate::monitor::collect::{self, Collected, FlowRecord};
+use crate::monitor::pcap::PcapWriter;
+use crate::net::{addr_node, compute_routes, node_addr, Iface, Node, QPkt};
+use crate::packet::{SimPacket, Transport};
+use crate::tcp::{Endpoint, SockAddr};
 use crate::{RunOptions, RunOutput, SimError};
+use queue::{Event, EventQueue};
+use sluice_core::packet::Ecn;
+use sluice_core::qdisc::{AnyQdisc, DropReason, DropTail, Instrumented, Offer, QdiscCx};
+use sluice_core::rng::{RngStream, StreamKey};
+use sluice_core::{Dur, Time};
+use std::fs::File;
+use std::io::BufWriter;
+
+/// Per-flow counters kept by the engine (network side).
+#[derive(Clone, Debug, Default)]
+pub struct FlowNet {
+    pub lost_pkts: u64,
+    pub lost_pkts_warm: u64,
+    /// UDP: packets and bytes sent / delivered.
+    pub udp_sent_pkts: u64,
+    pub udp_sent_bytes: u64,
+    pub udp_rcvd_bytes: u64,
+    pub udp_sent_bytes_warm: u64,
+    pub udp_rcvd_bytes_warm: u64,
+    pub udp_last_rcvd: Time,
+    pub fct: Option<Time>,
+}
+
+pub(crate) struct Sim<'m> {
+    pub model: &'m Model,
+    pub now: Time,
+    pub end: Time,
+    pub warm_at: Time,
+    pub q: EventQueue,
+    pub nodes: Vec<Node>,
+    pub ifaces: Vec<Iface>,
+    pkts: Vec<SimPacket>,
+    free: Vec<u32>,
+    /// Two endpoints per TCP flow: client at 2f, server at 2f + 1 (placeholders for UDP flows).
+    pub eps: Vec<Option<Endpoint>>,
+    wake: Vec<(Option<Time>, u32)>,
+    pub apps: Vec<App>,
+    pub flownet: Vec<FlowNet>,
+    pub events: u64,
+    pub data_packets: u64,
+    out: Vec<SimPacket>,
+    drops: Vec<(QPkt, DropReason)>,
+    qrng: RngStream,
+    pub samples: collect::Samples,
+    pub warm: Option<collect::WarmSnapshot>,
+    pcaps: Vec<Option<PcapWriter<BufWriter<File>>>>,
+    pub files: Vec<String>,
+}
 
 /// Build and run a model.
-pub fn run_model(_model: &Model, _opts: &RunOptions) -> Result<RunOutput, SimError> {
-    unimplemented!("engine under construction")
+pub fn run_model(model: &Model, opts: &RunOptions) -> Result<RunOutput, SimError> {
+    let wall = std::time::Instant::now();
+    let mut sim = Sim::build(model, opts)?;
+    sim.run();
+    let wall_s = wall.elapsed().as_secs_f64();
+    let collected = Collected { wall_time_s: wall_s };
+    collect::finish(sim, collected)
 }
+
+impl<'m> Sim<'m> {
+    fn build(model: &'m Model, opts: &RunOptions) -> Result<Sim<'m>, SimError> {
+        let mut nodes: Vec<Node> = model
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| Node { name: n.name.clone(), addr: node_addr(i), is_host: n.kind == NodeKind::Host, ifaces: Vec::new(), routes: Vec::new() })
+            .collect();
+        let mut ifaces = Vec::new();
+        let mut pcaps = Vec::new();
+        let mut files = Vec::new();
+        for l in &model.links {
+            let mut jrng = RngStream::derive(model.seed, StreamKey::LinkJitter(&format!("{}-{}", model.nodes[l.a].name, model.nodes[l.b].name)));
+            let jitter = if l.jitter.0 > 0 { Dur(jrng.below(l.jitter.0)) } else { Dur::ZERO };
+            for (from, to, d) in [(l.a, l.b, &l.ab), (l.b, l.a, &l.ba)] {
+                let qdisc = match d.qdisc {
+                    QdiscSpec::DropTail { limit } => AnyQdisc::DropTail(DropTail::new(limit)),
+                };
+                let idx = ifaces.len() as u32;
+                nodes[from].ifaces.push(idx);
+                ifaces.push(Iface {
+                    name: d.queue_name.clone(),
+                    node: from as u32,
+                    peer: to as u32,
+                    rate: l.rate,
+                    delay: l.delay + jitter,
+                    l2_overhead: l.l2_overhead,
+                    device_cap: l.device_queue,
+                    qdisc: Instrumented::new(qdisc),
+                    qdisc_kind: "drop_tail",
+                    device: Default::default(),
+                    busy_until: Time::ZERO,
+                    txdone_reserved: None,
+                    txdone_scheduled: false,
+                    loss: d.loss,
+                    rng: RngStream::derive(model.seed, StreamKey::LinkLoss(&d.queue_name)),
+                    monitored: model.nodes[from].kind == NodeKind::Router,
+                    pcap: d.pcap,
+                    samples: 0,
+                    sum_pkts: 0.0,
+                    sum_pkts2: 0.0,
+                    sum_bytes: 0.0,
+                    warm: Default::default(),
+                    tx_pkts: 0,
+                    tx_bytes: 0,
+                });
+                let writer = match (&opts.out_dir, d.pcap) {
+                    (Some(dir), true) => {
+                        std::fs::create_dir_all(dir).map_err(|e| SimError::Io { path: dir.display().to_string(), source: e })?;
+                        let fname = format!("{}.pcap", d.queue_name.replace("->", "-to-").replace(['/', ' '], "_"));
+                        let path = dir.join(&fname);
+                        let f = File::create(&path).map_err(|e| SimError::Io { path: path.display().to_string(), source: e })?;
+                        files.push(fname);
+                        Some(PcapWriter::new(BufWriter::new(f), model.monitor.pcap_snaplen).map_err(|e| SimError::Io { path: path.display().to_string(), source: e })?)
+                    }
+                    _ => None,
+                };
+                pcaps.push(writer);
+            }
+        }
+        compute_routes(&mut nodes, &ifaces);
+
+        let mut eps = Vec::with_capacity(model.flows.len() * 2);
+        let mut apps = Vec::with_capacity(model.flows.len());
+        for (f, fl) in model.flows.iter().enumerate() {
+            let mut rng = RngStream::derive(model.seed, StreamKey::App(&fl.name));
+            let start = match fl.start {
+                StartSpec::At(t) => t,
+                StartSpec::Uniform(lo, hi) => Time(lo.0 + rng.below((hi.0 - lo.0).max(1))),
+            };
+            let client_addr = SockAddr { addr: node_addr(fl.src), port: 49_152 + (f as u16 % 16_000) };
+            let server_addr = SockAddr { addr: node_addr(fl.dst), port: 5_001 };
+            if fl.app.is_tcp() {
+                let mut erng = RngStream::derive(model.seed, StreamKey::Endpoint(&fl.name));
+                let mut c = Endpoint::client(&fl.tcp, client_addr, server_addr, erng.next_u32(), f as u32);
+                let mut s = Endpoint::server(&fl.tcp, server_addr, client_addr, erng.next_u32(), f as u32);
+                if model.monitor.rtt_trace {
+                    c.rtt_log = Some(Vec::new());
+                    s.rtt_log = Some(Vec::new());
+                }
+                eps.push(Some(c));
+                eps.push(Some(s));
+            } else {
+                eps.push(None);
+                eps.push(None);
+            }
+            apps.push(App { flow: f as u32, spec: fl.app.clone(), start, stop: fl.stop, rng, gen: 0, on_until: Time::ZERO, stopped: false });
+        }
+        let n_eps = eps.len();
+        let n_ifaces = ifaces.len();
+        Ok(Sim {
+            model,
+            now: Time::ZERO,
+            end: Time::ZERO + model.duration,
+            warm_at: Time::ZERO + model.warmup,
+            q: EventQueue::new(),
+            nodes,
+            ifaces,
+            pkts: Vec::with_capacity(4096),
+            free: Vec::new(),
+            eps,
+            wake: vec![(None, 0); n_eps],
+            apps,
+            flownet: vec![FlowNet::default(); model.flows.len()],
+            events: 0,
+            data_packets: 0,
+            out: Vec::with_capacity(64),
+            drops: Vec::new(),
+            qrng: RngStream::derive(model.seed, StreamKey::Qdisc("all")),
+            samples: collect::Samples::new(n_ifaces),
+            warm: None,
+            pcaps,
+            files,
+        })
+    }
+
+    fn run(&mut self) {
+        for a in 0..self.apps.len() {
+            let t = self.apps[a].start;
+            self.q.schedule(t, Event::AppStart { app: a as u32 });
+            if let Some(stop) = self.apps[a].stop {
+                self.q.schedule(stop, Event::AppStop { app: a as u32 });
+            }
+        }
+        self.q.schedule(self.warm_at, Event::WarmupEnd);
+        self.q.schedule(self.warm_at, Event::QueueSample);
+        if self.model.monitor.cwnd_trace.is_some() {
+            self.q.schedule(Time::ZERO, Event::CwndSample);
+        }
+        while let Some((t, ev)) = self.q.pop() {
+            if t >= self.end {
+                break;
+            }
+            self.now = t;
+            self.events += 1;
+            match ev {
+                Event::Arrive { iface, pkt } => self.arrive(iface, pkt),
+                Event::TxDone { iface } => self.tx_done(iface),
+                Event::Wake { ep, gen } => self.wake(ep, gen),
+                Event::AppStart { app } => self.app_start(app),
+                Event::AppTick { app, gen } => self.app_tick(app, gen),
+                Event::AppStop { app } => self.app_stop(app),
+                Event::QueueSample => {
+                    self.sample_queues();
+                    self.q.schedule(t + self.model.monitor.queue_sample, Event::QueueSample);
+                }
+                Event::CwndSample => {
+                    self.sample_cwnd();
+                    if let Some(d) = self.model.monitor.cwnd_trace {
+                        self.q.schedule(t + d, Event::CwndSample);
+                    }
+                }
+                Event::WarmupEnd => self.warm = Some(collect::snapshot(self)),
+            }
+        }
+        self.now = self.end;
+        if self.warm.is_none() {
+            self.warm = Some(collect::snapshot(self));
+        }
+        for p in self.pcaps.iter_mut().flatten() {
+            let _ = p.flush();
+        }
+    }
+
+    // ----- packets -----
+
+    #[inline]
+    fn alloc(&mut self, p: SimPacket) -> u32 {
+        if let Some(i) = self.free.pop() {
+            self.pkts[i as usize] = p;
+            i
+        } else {
+            self.pkts.push(p);
+            (self.pkts.len() - 1) as u32
+        }
+    }
+
+    #[inline]
+    fn release(&mut self, id: u32) {
+        self.free.push(id);
+    }
+
+    /// A packet leaves `node` towards its destination.
+    #[inline]
+    fn forward(&mut self, node: u32, id: u32) {
+        let nd = &self.nodes[node as usize];
+        let dst = addr_node(self.pkts[id as usize].dst);
+        let iface = if nd.ifaces.len() == 1 { nd.ifaces[0] } else { nd.routes[dst] };
+        debug_assert!(iface != u32::MAX, "no route from {} to node {dst}", nd.name);
+        self.enqueue(iface, id);
+    }
+
+    fn enqueue(&mut self, iface: u32, id: u32) {
+        let qp = QPkt::of(id, &self.pkts[id as usize]);
+        let now = self.now;
+        let f = &mut self.ifaces[iface as usize];
+        let mut cx = QdiscCx { rng: &mut self.qrng, dequeue_drops: &mut self.drops };
+        match f.qdisc.enqueue(qp, now, &mut cx) {
+            Offer::Queued { .. } => {}
+            Offer::Dropped(_, p) => {
+                self.lose(p.id);
+            }
+        }
+        self.kick(iface);
+    }
+
+    /// Move packets from the queue discipline to the device and start serializing if idle.
+    fn kick(&mut self, iface: u32) {
+        let now = self.now;
+        loop {
+            let f = &mut self.ifaces[iface as usize];
+            let idle = f.busy_until <= now;
+            if idle && !f.device.is_empty() {
+                self.start_tx(iface);
+                continue;
+            }
+            if f.device.len() >= f.device_cap.max(1) as usize {
+                break;
+            }
+            if !idle && f.device.len() >= f.device_cap as usize {
+                break;
+            }
+            let mut cx = QdiscCx { rng: &mut self.qrng, dequeue_drops: &mut self.drops };
+            let Some(p) = f.qdisc.dequeue(now, &mut cx) else { break };
+            if p.ecn == Ecn::Ce {
+                self.pkts[p.id as usize].ecn = Ecn::Ce;
+            }
+            f.device.push_back(p);
+        }
+        while let Some((p, _)) = self.drops.pop() {
+            self.lose(p.id);
+        }
+        // Someone is waiting behind the packet on the wire: make sure TxDone will fire.
+        let f = &mut self.ifaces[iface as usize];
+        if f.busy_until > now && !f.txdone_scheduled && (!f.device.is_empty() || f.qdisc.occupancy::<QPkt>().packets > 0) {
+            let seq = f.txdone_reserved.take().unwrap_or_else(|| self.q.reserve());
+            f.txdone_scheduled = true;
+            let t = f.busy_until;
+            self.q.schedule_with(t, seq, Event::TxDone { iface });
+        }
+    }
+
+    fn start_tx(&mut self, iface: u32) {
+        let now = self.now;
+        let f = &mut self.ifaces[iface as usize];
+        let Some(p) = f.device.pop_front() else { return };
+        let bytes = p.len as u64 + f.l2_overhead as u64;
+        let tx = f.rate.tx_time(bytes);
+        f.busy_until = now + tx;
+        f.tx_pkts += 1;
+        f.tx_bytes += bytes;
+        // Reserve TxDone's place in the tie order now (ns-3 schedules it at transmission start,
+        // before the arrival at the far end); it is scheduled only if someone waits.
+        f.txdone_reserved = Some(self.q.reserve());
+        f.txdone_scheduled = false;
+        let lost = f.loss > 0.0 && f.rng.chance(f.loss);
+        let arrive = now + tx + f.delay;
+        if let Some(w) = &mut self.pcaps[iface as usize] {
+            let _ = w.write(now, &self.pkts[p.id as usize]);
+        }
+        if lost {
+            self.lose(p.id);
+        } else {
+            self.q.schedule(arrive, Event::Arrive { iface, pkt: p.id });
+        }
+    }
+
+    fn tx_done(&mut self, iface: u32) {
+        let f = &mut self.ifaces[iface as usize];
+        f.txdone_scheduled = false;
+        f.txdone_reserved = None;
+        self.kick(iface);
+    }
+
+    /// A packet was dropped (queue or wire).
+    fn lose(&mut self, id: u32) {
+        let flow = self.pkts[id as usize].flow as usize;
+        if let Some(fnet) = self.flownet.get_mut(flow) {
+            fnet.lost_pkts += 1;
+        }
+        self.release(id);
+    }
+
+    fn arrive(&mut self, iface: u32, id: u32) {
+        let node = self.ifaces[iface as usize].peer;
+        let nd = &self.nodes[node as usize];
+        let dst = self.pkts[id as usize].dst;
+        if nd.addr != dst {
+            self.forward(node, id);
+            return;
+        }
+        let pkt = std::mem::replace(&mut self.pkts[id as usize], PLACEHOLDER);
+        self.release(id);
+        let flow = pkt.flow as usize;
+        match pkt.transport {
+            Transport::Udp => {
+                let fnet = &mut self.flownet[flow];
+                fnet.udp_rcvd_bytes += pkt.payload as u64;
+                fnet.udp_last_rcvd = self.now;
+            }
+            Transport::Tcp { .. } => {
+                let server = addr_node(dst) == self.model.flows[flow].dst;
+                let ep = 2 * flow + server as usize;
+                self.with_endpoint(ep, |e, now, out| e.on_segment(&pkt, now, out));
+                if server {
+                    self.check_fct(flow);
+                }
+            }
+        }
+    }
+
+    fn check_fct(&mut self, flow: usize) {
+        if self.flownet[flow].fct.is_some() {
+            return;
+        }
+        if let AppSpec::File { size } = self.model.flows[flow].app {
+            if let Some(e) = &self.eps[2 * flow + 1] {
+                if e.counters.delivered >= size {
+                    self.flownet[flow].fct = Some(e.counters.last_delivery);
+                }
+            }
+        }
+    }
+
+    /// Run `f` on endpoint `ep`, send what it emits, and keep its wake-up armed.
+    fn with_endpoint(&mut self, ep: usize, f: impl FnOnce(&mut Endpoint, Time, &mut Vec<SimPacket>)) {
+        let now = self.now;
+        let mut out = std::mem::take(&mut self.out);
+        let Some(e) = self.eps[ep].as_mut() else { return };
+        f(e, now, &mut out);
+        let want = e.poll_at();
+        let host = addr_node(e_local_addr(e)) as u32;
+        for p in out.drain(..) {
+            if p.payload > 0 {
+                self.data_packets += 1;
+            }
+            let id = self.alloc(p);
+            self.forward(host, id);
+        }
+        self.out = out;
+        if let Some(t) = want {
+            let (sched, gen) = &mut self.wake[ep];
+            if sched.is_none_or(|s| t < s) {
+                *gen += 1;
+                *sched = Some(t);
+                let g = *gen;
+                self.q.schedule(t.max(now), Event::Wake { ep: ep as u32, gen: g });
+            }
+        }
+    }
+
+    fn wake(&mut self, ep: u32, gen: u32) {
+        let (sched, g) = self.wake[ep as usize];
+        if g != gen {
+            return; // superseded
+        }
+        let _ = sched;
+        self.wake[ep as usize].0 = None;
+        self.with_endpoint(ep as usize, |e, now, out| {
+            if e.poll_at().is_some_and(|t| t <= now) {
+                e.on_wakeup(now, out);
+            }
+        });
+        let flow = ep as usize / 2;
+        if ep % 2 == 1 {
+            self.check_fct(flow);
+        }
+    }
+
+    // ----- applications -----
+
+    fn app_start(&mut self, app: u32) {
+        let a = &self.apps[app as usize];
+        let flow = a.flow as usize;
+        match a.spec.clone() {
+            AppSpec::Bulk => {
+                self.with_endpoint(2 * flow + 1, |_, _, _| {});
+                self.with_endpoint(2 * flow, |e, now, out| {
+                    e.app_send(None);
+                    e.connect(now, out);
+                });
+            }
+            AppSpec::File { size } => {
+                self.with_endpoint(2 * flow, |e, now, out| {
+                    e.app_send(Some(size));
+                    e.connect(now, out);
+                    e.app_close(now, out);
+                });
+            }
+            AppSpec::UdpCbr { .. } => self.udp_send(app),
+            AppSpec::OnOff { mean_on, .. } => {
+                let a = &mut self.apps[app as usize];
+                let on = Dur::from_secs_f64(a.rng.exponential(mean_on.as_secs_f64()));
+                a.on_until = self.now + on;
+                self.udp_send(app);
+            }
+        }
+    }
+
+    fn app_stop(&mut self, app: u32) {
+        let a = &mut self.apps[app as usize];
+        a.stopped = true;
+        a.gen += 1;
+        let flow = a.flow as usize;
+        if a.spec.is_tcp() {
+            self.with_endpoint(2 * flow, |e, now, out| {
+                let sent = e.snd_max.max(1);
+                e.app_end_at(sent);
+                e.app_close(now, out);
+            });
+        }
+    }
+
+    fn app_tick(&mut self, app: u32, gen: u32) {
+        let a = &mut self.apps[app as usize];
+        if a.gen != gen || a.stopped {
+            return;
+        }
+        if let AppSpec::OnOff { mean_on, mean_off, .. } = a.spec {
+            if self.now >= a.on_until {
+                // Off period, then a new on period.
+                let off = Dur::from_secs_f64(a.rng.exponential(mean_off.as_secs_f64()));
+                let on = Dur::from_secs_f64(a.rng.exponential(mean_on.as_secs_f64()));
+                let resume = self.now + off;
+                a.on_until = resume + on;
+                self.q.schedule(resume, Event::AppTick { app, gen });
+                return;
+            }
+        }
+        self.udp_send(app);
+    }
+
+    fn udp_send(&mut self, app: u32) {
+        let a = &self.apps[app as usize];
+        let flow = a.flow as usize;
+        let fl = &self.model.flows[flow];
+        let size = a.udp_size();
+        let next = self.now + a.udp_interval();
+        let gen = a.gen;
+        let p = SimPacket {
+            src: node_addr(fl.src),
+            dst: node_addr(fl.dst),
+            sport: 40_000 + (flow as u16 % 20_000),
+            dport: 9,
+            dscp: 0,
+            ecn: Ecn::NotEct,
+            ttl: 64,
+            ip_id: 0,
+            transport: Transport::Udp,
+            payload: size,
+            flow: flow as u32,
+            enqueued_at: Time::ZERO,
+        };
+        let fnet = &mut self.flownet[flow];
+        fnet.udp_sent_pkts += 1;
+        fnet.udp_sent_bytes += size as u64;
+        self.data_packets += 1;
+        let id = self.alloc(p);
+        self.forward(fl.src as u32, id);
+        self.q.schedule(next, Event::AppTick { app, gen });
+    }
+
+    // ----- sampling -----
+
+    fn sample_queues(&mut self) {
+        let t = self.now;
+        for (k, f) in self.ifaces.iter_mut().enumerate() {
+            if !f.monitored {
+                continue;
+            }
+            let occ = f.qdisc.occupancy::<QPkt>();
+            f.samples += 1;
+            f.sum_pkts += occ.packets as f64;
+            f.sum_pkts2 += (occ.packets as f64).powi(2);
+            f.sum_bytes += occ.bytes as f64;
+            self.samples.queue(t, k as u32, occ.packets, occ.bytes);
+        }
+    }
+
+    fn sample_cwnd(&mut self) {
+        let t = self.now;
+        for (i, e) in self.eps.iter().enumerate() {
+            if i % 2 == 1 {
+                continue;
+            }
+            if let Some(e) = e {
+                if e.is_synchronized() {
+                    self.samples.cwnd(t, e);
+                }
+            }
+        }
+    }
+
+    pub(crate) fn flow_records(&self) -> Vec<FlowRecord<'_>> {
+        self.model
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(f, spec)| FlowRecord { spec, start: self.apps[f].start, client: self.eps[2 * f].as_ref(), server: self.eps[2 * f + 1].as_ref(), net: &self.flownet[f] })
+            .collect()
+    }
+}
+
+fn e_local_addr(e: &Endpoint) -> u32 {
+    e.local_addr()
+}
+
+const PLACEHOLDER: SimPacket = SimPacket {
+    src: 0,
+    dst: 0,
+    sport: 0,
+    dport: 0,
+    dscp: 0,
+    ecn: Ecn::NotEct,
+    ttl: 0,
+    ip_id: 0,
+    transport: Transport::Udp,
+    payload: 0,
+    flow: 0,
+    enqueued_at: Time::ZERO,
+};

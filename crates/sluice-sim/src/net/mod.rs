@@ -1,1 +1,155 @@
-//! Nodes, links, routing.
+//! Nodes, interfaces and static routing.
+//!
+//! Every link direction is an [`Iface`] owned by its sending node: a queue discipline, a small
+//! device queue (ns-3's transmit queue, default one packet), a serializer at the link rate and a
+//! propagation delay. Timing model (design.md): a packet enters the queue at its arrival
+//! instant; serialization takes `(ip_len + l2_overhead)·8 / rate`; the packet arrives at the far
+//! node one propagation delay after its last bit left; there is no processing delay.
+
+use crate::packet::SimPacket;
+use sluice_core::packet::Ecn;
+use sluice_core::qdisc::{AnyQdisc, Instrumented, QdiscStats, Queued};
+use sluice_core::rng::RngStream;
+use sluice_core::{Dur, Rate, Time};
+use std::collections::VecDeque;
+
+/// What a queue holds: a reference to a packet in the engine's slab plus what disciplines read.
+#[derive(Copy, Clone, Debug)]
+pub struct QPkt {
+    pub id: u32,
+    pub len: u32,
+    pub enq: Time,
+    pub ecn: Ecn,
+    pub hash: u32,
+}
+
+impl Queued for QPkt {
+    #[inline]
+    fn len_bytes(&self) -> u32 {
+        self.len
+    }
+    #[inline]
+    fn enqueued_at(&self) -> Time {
+        self.enq
+    }
+    #[inline]
+    fn stamp(&mut self, t: Time) {
+        self.enq = t
+    }
+    #[inline]
+    fn ecn(&self) -> Ecn {
+        self.ecn
+    }
+    #[inline]
+    fn set_ce(&mut self) {
+        self.ecn = Ecn::Ce
+    }
+    #[inline]
+    fn flow_hash(&self) -> u32 {
+        self.hash
+    }
+}
+
+impl QPkt {
+    pub fn of(id: u32, p: &SimPacket) -> QPkt {
+        let mut h = (p.src as u64) << 32 | p.dst as u64;
+        h ^= (p.sport as u64) << 16 | p.dport as u64;
+        h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        QPkt { id, len: p.ip_len(), enq: Time::ZERO, ecn: p.ecn, hash: (h >> 32) as u32 }
+    }
+}
+
+/// One direction of a link, owned by the sending node.
+pub struct Iface {
+    pub name: String,
+    pub node: u32,
+    pub peer: u32,
+    pub rate: Rate,
+    pub delay: Dur,
+    pub l2_overhead: u32,
+    pub device_cap: u32,
+    pub qdisc: Instrumented<AnyQdisc<QPkt>>,
+    pub qdisc_kind: &'static str,
+    pub device: VecDeque<QPkt>,
+    /// The serializer is busy until this instant.
+    pub busy_until: Time,
+    /// Sequence number reserved for this transmission's TxDone, if it is not scheduled yet.
+    pub txdone_reserved: Option<u64>,
+    pub txdone_scheduled: bool,
+    pub loss: f64,
+    pub rng: RngStream,
+    /// Sent by a router (reported in the summary and sampled).
+    pub monitored: bool,
+    pub pcap: bool,
+    // Sampling accumulators (window only).
+    pub samples: u64,
+    pub sum_pkts: f64,
+    pub sum_pkts2: f64,
+    pub sum_bytes: f64,
+    pub warm: QdiscStats,
+    pub tx_pkts: u64,
+    pub tx_bytes: u64,
+}
+
+/// A node: a host or a router.
+pub struct Node {
+    pub name: String,
+    pub addr: u32,
+    pub is_host: bool,
+    pub ifaces: Vec<u32>,
+    /// Next-hop interface per destination node (only for nodes with several interfaces).
+    pub routes: Vec<u32>,
+}
+
+/// Base of the simulated address space: node `i` has address 10.0.0.0 + i + 1 (as u32).
+pub const ADDR_BASE: u32 = 0x0A00_0000;
+
+pub fn node_addr(i: usize) -> u32 {
+    ADDR_BASE + i as u32 + 1
+}
+
+pub fn addr_node(a: u32) -> usize {
+    (a - ADDR_BASE - 1) as usize
+}
+
+/// Shortest-hop routes towards every destination, by breadth-first search from the destination.
+/// Ties go to the lowest interface index, so routes are deterministic. `u32::MAX` marks
+/// "unreachable".
+pub fn compute_routes(nodes: &mut [Node], ifaces: &[Iface]) {
+    let n = nodes.len();
+    let multi: Vec<bool> = nodes.iter().map(|nd| nd.ifaces.len() > 1).collect();
+    for (i, nd) in nodes.iter_mut().enumerate() {
+        nd.routes = if multi[i] { vec![u32::MAX; n] } else { Vec::new() };
+    }
+    // Incoming interfaces per node (iface whose peer is the node).
+    let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (k, f) in ifaces.iter().enumerate() {
+        incoming[f.peer as usize].push(k as u32);
+    }
+    let mut dist = vec![u32::MAX; n];
+    let mut queue = VecDeque::new();
+    for dst in 0..n {
+        if !nodes[dst].is_host {
+            continue;
+        }
+        dist.iter_mut().for_each(|d| *d = u32::MAX);
+        dist[dst] = 0;
+        queue.clear();
+        queue.push_back(dst);
+        while let Some(v) = queue.pop_front() {
+            for &k in &incoming[v] {
+                let u = ifaces[k as usize].node as usize;
+                if dist[u] == u32::MAX {
+                    dist[u] = dist[v] + 1;
+                    queue.push_back(u);
+                }
+                if dist[u] == dist[v] + 1 && multi[u] {
+                    let cur = nodes[u].routes[dst];
+                    if cur == u32::MAX || k < cur {
+                        nodes[u].routes[dst] = k;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -225,6 +225,20 @@ impl Endpoint {
         };
     }
 
+    /// Stop handing over data: the stream ends at offset `end` (no more new data after it).
+    pub fn app_end_at(&mut self, end: u64) {
+        self.app_end = self.app_end.min(end.max(1));
+    }
+
+    /// Bytes in flight (RFC 6675 pipe).
+    pub fn in_flight(&self) -> u64 {
+        self.pipe()
+    }
+
+    pub fn local_addr(&self) -> u32 {
+        self.local.addr
+    }
+
     /// The application has no more data: FIN follows the last byte.
     pub fn app_close(&mut self, now: Time, out: &mut Vec<SimPacket>) {
         self.app_closed = true;

@@ -1,0 +1,260 @@
+//! Turning a finished run into the summary and tables.
+
+use super::summary::{jain, Column, FlowSummary, QueueSummary, RunOutput, Summary, Table};
+use crate::engine::{FlowNet, Sim};
+use crate::model::{AppSpec, FlowSpec};
+use crate::tcp::{Endpoint, TcpCounters};
+use crate::{SimError, VERSION};
+use sluice_core::qdisc::QdiscStats;
+use sluice_core::Time;
+
+/// Time series recorded during the run.
+pub struct Samples {
+    q_t: Vec<f64>,
+    q_iface: Vec<u32>,
+    q_pkts: Vec<i64>,
+    q_bytes: Vec<i64>,
+    c_t: Vec<f64>,
+    c_flow: Vec<i64>,
+    c_cwnd: Vec<i64>,
+    c_ssthresh: Vec<i64>,
+    c_snd_wnd: Vec<i64>,
+    c_pipe: Vec<i64>,
+    c_srtt: Vec<f64>,
+    c_state: Vec<String>,
+}
+
+impl Samples {
+    pub fn new(_n_ifaces: usize) -> Self {
+        Samples {
+            q_t: Vec::new(),
+            q_iface: Vec::new(),
+            q_pkts: Vec::new(),
+            q_bytes: Vec::new(),
+            c_t: Vec::new(),
+            c_flow: Vec::new(),
+            c_cwnd: Vec::new(),
+            c_ssthresh: Vec::new(),
+            c_snd_wnd: Vec::new(),
+            c_pipe: Vec::new(),
+            c_srtt: Vec::new(),
+            c_state: Vec::new(),
+        }
+    }
+    pub fn queue(&mut self, t: Time, iface: u32, pkts: u32, bytes: u64) {
+        self.q_t.push(t.as_secs_f64());
+        self.q_iface.push(iface);
+        self.q_pkts.push(pkts as i64);
+        self.q_bytes.push(bytes as i64);
+    }
+    pub fn cwnd(&mut self, t: Time, e: &Endpoint) {
+        self.c_t.push(t.as_secs_f64());
+        self.c_flow.push(e.flow as i64);
+        self.c_cwnd.push(e.w.cwnd.min(i64::MAX as u64) as i64);
+        self.c_ssthresh.push(e.w.ssthresh.min(i64::MAX as u64) as i64);
+        self.c_snd_wnd.push(e.snd_wnd as i64);
+        self.c_pipe.push(e.in_flight() as i64);
+        self.c_srtt.push(e.rtt.srtt.map_or(f64::NAN, |d| d.as_secs_f64()));
+        self.c_state.push(format!("{:?}", e.ca).to_lowercase());
+    }
+}
+
+/// Counter values when the warm-up ended.
+pub struct WarmSnapshot {
+    pub time: Time,
+    pub clients: Vec<Option<TcpCounters>>,
+    pub servers: Vec<Option<TcpCounters>>,
+    pub net: Vec<FlowNet>,
+    pub queues: Vec<QdiscStats>,
+}
+
+pub(crate) fn snapshot(sim: &Sim<'_>) -> WarmSnapshot {
+    let n = sim.model.flows.len();
+    WarmSnapshot {
+        time: sim.now,
+        clients: (0..n).map(|f| sim.eps[2 * f].as_ref().map(|e| e.counters.clone())).collect(),
+        servers: (0..n).map(|f| sim.eps[2 * f + 1].as_ref().map(|e| e.counters.clone())).collect(),
+        net: sim.flownet.clone(),
+        queues: sim.ifaces.iter().map(|f| f.qdisc.stats.clone()).collect(),
+    }
+}
+
+pub(crate) struct FlowRecord<'a> {
+    pub spec: &'a FlowSpec,
+    pub start: Time,
+    pub client: Option<&'a Endpoint>,
+    pub server: Option<&'a Endpoint>,
+    pub net: &'a FlowNet,
+}
+
+pub(crate) struct Collected {
+    pub wall_time_s: f64,
+}
+
+pub(crate) fn finish(sim: Sim<'_>, c: Collected) -> Result<RunOutput, SimError> {
+    let model = sim.model;
+    let warm = sim.warm.as_ref().expect("snapshot taken");
+    let t0 = warm.time;
+    let t_end = sim.end;
+    let zero = TcpCounters::default();
+    let mut flows = Vec::new();
+    let mut goodputs = Vec::new();
+    let mut aggregate_bytes = 0u64;
+    for (f, r) in sim.flow_records().into_iter().enumerate() {
+        let wn = &warm.net[f];
+        let (delivered, retx, sent, rtt_sum, rtt_n, rtos, fr, tdup) = if r.spec.app.is_tcp() {
+            let cc = r.client.map(|e| &e.counters).unwrap_or(&zero);
+            let sc = r.server.map(|e| &e.counters).unwrap_or(&zero);
+            let cw = warm.clients[f].as_ref().unwrap_or(&zero);
+            let sw = warm.servers[f].as_ref().unwrap_or(&zero);
+            (
+                sc.delivered - sw.delivered,
+                cc.retx_bytes - cw.retx_bytes,
+                cc.payload_sent - cw.payload_sent,
+                cc.rtt_sum_ns - cw.rtt_sum_ns,
+                cc.rtt_n - cw.rtt_n,
+                cc.rto_count - cw.rto_count,
+                cc.fast_retransmits - cw.fast_retransmits,
+                cc.triple_dupacks - cw.triple_dupacks,
+            )
+        } else {
+            (r.net.udp_rcvd_bytes - wn.udp_rcvd_bytes, 0, r.net.udp_sent_bytes - wn.udp_sent_bytes, 0, 0, 0, 0, 0)
+        };
+        let begin = r.start.max(t0);
+        let finish = match r.net.fct {
+            Some(done) if done >= begin => done,
+            _ => t_end,
+        };
+        let secs = finish.since(begin).as_secs_f64();
+        let goodput = if secs > 0.0 { delivered as f64 * 8.0 / secs } else { 0.0 };
+        let fct = match (r.net.fct, &r.spec.app) {
+            (Some(done), AppSpec::File { .. }) => Some(done.since(r.start).as_secs_f64()),
+            _ => None,
+        };
+        aggregate_bytes += delivered;
+        goodputs.push(goodput);
+        let efficiency = if sent > 0 { (sent.saturating_sub(retx)) as f64 / sent as f64 } else { 1.0 };
+        let (data_pkts, rtt_all) = match r.client {
+            Some(e) => (e.counters.data_pkts_sent, e.counters.rtt_n),
+            None => (r.net.udp_sent_pkts, 0),
+        };
+        let _ = rtt_all;
+        flows.push(FlowSummary {
+            id: f as u32,
+            name: r.spec.name.clone(),
+            kind: r.spec.app.kind_str().to_string(),
+            cc: r.spec.app.is_tcp().then(|| r.spec.tcp.cc.as_str().to_string()),
+            src: model.nodes[r.spec.src].name.clone(),
+            dst: model.nodes[r.spec.dst].name.clone(),
+            start_s: r.start.as_secs_f64(),
+            bytes_delivered: delivered,
+            goodput_bps: goodput,
+            retransmitted_bytes: retx,
+            lost_packets: r.net.lost_pkts - wn.lost_pkts,
+            efficiency,
+            fct_s: fct,
+            mean_rtt_s: (rtt_n > 0).then(|| rtt_sum as f64 / rtt_n as f64 * 1e-9),
+            payload_bytes_sent: sent,
+            data_packets_sent: data_pkts,
+            rto_count: rtos,
+            fast_retransmits: fr,
+            triple_dupacks: tdup,
+            rtt_samples: rtt_n,
+        });
+    }
+    let window_s = t_end.since(t0).as_secs_f64();
+    let mut queues = Vec::new();
+    for (k, f) in sim.ifaces.iter().enumerate() {
+        if !f.monitored {
+            continue;
+        }
+        let s = &f.qdisc.stats;
+        let w = &warm.queues[k];
+        let arrivals = s.arrivals - w.arrivals;
+        let dropped = s.dropped() - w.dropped();
+        let dequeued = s.dequeued - w.dequeued;
+        let n = f.samples.max(1) as f64;
+        let mean = f.sum_pkts / n;
+        let var = (f.sum_pkts2 / n - mean * mean).max(0.0);
+        queues.push(QueueSummary {
+            name: f.name.clone(),
+            kind: f.qdisc_kind.to_string(),
+            limit: f.qdisc.limit::<crate::net::QPkt>().to_string(),
+            arrivals,
+            enqueued: s.enqueued - w.enqueued,
+            dropped,
+            marked: s.marked - w.marked,
+            drop_ratio: if arrivals > 0 { dropped as f64 / arrivals as f64 } else { 0.0 },
+            mean_len_pkts: mean,
+            std_len_pkts: var.sqrt(),
+            mean_len_bytes: f.sum_bytes / n,
+            mean_sojourn_s: if dequeued > 0 { (s.sojourn_sum_ns - w.sojourn_sum_ns) as f64 / dequeued as f64 * 1e-9 } else { 0.0 },
+            dequeued,
+        });
+    }
+    let mut options = serde_json::Map::new();
+    for (k, v) in &model.notes {
+        options.insert(k.clone(), serde_json::Value::String(v.clone()));
+    }
+    if let Some(f0) = model.flows.iter().find(|f| f.app.is_tcp()) {
+        for (k, v) in f0.tcp.describe() {
+            options.entry(format!("tcp.{k}")).or_insert(serde_json::Value::String(v));
+        }
+    }
+    options.insert("timing".into(), serde_json::Value::String("serialization at link rate incl. l2 overhead, then propagation; no processing delay; ties in scheduling order".into()));
+    let summary = Summary {
+        scenario: model.name.clone(),
+        seed: model.seed,
+        sim_time_s: model.duration.as_secs_f64(),
+        warmup_s: model.warmup.as_secs_f64(),
+        wall_time_s: c.wall_time_s,
+        events: sim.events,
+        data_packets: sim.data_packets,
+        jain_goodput: jain(&goodputs),
+        aggregate_goodput_bps: if window_s > 0.0 { aggregate_bytes as f64 * 8.0 / window_s } else { 0.0 },
+        flows,
+        queues,
+        options,
+        sluice_version: VERSION.to_string(),
+    };
+    let names: Vec<String> = sim.ifaces.iter().map(|f| f.name.clone()).collect();
+    let s = sim.samples;
+    let mut tables = vec![Table {
+        name: "queue_samples".into(),
+        columns: vec![
+            ("t_s".into(), Column::F64(s.q_t)),
+            ("queue".into(), Column::Str(s.q_iface.iter().map(|&i| names[i as usize].clone()).collect())),
+            ("len_pkts".into(), Column::I64(s.q_pkts)),
+            ("len_bytes".into(), Column::I64(s.q_bytes)),
+        ],
+    }];
+    if model.monitor.cwnd_trace.is_some() {
+        tables.push(Table {
+            name: "cwnd".into(),
+            columns: vec![
+                ("t_s".into(), Column::F64(s.c_t)),
+                ("flow".into(), Column::I64(s.c_flow)),
+                ("cwnd_bytes".into(), Column::I64(s.c_cwnd)),
+                ("ssthresh_bytes".into(), Column::I64(s.c_ssthresh)),
+                ("snd_wnd_bytes".into(), Column::I64(s.c_snd_wnd)),
+                ("pipe_bytes".into(), Column::I64(s.c_pipe)),
+                ("srtt_s".into(), Column::F64(s.c_srtt)),
+                ("state".into(), Column::Str(s.c_state)),
+            ],
+        });
+    }
+    if model.monitor.rtt_trace {
+        let (mut t, mut fl, mut r) = (Vec::new(), Vec::new(), Vec::new());
+        for e in sim.eps.iter().flatten() {
+            if let Some(log) = &e.rtt_log {
+                for &(at, rtt) in log {
+                    t.push(at.as_secs_f64());
+                    fl.push(e.flow as i64);
+                    r.push(rtt.as_secs_f64());
+                }
+            }
+        }
+        tables.push(Table { name: "rtt".into(), columns: vec![("t_s".into(), Column::F64(t)), ("flow".into(), Column::I64(fl)), ("rtt_s".into(), Column::F64(r))] });
+    }
+    Ok(RunOutput { summary, tables, files: sim.files })
+}

@@ -1,0 +1,4 @@
+//! Whole-simulation tests: one binary, a module per topic.
+
+mod common;
+mod fidelity;
