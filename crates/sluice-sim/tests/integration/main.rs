@@ -2,3 +2,4 @@
 
 mod common;
 mod fidelity;
+mod reference;

@@ -1,0 +1,100 @@
+//! Agreement with ns-3 on the reference dumbbells (fixtures in `validation/fixtures/`).
+//!
+//! Each case is rebuilt from the fixture's own arguments — same rates, delays, buffer, per-flow
+//! start times, measurement window — and run under the `ns3.44` profile. Tolerances are those
+//! of the foundation issue: aggregate goodput within 5 %, bottleneck drop ratio within 25 %
+//! relative, Jain's index within 0.1.
+
+use crate::common::*;
+use sluice_core::units::{parse_duration, parse_rate, QueueLimit};
+use sluice_core::{Dur, Time};
+use sluice_sim::engine::run_model;
+use sluice_sim::model::{AppSpec, StartSpec};
+use sluice_sim::{RunOptions, Summary};
+
+fn fixture() -> serde_json::Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../validation/fixtures/ns3-reference.json");
+    serde_json::from_str(&std::fs::read_to_string(path).expect("fixture present")).expect("fixture parses")
+}
+
+fn dur(v: &serde_json::Value) -> Dur {
+    parse_duration(v.as_str().unwrap()).unwrap()
+}
+
+/// Run the Sluice equivalent of one ns-3 reference case.
+pub fn run_case(name: &str) -> (Summary, serde_json::Value) {
+    let fx = fixture();
+    let case = fx["cases"].as_array().unwrap().iter().find(|c| c["case"] == name).unwrap_or_else(|| panic!("no case {name}")).clone();
+    let a = &case["args"];
+    let flows = case["flows"].as_array().unwrap();
+    let d = Dumbbell {
+        pairs: flows.len(),
+        access_rate: parse_rate(a["access_rate"].as_str().unwrap()).unwrap(),
+        sender_delays: flows.iter().map(|f| dur(&f["sender_delay"])).collect(),
+        receiver_delays: flows.iter().map(|f| dur(&f["receiver_delay"])).collect(),
+        bottleneck_rate: parse_rate(a["bottleneck_rate"].as_str().unwrap()).unwrap(),
+        bottleneck_delay: dur(&a["bottleneck_delay"]),
+        buffer: QueueLimit::Packets(a["buffer"].as_u64().unwrap() as u32),
+        loss: 0.0,
+        duration: Dur::from_secs_f64(a["duration"].as_f64().unwrap()),
+        warmup: Dur::from_secs_f64(a["warmup"].as_f64().unwrap()),
+        seed: 1,
+    };
+    let starts: Vec<StartSpec> = flows.iter().map(|f| StartSpec::At(Time::from_secs_f64(f["start_s"].as_f64().unwrap()))).collect();
+    let m = d.model(flows.len(), AppSpec::Bulk, ns3_tcp(), &starts);
+    let out = run_model(&m, &RunOptions::default()).unwrap();
+    (out.summary, case)
+}
+
+/// Compare against the fixture, printing the table row; returns (goodput rel err, drop rel err, jain diff).
+pub fn compare(name: &str) -> (f64, f64, f64) {
+    let (s, case) = run_case(name);
+    let q = s.queues.iter().find(|q| q.name == "A->B").unwrap();
+    let ns_gp = case["aggregate_goodput_mbps"].as_f64().unwrap() * 1e6;
+    let ns_drop = case["drop_ratio"].as_f64().unwrap();
+    let ns_jain = case["jain"].as_f64().unwrap();
+    let gp = (s.aggregate_goodput_bps - ns_gp).abs() / ns_gp;
+    let dr = if ns_drop > 0.0 { (q.drop_ratio - ns_drop).abs() / ns_drop } else { q.drop_ratio };
+    let jn = (s.jain_goodput - ns_jain).abs();
+    eprintln!(
+        "{name}: goodput {:.3} vs {:.3} Mbps | drop {:.3e} vs {:.3e} | jain {:.3} vs {:.3} | queue {:.1} vs {:.1} pkts | wall {:.2}s vs {:.1}s",
+        s.aggregate_goodput_bps / 1e6,
+        ns_gp / 1e6,
+        q.drop_ratio,
+        ns_drop,
+        s.jain_goodput,
+        ns_jain,
+        q.mean_len_pkts,
+        case["queue_mean_pkts"].as_f64().unwrap(),
+        s.wall_time_s,
+        case["wall_run_s"].as_f64().unwrap()
+    );
+    (gp, dr, jn)
+}
+
+fn assert_agrees(name: &str) {
+    let (gp, dr, jn) = compare(name);
+    assert!(gp <= 0.05, "{name}: aggregate goodput differs from ns-3 by {:.1}%", gp * 100.0);
+    assert!(dr <= 0.25, "{name}: drop ratio differs from ns-3 by {:.1}%", dr * 100.0);
+    assert!(jn <= 0.1, "{name}: Jain index differs from ns-3 by {jn:.3}");
+}
+
+#[test]
+fn single_newreno_matches_ns3() {
+    assert_agrees("e-single-newreno-fifo");
+}
+
+#[test]
+fn access9_newreno_matches_ns3() {
+    assert_agrees("a-access9-newreno-fifo");
+}
+
+#[test]
+fn access90_newreno_matches_ns3() {
+    assert_agrees("b-access90-newreno-fifo");
+}
+
+#[test]
+fn dc90_newreno_matches_ns3() {
+    assert_agrees("d-dc90-newreno-fifo-10s");
+}
