@@ -56,6 +56,8 @@ pub(crate) struct Sim<'m> {
     pub apps: Vec<App>,
     pub flownet: Vec<FlowNet>,
     pub events: u64,
+    /// Sequence number of the event being run (for same-instant ordering at interfaces).
+    cur_seq: u64,
     pub data_packets: u64,
     out: Vec<SimPacket>,
     drops: Vec<(QPkt, DropReason)>,
@@ -108,7 +110,7 @@ impl<'m> Sim<'m> {
                     qdisc_kind: "drop_tail",
                     device: Default::default(),
                     busy_until: Time::ZERO,
-                    txdone_reserved: None,
+                    tx_seq: 0,
                     txdone_scheduled: false,
                     loss: d.loss,
                     rng: RngStream::derive(model.seed, StreamKey::LinkLoss(&d.queue_name)),
@@ -181,6 +183,7 @@ impl<'m> Sim<'m> {
             apps,
             flownet: vec![FlowNet::default(); model.flows.len()],
             events: 0,
+            cur_seq: 0,
             data_packets: 0,
             out: Vec::with_capacity(64),
             drops: Vec::new(),
@@ -205,12 +208,14 @@ impl<'m> Sim<'m> {
         if self.model.monitor.cwnd_trace.is_some() {
             self.q.schedule(Time::ZERO, Event::CwndSample);
         }
-        while let Some((t, ev)) = self.q.pop() {
+        while let Some((t, seq, ev)) = self.q.pop() {
             if t >= self.end {
                 break;
             }
             self.now = t;
+            self.cur_seq = seq;
             self.events += 1;
+
             match ev {
                 Event::Arrive { iface, pkt } => self.arrive(iface, pkt),
                 Event::TxDone { iface } => self.tx_done(iface),
@@ -287,7 +292,7 @@ impl<'m> Sim<'m> {
         let now = self.now;
         loop {
             let f = &mut self.ifaces[iface as usize];
-            let idle = f.busy_until <= now;
+            let idle = f.idle_at(now, self.cur_seq);
             if idle && !f.device.is_empty() {
                 self.start_tx(iface);
                 continue;
@@ -310,11 +315,9 @@ impl<'m> Sim<'m> {
         }
         // Someone is waiting behind the packet on the wire: make sure TxDone will fire.
         let f = &mut self.ifaces[iface as usize];
-        if f.busy_until > now && !f.txdone_scheduled && (!f.device.is_empty() || f.qdisc.occupancy::<QPkt>().packets > 0) {
-            let seq = f.txdone_reserved.take().unwrap_or_else(|| self.q.reserve());
+        if !f.idle_at(now, self.cur_seq) && !f.txdone_scheduled && (!f.device.is_empty() || f.qdisc.occupancy::<QPkt>().packets > 0) {
             f.txdone_scheduled = true;
-            let t = f.busy_until;
-            self.q.schedule_with(t, seq, Event::TxDone { iface });
+            self.q.schedule_with(f.busy_until, f.tx_seq, Event::TxDone { iface });
         }
     }
 
@@ -329,7 +332,7 @@ impl<'m> Sim<'m> {
         f.tx_bytes += bytes;
         // Reserve TxDone's place in the tie order now (ns-3 schedules it at transmission start,
         // before the arrival at the far end); it is scheduled only if someone waits.
-        f.txdone_reserved = Some(self.q.reserve());
+        f.tx_seq = self.q.reserve();
         f.txdone_scheduled = false;
         let lost = f.loss > 0.0 && f.rng.chance(f.loss);
         let arrive = now + tx + f.delay;
@@ -345,8 +348,8 @@ impl<'m> Sim<'m> {
 
     fn tx_done(&mut self, iface: u32) {
         let f = &mut self.ifaces[iface as usize];
+        debug_assert_eq!(f.tx_seq, self.cur_seq, "one TxDone per transmission");
         f.txdone_scheduled = false;
-        f.txdone_reserved = None;
         self.kick(iface);
     }
 

@@ -89,8 +89,8 @@ impl EventQueue {
     }
 
     #[inline]
-    pub fn pop(&mut self) -> Option<(Time, Event)> {
-        self.heap.pop().map(|e| (e.time, e.ev))
+    pub fn pop(&mut self) -> Option<(Time, u64, Event)> {
+        self.heap.pop().map(|e| (e.time, e.seq, e.ev))
     }
 
     pub fn len(&self) -> usize {
@@ -114,7 +114,7 @@ mod tests {
         q.schedule(Time(3), Event::AppStart { app: 2 });
         q.schedule(Time(5), Event::AppStart { app: 3 });
         q.schedule_with(Time(5), r, Event::TxDone { iface: 9 });
-        let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, _, e)| e)).collect();
         assert_eq!(
             order,
             vec![Event::AppStart { app: 2 }, Event::TxDone { iface: 9 }, Event::AppStart { app: 1 }, Event::AppStart { app: 3 }]

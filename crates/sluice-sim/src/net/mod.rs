@@ -73,8 +73,9 @@ pub struct Iface {
     pub device: VecDeque<QPkt>,
     /// The serializer is busy until this instant.
     pub busy_until: Time,
-    /// Sequence number reserved for this transmission's TxDone, if it is not scheduled yet.
-    pub txdone_reserved: Option<u64>,
+    /// Event sequence number reserved, at the start of the current transmission, for its
+    /// transmit-complete (scheduled only if packets wait behind it).
+    pub tx_seq: u64,
     pub txdone_scheduled: bool,
     pub loss: f64,
     pub rng: RngStream,
@@ -89,6 +90,16 @@ pub struct Iface {
     pub warm: QdiscStats,
     pub tx_pkts: u64,
     pub tx_bytes: u64,
+}
+
+impl Iface {
+    /// Whether the serializer is free for an event running at (`now`, `seq`): the current
+    /// transmission ended before `now`, or ends at `now` and its transmit-complete, which sorts
+    /// at `tx_seq`, has already had its turn (ns-3 keeps the device busy until then).
+    #[inline]
+    pub fn idle_at(&self, now: Time, seq: u64) -> bool {
+        self.busy_until < now || (self.busy_until == now && seq >= self.tx_seq)
+    }
 }
 
 /// A node: a host or a router.

@@ -98,3 +98,13 @@ fn access90_newreno_matches_ns3() {
 fn dc90_newreno_matches_ns3() {
     assert_agrees("d-dc90-newreno-fifo-10s");
 }
+
+#[test]
+#[ignore]
+fn print_access9_counts() {
+    let (s, _) = run_case("a-access9-newreno-fifo");
+    eprintln!("events {} data {} wall {}", s.events, s.data_packets, s.wall_time_s);
+    for f in &s.flows {
+        eprintln!("{} rto {} fr {} retx {} gp {:.2}", f.name, f.rto_count, f.fast_retransmits, f.retransmitted_bytes, f.goodput_bps / 1e6);
+    }
+}
