@@ -16,3 +16,18 @@ fn single_flow_smoke() {
     eprintln!("{}", s.to_json());
     assert!(s.aggregate_goodput_bps > 9.0e6);
 }
+
+#[test]
+fn reference_scenarios_load_and_single_runs() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios");
+    for sub in ["reference", "examples"] {
+        for e in std::fs::read_dir(format!("{dir}/{sub}")).unwrap() {
+            let p = e.unwrap().path();
+            let text = std::fs::read_to_string(&p).unwrap();
+            sluice_sim::scenario::load_str(&text, None).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        }
+    }
+    let text = std::fs::read_to_string(format!("{dir}/reference/single-newreno.toml")).unwrap();
+    let out = sluice_sim::run_str(&text, None, &RunOptions::default()).unwrap();
+    assert!((out.summary.aggregate_goodput_bps - 9.64e6).abs() < 0.05e6);
+}

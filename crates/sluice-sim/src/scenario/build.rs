@@ -1,0 +1,497 @@
+//! Validation across fields, and building the resolved [`Model`].
+
+use super::error::ScenarioError;
+use super::schema::*;
+use crate::model::*;
+use crate::tcp::*;
+use sluice_core::units::QueueLimit;
+use sluice_core::{Dur, Time};
+
+type R<T> = Result<T, ScenarioError>;
+
+fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> R<T> {
+    Err(ScenarioError::new(path, msg))
+}
+
+/// Apply a `[tcp]` table on top of `base`.
+fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str, notes: &mut Vec<(String, String)>) -> R<TcpConfig> {
+    let mut c = match t.validate {
+        Some(Profile::Ns3_44) => TcpConfig { snd_buf: base.snd_buf, rcv_buf: base.rcv_buf, ..TcpConfig::ns3_44() },
+        Some(Profile::Sluice) => TcpConfig { snd_buf: base.snd_buf, rcv_buf: base.rcv_buf, ..TcpConfig::default() },
+        None => base.clone(),
+    };
+    if let Some(p) = t.validate {
+        notes.push(("profile".into(), p.as_str().into()));
+    }
+    if let Some(v) = t.cc {
+        c.cc = match v {
+            Cc::NewReno => CcKind::NewReno,
+            Cc::None => CcKind::None,
+        };
+    }
+    if let Some(v) = t.mss {
+        if !(64..=65_495).contains(&v) {
+            return err(format!("{path}.mss"), format!("must be between 64 and 65495 bytes, got {v}"));
+        }
+        c.mss = v;
+    }
+    macro_rules! set { ($($f:ident),*) => { $( if let Some(v) = t.$f { c.$f = v; } )* } }
+    set!(sack, timestamps, window_scaling, ecn, limited_transmit, nagle, min_rto, max_rto, initial_rto);
+    if let Some(v) = t.snd_buf {
+        c.snd_buf = v.0;
+    }
+    if let Some(v) = t.rcv_buf {
+        if v.0 < 1 {
+            return err(format!("{path}.rcv_buf"), "must be positive");
+        }
+        c.rcv_buf = v.0;
+    }
+    if let Some(v) = t.initial_cwnd {
+        if v == 0 {
+            return err(format!("{path}.initial_cwnd"), "must be at least 1 segment");
+        }
+        c.initial_cwnd = v;
+    }
+    if let Some(v) = t.dupthresh {
+        if v == 0 {
+            return err(format!("{path}.dupthresh"), "must be at least 1");
+        }
+        c.dupthresh = v;
+    }
+    if let Some(v) = t.syn_retries {
+        c.syn_retries = v;
+    }
+    let (mut count, mut timeout) = match c.delack {
+        DelAck::On { count, timeout } => (count, timeout),
+        DelAck::Off => (2, Dur::from_millis(200)),
+    };
+    if let Some(v) = t.delack_count {
+        if v == 0 {
+            return err(format!("{path}.delack_count"), "must be at least 1");
+        }
+        count = v;
+    }
+    if let Some(v) = t.delack_timeout {
+        if v >= Dur::from_millis(500) {
+            return err(format!("{path}.delack_timeout"), "must be below 500ms (RFC 1122 §4.2.3.2)");
+        }
+        timeout = v;
+    }
+    c.delack = match t.delack {
+        Some(OnOff::Off) => DelAck::Off,
+        _ if matches!(c.delack, DelAck::Off) && t.delack.is_none() && t.delack_count.is_none() => DelAck::Off,
+        _ => DelAck::On { count, timeout },
+    };
+    let prr = match t.prr {
+        Some(PrrOpt::Rfc6937) => PrrVariant::Rfc6937,
+        Some(PrrOpt::Rfc9937) => PrrVariant::Rfc9937,
+        None => match c.recovery {
+            Recovery::Prr(v) => v,
+            Recovery::Classic => PrrVariant::Rfc9937,
+        },
+    };
+    c.recovery = match t.recovery {
+        Some(RecoveryOpt::Classic) => Recovery::Classic,
+        Some(RecoveryOpt::Prr) => Recovery::Prr(prr),
+        None => match c.recovery {
+            Recovery::Prr(_) => Recovery::Prr(prr),
+            r => r,
+        },
+    };
+    if let Some(v) = t.dupack {
+        c.dupack = match v {
+            DupAckOpt::Default => DupAckRule::Default,
+            DupAckOpt::Strict => DupAckRule::Strict,
+            DupAckOpt::Ns3 => DupAckRule::Ns3,
+            DupAckOpt::Linux => DupAckRule::Linux,
+        };
+    }
+    if let Some(v) = t.wnd_update {
+        c.wnd_update = match v {
+            WndUpdateOpt::Rfc9293 => WndUpdateRule::Rfc9293,
+            WndUpdateOpt::Ns3 => WndUpdateRule::Ns3,
+            WndUpdateOpt::Linux => WndUpdateRule::Linux,
+            WndUpdateOpt::Always => WndUpdateRule::Always,
+        };
+    }
+    if let Some(v) = t.syn_rto {
+        c.syn_rto = if v == SynRtoOpt::Ns3 { SynRto::Ns3 } else { SynRto::Rfc6298 };
+    }
+    if let Some(v) = t.newreno_full_ack {
+        c.full_ack = if v == FullAckOpt::FlightSize { FullAck::FlightSize } else { FullAck::Ssthresh };
+    }
+    if let Some(v) = t.ecn_cut {
+        c.ecn_cut = if v == EcnCutOpt::Immediate { EcnCut::Immediate } else { EcnCut::Prr };
+    }
+    if c.min_rto > c.max_rto {
+        return err(format!("{path}.min_rto"), format!("must not exceed max_rto ({})", c.max_rto));
+    }
+    Ok(c)
+}
+
+fn qspec(q: &QueueTable, path: &str) -> R<QdiscSpec> {
+    match q {
+        QueueTable::DropTail { limit } => {
+            let zero = match limit {
+                QueueLimit::Packets(p) => *p == 0,
+                QueueLimit::Bytes(b) => *b == 0,
+            };
+            if zero {
+                return err(format!("{path}.limit"), "must be greater than zero");
+            }
+            Ok(QdiscSpec::DropTail { limit: *limit })
+        }
+    }
+}
+
+fn check_loss(p: f64, path: &str) -> R<f64> {
+    if !(0.0..1.0).contains(&p) {
+        return err(path, format!("must be a probability in [0, 1), got {p}"));
+    }
+    Ok(p)
+}
+
+struct Net {
+    nodes: Vec<NodeSpec>,
+    links: Vec<LinkSpec>,
+    groups: Vec<(String, Vec<usize>)>,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn link(a: usize, b: usize, names: &[NodeSpec], rate: sluice_core::Rate, delay: Dur, q_ab: QdiscSpec, q_ba: QdiscSpec, loss: (f64, f64), jitter: Dur, l2: u32, dev: u32) -> LinkSpec {
+    let (na, nb) = (&names[a].name, &names[b].name);
+    LinkSpec {
+        a,
+        b,
+        rate,
+        delay,
+        jitter,
+        ab: DirSpec { qdisc: q_ab, loss: loss.0, queue_name: format!("{na}->{nb}"), pcap: false },
+        ba: DirSpec { qdisc: q_ba, loss: loss.1, queue_name: format!("{nb}->{na}"), pcap: false },
+        l2_overhead: l2,
+        device_queue: dev,
+    }
+}
+
+const BIG: QdiscSpec = QdiscSpec::DropTail { limit: QueueLimit::Packets(100_000) };
+
+fn build_topology(t: &Topology) -> R<Net> {
+    let host = |n: String| NodeSpec { name: n, kind: NodeKind::Host };
+    let router = |n: String| NodeSpec { name: n, kind: NodeKind::Router };
+    match t {
+        Topology::Dumbbell { pairs, access_rate, access_delay, sender_delays, receiver_delays, rtt_table, bottleneck, queue, reverse_queue, access_queue, jitter, l2_overhead, device_queue } => {
+            let n = *pairs as usize;
+            if n == 0 {
+                return err("topology.pairs", "must be at least 1");
+            }
+            let ms = Dur::from_millis;
+            let (sd, rd): (Vec<Dur>, Vec<Dur>) = match rtt_table {
+                Some(RttTable::Eval9) => (
+                    [0, 0, 0, 12, 12, 12, 25, 25, 25].map(ms).to_vec(),
+                    [2, 37, 75, 2, 37, 75, 2, 37, 75].map(ms).to_vec(),
+                ),
+                None => {
+                    let d = access_delay.unwrap_or(Dur::ZERO);
+                    (sender_delays.clone().unwrap_or(vec![d]), receiver_delays.clone().unwrap_or(vec![d]))
+                }
+            };
+            if sd.is_empty() {
+                return err("topology.sender_delays", "must not be empty");
+            }
+            if rd.is_empty() {
+                return err("topology.receiver_delays", "must not be empty");
+            }
+            let mut nodes: Vec<NodeSpec> = (0..n).map(|i| host(format!("s{i}"))).collect();
+            nodes.extend((0..n).map(|i| host(format!("r{i}"))));
+            let (a, b) = (2 * n, 2 * n + 1);
+            nodes.push(router("A".into()));
+            nodes.push(router("B".into()));
+            let aq = match access_queue {
+                Some(q) => qspec(q, "topology.access_queue")?,
+                None => BIG,
+            };
+            let l2 = l2_overhead.unwrap_or(2);
+            let dev = device_queue.unwrap_or(1);
+            let jit = jitter.unwrap_or(Dur::ZERO);
+            let mut links = Vec::new();
+            for i in 0..n {
+                links.push(link(i, a, &nodes, *access_rate, sd[i % sd.len()], aq.clone(), aq.clone(), (0.0, 0.0), jit, l2, dev));
+            }
+            for i in 0..n {
+                links.push(link(b, n + i, &nodes, *access_rate, rd[i % rd.len()], aq.clone(), aq.clone(), (0.0, 0.0), jit, l2, dev));
+            }
+            let fq = qspec(queue, "topology.queue")?;
+            let rq = match reverse_queue {
+                Some(q) => qspec(q, "topology.reverse_queue")?,
+                None => BIG,
+            };
+            let loss = (check_loss(bottleneck.loss, "topology.bottleneck.loss")?, check_loss(bottleneck.reverse_loss, "topology.bottleneck.reverse_loss")?);
+            if bottleneck.rate.0 == 0 {
+                return err("topology.bottleneck.rate", "must be greater than zero");
+            }
+            links.push(link(a, b, &nodes, bottleneck.rate, bottleneck.delay, fq, rq, loss, Dur::ZERO, l2, dev));
+            let groups = vec![("senders".to_string(), (0..n).collect()), ("receivers".to_string(), (n..2 * n).collect())];
+            Ok(Net { nodes, links, groups })
+        }
+        Topology::ParkingLot { hops, rate, delay, queue, access_rate, access_delay, access_queue } => {
+            let h = *hops as usize;
+            if h == 0 {
+                return err("topology.hops", "must be at least 1");
+            }
+            let mut nodes: Vec<NodeSpec> = (0..=h).map(|i| router(format!("R{i}"))).collect();
+            let aq = match access_queue {
+                Some(q) => qspec(q, "topology.access_queue")?,
+                None => BIG,
+            };
+            let fq = qspec(queue, "topology.queue")?;
+            let mut links = Vec::new();
+            for i in 0..h {
+                links.push(link(i, i + 1, &nodes, *rate, *delay, fq.clone(), BIG, (0.0, 0.0), Dur::ZERO, 2, 1));
+            }
+            let add_host = |nodes: &mut Vec<NodeSpec>, name: String, r: usize, links: &mut Vec<LinkSpec>| {
+                nodes.push(host(name));
+                let k = nodes.len() - 1;
+                links.push(link(k, r, nodes, *access_rate, *access_delay, aq.clone(), aq.clone(), (0.0, 0.0), Dur::ZERO, 2, 1));
+                k
+            };
+            add_host(&mut nodes, "long_src".into(), 0, &mut links);
+            add_host(&mut nodes, "long_dst".into(), h, &mut links);
+            let (mut cs, mut cd) = (Vec::new(), Vec::new());
+            for i in 0..h {
+                cs.push(add_host(&mut nodes, format!("c{i}_src"), i, &mut links));
+                cd.push(add_host(&mut nodes, format!("c{i}_dst"), i + 1, &mut links));
+            }
+            Ok(Net { nodes, links, groups: vec![("cross_srcs".into(), cs), ("cross_dsts".into(), cd)] })
+        }
+        Topology::Graph { nodes: gn, links: gl } => {
+            let mut nodes = Vec::new();
+            for (i, n) in gn.iter().enumerate() {
+                if nodes.iter().any(|x: &NodeSpec| x.name == n.name) {
+                    return err(format!("topology.nodes[{i}].name"), format!("duplicate node name {:?}", n.name));
+                }
+                nodes.push(NodeSpec { name: n.name.clone(), kind: if n.kind == NodeKindOpt::Host { NodeKind::Host } else { NodeKind::Router } });
+            }
+            let find = |name: &str, path: String| -> R<usize> {
+                nodes.iter().position(|n| n.name == name).ok_or_else(|| ScenarioError::new(path, format!("no node named {name:?}")))
+            };
+            let mut links = Vec::new();
+            for (i, l) in gl.iter().enumerate() {
+                let p = format!("topology.links[{i}]");
+                let a = find(&l.a, format!("{p}.a"))?;
+                let b = find(&l.b, format!("{p}.b"))?;
+                if a == b {
+                    return err(format!("{p}.b"), "a link must join two different nodes");
+                }
+                let q = match &l.queue {
+                    Some(q) => qspec(q, &format!("{p}.queue"))?,
+                    None => BIG,
+                };
+                let rq = match &l.reverse_queue {
+                    Some(q) => qspec(q, &format!("{p}.reverse_queue"))?,
+                    None => q.clone(),
+                };
+                let loss = (check_loss(l.loss, &format!("{p}.loss"))?, check_loss(l.reverse_loss, &format!("{p}.reverse_loss"))?);
+                links.push(link(a, b, &nodes, l.rate, l.delay, q, rq, loss, l.jitter.unwrap_or(Dur::ZERO), l.l2_overhead.unwrap_or(2), l.device_queue.unwrap_or(1)));
+            }
+            Ok(Net { nodes, links, groups: vec![] })
+        }
+    }
+}
+
+fn resolve(net: &Net, e: &Endpoints, path: &str) -> R<Vec<usize>> {
+    let names: Vec<&str> = match e {
+        Endpoints::One(s) => vec![s.as_str()],
+        Endpoints::Many(v) => v.iter().map(|s| s.as_str()).collect(),
+    };
+    let mut out = Vec::new();
+    for n in names {
+        if let Some((_, g)) = net.groups.iter().find(|(g, _)| g == n) {
+            out.extend(g);
+            continue;
+        }
+        match net.nodes.iter().position(|x| x.name == n) {
+            Some(i) if net.nodes[i].kind == NodeKind::Host => out.push(i),
+            Some(_) => return err(path, format!("{n:?} is a router; flows run between hosts")),
+            None => {
+                let hosts: Vec<&str> = net.nodes.iter().filter(|x| x.kind == NodeKind::Host).map(|x| x.name.as_str()).collect();
+                let mut list = hosts.iter().take(6).copied().collect::<Vec<_>>().join(", ");
+                if hosts.len() > 6 {
+                    list.push_str(", …");
+                }
+                let groups: Vec<&str> = net.groups.iter().map(|(g, _)| g.as_str()).collect();
+                let g = if groups.is_empty() { String::new() } else { format!("; groups: {}", groups.join(", ")) };
+                return Err(ScenarioError::new(path, format!("no host named {n:?} (hosts: {list}{g})")).with_allowed(hosts.iter().map(|s| s.to_string()).collect()));
+            }
+        }
+    }
+    if out.is_empty() {
+        return err(path, "names no host");
+    }
+    Ok(out)
+}
+
+/// Build the model; `seed` overrides the file's.
+pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
+    if f.name.trim().is_empty() {
+        return err("name", "must not be empty");
+    }
+    if f.duration == Dur::ZERO {
+        return err("duration", "must be greater than zero");
+    }
+    let warmup = f.warmup.unwrap_or(Dur::ZERO);
+    if warmup >= f.duration {
+        return err("warmup", format!("must be shorter than duration ({})", f.duration));
+    }
+    let mut notes = Vec::new();
+    let tcp = apply_tcp(&TcpConfig::default(), &f.tcp, "tcp", &mut notes)?;
+    let mut net = build_topology(&f.topology)?;
+    if f.flows.is_empty() {
+        return err("flows", "at least one [[flows]] entry is required");
+    }
+    let mut flows = Vec::new();
+    for (i, fl) in f.flows.iter().enumerate() {
+        let p = format!("flows[{i}]");
+        let src = resolve(&net, &fl.src, &format!("{p}.src"))?;
+        let dst = resolve(&net, &fl.dst, &format!("{p}.dst"))?;
+        let count = fl.count.unwrap_or(1) as usize;
+        if count == 0 {
+            return err(format!("{p}.count"), "must be at least 1");
+        }
+        let app = match &fl.app {
+            AppTable::Bulk => AppSpec::Bulk,
+            AppTable::File { size } => {
+                if size.0 == 0 {
+                    return err(format!("{p}.app.size"), "must be greater than zero");
+                }
+                AppSpec::File { size: size.0 }
+            }
+            AppTable::UdpCbr { rate, packet_size } | AppTable::OnOff { rate, packet_size, .. } => {
+                if rate.0 == 0 {
+                    return err(format!("{p}.app.rate"), "must be greater than zero");
+                }
+                if packet_size.0 == 0 || packet_size.0 > 65_000 {
+                    return err(format!("{p}.app.packet_size"), "must be between 1B and 65000B");
+                }
+                match &fl.app {
+                    AppTable::OnOff { mean_on, mean_off, .. } => AppSpec::OnOff { rate: *rate, packet_size: packet_size.0 as u32, mean_on: *mean_on, mean_off: *mean_off },
+                    _ => AppSpec::UdpCbr { rate: *rate, packet_size: packet_size.0 as u32 },
+                }
+            }
+        };
+        let ftcp = match &fl.tcp {
+            Some(t) => apply_tcp(&tcp, t, &format!("{p}.tcp"), &mut Vec::new())?,
+            None => tcp.clone(),
+        };
+        let base = fl.name.clone().unwrap_or_else(|| format!("f{i}"));
+        for k in 0..count {
+            let (s, d) = (src[k % src.len()], dst[k % dst.len()]);
+            if s == d {
+                return err(format!("{p}.dst"), "source and destination must differ");
+            }
+            let start = match &fl.start {
+                None => StartSpec::At(Time::ZERO),
+                Some(StartTable::At(t)) => StartSpec::At(Time::ZERO + *t),
+                Some(StartTable::Uniform { uniform: (lo, hi) }) => {
+                    if lo >= hi {
+                        return err(format!("{p}.start.uniform"), "needs lo < hi");
+                    }
+                    StartSpec::Uniform(Time::ZERO + *lo, Time::ZERO + *hi)
+                }
+                Some(StartTable::List(v)) => {
+                    if v.len() != count {
+                        return err(format!("{p}.start"), format!("lists {} start times but count is {count}", v.len()));
+                    }
+                    StartSpec::At(Time::ZERO + v[k])
+                }
+            };
+            let stop = fl.stop.map(|d| Time::ZERO + d);
+            let name = if count > 1 { format!("{base}{k}") } else { base.clone() };
+            flows.push(FlowSpec { name, src: s, dst: d, app: app.clone(), start, stop, tcp: ftcp.clone() });
+        }
+    }
+    // Every flow's hosts must be connected.
+    let mut monitor = MonitorSpec::default();
+    if let Some(d) = f.monitor.queue_sample {
+        if d == Dur::ZERO {
+            return err("monitor.queue_sample", "must be greater than zero");
+        }
+        monitor.queue_sample = d;
+    }
+    if let Some(d) = f.monitor.cwnd_trace {
+        if d == Dur::ZERO {
+            return err("monitor.cwnd_trace", "must be greater than zero");
+        }
+        monitor.cwnd_trace = Some(d);
+    }
+    monitor.rtt_trace = f.monitor.rtt_trace.unwrap_or(false);
+    if let Some(s) = f.monitor.pcap_snaplen {
+        if s < 64 {
+            return err("monitor.pcap_snaplen", "must be at least 64 bytes");
+        }
+        monitor.pcap_snaplen = s;
+    }
+    if let Some(p) = &f.monitor.pcap {
+        let wanted: Vec<&str> = match p {
+            Endpoints::One(s) => vec![s.as_str()],
+            Endpoints::Many(v) => v.iter().map(|s| s.as_str()).collect(),
+        };
+        let all: Vec<String> = net.links.iter().flat_map(|l| [l.ab.queue_name.clone(), l.ba.queue_name.clone()]).collect();
+        for w in wanted {
+            match w {
+                "none" => {}
+                "all" => net.links.iter_mut().for_each(|l| {
+                    l.ab.pcap = true;
+                    l.ba.pcap = true;
+                }),
+                name => {
+                    let mut hit = false;
+                    for l in &mut net.links {
+                        for d in [&mut l.ab, &mut l.ba] {
+                            if d.queue_name == name {
+                                d.pcap = true;
+                                hit = true;
+                            }
+                        }
+                    }
+                    if !hit {
+                        let mut shown: Vec<String> = all.iter().take(8).cloned().collect();
+                        if all.len() > 8 {
+                            shown.push("…".into());
+                        }
+                        return Err(ScenarioError::new("monitor.pcap", format!("no link direction named {name:?} (e.g. {}; or \"all\")", shown.join(", "))).with_allowed(all));
+                    }
+                }
+            }
+        }
+    }
+    check_connected(&net, &flows)?;
+    if let Some(d) = &f.description {
+        notes.push(("description".into(), d.clone()));
+    }
+    Ok(Model { name: f.name, seed: seed.or(f.seed).unwrap_or(1), duration: f.duration, warmup, nodes: net.nodes, links: net.links, flows, monitor, notes })
+}
+
+fn check_connected(net: &Net, flows: &[FlowSpec]) -> R<()> {
+    let n = net.nodes.len();
+    let mut comp: Vec<usize> = (0..n).collect();
+    fn root(c: &mut [usize], mut x: usize) -> usize {
+        while c[x] != x {
+            c[x] = c[c[x]];
+            x = c[x];
+        }
+        x
+    }
+    for l in &net.links {
+        let (a, b) = (root(&mut comp, l.a), root(&mut comp, l.b));
+        comp[a] = b;
+    }
+    for (i, f) in flows.iter().enumerate() {
+        if root(&mut comp, f.src) != root(&mut comp, f.dst) {
+            return err(format!("flows ({})", f.name), format!("no path from {} to {}", net.nodes[f.src].name, net.nodes[f.dst].name)).map_err(|mut e| {
+                e.path = format!("flows[{i}]");
+                e
+            });
+        }
+    }
+    Ok(())
+}

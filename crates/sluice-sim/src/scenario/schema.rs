@@ -1,0 +1,224 @@
+//! The scenario file schema (TOML): the single source of truth. Every table denies unknown keys;
+//! algorithm choices are tagged enums, so errors list the allowed values.
+
+use serde::Deserialize;
+use sluice_core::units::{ByteSize, QueueLimit};
+use sluice_core::{Dur, Rate};
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    pub name: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    pub duration: Dur,
+    #[serde(default)]
+    pub warmup: Option<Dur>,
+    #[serde(default)]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub tcp: TcpTable,
+    pub topology: Topology,
+    pub flows: Vec<FlowTable>,
+    #[serde(default)]
+    pub monitor: MonitorTable,
+}
+
+/// TCP options; every key optional (spec §2 names each variant).
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct TcpTable {
+    pub validate: Option<Profile>,
+    pub cc: Option<Cc>,
+    pub mss: Option<u32>,
+    pub sack: Option<bool>,
+    pub timestamps: Option<bool>,
+    pub window_scaling: Option<bool>,
+    pub ecn: Option<bool>,
+    pub snd_buf: Option<ByteSize>,
+    pub rcv_buf: Option<ByteSize>,
+    pub initial_cwnd: Option<u32>,
+    pub min_rto: Option<Dur>,
+    pub max_rto: Option<Dur>,
+    pub initial_rto: Option<Dur>,
+    pub delack: Option<OnOff>,
+    pub delack_count: Option<u32>,
+    pub delack_timeout: Option<Dur>,
+    pub recovery: Option<RecoveryOpt>,
+    pub prr: Option<PrrOpt>,
+    pub dupack: Option<DupAckOpt>,
+    pub dupthresh: Option<u32>,
+    pub limited_transmit: Option<bool>,
+    pub wnd_update: Option<WndUpdateOpt>,
+    pub syn_rto: Option<SynRtoOpt>,
+    pub syn_retries: Option<u32>,
+    pub newreno_full_ack: Option<FullAckOpt>,
+    pub ecn_cut: Option<EcnCutOpt>,
+    pub nagle: Option<bool>,
+}
+
+macro_rules! choice {
+    ($name:ident { $($variant:ident = $s:literal),+ $(,)? }) => {
+        #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name { $(#[serde(rename = $s)] $variant),+ }
+        impl $name {
+            pub fn as_str(self) -> &'static str { match self { $($name::$variant => $s),+ } }
+        }
+    };
+}
+
+choice!(Profile { Ns3_44 = "ns3.44", Sluice = "sluice" });
+choice!(Cc { NewReno = "new_reno", None = "none" });
+choice!(OnOff { On = "on", Off = "off" });
+choice!(RecoveryOpt { Prr = "prr", Classic = "classic" });
+choice!(PrrOpt { Rfc9937 = "rfc9937", Rfc6937 = "rfc6937" });
+choice!(DupAckOpt { Default = "default", Strict = "strict", Ns3 = "ns3", Linux = "linux" });
+choice!(WndUpdateOpt { Rfc9293 = "rfc9293", Ns3 = "ns3", Linux = "linux", Always = "always" });
+choice!(SynRtoOpt { Rfc6298 = "rfc6298", Ns3 = "ns3" });
+choice!(FullAckOpt { Ssthresh = "ssthresh", FlightSize = "flightsize" });
+choice!(EcnCutOpt { Prr = "prr", Immediate = "immediate" });
+choice!(RttTable { Eval9 = "eval9" });
+
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QueueTable {
+    DropTail { limit: QueueLimit },
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct LinkParams {
+    pub rate: Rate,
+    pub delay: Dur,
+    #[serde(default)]
+    pub loss: f64,
+    #[serde(default)]
+    pub reverse_loss: f64,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Topology {
+    Dumbbell {
+        pairs: u32,
+        access_rate: Rate,
+        #[serde(default)]
+        access_delay: Option<Dur>,
+        #[serde(default)]
+        sender_delays: Option<Vec<Dur>>,
+        #[serde(default)]
+        receiver_delays: Option<Vec<Dur>>,
+        #[serde(default)]
+        rtt_table: Option<RttTable>,
+        bottleneck: LinkParams,
+        queue: QueueTable,
+        #[serde(default)]
+        reverse_queue: Option<QueueTable>,
+        #[serde(default)]
+        access_queue: Option<QueueTable>,
+        #[serde(default)]
+        jitter: Option<Dur>,
+        #[serde(default)]
+        l2_overhead: Option<u32>,
+        #[serde(default)]
+        device_queue: Option<u32>,
+    },
+    ParkingLot {
+        hops: u32,
+        rate: Rate,
+        delay: Dur,
+        queue: QueueTable,
+        access_rate: Rate,
+        access_delay: Dur,
+        #[serde(default)]
+        access_queue: Option<QueueTable>,
+    },
+    Graph {
+        nodes: Vec<GraphNode>,
+        links: Vec<GraphLink>,
+    },
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct GraphNode {
+    pub name: String,
+    pub kind: NodeKindOpt,
+}
+
+choice!(NodeKindOpt { Host = "host", Router = "router" });
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct GraphLink {
+    pub a: String,
+    pub b: String,
+    pub rate: Rate,
+    pub delay: Dur,
+    #[serde(default)]
+    pub queue: Option<QueueTable>,
+    #[serde(default)]
+    pub reverse_queue: Option<QueueTable>,
+    #[serde(default)]
+    pub loss: f64,
+    #[serde(default)]
+    pub reverse_loss: f64,
+    #[serde(default)]
+    pub jitter: Option<Dur>,
+    #[serde(default)]
+    pub l2_overhead: Option<u32>,
+    #[serde(default)]
+    pub device_queue: Option<u32>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(untagged)]
+pub enum Endpoints {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(untagged)]
+pub enum StartTable {
+    At(Dur),
+    Uniform { uniform: (Dur, Dur) },
+    List(Vec<Dur>),
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AppTable {
+    Bulk,
+    File { size: ByteSize },
+    UdpCbr { rate: Rate, packet_size: ByteSize },
+    OnOff { rate: Rate, packet_size: ByteSize, mean_on: Dur, mean_off: Dur },
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct FlowTable {
+    #[serde(default)]
+    pub name: Option<String>,
+    pub src: Endpoints,
+    pub dst: Endpoints,
+    #[serde(default)]
+    pub count: Option<u32>,
+    pub app: AppTable,
+    #[serde(default)]
+    pub start: Option<StartTable>,
+    #[serde(default)]
+    pub stop: Option<Dur>,
+    #[serde(default)]
+    pub tcp: Option<TcpTable>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MonitorTable {
+    pub queue_sample: Option<Dur>,
+    pub cwnd_trace: Option<Dur>,
+    pub rtt_trace: Option<bool>,
+    pub pcap: Option<Endpoints>,
+    pub pcap_snaplen: Option<u32>,
+}
