@@ -2,19 +2,69 @@
 
 use crate::common::*;
 use sluice_core::units::QueueLimit;
-use sluice_core::{Dur, Rate};
+use sluice_core::{Dur, Rate, Time};
 use sluice_sim::engine::run_model;
-use sluice_sim::model::AppSpec;
+use sluice_sim::model::{AppSpec, StartSpec};
+use sluice_sim::tcp::DelAck;
 use sluice_sim::RunOptions;
 
+// A lossless single flow with a buffer of one bandwidth-delay product fills the bottleneck.
 #[test]
-fn single_flow_smoke() {
-    let d = Dumbbell::default();
-    let m = d.model(1, AppSpec::Bulk, ns3_tcp(), &[]);
-    let out = run_model(&m, &RunOptions::default()).unwrap();
-    let s = &out.summary;
-    eprintln!("{}", s.to_json());
-    assert!(s.aggregate_goodput_bps > 9.0e6);
+fn lossless_flow_with_bdp_buffer_reaches_95_percent_of_the_bottleneck() {
+    // 10 Mbps × 20 ms = 25 kB ≈ 17 packets of 1500 B.
+    let d = Dumbbell { buffer: QueueLimit::Packets(17), ..Dumbbell::default() };
+    let out = run_model(&d.model(1, AppSpec::Bulk, ns3_tcp(), &[]), &RunOptions::default()).unwrap();
+    let gp = out.summary.aggregate_goodput_bps;
+    assert!(gp >= 0.95 * 10e6, "goodput {gp} below 95% of 10 Mbit/s");
+}
+
+/// Steady NewReno throughput under Bernoulli loss `p` on the data path, with one ACK per segment
+/// (the Mathis et al. model's b = 1): MSS/RTT·sqrt(3/(2p)).
+fn mathis_ratio(p: f64) -> f64 {
+    let d = Dumbbell {
+        access_rate: Rate::mbps(1000),
+        sender_delays: vec![Dur::from_millis(10)],
+        receiver_delays: vec![Dur::from_millis(10)],
+        bottleneck_rate: Rate::mbps(1000),
+        bottleneck_delay: Dur::from_millis(5),
+        buffer: QueueLimit::Packets(10_000),
+        loss: p,
+        duration: Dur::from_secs(200),
+        warmup: Dur::from_secs(20),
+        ..Dumbbell::default()
+    };
+    let tcp = sluice_sim::tcp::TcpConfig { delack: DelAck::Off, ..ns3_tcp() };
+    let out = run_model(&d.model(1, AppSpec::Bulk, tcp, &[]), &RunOptions::default()).unwrap();
+    let f = &out.summary.flows[0];
+    let rtt = f.mean_rtt_s.unwrap();
+    let model = 1448.0 * 8.0 / rtt * (1.5 / p).sqrt();
+    f.goodput_bps / model
+}
+
+#[test]
+fn random_loss_throughput_follows_the_mathis_model() {
+    for p in [0.001, 0.01] {
+        let r = mathis_ratio(p);
+        assert!((0.8..=1.2).contains(&r), "p = {p}: throughput / Mathis model = {r:.2}");
+    }
+}
+
+// Same scenario and seed give byte-identical summaries; another seed moves the start times.
+#[test]
+fn same_seed_same_summary_other_seed_other_starts() {
+    let d = Dumbbell { pairs: 4, duration: Dur::from_secs(10), warmup: Dur::from_secs(2), ..Dumbbell::default() };
+    let starts = vec![StartSpec::Uniform(Time::ZERO, Time::from_secs_f64(3.0)); 4];
+    let run = |seed: u64| {
+        let mut m = d.model(4, AppSpec::Bulk, ns3_tcp(), &starts);
+        m.seed = seed;
+        let mut s = run_model(&m, &RunOptions::default()).unwrap().summary;
+        s.wall_time_s = 0.0;
+        s
+    };
+    let (a, b, c) = (run(7), run(7), run(8));
+    assert_eq!(a.to_json(), b.to_json());
+    let starts_of = |s: &sluice_sim::Summary| s.flows.iter().map(|f| f.start_s).collect::<Vec<_>>();
+    assert_ne!(starts_of(&a), starts_of(&c));
 }
 
 #[test]
