@@ -79,9 +79,10 @@ impl Scoreboard {
         }
     }
 
-    /// Remove everything below `ack` (cumulative ACK). Returns (bytes removed, the newest removed
-    /// segment's send time if it was never retransmitted, whether any removed segment had been
-    /// retransmitted).
+    /// Remove everything below `ack` (cumulative ACK). Returns (bytes removed, an RTT sample
+    /// start, whether any removed segment had been retransmitted). Karn's rule (RFC 6298 §3): no
+    /// sample when any removed segment was retransmitted; otherwise the send time of the newest
+    /// removed segment not already SACKed (a SACKed one left the network earlier).
     pub fn ack_to(&mut self, ack: u64) -> (u64, Option<Time>, bool) {
         let mut removed = 0;
         let mut sample = None;
@@ -90,7 +91,9 @@ impl Scoreboard {
             if front.end <= ack {
                 self.unmark(&front);
                 removed += front.len();
-                sample = if front.ever_retrans { None } else { Some(front.sent_at) };
+                if !front.sacked {
+                    sample = Some(front.sent_at);
+                }
                 any_retx |= front.ever_retrans;
                 self.segs.pop_front();
             } else if front.start < ack {
@@ -106,6 +109,9 @@ impl Scoreboard {
             } else {
                 break;
             }
+        }
+        if any_retx {
+            sample = None;
         }
         (removed, sample, any_retx)
     }

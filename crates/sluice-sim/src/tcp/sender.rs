@@ -83,7 +83,7 @@ impl Endpoint {
             }
         }
         self.last_wnd_field = Some(window);
-        if ece && self.ca != CaState::Recovery && self.ca != CaState::Loss && self.ca != CaState::Cwr && self.snd_una >= self.recover {
+        if ece && self.ca != CaState::Recovery && self.ca != CaState::Loss && self.ca != CaState::Cwr && self.snd_una > self.recover {
             self.on_ecn_echo(now);
         }
     }

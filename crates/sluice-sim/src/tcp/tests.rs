@@ -1,0 +1,356 @@
+//! Scripted, segment-by-segment exchanges: one test per TCP rule, each a small hand-checked
+//! trace. The harness connects a client and a server endpoint directly; a test decides which
+//! segments are delivered, dropped or altered, and when time advances.
+
+use super::cc::CaState;
+use super::*;
+use crate::packet::{SimPacket, Transport};
+use sluice_core::packet::{tcp_flags as F, Ecn};
+use sluice_core::{Dur, Time};
+
+const MSS: u64 = 1448;
+
+struct Pair {
+    c: Endpoint,
+    s: Endpoint,
+    now: Time,
+}
+
+fn seg_seq(p: &SimPacket) -> u32 {
+    match p.transport {
+        Transport::Tcp { seq, .. } => seq,
+        Transport::Udp => unreachable!(),
+    }
+}
+
+fn flags(p: &SimPacket) -> u8 {
+    p.tcp_flags()
+}
+
+impl Pair {
+    /// Handshake done, nothing sent yet; the client will send `data` bytes (None: unlimited).
+    fn new(cfg: TcpConfig, data: Option<u64>) -> Pair {
+        let ca = SockAddr { addr: 1, port: 1000 };
+        let sa = SockAddr { addr: 2, port: 80 };
+        let mut p = Pair { c: Endpoint::client(&cfg, ca, sa, 1_000, 0), s: Endpoint::server(&cfg, sa, ca, 5_000, 0), now: Time::ZERO };
+        let mut out = Vec::new();
+        p.c.connect(p.now, &mut out);
+        let syn = out.pop().unwrap();
+        assert_eq!(flags(&syn) & F::SYN, F::SYN);
+        p.now += Dur::from_millis(10);
+        p.s.on_segment(&syn, p.now, &mut out);
+        let synack = out.pop().unwrap();
+        p.now += Dur::from_millis(10);
+        p.c.on_segment(&synack, p.now, &mut out);
+        let ack = out.remove(0);
+        assert!(out.is_empty(), "no data before the application writes");
+        p.now += Dur::from_millis(10);
+        p.s.on_segment(&ack, p.now, &mut out);
+        assert!(out.is_empty());
+        assert_eq!(p.c.state, ConnState::Established);
+        assert_eq!(p.s.state, ConnState::Established);
+        p.c.app_send(data);
+        p
+    }
+
+    /// Let the client send what its windows allow.
+    fn client_sends(&mut self) -> Vec<SimPacket> {
+        let mut out = Vec::new();
+        self.c.send_pending(self.now, &mut out);
+        out
+    }
+
+    fn to_server(&mut self, pkts: &[SimPacket]) -> Vec<SimPacket> {
+        let mut out = Vec::new();
+        for p in pkts {
+            self.s.on_segment(p, self.now, &mut out);
+        }
+        out
+    }
+
+    fn to_client(&mut self, pkts: &[SimPacket]) -> Vec<SimPacket> {
+        let mut out = Vec::new();
+        for p in pkts {
+            self.c.on_segment(p, self.now, &mut out);
+        }
+        out
+    }
+
+    /// Data segment `k` (1-based, as in the spec's examples) of a burst.
+    fn index_of(&self, p: &SimPacket) -> u64 {
+        (seg_seq(p).wrapping_sub(1_001) as u64) / MSS + 1
+    }
+}
+
+fn reno_cfg() -> TcpConfig {
+    TcpConfig { sack: false, recovery: Recovery::Classic, delack: DelAck::Off, dupack: DupAckRule::Default, ..TcpConfig::default() }
+}
+
+// tests RFC 7323 §2.2-2.3: SYN windows unscaled; the shift from rcv_buf; fields carried scaled.
+#[test]
+fn window_scale_negotiation_and_scaled_fields() {
+    let cfg = TcpConfig { rcv_buf: 8 << 20, snd_buf: 8 << 20, ..TcpConfig::default() };
+    let ca = SockAddr { addr: 1, port: 1000 };
+    let sa = SockAddr { addr: 2, port: 80 };
+    let mut c = Endpoint::client(&cfg, ca, sa, 7, 0);
+    let mut s = Endpoint::server(&cfg, sa, ca, 9, 0);
+    let mut out = Vec::new();
+    c.connect(Time::ZERO, &mut out);
+    let syn = out.pop().unwrap();
+    let Transport::Tcp { window, opts, .. } = syn.transport else { unreachable!() };
+    assert_eq!(window, 65_535, "a SYN's window is never scaled");
+    assert_eq!(opts.wscale, Some(8), "8 MiB needs shift 8");
+    assert_eq!(opts.mss, Some(1460), "MSS option = payload 1448 + 12 option bytes");
+    s.on_segment(&syn, Time(1), &mut out);
+    let synack = out.pop().unwrap();
+    c.on_segment(&synack, Time(2), &mut out);
+    let ack = out.pop().unwrap();
+    let Transport::Tcp { window, .. } = ack.transport else { unreachable!() };
+    assert_eq!(window, 32_768, "8 MiB >> 8");
+    s.on_segment(&ack, Time(3), &mut out);
+    assert_eq!(s.snd_wnd, 8 << 20, "the server shifts the client's field back by 8");
+}
+
+// tests RFC 7323 §2.2: window scaling only if both SYNs carry the option.
+#[test]
+fn window_scale_needs_both_sides() {
+    let on = TcpConfig { rcv_buf: 8 << 20, ..TcpConfig::default() };
+    let off = TcpConfig { rcv_buf: 8 << 20, window_scaling: false, ..TcpConfig::default() };
+    let ca = SockAddr { addr: 1, port: 1000 };
+    let sa = SockAddr { addr: 2, port: 80 };
+    let mut c = Endpoint::client(&on, ca, sa, 7, 0);
+    let mut s = Endpoint::server(&off, sa, ca, 9, 0);
+    let mut out = Vec::new();
+    c.connect(Time::ZERO, &mut out);
+    s.on_segment(&out.pop().unwrap(), Time(1), &mut out);
+    let synack = out.pop().unwrap();
+    let Transport::Tcp { opts, .. } = synack.transport else { unreachable!() };
+    assert_eq!(opts.wscale, None);
+    c.on_segment(&synack, Time(2), &mut out);
+    let Transport::Tcp { window, .. } = out.pop().unwrap().transport else { unreachable!() };
+    assert_eq!(window, 65_535, "unscaled: 8 MiB saturates the 16-bit field");
+}
+
+// tests spec §2.5.3 worked example (RFC 6582): two losses, one reduction.
+#[test]
+fn newreno_partial_and_full_ack_spec_example() {
+    let mut p = Pair::new(reno_cfg(), Some(10 * MSS));
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 10, "initial window of 10 segments");
+    let (lost3, lost6) = (burst[2].clone(), burst[5].clone());
+    // Segments 1, 2 arrive: two new ACKs (cwnd grows in slow start to 12).
+    let acks = p.to_server(&burst[0..2]);
+    let out = p.to_client(&acks);
+    assert!(out.is_empty(), "no new data to send");
+    p.c.w.cwnd = 10 * MSS; // the example starts from cwnd = 10 SMSS
+    // 4, 5, 7 arrive out of order: three duplicate ACKs.
+    let dups = p.to_server(&[burst[3].clone(), burst[4].clone(), burst[6].clone()]);
+    assert_eq!(dups.len(), 3);
+    let out = p.to_client(&dups);
+    assert_eq!(out.len(), 1, "exactly one retransmission");
+    assert_eq!(seg_seq(&out[0]), seg_seq(&lost3));
+    assert_eq!(p.c.ca, CaState::Recovery);
+    // FlightSize was 8 segments (3..=10): ssthresh = 4, cwnd = ssthresh + 3 = 7.
+    assert_eq!(p.c.w.ssthresh, 4 * MSS);
+    assert_eq!(p.c.w.cwnd, 7 * MSS);
+    // 8, 9, 10: three more duplicates inflate cwnd by one SMSS each.
+    let dups = p.to_server(&burst[7..10]);
+    assert!(p.to_client(&dups).is_empty());
+    assert_eq!(p.c.w.cwnd, 10 * MSS);
+    // The retransmitted 3 fills the first hole: ACK through 5 is partial (3 segments).
+    let partial = p.to_server(&[lost3]);
+    let out = p.to_client(&partial);
+    assert_eq!(out.len(), 1, "partial ACK retransmits the next hole");
+    assert_eq!(seg_seq(&out[0]), seg_seq(&lost6));
+    assert_eq!(p.c.ca, CaState::Recovery, "stay in recovery on a partial ACK");
+    assert_eq!(p.c.w.cwnd, 10 * MSS - 3 * MSS + MSS, "deflate by the amount acked, add one SMSS");
+    // The retransmitted 6 completes the data: full ACK ends recovery with cwnd = ssthresh.
+    let full = p.to_server(&[lost6]);
+    p.to_client(&full);
+    assert_eq!(p.c.ca, CaState::Open);
+    assert_eq!(p.c.w.cwnd, p.c.w.ssthresh);
+    assert_eq!(p.c.counters.fast_retransmits, 1, "exactly one reduction for the two losses");
+}
+
+// tests RFC 5681 §3.2: a single drop gives three duplicate ACKs, one retransmission, cwnd halved.
+#[test]
+fn single_drop_three_dupacks_one_retransmission_cwnd_halved() {
+    let mut p = Pair::new(reno_cfg(), Some(10 * MSS));
+    let burst = p.client_sends();
+    let dropped = burst[0].clone();
+    let dups = p.to_server(&burst[1..4]);
+    let mut out = Vec::new();
+    for (i, d) in dups.iter().enumerate() {
+        out = p.to_client(std::slice::from_ref(d));
+        if i < 2 {
+            assert!(out.iter().all(|s| seg_seq(s) != seg_seq(&dropped)), "no retransmission before the third duplicate");
+        }
+    }
+    assert_eq!(out.iter().filter(|s| seg_seq(s) == seg_seq(&dropped)).count(), 1);
+    assert_eq!(p.c.w.ssthresh, 5 * MSS, "ssthresh = FlightSize / 2 = 10 / 2 segments");
+    let rest = p.to_server(&burst[4..]);
+    p.to_client(&rest);
+    let fin = p.to_server(&[dropped]);
+    p.to_client(&fin);
+    assert_eq!(p.c.w.cwnd, 5 * MSS, "after recovery cwnd = ssthresh: halved from 10 segments");
+}
+
+// tests RFC 6298 §5.4-5.6 and RFC 5681 §3.1: timeout ⇒ retransmit head, cwnd = 1 SMSS, RTO doubled.
+#[test]
+fn rto_sets_loss_window_and_doubles_timer() {
+    let mut p = Pair::new(TcpConfig::default(), Some(20 * MSS));
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 10);
+    let rto = p.c.rtt.rto();
+    assert_eq!(rto, Dur::from_secs(1), "no RTT sample yet: RTO = 1 s");
+    let deadline = p.c.poll_at().unwrap();
+    p.now = deadline;
+    let mut out = Vec::new();
+    p.c.on_wakeup(p.now, &mut out);
+    assert_eq!(out.len(), 1, "one retransmission after the timeout");
+    assert_eq!(seg_seq(&out[0]), seg_seq(&burst[0]));
+    assert_eq!(p.c.w.cwnd, MSS);
+    assert_eq!(p.c.w.ssthresh, 5 * MSS);
+    assert_eq!(p.c.rtt.rto(), Dur::from_secs(2));
+    assert_eq!(p.c.poll_at(), Some(p.now + Dur::from_secs(2)));
+    // A second expiry doubles again and keeps ssthresh (RFC 5681 §3.1 on repeated timeouts).
+    p.now += Dur::from_secs(2);
+    p.c.on_wakeup(p.now, &mut out);
+    assert_eq!(p.c.rtt.rto(), Dur::from_secs(4));
+    assert_eq!(p.c.w.ssthresh, 5 * MSS);
+    assert_eq!(p.c.counters.rto_count, 2);
+}
+
+// tests RFC 1122 §4.2.3.2 / RFC 5681 §4.2: ACK every second segment, else within the timeout;
+// out-of-order data is acknowledged at once.
+#[test]
+fn delayed_ack_every_second_segment_and_timer() {
+    let mut p = Pair::new(TcpConfig::default(), Some(3 * MSS));
+    let burst = p.client_sends();
+    assert!(p.to_server(&burst[0..1]).is_empty(), "first segment: ACK delayed");
+    let acks = p.to_server(&burst[1..2]);
+    assert_eq!(acks.len(), 1, "second segment: ACK now");
+    assert!(p.to_server(&burst[2..3]).is_empty());
+    let t = p.s.poll_at().unwrap();
+    assert_eq!(t, p.now + Dur::from_millis(200));
+    let mut out = Vec::new();
+    p.s.on_wakeup(t, &mut out);
+    assert_eq!(out.len(), 1, "the delayed-ACK timer fires");
+}
+
+// tests RFC 2018 §4 and RFC 5681 §4.2: an out-of-order segment gets an immediate ACK with a SACK
+// block naming it; ns-3's duplicate rule counts ACKs that carry new SACK information.
+#[test]
+fn out_of_order_immediate_ack_with_sack_block() {
+    let mut p = Pair::new(TcpConfig::default(), Some(10 * MSS));
+    let burst = p.client_sends();
+    let acks = p.to_server(&burst[1..2]);
+    assert_eq!(acks.len(), 1);
+    let Transport::Tcp { ack, opts, .. } = acks[0].transport else { unreachable!() };
+    assert_eq!(ack, seg_seq(&burst[0]), "cumulative ACK stays at the hole");
+    assert_eq!(opts.sack.as_slice(), &[(seg_seq(&burst[1]), seg_seq(&burst[1]).wrapping_add(MSS as u32))]);
+}
+
+// tests RFC 6675 + RFC 6937: with SACK, one loss gives one retransmission; PRR brings cwnd to
+// ssthresh by the end of recovery.
+#[test]
+fn sack_prr_recovery_single_loss() {
+    let cfg = TcpConfig { delack: DelAck::Off, ..TcpConfig::ns3_44() };
+    let mut p = Pair::new(cfg, None);
+    let burst = p.client_sends();
+    let lost = burst[0].clone();
+    let mut retx = 0;
+    let mut inflight: Vec<SimPacket> = Vec::new();
+    for s in &burst[1..] {
+        let acks = p.to_server(std::slice::from_ref(s));
+        for seg in p.to_client(&acks) {
+            if seg_seq(&seg) == seg_seq(&lost) {
+                retx += 1;
+            } else {
+                inflight.push(seg);
+            }
+        }
+    }
+    assert_eq!(retx, 1);
+    assert_eq!(p.c.ca, CaState::Recovery);
+    let ss = p.c.w.ssthresh;
+    let acks = p.to_server(&[lost]);
+    p.to_client(&acks);
+    let acks = p.to_server(&inflight);
+    p.to_client(&acks);
+    assert_eq!(p.c.ca, CaState::Open);
+    assert!(p.c.w.cwnd >= ss && p.c.w.cwnd <= ss + 2 * MSS, "cwnd {} vs ssthresh {ss}", p.c.w.cwnd);
+}
+
+// tests spec §2.5.1: a strict RFC 5681 sender does not count ACKs whose window changed (as a
+// window-rewriting gateway makes them); the default rule ignores the window.
+#[test]
+fn strict_dupack_rule_ignores_acks_with_changed_window() {
+    for (rule, expect_fr) in [(DupAckRule::Default, 1), (DupAckRule::Strict, 0)] {
+        let mut p = Pair::new(TcpConfig { dupack: rule, ..reno_cfg() }, Some(10 * MSS));
+        let burst = p.client_sends();
+        let mut dups = p.to_server(&burst[1..5]);
+        for (i, d) in dups.iter_mut().enumerate() {
+            if let Transport::Tcp { window, .. } = &mut d.transport {
+                *window -= 1 + i as u16; // a gateway lowers the window on every ACK
+            }
+        }
+        p.to_client(&dups);
+        assert_eq!(p.c.counters.fast_retransmits, expect_fr, "{rule:?}");
+    }
+}
+
+// tests RFC 3168 §6.1.2-6.1.3: CE ⇒ ECE until CWR; the sender reduces once per window and sets CWR.
+#[test]
+fn ecn_echo_reduces_once_and_sets_cwr() {
+    let cfg = TcpConfig { ecn: true, delack: DelAck::Off, ecn_cut: EcnCut::Immediate, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, None);
+    let mut burst = p.client_sends();
+    assert!(burst.iter().all(|s| s.ecn == Ecn::Ect0), "data is ECT(0)");
+    burst[0].ecn = Ecn::Ce;
+    let acks = p.to_server(&burst[0..3]);
+    assert!(acks.iter().all(|a| flags(a) & F::ECE != 0), "ECE on every ACK until CWR");
+    let cwnd_before = p.c.w.cwnd;
+    let out = p.to_client(&acks);
+    assert!(p.c.w.ssthresh < cwnd_before, "one reduction");
+    assert!(p.c.w.cwnd <= p.c.w.ssthresh + MSS, "cwnd cut to ssthresh at once (ecn_cut = immediate)");
+    assert!(out.is_empty(), "cwnd below the flight: nothing new yet");
+    // The rest of the window is acknowledged (still with ECE): no second reduction.
+    let ss = p.c.w.ssthresh;
+    let acks = p.to_server(&burst[3..]);
+    let out = p.to_client(&acks);
+    assert_eq!(p.c.w.ssthresh, ss, "at most one reduction per window of data");
+    let cwr: Vec<&SimPacket> = out.iter().filter(|s| flags(s) & F::CWR != 0).collect();
+    assert_eq!(cwr.len(), 1, "CWR on the next new data segment only");
+    let acks = p.to_server(&out);
+    assert!(acks.iter().all(|a| flags(a) & F::ECE == 0), "CWR stops the echo");
+}
+
+// tests spec §3.1: plain RFC 793 counts duplicates but never fast-retransmits.
+#[test]
+fn rfc793_none_cc_has_no_fast_retransmit() {
+    let mut p = Pair::new(TcpConfig { cc: CcKind::None, ..reno_cfg() }, Some(10 * MSS));
+    let burst = p.client_sends();
+    let dups = p.to_server(&burst[1..6]);
+    let out = p.to_client(&dups);
+    assert!(out.is_empty());
+    assert_eq!(p.c.counters.triple_dupacks, 1);
+    assert_eq!(p.c.counters.fast_retransmits, 0);
+}
+
+// tests RFC 9293 §3.8.6: a receiver never moves its right edge left.
+#[test]
+fn receiver_never_shrinks_its_window() {
+    let cfg = TcpConfig { rcv_buf: 4 * MSS, snd_buf: 4 * MSS, window_scaling: false, delack: DelAck::Off, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, Some(20 * MSS));
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 4, "the peer's 4-segment window limits the sender");
+    // Out-of-order data occupies buffer, but the advertised right edge stays put.
+    let acks = p.to_server(&burst[1..4]);
+    for a in &acks {
+        let Transport::Tcp { ack, window, .. } = a.transport else { unreachable!() };
+        let edge = ack.wrapping_add(window as u32);
+        assert_eq!(edge, seg_seq(&burst[0]).wrapping_add(4 * MSS as u32));
+    }
+    let _ = p.index_of(&burst[0]);
+}
