@@ -130,10 +130,12 @@ pub struct MonitorSpec {
     pub rtt_trace: bool,
     /// Bytes captured per packet in pcap files.
     pub pcap_snaplen: u32,
+    /// Queues reported in the summary and sampled (by name); `None`: every router egress queue.
+    pub queues: Option<Vec<String>>,
 }
 
 impl Default for MonitorSpec {
     fn default() -> Self {
-        MonitorSpec { queue_sample: Dur::from_millis(10), cwnd_trace: None, rtt_trace: false, pcap_snaplen: 128 }
+        MonitorSpec { queue_sample: Dur::from_millis(10), cwnd_trace: None, rtt_trace: false, pcap_snaplen: 128, queues: None }
     }
 }

@@ -114,7 +114,10 @@ impl<'m> Sim<'m> {
                     txdone_scheduled: false,
                     loss: d.loss,
                     rng: RngStream::derive(model.seed, StreamKey::LinkLoss(&d.queue_name)),
-                    monitored: model.nodes[from].kind == NodeKind::Router,
+                    monitored: match &model.monitor.queues {
+                        Some(names) => names.iter().any(|n| *n == d.queue_name),
+                        None => model.nodes[from].kind == NodeKind::Router,
+                    },
                     pcap: d.pcap,
                     samples: 0,
                     sum_pkts: 0.0,

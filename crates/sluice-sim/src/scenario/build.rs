@@ -155,6 +155,8 @@ struct Net {
     nodes: Vec<NodeSpec>,
     links: Vec<LinkSpec>,
     groups: Vec<(String, Vec<usize>)>,
+    /// Queues reported by default (None: every router egress queue).
+    core_queues: Option<Vec<String>>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -231,7 +233,7 @@ fn build_topology(t: &Topology) -> R<Net> {
             }
             links.push(link(a, b, &nodes, bottleneck.rate, bottleneck.delay, fq, rq, loss, Dur::ZERO, l2, dev));
             let groups = vec![("senders".to_string(), (0..n).collect()), ("receivers".to_string(), (n..2 * n).collect())];
-            Ok(Net { nodes, links, groups })
+            Ok(Net { nodes, links, groups, core_queues: Some(vec!["A->B".into(), "B->A".into()]) })
         }
         Topology::ParkingLot { hops, rate, delay, queue, access_rate, access_delay, access_queue } => {
             let h = *hops as usize;
@@ -261,7 +263,8 @@ fn build_topology(t: &Topology) -> R<Net> {
                 cs.push(add_host(&mut nodes, format!("c{i}_src"), i, &mut links));
                 cd.push(add_host(&mut nodes, format!("c{i}_dst"), i + 1, &mut links));
             }
-            Ok(Net { nodes, links, groups: vec![("cross_srcs".into(), cs), ("cross_dsts".into(), cd)] })
+            let core = (0..h).flat_map(|i| [format!("R{i}->R{}", i + 1), format!("R{}->R{i}", i + 1)]).collect();
+            Ok(Net { nodes, links, groups: vec![("cross_srcs".into(), cs), ("cross_dsts".into(), cd)], core_queues: Some(core) })
         }
         Topology::Graph { nodes: gn, links: gl } => {
             let mut nodes = Vec::new();
@@ -293,7 +296,7 @@ fn build_topology(t: &Topology) -> R<Net> {
                 let loss = (check_loss(l.loss, &format!("{p}.loss"))?, check_loss(l.reverse_loss, &format!("{p}.reverse_loss"))?);
                 links.push(link(a, b, &nodes, l.rate, l.delay, q, rq, loss, l.jitter.unwrap_or(Dur::ZERO), l.l2_overhead.unwrap_or(2), l.device_queue.unwrap_or(1)));
             }
-            Ok(Net { nodes, links, groups: vec![] })
+            Ok(Net { nodes, links, groups: vec![], core_queues: None })
         }
     }
 }
@@ -464,6 +467,26 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
             }
         }
     }
+    monitor.queues = match &f.monitor.queues {
+        None => net.core_queues.clone(),
+        Some(e) => {
+            let wanted: Vec<String> = match e {
+                Endpoints::One(s) => vec![s.clone()],
+                Endpoints::Many(v) => v.clone(),
+            };
+            if wanted.iter().any(|w| w == "routers") {
+                None
+            } else {
+                let all: Vec<&String> = net.links.iter().flat_map(|l| [&l.ab.queue_name, &l.ba.queue_name]).collect();
+                for w in &wanted {
+                    if !all.contains(&w) {
+                        return Err(ScenarioError::new("monitor.queues", format!("no link direction named {w:?} (or \"routers\" for every router egress queue)")));
+                    }
+                }
+                Some(wanted)
+            }
+        }
+    };
     check_connected(&net, &flows)?;
     if let Some(d) = &f.description {
         notes.push(("description".into(), d.clone()));

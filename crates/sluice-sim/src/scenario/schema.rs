@@ -221,4 +221,5 @@ pub struct MonitorTable {
     pub rtt_trace: Option<bool>,
     pub pcap: Option<Endpoints>,
     pub pcap_snaplen: Option<u32>,
+    pub queues: Option<Endpoints>,
 }
