@@ -17,11 +17,8 @@ pub struct DropTail<P> {
 
 impl<P> DropTail<P> {
     pub fn new(limit: QueueLimit) -> Self {
-        let cap = match limit {
-            QueueLimit::Packets(n) => (n as usize).min(4096),
-            QueueLimit::Bytes(b) => ((b / 1500) as usize).min(4096),
-        };
-        DropTail { limit, q: VecDeque::with_capacity(cap), bytes: 0 }
+        // Grow on demand: most interfaces of a large topology never hold more than a few packets.
+        DropTail { limit, q: VecDeque::new(), bytes: 0 }
     }
 }
 
