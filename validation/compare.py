@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Run Sluice on the ns-3 reference dumbbells and print a side-by-side table.
+
+For every drop-tail NewReno case in ``validation/fixtures/ns3-reference.json`` this writes the
+equivalent Sluice scenario (same rates, per-flow delays, buffer, measurement window, and the
+per-flow start times ns-3 drew), runs it under the ``ns3.44`` profile with ``sluice-sim`` and
+compares aggregate goodput, bottleneck drop ratio, Jain's index, mean queue length and wall time.
+The same comparison, with the issue's tolerances, is asserted by the Rust integration tests
+(``crates/sluice-sim/tests/integration/reference.rs``).
+
+Usage:  python3 validation/compare.py [--markdown docs/validation-table.md] [--jitter]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "validation" / "fixtures" / "ns3-reference.json"
+BIN = ROOT / "target" / "release" / "sluice-sim"
+
+
+def scenario(case: dict, jitter: str | None) -> str:
+    a = case["args"]
+    flows = case["flows"]
+    q = lambda xs: "[" + ", ".join(f'"{x}"' for x in xs) + "]"  # noqa: E731
+    starts = q([f"{f['start_s']}s" for f in flows])
+    lines = [
+        f'name = "{case["case"]}"',
+        f'duration = "{a["duration"]}s"',
+        f'warmup = "{a["warmup"]}s"',
+        "seed = 1",
+        "[tcp]",
+        'validate = "ns3.44"',
+        f"mss = {a['segment_size']}",
+        f'snd_buf = "{a["sndbuf"]}B"',
+        f'rcv_buf = "{a["rcvbuf"]}B"',
+        "[topology]",
+        'kind = "dumbbell"',
+        f"pairs = {len(flows)}",
+        f'access_rate = "{a["access_rate"]}"',
+        f"sender_delays = {q([f['sender_delay'] for f in flows])}",
+        f"receiver_delays = {q([f['receiver_delay'] for f in flows])}",
+        f'bottleneck = {{ rate = "{a["bottleneck_rate"]}", delay = "{a["bottleneck_delay"]}" }}',
+        f'queue = {{ kind = "drop_tail", limit = "{a["buffer"]}pkt" }}',
+    ]
+    if jitter:
+        lines.append(f'jitter = "{jitter}"')
+    lines += [
+        "[[flows]]",
+        f"count = {len(flows)}",
+        'src = "senders"',
+        'dst = "receivers"',
+        'app = { kind = "bulk" }',
+        f"start = {starts}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--markdown", type=Path, help="also write the table as Markdown to this file")
+    args = ap.parse_args()
+    subprocess.run(["cargo", "build", "--release", "-q", "--bin", "sluice-sim"], cwd=ROOT, check=True)
+    fx = json.loads(FIXTURE.read_text())
+    rows = []
+    for case in fx["cases"]:
+        a = case["args"]
+        if a["qdisc"] != "fifo" or a["tcp"] != "ns3::TcpNewReno" or case["case"].endswith("seed2") or "noflowmon" in case["case"]:
+            continue
+        jitter = "120us" if "jitter120us" in case["case"] else None
+        with tempfile.TemporaryDirectory() as d:
+            p = Path(d) / "s.toml"
+            p.write_text(scenario(case, jitter))
+            out = subprocess.run([str(BIN), str(p)], capture_output=True, text=True, check=True)
+        s = json.loads(out.stdout)
+        qa = next(x for x in s["queues"] if x["name"] == "A->B")
+        rows.append({
+            "case": case["case"],
+            "flows": len(case["flows"]),
+            "gp": (s["aggregate_goodput_bps"] / 1e6, case["aggregate_goodput_mbps"]),
+            "drop": (qa["drop_ratio"], case["drop_ratio"]),
+            "jain": (s["jain_goodput"], case["jain"]),
+            "queue": (qa["mean_len_pkts"], case["queue_mean_pkts"]),
+            "wall": (s["wall_time_s"], case["wall_run_s"]),
+            "jitter": jitter,
+        })
+    head = "| case | flows | goodput Mb/s (Sluice / ns-3) | Δ | drop ratio (Sluice / ns-3) | Δ rel | Jain (Sluice / ns-3) | Δ | queue pkts (Sluice / ns-3) | wall s (Sluice / ns-3) |"
+    lines = [head, "|" + "---|" * 10]
+    for r in rows:
+        g, dr, j, q, w = r["gp"], r["drop"], r["jain"], r["queue"], r["wall"]
+        lines.append(
+            f"| {r['case']} | {r['flows']} | {g[0]:.2f} / {g[1]:.2f} | {100 * (g[0] - g[1]) / g[1]:+.1f}% "
+            f"| {dr[0]:.2e} / {dr[1]:.2e} | {100 * (dr[0] - dr[1]) / dr[1]:+.0f}% "
+            f"| {j[0]:.3f} / {j[1]:.3f} | {j[0] - j[1]:+.3f} | {q[0]:.1f} / {q[1]:.1f} | {w[0]:.2f} / {w[1]:.1f} |"
+        )
+    table = "\n".join(lines)
+    print(table)
+    if args.markdown:
+        args.markdown.write_text(table + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
