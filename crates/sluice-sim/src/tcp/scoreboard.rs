@@ -37,6 +37,13 @@ pub struct Scoreboard {
     pub retrans_bytes: u64,
     /// Highest SACKed offset + 1 (0 if none).
     pub high_sacked: u64,
+    /// Every un-SACKed segment below this offset is already marked lost (RFC 6675 IsLost is
+    /// monotone: once lost, a segment stays lost until acknowledged).
+    lost_frontier: u64,
+    /// No segment below this offset is waiting for a retransmission.
+    rexmit_hint: u64,
+    /// Ranges recently marked SACKed, so a block reported again is not walked again.
+    known: [(u64, u64); 4],
 }
 
 impl Scoreboard {
@@ -131,6 +138,22 @@ impl Scoreboard {
 
     /// Mark segments fully inside `[l, r)` as SACKed. Returns the bytes newly SACKed.
     pub fn sack(&mut self, l: u64, r: u64) -> u64 {
+        let mut l = l;
+        // Skip the part of the block already marked (SACK blocks mostly grow at the top).
+        for &(kl, kr) in &self.known {
+            if kl <= l && l < kr {
+                l = kr;
+            }
+        }
+        if l >= r {
+            return 0;
+        }
+        let slot = self.known.iter().position(|&(kl, kr)| kr == l || (kl, kr) == (0, 0)).unwrap_or_else(|| {
+            // Replace the lowest range.
+            (0..4).min_by_key(|&i| self.known[i].1).expect("four slots")
+        });
+        let kl = if self.known[slot].1 == l && self.known[slot].0 != 0 { self.known[slot].0 } else { l };
+        self.known[slot] = (kl, r);
         let mut newly = 0;
         // Segments are sorted by start: binary-search the first that may overlap.
         let idx = self.segs.partition_point(|s| s.end <= l);
@@ -154,34 +177,41 @@ impl Scoreboard {
 
     /// RFC 6675 `IsLost` for all segments: mark lost every un-SACKed segment that has at least
     /// `dupthresh` SACKed segments above it, or more than `(dupthresh − 1)·smss` SACKed bytes
-    /// above it. Returns bytes newly marked lost.
+    /// above it. Returns bytes newly marked lost. Cost: a walk down from the highest SACKed
+    /// segment to the point where the rule starts to hold, plus the newly lost segments.
     pub fn update_lost(&mut self, dupthresh: u32, smss: u32) -> u64 {
         if self.sacked_bytes == 0 {
             return 0;
         }
         let byte_limit = (dupthresh.saturating_sub(1)) as u64 * smss as u64;
+        let top = self.segs.partition_point(|s| s.start < self.high_sacked);
         let mut count = 0u32;
         let mut bytes = 0u64;
-        let mut newly = 0;
-        let mut i = self.segs.len();
+        let mut i = top.min(self.segs.len());
+        // Find the highest index p such that every segment below p satisfies the rule.
+        let mut p = None;
         while i > 0 {
             i -= 1;
             let s = self.segs[i];
+            if s.start < self.lost_frontier {
+                break;
+            }
             if s.sacked {
                 count += 1;
                 bytes += s.len();
-                continue;
-            }
-            if count >= dupthresh || bytes > byte_limit {
-                if s.lost {
-                    // Everything below was examined at an earlier call with at least as much
-                    // SACKed above; but it may have been retransmitted since: keep going only
-                    // while unmarked segments can remain.
-                    continue;
+                if count >= dupthresh || bytes > byte_limit {
+                    p = Some(i);
+                    break;
                 }
-                newly += self.mark_lost_at(i);
             }
         }
+        let Some(p) = p else { return 0 };
+        let mut newly = 0;
+        let from = self.segs.partition_point(|s| s.end <= self.lost_frontier);
+        for j in from..p {
+            newly += self.mark_lost_at(j);
+        }
+        self.lost_frontier = self.lost_frontier.max(self.segs[p].start);
         newly
     }
 
@@ -196,6 +226,7 @@ impl Scoreboard {
         m.retrans = false;
         let m = *m;
         self.remark(&m);
+        self.rexmit_hint = self.rexmit_hint.min(m.start);
         m.len()
     }
 
@@ -210,6 +241,10 @@ impl Scoreboard {
 
     /// RTO: every un-SACKed segment is lost and no retransmission is in flight any more.
     pub fn mark_all_lost(&mut self) {
+        self.rexmit_hint = 0;
+        if let Some(b) = self.segs.back() {
+            self.lost_frontier = self.lost_frontier.max(b.end);
+        }
         for i in 0..self.segs.len() {
             let s = self.segs[i];
             if s.sacked {
@@ -237,14 +272,22 @@ impl Scoreboard {
             }
         }
         self.high_sacked = 0;
+        self.lost_frontier = 0;
+        self.known = [(0, 0); 4];
     }
 
     /// The first lost, un-SACKed segment not yet retransmitted (RFC 6675 NextSeg rule 1).
     pub fn next_lost(&self) -> Option<usize> {
-        if self.lost_bytes == 0 {
+        // Retransmitted segments are always lost ones, so this counts lost segments still
+        // waiting for their retransmission.
+        if self.lost_bytes <= self.retrans_bytes {
             return None;
         }
-        self.segs.iter().position(|s| s.lost && !s.sacked && !s.retrans)
+        let from = self.segs.partition_point(|s| s.end <= self.rexmit_hint);
+        (from..self.segs.len()).find(|&i| {
+            let s = &self.segs[i];
+            s.lost && !s.sacked && !s.retrans
+        })
     }
 
     /// Mark segment `i` as retransmitted at `now`; returns its range.
@@ -252,11 +295,15 @@ impl Scoreboard {
         let s = self.segs[i];
         self.unmark(&s);
         let m = &mut self.segs[i];
+        debug_assert!(m.lost, "only lost segments are retransmitted");
         m.retrans = true;
         m.ever_retrans = true;
         m.sent_at = now;
         let m = *m;
         self.remark(&m);
+        if i == 0 || self.rexmit_hint >= m.start {
+            self.rexmit_hint = self.rexmit_hint.max(m.end);
+        }
         (m.start, m.end)
     }
 
@@ -276,6 +323,15 @@ impl Scoreboard {
             }
         }
         assert_eq!((s, l, r), (self.sacked_bytes, self.lost_bytes, self.retrans_bytes), "scoreboard counters drifted");
+        for g in &self.segs {
+            assert!(!g.retrans || g.lost, "a retransmitted segment is a lost one");
+            if g.end <= self.lost_frontier {
+                assert!(g.sacked || g.lost, "below the frontier every un-SACKed segment is lost");
+            }
+            if g.end <= self.rexmit_hint {
+                assert!(!(g.lost && !g.sacked && !g.retrans), "a segment below the hint waits for retransmission");
+            }
+        }
     }
 }
 
