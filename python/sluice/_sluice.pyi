@@ -16,6 +16,8 @@ This stub is checked against the compiled module by ``python -m mypy.stubtest sl
 
 from typing import final
 
+__all__ = ["RunResult", "run", "validate", "version", "_panic_for_test"]
+
 @final
 class RunResult:
     """The outcome of one run, as produced by the simulator."""

@@ -39,7 +39,9 @@ def _draw_queue_length(ax: Axes, result: Result) -> None:
         ax.legend(loc="upper right", fontsize="small")
     warmup = result.summary.get("warmup_s")
     if warmup:
-        ax.axvspan(0, warmup, color="0.9", zorder=0, label="_warm-up")
+        ax.axvspan(0, warmup, color="0.92", zorder=0)
+        ax.text(warmup / 2, 0.5, "warm-up\n(not measured)", ha="center", va="center",
+                transform=ax.get_xaxis_transform(), fontsize="small", color="0.4")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("queue length (packets)")
     ax.set_title("Queue length")
@@ -51,8 +53,10 @@ def _draw_goodput_bars(ax: Axes, result: Result) -> None:
     if flows.empty:
         ax.text(0.5, 0.5, "no flows", ha="center", va="center", transform=ax.transAxes)
     else:
-        labels = [str(i) for i in flows["id"]]
-        ax.bar(labels, flows["goodput_bps"].astype(float) / 1e6, color="tab:blue")
+        ids = [int(i) for i in flows["id"]]
+        ax.bar(ids, flows["goodput_bps"].astype(float) / 1e6, color="tab:blue")
+        if len(ids) <= 30:
+            ax.set_xticks(ids)
     jain = result.summary.get("jain_goodput")
     aggregate = result.summary.get("aggregate_goodput_bps")
     subtitle = []
