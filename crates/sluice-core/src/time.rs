@@ -79,8 +79,15 @@ impl Rate {
         if self.0 == 0 {
             return Dur::ZERO;
         }
+        let r = self.0;
+        if bytes < (1 << 24) {
+            // bytes·8·10⁹ < 2⁵⁷ and r/2 < 2⁶³: fits in 64 bits, so no 128-bit division on the
+            // hot path.
+            let num = bytes * 8_000_000_000;
+            return Dur((num + r / 2) / r);
+        }
         let num = bytes as u128 * 8 * 1_000_000_000;
-        let r = self.0 as u128;
+        let r = r as u128;
         Dur(((num + r / 2) / r) as u64)
     }
 }

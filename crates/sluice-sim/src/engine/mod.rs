@@ -13,7 +13,7 @@ use crate::apps::App;
 use crate::model::{AppSpec, Model, NodeKind, QdiscSpec, StartSpec};
 use crate::monitor::collect::{self, Collected, FlowRecord};
 use crate::monitor::pcap::PcapWriter;
-use crate::net::{addr_node, compute_routes, node_addr, Iface, Node, QPkt};
+use crate::net::{addr_node, compute_routes, node_addr, Iface, IfaceInfo, Node, QPkt};
 use crate::packet::{SimPacket, Transport};
 use crate::tcp::{Endpoint, SockAddr};
 use crate::{RunOptions, RunOutput, SimError};
@@ -29,13 +29,10 @@ use std::io::BufWriter;
 #[derive(Clone, Debug, Default)]
 pub struct FlowNet {
     pub lost_pkts: u64,
-    pub lost_pkts_warm: u64,
     /// UDP: packets and bytes sent / delivered.
     pub udp_sent_pkts: u64,
     pub udp_sent_bytes: u64,
     pub udp_rcvd_bytes: u64,
-    pub udp_sent_bytes_warm: u64,
-    pub udp_rcvd_bytes_warm: u64,
     pub udp_last_rcvd: Time,
     pub fct: Option<Time>,
 }
@@ -48,6 +45,9 @@ pub(crate) struct Sim<'m> {
     pub q: EventQueue,
     pub nodes: Vec<Node>,
     pub ifaces: Vec<Iface>,
+    pub info: Vec<IfaceInfo>,
+    /// Indices of the interfaces whose queues are sampled and reported.
+    monitored: Vec<usize>,
     pkts: Vec<SimPacket>,
     free: Vec<u32>,
     /// Two endpoints per TCP flow: client at 2f, server at 2f + 1 (placeholders for UDP flows).
@@ -87,6 +87,7 @@ impl<'m> Sim<'m> {
             .map(|(i, n)| Node { name: n.name.clone(), addr: node_addr(i), is_host: n.kind == NodeKind::Host, ifaces: Vec::new(), routes: Vec::new() })
             .collect();
         let mut ifaces = Vec::new();
+        let mut info = Vec::new();
         let mut pcaps = Vec::new();
         let mut files = Vec::new();
         for l in &model.links {
@@ -99,7 +100,6 @@ impl<'m> Sim<'m> {
                 let idx = ifaces.len() as u32;
                 nodes[from].ifaces.push(idx);
                 ifaces.push(Iface {
-                    name: d.queue_name.clone(),
                     node: from as u32,
                     peer: to as u32,
                     rate: l.rate,
@@ -107,25 +107,24 @@ impl<'m> Sim<'m> {
                     l2_overhead: l.l2_overhead,
                     device_cap: l.device_queue,
                     qdisc: Instrumented::new(qdisc),
-                    qdisc_kind: "drop_tail",
                     device: Default::default(),
                     busy_until: Time::ZERO,
                     tx_seq: 0,
                     txdone_scheduled: false,
                     loss: d.loss,
+                });
+                info.push(IfaceInfo {
+                    name: d.queue_name.clone(),
+                    qdisc_kind: "drop_tail",
                     rng: RngStream::derive(model.seed, StreamKey::LinkLoss(&d.queue_name)),
                     monitored: match &model.monitor.queues {
                         Some(names) => names.iter().any(|n| *n == d.queue_name),
                         None => model.nodes[from].kind == NodeKind::Router,
                     },
-                    pcap: d.pcap,
                     samples: 0,
                     sum_pkts: 0.0,
                     sum_pkts2: 0.0,
                     sum_bytes: 0.0,
-                    warm: Default::default(),
-                    tx_pkts: 0,
-                    tx_bytes: 0,
                 });
                 let writer = match (&opts.out_dir, d.pcap) {
                     (Some(dir), true) => {
@@ -144,6 +143,8 @@ impl<'m> Sim<'m> {
         compute_routes(&mut nodes, &ifaces);
 
         let mut eps = Vec::with_capacity(model.flows.len() * 2);
+        // Endpoints with equal options share one configuration.
+        let mut configs: Vec<std::sync::Arc<crate::tcp::TcpConfig>> = Vec::new();
         let mut apps = Vec::with_capacity(model.flows.len());
         for (f, fl) in model.flows.iter().enumerate() {
             let mut rng = RngStream::derive(model.seed, StreamKey::App(&fl.name));
@@ -155,8 +156,15 @@ impl<'m> Sim<'m> {
             let server_addr = SockAddr { addr: node_addr(fl.dst), port: 5_001 };
             if fl.app.is_tcp() {
                 let mut erng = RngStream::derive(model.seed, StreamKey::Endpoint(&fl.name));
-                let mut c = Endpoint::client(&fl.tcp, client_addr, server_addr, erng.next_u32(), f as u32);
-                let mut s = Endpoint::server(&fl.tcp, server_addr, client_addr, erng.next_u32(), f as u32);
+                let cfg = match configs.iter().find(|c| ***c == fl.tcp) {
+                    Some(c) => c.clone(),
+                    None => {
+                        configs.push(std::sync::Arc::new(fl.tcp.clone()));
+                        configs[configs.len() - 1].clone()
+                    }
+                };
+                let mut c = Endpoint::client(cfg.clone(), client_addr, server_addr, erng.next_u32(), f as u32);
+                let mut s = Endpoint::server(cfg, server_addr, client_addr, erng.next_u32(), f as u32);
                 if model.monitor.rtt_trace {
                     c.rtt_log = Some(Vec::new());
                     s.rtt_log = Some(Vec::new());
@@ -178,7 +186,9 @@ impl<'m> Sim<'m> {
             warm_at: Time::ZERO + model.warmup,
             q: EventQueue::new(),
             nodes,
+            monitored: info.iter().enumerate().filter(|(_, i)| i.monitored).map(|(k, _)| k).collect(),
             ifaces,
+            info,
             pkts: Vec::with_capacity(4096),
             free: Vec::new(),
             eps,
@@ -331,13 +341,11 @@ impl<'m> Sim<'m> {
         let bytes = p.len as u64 + f.l2_overhead as u64;
         let tx = f.rate.tx_time(bytes);
         f.busy_until = now + tx;
-        f.tx_pkts += 1;
-        f.tx_bytes += bytes;
         // Reserve TxDone's place in the tie order now (ns-3 schedules it at transmission start,
         // before the arrival at the far end); it is scheduled only if someone waits.
         f.tx_seq = self.q.reserve();
         f.txdone_scheduled = false;
-        let lost = f.loss > 0.0 && f.rng.chance(f.loss);
+        let lost = f.loss > 0.0 && self.info[iface as usize].rng.chance(f.loss);
         let arrive = now + tx + f.delay;
         if let Some(w) = &mut self.pcaps[iface as usize] {
             let _ = w.write(now, &self.pkts[p.id as usize]);
@@ -548,11 +556,9 @@ impl<'m> Sim<'m> {
 
     fn sample_queues(&mut self) {
         let t = self.now;
-        for (k, f) in self.ifaces.iter_mut().enumerate() {
-            if !f.monitored {
-                continue;
-            }
-            let occ = f.qdisc.occupancy::<QPkt>();
+        for &k in &self.monitored {
+            let occ = self.ifaces[k].qdisc.occupancy::<QPkt>();
+            let f = &mut self.info[k];
             f.samples += 1;
             f.sum_pkts += occ.packets as f64;
             f.sum_pkts2 += (occ.packets as f64).powi(2);

@@ -164,11 +164,11 @@ pub(crate) fn finish(sim: Sim<'_>, c: Collected) -> Result<RunOutput, SimError> 
     }
     let window_s = t_end.since(t0).as_secs_f64();
     let mut queues = Vec::new();
-    for (k, f) in sim.ifaces.iter().enumerate() {
+    for (k, (q, f)) in sim.ifaces.iter().zip(sim.info.iter()).enumerate() {
         if !f.monitored {
             continue;
         }
-        let s = &f.qdisc.stats;
+        let s = &q.qdisc.stats;
         let w = &warm.queues[k];
         let arrivals = s.arrivals - w.arrivals;
         let dropped = s.dropped() - w.dropped();
@@ -179,7 +179,7 @@ pub(crate) fn finish(sim: Sim<'_>, c: Collected) -> Result<RunOutput, SimError> 
         queues.push(QueueSummary {
             name: f.name.clone(),
             kind: f.qdisc_kind.to_string(),
-            limit: f.qdisc.limit::<crate::net::QPkt>().to_string(),
+            limit: q.qdisc.limit::<crate::net::QPkt>().to_string(),
             arrivals,
             enqueued: s.enqueued - w.enqueued,
             dropped,
@@ -217,7 +217,7 @@ pub(crate) fn finish(sim: Sim<'_>, c: Collected) -> Result<RunOutput, SimError> 
         options,
         sluice_version: VERSION.to_string(),
     };
-    let names: Vec<String> = sim.ifaces.iter().map(|f| f.name.clone()).collect();
+    let names: Vec<String> = sim.info.iter().map(|f| f.name.clone()).collect();
     let s = sim.samples;
     let mut tables = vec![Table {
         name: "queue_samples".into(),

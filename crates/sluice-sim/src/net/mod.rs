@@ -8,7 +8,7 @@
 
 use crate::packet::SimPacket;
 use sluice_core::packet::Ecn;
-use sluice_core::qdisc::{AnyQdisc, Instrumented, QdiscStats, Queued};
+use sluice_core::qdisc::{AnyQdisc, Instrumented, Queued};
 use sluice_core::rng::RngStream;
 use sluice_core::{Dur, Rate, Time};
 use std::collections::VecDeque;
@@ -59,9 +59,10 @@ impl QPkt {
     }
 }
 
-/// One direction of a link, owned by the sending node.
+/// One direction of a link, owned by the sending node: the state the per-packet path touches.
+/// Descriptive and sampling state lives beside it in [`IfaceInfo`] (same index), so the hot
+/// array stays small.
 pub struct Iface {
-    pub name: String,
     pub node: u32,
     pub peer: u32,
     pub rate: Rate,
@@ -69,7 +70,6 @@ pub struct Iface {
     pub l2_overhead: u32,
     pub device_cap: u32,
     pub qdisc: Instrumented<AnyQdisc<QPkt>>,
-    pub qdisc_kind: &'static str,
     pub device: VecDeque<QPkt>,
     /// The serializer is busy until this instant.
     pub busy_until: Time,
@@ -78,18 +78,19 @@ pub struct Iface {
     pub tx_seq: u64,
     pub txdone_scheduled: bool,
     pub loss: f64,
+}
+
+/// The cold half of an interface: names, the loss stream, sampling accumulators.
+pub struct IfaceInfo {
+    pub name: String,
+    pub qdisc_kind: &'static str,
     pub rng: RngStream,
-    /// Sent by a router (reported in the summary and sampled).
+    /// Reported in the summary and sampled.
     pub monitored: bool,
-    pub pcap: bool,
-    // Sampling accumulators (window only).
     pub samples: u64,
     pub sum_pkts: f64,
     pub sum_pkts2: f64,
     pub sum_bytes: f64,
-    pub warm: QdiscStats,
-    pub tx_pkts: u64,
-    pub tx_bytes: u64,
 }
 
 impl Iface {

@@ -8,6 +8,7 @@ use crate::packet::{SackBlocks, SimPacket, TcpOptions, Transport};
 use sluice_core::packet::{tcp_flags as F, Ecn};
 use sluice_core::seq::{to_wire, unwrap_near, window_field, wscale_for_buffer};
 use sluice_core::{Dur, Time};
+use std::sync::Arc;
 
 /// An IPv4 address and port.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -62,7 +63,8 @@ pub(super) const UNLIMITED: u64 = u64::MAX / 4;
 /// One end of a TCP connection.
 #[derive(Clone, Debug)]
 pub struct Endpoint {
-    pub(super) cfg: TcpConfig,
+    /// Shared by every endpoint with the same options (read-only).
+    pub(super) cfg: Arc<TcpConfig>,
     pub flow: u32,
     pub(super) local: SockAddr,
     pub(super) remote: SockAddr,
@@ -137,13 +139,15 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    fn new(cfg: &TcpConfig, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
+    fn new(cfg: Arc<TcpConfig>, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
         let cc = AnyCc::new(cfg.cc);
         let smss = cfg.mss;
         let cwnd = cc.initial_cwnd(cfg.initial_cwnd, smss);
         let rcv_shift = if cfg.window_scaling { wscale_for_buffer(cfg.rcv_buf) } else { 0 };
+        let (initial_ssthresh, rcv_buf) = (cfg.initial_ssthresh, cfg.rcv_buf);
+        let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.clock_granularity);
         Endpoint {
-            cfg: cfg.clone(),
+            cfg,
             flow,
             local,
             remote,
@@ -165,7 +169,7 @@ impl Endpoint {
             app_end: 1,
             app_closed: false,
             sb: Scoreboard::default(),
-            w: CwndState { cwnd, ssthresh: cfg.initial_ssthresh, smss },
+            w: CwndState { cwnd, ssthresh: initial_ssthresh, smss },
             cc,
             ca: CaState::Open,
             dupacks: 0,
@@ -175,7 +179,7 @@ impl Endpoint {
             recover_fs: 0,
             reno_dup_bytes: 0,
             first_partial_done: false,
-            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.clock_granularity),
+            rtt,
             rto_at: None,
             persist_at: None,
             persist_backoff: 0,
@@ -185,7 +189,7 @@ impl Endpoint {
             last_wnd_field: None,
             irs: 0,
             rcv_nxt: 0,
-            rcv_buf: cfg.rcv_buf,
+            rcv_buf,
             ooo: Vec::new(),
             sack_recent: Vec::new(),
             unacked_segs: 0,
@@ -202,12 +206,12 @@ impl Endpoint {
     }
 
     /// The active opener.
-    pub fn client(cfg: &TcpConfig, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
+    pub fn client(cfg: Arc<TcpConfig>, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
         Endpoint::new(cfg, local, remote, iss, flow)
     }
 
     /// The passive opener, listening for the client's SYN.
-    pub fn server(cfg: &TcpConfig, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
+    pub fn server(cfg: Arc<TcpConfig>, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
         let mut e = Endpoint::new(cfg, local, remote, iss, flow);
         e.state = ConnState::Listen;
         e

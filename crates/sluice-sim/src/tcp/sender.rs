@@ -330,9 +330,12 @@ impl Endpoint {
         let pipe = self.pipe();
         let ssthresh = self.w.ssthresh;
         let mut sndcnt: i64 = if pipe > ssthresh {
-            let num = self.prr_delivered as u128 * ssthresh as u128;
-            let fs = self.recover_fs.max(1) as u128;
-            (num.div_ceil(fs) as i64) - self.prr_out as i64
+            let fs = self.recover_fs.max(1);
+            let share = match self.prr_delivered.checked_mul(ssthresh) {
+                Some(num) => num.div_ceil(fs),
+                None => (self.prr_delivered as u128 * ssthresh as u128).div_ceil(fs as u128) as u64,
+            };
+            share as i64 - self.prr_out as i64
         } else {
             let base = (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64);
             let limit = match variant {

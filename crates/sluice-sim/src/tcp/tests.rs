@@ -32,7 +32,7 @@ impl Pair {
     fn new(cfg: TcpConfig, data: Option<u64>) -> Pair {
         let ca = SockAddr { addr: 1, port: 1000 };
         let sa = SockAddr { addr: 2, port: 80 };
-        let mut p = Pair { c: Endpoint::client(&cfg, ca, sa, 1_000, 0), s: Endpoint::server(&cfg, sa, ca, 5_000, 0), now: Time::ZERO };
+        let mut p = Pair { c: Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 1_000, 0), s: Endpoint::server(std::sync::Arc::new(cfg.clone()), sa, ca, 5_000, 0), now: Time::ZERO };
         let mut out = Vec::new();
         p.c.connect(p.now, &mut out);
         let syn = out.pop().unwrap();
@@ -92,8 +92,8 @@ fn window_scale_negotiation_and_scaled_fields() {
     let cfg = TcpConfig { rcv_buf: 8 << 20, snd_buf: 8 << 20, ..TcpConfig::default() };
     let ca = SockAddr { addr: 1, port: 1000 };
     let sa = SockAddr { addr: 2, port: 80 };
-    let mut c = Endpoint::client(&cfg, ca, sa, 7, 0);
-    let mut s = Endpoint::server(&cfg, sa, ca, 9, 0);
+    let mut c = Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 7, 0);
+    let mut s = Endpoint::server(std::sync::Arc::new(cfg.clone()), sa, ca, 9, 0);
     let mut out = Vec::new();
     c.connect(Time::ZERO, &mut out);
     let syn = out.pop().unwrap();
@@ -118,8 +118,8 @@ fn window_scale_needs_both_sides() {
     let off = TcpConfig { rcv_buf: 8 << 20, window_scaling: false, ..TcpConfig::default() };
     let ca = SockAddr { addr: 1, port: 1000 };
     let sa = SockAddr { addr: 2, port: 80 };
-    let mut c = Endpoint::client(&on, ca, sa, 7, 0);
-    let mut s = Endpoint::server(&off, sa, ca, 9, 0);
+    let mut c = Endpoint::client(std::sync::Arc::new(on.clone()), ca, sa, 7, 0);
+    let mut s = Endpoint::server(std::sync::Arc::new(off.clone()), sa, ca, 9, 0);
     let mut out = Vec::new();
     c.connect(Time::ZERO, &mut out);
     s.on_segment(&out.pop().unwrap(), Time(1), &mut out);
