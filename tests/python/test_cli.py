@@ -121,3 +121,28 @@ def test_version_command() -> None:
     result = runner.invoke(app, ["version"])
     assert result.exit_code == 0
     assert result.stdout.strip() == f"sluice {sluice.__version__}"
+
+
+def test_unwritable_out_dir_exits_1(tiny_path: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    result = runner.invoke(app, ["run", str(tiny_path), "--out", str(blocker)])
+    assert result.exit_code == 1
+    assert str(blocker) in one_error_line(result.stderr)
+
+
+def test_simulation_panic_exits_3_with_reproduce_command(
+    tiny_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sluice.api
+    from sluice import _sluice
+
+    def panicking_run(scenario: object, seed: int | None = None, out_dir: object = None) -> None:
+        text, source = sluice.api.read_scenario(scenario)  # type: ignore[arg-type]
+        _sluice._panic_for_test(text, seed, source=source)
+
+    monkeypatch.setattr(sluice.api, "run", panicking_run)
+    result = runner.invoke(app, ["run", str(tiny_path), "--seed", "4"])
+    assert result.exit_code == 3
+    line = one_error_line(result.stderr)
+    assert f"sluice run {tiny_path} --seed 4" in line
