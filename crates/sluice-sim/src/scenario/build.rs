@@ -130,8 +130,11 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str, notes: &mut Vec<(String
 }
 
 fn qspec(q: &QueueTable, path: &str) -> R<QdiscSpec> {
-    match q {
-        QueueTable::DropTail { limit } => {
+    let (kind, rest) = super::kind_of(q, path, QUEUE_KINDS)?;
+    match kind.as_str() {
+        _ => {
+            let DropTailTable { limit } = super::typed(rest, path)?;
+            let limit = &limit;
             let zero = match limit {
                 QueueLimit::Packets(p) => *p == 0,
                 QueueLimit::Bytes(b) => *b == 0,
@@ -180,8 +183,11 @@ const BIG: QdiscSpec = QdiscSpec::DropTail { limit: QueueLimit::Packets(100_000)
 fn build_topology(t: &Topology) -> R<Net> {
     let host = |n: String| NodeSpec { name: n, kind: NodeKind::Host };
     let router = |n: String| NodeSpec { name: n, kind: NodeKind::Router };
-    match t {
-        Topology::Dumbbell { pairs, access_rate, access_delay, sender_delays, receiver_delays, rtt_table, bottleneck, queue, reverse_queue, access_queue, jitter, l2_overhead, device_queue } => {
+    let (kind, rest) = super::kind_of(t, "topology", TOPOLOGY_KINDS)?;
+    match kind.as_str() {
+        "dumbbell" => {
+            let DumbbellTable { pairs, access_rate, access_delay, sender_delays, receiver_delays, rtt_table, bottleneck, queue, reverse_queue, access_queue, jitter, l2_overhead, device_queue } = super::typed(rest, "topology")?;
+            let (pairs, access_rate, queue, bottleneck) = (&pairs, &access_rate, &queue, &bottleneck);
             let n = *pairs as usize;
             if n == 0 {
                 return err("topology.pairs", "must be at least 1");
@@ -209,7 +215,7 @@ fn build_topology(t: &Topology) -> R<Net> {
             nodes.push(router("A".into()));
             nodes.push(router("B".into()));
             let aq = match access_queue {
-                Some(q) => qspec(q, "topology.access_queue")?,
+                Some(q) => qspec(&q, "topology.access_queue")?,
                 None => BIG,
             };
             let l2 = l2_overhead.unwrap_or(2);
@@ -224,7 +230,7 @@ fn build_topology(t: &Topology) -> R<Net> {
             }
             let fq = qspec(queue, "topology.queue")?;
             let rq = match reverse_queue {
-                Some(q) => qspec(q, "topology.reverse_queue")?,
+                Some(q) => qspec(&q, "topology.reverse_queue")?,
                 None => BIG,
             };
             let loss = (check_loss(bottleneck.loss, "topology.bottleneck.loss")?, check_loss(bottleneck.reverse_loss, "topology.bottleneck.reverse_loss")?);
@@ -235,14 +241,16 @@ fn build_topology(t: &Topology) -> R<Net> {
             let groups = vec![("senders".to_string(), (0..n).collect()), ("receivers".to_string(), (n..2 * n).collect())];
             Ok(Net { nodes, links, groups, core_queues: Some(vec!["A->B".into(), "B->A".into()]) })
         }
-        Topology::ParkingLot { hops, rate, delay, queue, access_rate, access_delay, access_queue } => {
+        "parking_lot" => {
+            let ParkingLotTable { hops, rate, delay, queue, access_rate, access_delay, access_queue } = super::typed(rest, "topology")?;
+            let (hops, rate, delay, queue, access_rate, access_delay) = (&hops, &rate, &delay, &queue, &access_rate, &access_delay);
             let h = *hops as usize;
             if h == 0 {
                 return err("topology.hops", "must be at least 1");
             }
             let mut nodes: Vec<NodeSpec> = (0..=h).map(|i| router(format!("R{i}"))).collect();
             let aq = match access_queue {
-                Some(q) => qspec(q, "topology.access_queue")?,
+                Some(q) => qspec(&q, "topology.access_queue")?,
                 None => BIG,
             };
             let fq = qspec(queue, "topology.queue")?;
@@ -266,7 +274,8 @@ fn build_topology(t: &Topology) -> R<Net> {
             let core = (0..h).flat_map(|i| [format!("R{i}->R{}", i + 1), format!("R{}->R{i}", i + 1)]).collect();
             Ok(Net { nodes, links, groups: vec![("cross_srcs".into(), cs), ("cross_dsts".into(), cd)], core_queues: Some(core) })
         }
-        Topology::Graph { nodes: gn, links: gl } => {
+        _ => {
+            let GraphTable { nodes: gn, links: gl } = super::typed(rest, "topology")?;
             let mut nodes = Vec::new();
             for (i, n) in gn.iter().enumerate() {
                 if nodes.iter().any(|x: &NodeSpec| x.name == n.name) {
@@ -333,6 +342,43 @@ fn resolve(net: &Net, e: &Endpoints, path: &str) -> R<Vec<usize>> {
     Ok(out)
 }
 
+fn app_spec(v: &AppTable, path: &str) -> R<AppSpec> {
+    let (kind, rest) = super::kind_of(v, path, APP_KINDS)?;
+    let udp = |rate: sluice_core::Rate, size: u64| -> R<u32> {
+        if rate.0 == 0 {
+            return err(format!("{path}.rate"), "must be greater than zero");
+        }
+        if size == 0 || size > 65_000 {
+            return err(format!("{path}.packet_size"), "must be between 1B and 65000B");
+        }
+        Ok(size as u32)
+    };
+    Ok(match kind.as_str() {
+        "bulk" => {
+            let BulkTable {} = super::typed(rest, path)?;
+            AppSpec::Bulk
+        }
+        "file" => {
+            let FileTable { size } = super::typed(rest, path)?;
+            if size.0 == 0 {
+                return err(format!("{path}.size"), "must be greater than zero");
+            }
+            AppSpec::File { size: size.0 }
+        }
+        "udp_cbr" => {
+            let UdpCbrTable { rate, packet_size } = super::typed(rest, path)?;
+            AppSpec::UdpCbr { rate, packet_size: udp(rate, packet_size.0)? }
+        }
+        _ => {
+            let OnOffTable { rate, packet_size, mean_on, mean_off } = super::typed(rest, path)?;
+            if mean_on == Dur::ZERO || mean_off == Dur::ZERO {
+                return err(format!("{path}.mean_on"), "on and off periods must be greater than zero");
+            }
+            AppSpec::OnOff { rate, packet_size: udp(rate, packet_size.0)?, mean_on, mean_off }
+        }
+    })
+}
+
 /// Build the model; `seed` overrides the file's.
 pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
     if f.name.trim().is_empty() {
@@ -360,27 +406,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
         if count == 0 {
             return err(format!("{p}.count"), "must be at least 1");
         }
-        let app = match &fl.app {
-            AppTable::Bulk => AppSpec::Bulk,
-            AppTable::File { size } => {
-                if size.0 == 0 {
-                    return err(format!("{p}.app.size"), "must be greater than zero");
-                }
-                AppSpec::File { size: size.0 }
-            }
-            AppTable::UdpCbr { rate, packet_size } | AppTable::OnOff { rate, packet_size, .. } => {
-                if rate.0 == 0 {
-                    return err(format!("{p}.app.rate"), "must be greater than zero");
-                }
-                if packet_size.0 == 0 || packet_size.0 > 65_000 {
-                    return err(format!("{p}.app.packet_size"), "must be between 1B and 65000B");
-                }
-                match &fl.app {
-                    AppTable::OnOff { mean_on, mean_off, .. } => AppSpec::OnOff { rate: *rate, packet_size: packet_size.0 as u32, mean_on: *mean_on, mean_off: *mean_off },
-                    _ => AppSpec::UdpCbr { rate: *rate, packet_size: packet_size.0 as u32 },
-                }
-            }
-        };
+        let app = app_spec(&fl.app, &format!("{p}.app"))?;
         let ftcp = match &fl.tcp {
             Some(t) => apply_tcp(&tcp, t, &format!("{p}.tcp"), &mut Vec::new())?,
             None => tcp.clone(),

@@ -79,11 +79,16 @@ choice!(FullAckOpt { Ssthresh = "ssthresh", FlightSize = "flightsize" });
 choice!(EcnCutOpt { Prr = "prr", Immediate = "immediate" });
 choice!(RttTable { Eval9 = "eval9" });
 
+/// `{ kind = "drop_tail", limit = "900pkt" }`.
 #[derive(Deserialize, Debug, Clone, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum QueueTable {
-    DropTail { limit: QueueLimit },
+#[serde(deny_unknown_fields)]
+pub struct DropTailTable {
+    pub limit: QueueLimit,
 }
+
+/// A queue table: its `kind` picks the discipline (see [`QUEUE_KINDS`]).
+pub type QueueTable = toml::Value;
+pub const QUEUE_KINDS: &[&str] = &["drop_tail"];
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -96,47 +101,55 @@ pub struct LinkParams {
     pub reverse_loss: f64,
 }
 
+/// `[topology]`: its `kind` picks one of the tables below (see [`TOPOLOGY_KINDS`]).
+pub type Topology = toml::Value;
+pub const TOPOLOGY_KINDS: &[&str] = &["dumbbell", "parking_lot", "graph"];
+
 #[derive(Deserialize, Debug)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Topology {
-    Dumbbell {
-        pairs: u32,
-        access_rate: Rate,
-        #[serde(default)]
-        access_delay: Option<Dur>,
-        #[serde(default)]
-        sender_delays: Option<Vec<Dur>>,
-        #[serde(default)]
-        receiver_delays: Option<Vec<Dur>>,
-        #[serde(default)]
-        rtt_table: Option<RttTable>,
-        bottleneck: LinkParams,
-        queue: QueueTable,
-        #[serde(default)]
-        reverse_queue: Option<QueueTable>,
-        #[serde(default)]
-        access_queue: Option<QueueTable>,
-        #[serde(default)]
-        jitter: Option<Dur>,
-        #[serde(default)]
-        l2_overhead: Option<u32>,
-        #[serde(default)]
-        device_queue: Option<u32>,
-    },
-    ParkingLot {
-        hops: u32,
-        rate: Rate,
-        delay: Dur,
-        queue: QueueTable,
-        access_rate: Rate,
-        access_delay: Dur,
-        #[serde(default)]
-        access_queue: Option<QueueTable>,
-    },
-    Graph {
-        nodes: Vec<GraphNode>,
-        links: Vec<GraphLink>,
-    },
+#[serde(deny_unknown_fields)]
+pub struct DumbbellTable {
+    pub pairs: u32,
+    pub access_rate: Rate,
+    #[serde(default)]
+    pub access_delay: Option<Dur>,
+    #[serde(default)]
+    pub sender_delays: Option<Vec<Dur>>,
+    #[serde(default)]
+    pub receiver_delays: Option<Vec<Dur>>,
+    #[serde(default)]
+    pub rtt_table: Option<RttTable>,
+    pub bottleneck: LinkParams,
+    pub queue: QueueTable,
+    #[serde(default)]
+    pub reverse_queue: Option<QueueTable>,
+    #[serde(default)]
+    pub access_queue: Option<QueueTable>,
+    #[serde(default)]
+    pub jitter: Option<Dur>,
+    #[serde(default)]
+    pub l2_overhead: Option<u32>,
+    #[serde(default)]
+    pub device_queue: Option<u32>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct ParkingLotTable {
+    pub hops: u32,
+    pub rate: Rate,
+    pub delay: Dur,
+    pub queue: QueueTable,
+    pub access_rate: Rate,
+    pub access_delay: Dur,
+    #[serde(default)]
+    pub access_queue: Option<QueueTable>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct GraphTable {
+    pub nodes: Vec<GraphNode>,
+    pub links: Vec<GraphLink>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -186,13 +199,34 @@ pub enum StartTable {
     List(Vec<Dur>),
 }
 
+/// An application table: its `kind` picks one of the tables below (see [`APP_KINDS`]).
+pub type AppTable = toml::Value;
+pub const APP_KINDS: &[&str] = &["bulk", "file", "udp_cbr", "on_off"];
+
 #[derive(Deserialize, Debug)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum AppTable {
-    Bulk,
-    File { size: ByteSize },
-    UdpCbr { rate: Rate, packet_size: ByteSize },
-    OnOff { rate: Rate, packet_size: ByteSize, mean_on: Dur, mean_off: Dur },
+#[serde(deny_unknown_fields)]
+pub struct BulkTable {}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct FileTable {
+    pub size: ByteSize,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct UdpCbrTable {
+    pub rate: Rate,
+    pub packet_size: ByteSize,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct OnOffTable {
+    pub rate: Rate,
+    pub packet_size: ByteSize,
+    pub mean_on: Dur,
+    pub mean_off: Dur,
 }
 
 #[derive(Deserialize, Debug)]

@@ -1,1 +1,156 @@
+//! Scenario parsing and validation: every reference scenario loads; bad input fails with one
+//! line naming the field.
 
+use super::load_str;
+use crate::model::{AppSpec, NodeKind, StartSpec};
+use sluice_core::{Dur, Time};
+
+const BASE: &str = r#"
+name = "t"
+duration = "10s"
+warmup = "2s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck = { rate = "10Mbps", delay = "5ms" }
+queue = { kind = "drop_tail", limit = "50pkt" }
+[[flows]]
+count = 2
+src = "senders"
+dst = "receivers"
+app = { kind = "bulk" }
+"#;
+
+/// Load `BASE` with `from` replaced by `to` and return the one-line error.
+#[track_caller]
+fn error_of(from: &str, to: &str) -> super::ScenarioError {
+    let text = BASE.replacen(from, to, 1);
+    assert_ne!(text, BASE, "the edit {from:?} must apply");
+    let e = load_str(&text, None).expect_err("must be rejected");
+    let line = e.to_string();
+    assert!(!line.contains('\n'), "one line: {line}");
+    e
+}
+
+#[test]
+fn reference_and_example_scenarios_load() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios");
+    let mut n = 0;
+    for sub in ["reference", "examples"] {
+        for e in std::fs::read_dir(format!("{dir}/{sub}")).expect("scenario folder") {
+            let p = e.expect("entry").path();
+            let text = std::fs::read_to_string(&p).expect("readable");
+            load_str(&text, None).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            n += 1;
+        }
+    }
+    assert!(n >= 8);
+}
+
+// tests spec §7.4: the eval9 table gives the access-link RTTs 8..204 ms.
+#[test]
+fn eval9_rtt_table() {
+    let text = BASE.replace("access_delay = \"1ms\"", "rtt_table = \"eval9\"").replace("pairs = 2", "pairs = 9").replace("bottleneck = { rate = \"10Mbps\", delay = \"5ms\" }", "bottleneck = { rate = \"100Mbps\", delay = \"2ms\" }");
+    let m = load_str(&text, None).unwrap();
+    let a = m.nodes.iter().position(|n| n.name == "A").unwrap();
+    let b = m.nodes.iter().position(|n| n.name == "B").unwrap();
+    let delay = |x: usize, y: usize| m.links.iter().find(|l| (l.a, l.b) == (x, y) || (l.a, l.b) == (y, x)).unwrap().delay;
+    let rtts: Vec<u64> = (0..9).map(|i| 2 * (delay(i, a) + delay(a, b) + delay(b, 9 + i)).0 / 1_000_000).collect();
+    assert_eq!(rtts, vec![8, 78, 154, 32, 102, 178, 58, 128, 204]);
+}
+
+#[test]
+fn groups_counts_starts_and_seed() {
+    let text = BASE.replace("app = { kind = \"bulk\" }", "app = { kind = \"file\", size = \"5MB\" }\nstart = [\"1s\", \"2.5s\"]");
+    let m = load_str(&text, Some(9)).unwrap();
+    assert_eq!(m.seed, 9, "the argument overrides the file's seed");
+    assert_eq!(m.flows.len(), 2);
+    assert_eq!(m.nodes[m.flows[1].src].name, "s1");
+    assert_eq!(m.nodes[m.flows[1].dst].name, "r1");
+    assert_eq!(m.flows[1].start, StartSpec::At(Time(2_500_000_000)));
+    assert_eq!(m.flows[0].app, AppSpec::File { size: 5_000_000 });
+    assert_eq!(m.nodes.iter().filter(|n| n.kind == NodeKind::Router).count(), 2);
+    assert_eq!(m.warmup, Dur::from_secs(2));
+}
+
+#[test]
+fn profile_then_overrides() {
+    let text = BASE.replace("[topology]", "[tcp]\nvalidate = \"ns3.44\"\ndupack = \"strict\"\nmin_rto = \"200ms\"\n[topology]");
+    let m = load_str(&text, None).unwrap();
+    let t = &m.flows[0].tcp;
+    assert_eq!(t.profile, "ns3.44");
+    assert_eq!(t.syn_rto, crate::tcp::SynRto::Ns3, "from the profile");
+    assert_eq!(t.dupack, crate::tcp::DupAckRule::Strict, "explicit key wins");
+    assert_eq!(t.min_rto, Dur::from_millis(200));
+}
+
+#[test]
+fn unknown_keys_are_named() {
+    let e = error_of("warmup = \"2s\"", "warmup = \"2s\"\nwarmpu = \"1s\"");
+    assert!(e.to_string().contains("warmpu"), "{e}");
+    let e = error_of("pairs = 2", "pairs = 2\npair = 3");
+    assert!(e.to_string().starts_with("topology"), "{e}");
+    assert!(e.to_string().contains("pair"), "{e}");
+}
+
+#[test]
+fn bad_units_and_values_name_the_field() {
+    let e = error_of("rate = \"10Mbps\"", "rate = \"-10Mbps\"");
+    assert_eq!(e.path, "topology.bottleneck.rate");
+    assert!(e.message.contains("negative"), "{e}");
+    let e = error_of("rate = \"10Mbps\"", "rate = \"10Mbs\"");
+    assert_eq!(e.path, "topology.bottleneck.rate");
+    assert!(e.message.contains("Mbps"), "lists the units: {e}");
+    let e = error_of("duration = \"10s\"", "duration = 10");
+    assert_eq!(e.path, "duration");
+    assert!(e.message.contains("unit"), "{e}");
+    let e = error_of("limit = \"50pkt\"", "limit = \"50 packets\"");
+    assert_eq!(e.path, "topology.queue.limit");
+    let e = error_of("warmup = \"2s\"", "warmup = \"20s\"");
+    assert_eq!(e.path, "warmup");
+}
+
+#[test]
+fn closed_choices_list_the_allowed_values() {
+    let e = error_of("[topology]", "[tcp]\ncc = \"renoo\"\n[topology]");
+    assert_eq!(e.path, "tcp.cc");
+    assert!(e.message.contains("new_reno"), "{e}");
+    let e = error_of("kind = \"drop_tail\"", "kind = \"drop_tial\"");
+    assert!(e.path.starts_with("topology.queue"), "{e}");
+    assert!(e.message.contains("drop_tail"), "{e}");
+}
+
+#[test]
+fn flows_must_name_existing_hosts() {
+    let e = error_of("dst = \"receivers\"", "dst = \"r9\"");
+    assert_eq!(e.path, "flows[0].dst");
+    assert!(e.message.contains("no host named \"r9\""), "{e}");
+    assert!(e.allowed.as_ref().is_some_and(|a| a.contains(&"r0".to_string())));
+    let e = error_of("dst = \"receivers\"", "dst = \"A\"");
+    assert!(e.message.contains("router"), "{e}");
+    let e = error_of("count = 2", "count = 3\nstart = [\"1s\"]");
+    assert_eq!(e.path, "flows[0].start");
+}
+
+#[test]
+fn mangled_files_are_errors_not_panics() {
+    // Truncations and byte flips of a valid file: every outcome is Ok or a one-line Err.
+    let mut r = sluice_core::rng::RngStream::from_seed(5);
+    for cut in (0..BASE.len()).step_by(7) {
+        if let Err(e) = load_str(&BASE[..cut], None) {
+            assert!(!e.to_string().contains('\n'));
+        }
+    }
+    for _ in 0..300 {
+        let mut b = BASE.as_bytes().to_vec();
+        let i = r.below(b.len() as u64) as usize;
+        b[i] = b"=\"[]{}0-9ax ,."[r.below(14) as usize];
+        if let Ok(text) = String::from_utf8(b) {
+            if let Err(e) = load_str(&text, None) {
+                assert!(!e.to_string().contains('\n'));
+            }
+        }
+    }
+}
