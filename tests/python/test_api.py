@@ -211,3 +211,20 @@ def test_run_releases_the_gil(tiny_text: str) -> None:
     with ThreadPoolExecutor(2) as pool:
         a, b = pool.map(lambda _: sluice.run(tiny_text, seed=9), range(2))
     assert without_wall_time(a.summary) == without_wall_time(b.summary)
+
+
+def test_pcap_files_go_to_out_dir(tiny_text: str, tmp_path: Path) -> None:
+    r = sluice.run(tiny_text + '\n[monitor]\npcap = ["A->B"]\n', out_dir=tmp_path)
+    assert r.files
+    for name in r.files:
+        assert (tmp_path / name).read_bytes()[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1")
+
+
+def test_unwritable_out_dir_raises_output_error(tiny_text: str, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(sluice.OutputError) as info:
+        sluice.run(tiny_text + '\n[monitor]\npcap = ["A->B"]\n', out_dir=blocker / "sub")
+    e = info.value
+    assert isinstance(e, OSError) and isinstance(e, sluice.SluiceError)
+    assert e.errno and e.filename and "os error" not in str(e)

@@ -90,7 +90,10 @@ fn to_pyerr(py: Python<'_>, failure: Failure) -> PyErr {
         }
         Failure::Sim(SimError::Io { path, source }) => {
             let errno = source.raw_os_error().unwrap_or(0);
-            make_error(py, "OutputError", (errno, source.to_string(), path), None)
+            // OSError prints "[Errno N] ..." itself; drop Rust's " (os error N)" suffix.
+            let text = source.to_string();
+            let strerror = text.strip_suffix(&format!(" (os error {errno})")).unwrap_or(&text);
+            make_error(py, "OutputError", (errno, strerror.to_string(), path), None)
         }
         Failure::Panic { scenario, seed, message, source } => {
             let file = source.unwrap_or_else(|| "SCENARIO.toml".to_string());
