@@ -1,1 +1,265 @@
+//! # sluice-py
+//!
+//! PyO3 glue for the private native module `sluice._sluice`. Nothing here simulates, validates
+//! or computes statistics: every call goes through `sluice_sim` ([`sluice_sim::run_str`],
+//! [`sluice_sim::scenario::load_str`]) and this crate only converts.
+//!
+//! | item | what it does |
+//! |---|---|
+//! | [`run`] | scenario text in, [`RunResult`] out; the interpreter is released during the run |
+//! | [`validate`] | parse and validate only |
+//! | [`version`] | the simulator's version |
+//! | [`to_pyerr`] | the one mapping from Rust errors (and caught panics) to Python exceptions |
+//!
+//! The exception classes are defined in Python (`python/sluice/errors.py`) and looked up when an
+//! error is raised, so `except sluice.ScenarioError` catches what this module raises and the
+//! classes carry docstrings and attributes a Python user can read. The public Python API is
+//! `sluice.api`; the docstrings of this module live in `python/sluice/_sluice.pyi`.
 
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+
+use pyo3::call::PyCallArgs;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use sluice_sim::{Column, RunOptions, RunOutput, ScenarioError, SimError, Table};
+
+/// Everything that can make a binding call fail, before it is turned into a Python exception.
+enum Failure {
+    /// The simulator returned an error (invalid scenario, an output file that could not be written).
+    Sim(SimError),
+    /// The simulator panicked: a bug in Sluice, never the user's fault.
+    Panic { scenario: String, seed: Option<u64>, message: String, source: Option<String> },
+}
+
+impl From<SimError> for Failure {
+    fn from(e: SimError) -> Self {
+        Failure::Sim(e)
+    }
+}
+
+impl From<ScenarioError> for Failure {
+    fn from(e: ScenarioError) -> Self {
+        Failure::Sim(SimError::Scenario(e))
+    }
+}
+
+/// Look up an exception class defined in `sluice.errors`.
+fn error_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("sluice.errors")?.getattr(name)
+}
+
+/// Build a `sluice.errors.<class_name>` instance from positional and keyword arguments.
+fn make_error<'py>(
+    py: Python<'py>,
+    class_name: &str,
+    args: impl PyCallArgs<'py>,
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> PyErr {
+    let built = error_class(py, class_name).and_then(|cls| cls.call(args, kwargs));
+    match built {
+        Ok(instance) => PyErr::from_value(instance),
+        // `sluice.errors` could not be imported (the native module used on its own): say so
+        // instead of hiding the original problem.
+        Err(e) => e,
+    }
+}
+
+/// The one mapping from Rust failures to Python exceptions (style.md §8):
+///
+/// | Rust | Python |
+/// |---|---|
+/// | `SimError::Scenario` | `sluice.ScenarioError` (`SluiceError`, `ValueError`) with `.path`, `.allowed` |
+/// | `SimError::Io` | `sluice.OutputError` (`SluiceError`, `OSError`) with `.errno`, `.filename` |
+/// | a panic | `sluice.SimulationPanic` (`SluiceError`, `RuntimeError`) naming scenario, seed and a repro command |
+fn to_pyerr(py: Python<'_>, failure: Failure) -> PyErr {
+    match failure {
+        Failure::Sim(SimError::Scenario(e)) => {
+            let kwargs = PyDict::new(py);
+            let allowed = e.allowed.clone();
+            let set = kwargs
+                .set_item("path", e.path.as_str())
+                .and_then(|()| kwargs.set_item("allowed", allowed));
+            if let Err(err) = set {
+                return err;
+            }
+            // Display gives "path: message" on one line; the class keeps the parts apart too.
+            make_error(py, "ScenarioError", (e.to_string(),), Some(&kwargs))
+        }
+        Failure::Sim(SimError::Io { path, source }) => {
+            let errno = source.raw_os_error().unwrap_or(0);
+            // OSError prints "[Errno N] ..." itself; drop Rust's " (os error N)" suffix.
+            let text = source.to_string();
+            let strerror = text.strip_suffix(&format!(" (os error {errno})")).unwrap_or(&text);
+            make_error(py, "OutputError", (errno, strerror.to_string(), path), None)
+        }
+        Failure::Panic { scenario, seed, message, source } => {
+            let file = source.unwrap_or_else(|| "SCENARIO.toml".to_string());
+            let (seed_text, repro) = match seed {
+                Some(s) => (s.to_string(), format!("sluice run {file} --seed {s}")),
+                None => ("unknown".to_string(), format!("sluice run {file}")),
+            };
+            let message = message.replace('\n', " ");
+            let text = format!(
+                "simulation panicked (a bug in Sluice, please report it): scenario {scenario:?}, \
+                 seed {seed_text}: {message}; reproduce with: {repro}"
+            );
+            let kwargs = PyDict::new(py);
+            let set = kwargs
+                .set_item("scenario", scenario)
+                .and_then(|()| kwargs.set_item("seed", seed))
+                .and_then(|()| kwargs.set_item("reproduce", repro));
+            if let Err(err) = set {
+                return err;
+            }
+            make_error(py, "SimulationPanic", (text,), Some(&kwargs))
+        }
+    }
+}
+
+/// The text a panic was raised with.
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-string payload".to_string()
+    }
+}
+
+/// After a panic, find the scenario's name and the seed the run used, for the error message.
+/// Parsing is cheap and deterministic; if it fails (or panics) too, fall back to what we have.
+fn describe_run(text: &str, seed: Option<u64>) -> (String, Option<u64>) {
+    match catch_unwind(|| sluice_sim::scenario::load_str(text, seed)) {
+        Ok(Ok(model)) => (model.name.clone(), Some(model.seed)),
+        _ => ("<unparsed>".to_string(), seed),
+    }
+}
+
+/// Run `f` and turn a panic into [`Failure::Panic`].
+fn guarded<T>(
+    text: &str,
+    seed: Option<u64>,
+    source: Option<&str>,
+    f: impl FnOnce() -> Result<T, Failure>,
+) -> Result<T, Failure> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let message = panic_message(payload.as_ref());
+            let (scenario, seed) = describe_run(text, seed);
+            Err(Failure::Panic { scenario, seed, message, source: source.map(str::to_string) })
+        }
+    }
+}
+
+/// The result of one run: the summary JSON (the contract of design.md), the result tables and
+/// the files written. `sluice.api.run` turns it into DataFrames.
+#[pyclass(frozen, module = "sluice._sluice")]
+struct RunResult {
+    /// The summary as JSON text.
+    #[pyo3(get)]
+    summary_json: String,
+    /// Files written (pcap), relative to the output directory.
+    #[pyo3(get)]
+    files: Vec<String>,
+    tables: Vec<Table>,
+}
+
+#[pymethods]
+impl RunResult {
+    /// Result tables: table name -> column name -> list of values (float, int or str).
+    #[getter]
+    fn tables<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for table in &self.tables {
+            let columns = PyDict::new(py);
+            for (name, column) in &table.columns {
+                let list = match column {
+                    Column::F64(v) => PyList::new(py, v)?,
+                    Column::I64(v) => PyList::new(py, v)?,
+                    Column::Str(v) => PyList::new(py, v)?,
+                };
+                columns.set_item(name, list)?;
+            }
+            out.set_item(&table.name, columns)?;
+        }
+        Ok(out)
+    }
+
+    fn __repr__(&self) -> String {
+        let names: Vec<&str> = self.tables.iter().map(|t| t.name.as_str()).collect();
+        format!(
+            "RunResult(summary_json=<{} chars>, tables={:?}, files={:?})",
+            self.summary_json.len(),
+            names,
+            self.files
+        )
+    }
+}
+
+impl From<RunOutput> for RunResult {
+    fn from(out: RunOutput) -> Self {
+        RunResult { summary_json: out.summary.to_json(), files: out.files, tables: out.tables }
+    }
+}
+
+/// Parse, validate and run a scenario given as TOML text; see `_sluice.pyi`.
+#[pyfunction]
+#[pyo3(signature = (scenario, seed = None, out_dir = None, *, source = None))]
+fn run(
+    py: Python<'_>,
+    scenario: &str,
+    seed: Option<u64>,
+    out_dir: Option<PathBuf>,
+    source: Option<&str>,
+) -> PyResult<RunResult> {
+    let opts = RunOptions { out_dir };
+    // The run holds no Python objects, so other Python threads (progress bars, pools) go on.
+    let result = py.detach(|| {
+        guarded(scenario, seed, source, || Ok(sluice_sim::run_str(scenario, seed, &opts)?))
+    });
+    result.map(RunResult::from).map_err(|f| to_pyerr(py, f))
+}
+
+/// Parse and validate a scenario without running it; see `_sluice.pyi`.
+#[pyfunction]
+#[pyo3(signature = (scenario, seed = None, *, source = None))]
+fn validate(py: Python<'_>, scenario: &str, seed: Option<u64>, source: Option<&str>) -> PyResult<()> {
+    let result = py.detach(|| {
+        guarded(scenario, seed, source, || {
+            sluice_sim::scenario::load_str(scenario, seed)?;
+            Ok(())
+        })
+    });
+    result.map_err(|f| to_pyerr(py, f))
+}
+
+/// The simulator's version.
+#[pyfunction]
+fn version() -> &'static str {
+    sluice_sim::VERSION
+}
+
+/// Raise a Rust panic on purpose, through the same guard as `run` (tests the panic mapping).
+#[pyfunction]
+#[pyo3(signature = (scenario, seed = None, *, source = None))]
+fn _panic_for_test(py: Python<'_>, scenario: &str, seed: Option<u64>, source: Option<&str>) -> PyResult<()> {
+    let result: Result<(), Failure> = py.detach(|| {
+        guarded(scenario, seed, source, || panic!("deliberate panic for a test"))
+    });
+    result.map_err(|f| to_pyerr(py, f))
+}
+
+#[pymodule]
+fn _sluice(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<RunResult>()?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    Ok(())
+}

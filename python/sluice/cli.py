@@ -1,0 +1,290 @@
+"""The ``sluice`` command line: a thin shell over :mod:`sluice.api` and :mod:`sluice.plots`.
+
+Commands: ``sluice run``, ``sluice validate``, ``sluice version``. Bad input (an invalid or
+unreadable scenario, a bad option) gives one ``error: ...`` line on standard error and a non-zero
+exit status, never a traceback.
+
+Exit status: 0 success; 1 an output file could not be written; 2 bad input (invalid scenario,
+unreadable file, bad option); 3 the simulator hit a bug (the message says how to reproduce it).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from typer.core import TyperGroup
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from . import api
+from .errors import OutputError, ScenarioError, SimulationPanic, SluiceError
+
+__all__ = ["app", "main"]
+
+EXIT_OUTPUT = 1
+EXIT_BAD_INPUT = 2
+EXIT_PANIC = 3
+
+
+
+# Click's exception classes, found through typer (which vendors click in recent versions and
+# depends on it in older ones), so the CLI needs no direct click import.
+_click_errors = sys.modules[typer.BadParameter.__module__]
+_ClickException: type[Exception] = _click_errors.ClickException
+_NoArgsIsHelp: type[Exception] | None = getattr(_click_errors, "NoArgsIsHelpError", None)
+_Abort: tuple[type[BaseException], ...] = (typer.Abort, getattr(_click_errors, "Abort", typer.Abort))
+
+
+class _OneLineErrors(TyperGroup):
+    """Report usage errors (a bad option, a missing argument) as one ``error:`` line instead of a
+    boxed panel, so every kind of bad input looks the same to a user and to scripts."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except _ClickException as e:
+            if _NoArgsIsHelp is not None and isinstance(e, _NoArgsIsHelp):
+                typer.echo(e.format_message(), err=True)  # type: ignore[attr-defined]
+            else:
+                message = " ".join(e.format_message().split())  # type: ignore[attr-defined]
+                typer.echo(f"error: {message}", err=True)
+            code: int = e.exit_code  # type: ignore[attr-defined]
+        except _Abort:
+            typer.echo("error: aborted", err=True)
+            code = 1
+        else:
+            if not standalone_mode:
+                return rv
+            code = rv if isinstance(rv, int) else 0
+        if not standalone_mode and code == 0:
+            return None
+        sys.exit(code)
+
+
+app = typer.Typer(
+    name="sluice",
+    cls=_OneLineErrors,
+    help=(
+        "Sluice: a deterministic packet-level simulator for gateway-side TCP congestion "
+        "control.\n\n"
+        "Example:  sluice run scenarios/reference/single-newreno.toml --out results/single"
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+_out = Console(highlight=False)
+_err = Console(stderr=True, highlight=False)
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    """Print one ``error:`` line to standard error (never wrapped) and exit with ``code``."""
+    typer.echo("error: " + " ".join(message.split("\n")), err=True)
+    raise typer.Exit(code)
+
+
+def _read(scenario: Path) -> str:
+    """Read a scenario file, failing with one line if it cannot be read."""
+    try:
+        return scenario.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        _fail(f"{scenario}: no such file", EXIT_BAD_INPUT)
+    except IsADirectoryError:
+        _fail(f"{scenario}: is a directory, not a scenario file", EXIT_BAD_INPUT)
+    except UnicodeDecodeError:
+        _fail(f"{scenario}: not a UTF-8 text file", EXIT_BAD_INPUT)
+    except OSError as e:
+        _fail(f"{scenario}: {e.strerror or e}", EXIT_BAD_INPUT)
+
+
+def _report(e: Exception, scenario: Path) -> NoReturn:
+    """Turn an error from the API into one line and the documented exit status."""
+    if isinstance(e, ScenarioError):
+        _fail(str(e), EXIT_BAD_INPUT)  # "<field path>: <message>"
+    if isinstance(e, SimulationPanic):
+        _fail(str(e), EXIT_PANIC)
+    if isinstance(e, (OutputError, OSError)):
+        where = getattr(e, "filename", None)
+        what = getattr(e, "strerror", None) or str(e)
+        _fail(f"{where}: {what}" if where else what, EXIT_OUTPUT)
+    _fail(str(e), EXIT_BAD_INPUT)
+
+
+SeedOpt = Annotated[
+    int | None,
+    typer.Option("--seed", min=0, help="Override the scenario's seed (a non-negative integer)."),
+]
+ScenarioArg = Annotated[
+    Path,
+    typer.Argument(help="Scenario file (TOML).", show_default=False),
+]
+
+
+def _fmt(x: Any, scale: float = 1.0, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{float(x) * scale:.{digits}f}"
+
+
+def _print_summary(result: api.Result) -> None:
+    """Print the readable summary: flows, queues, aggregate."""
+    s = result.summary
+    title = f"{s.get('scenario')}, seed {s.get('seed')}, {s.get('sim_time_s')} s simulated"
+    if s.get("warmup_s"):
+        title += f", first {s['warmup_s']} s excluded"
+
+    flows = Table(title=f"Flows: {title}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 1), collapse_padding=True)
+    # units: start and FCT in s, goodput in Mbps, retransmitted payload in bytes, RTT in ms
+    headers = ("flow", "src->dst", "cc", "start", "Mbps", "retx B", "fast/RTO", "lost", "FCT",
+               "RTT ms")
+    for name in headers:
+        flows.add_column(name, justify="left" if name in ("src->dst", "cc") else "right",
+                         no_wrap=True)
+    for f in s.get("flows", []):
+        flows.add_row(
+            str(f.get("id")),
+            f"{f.get('src')}->{f.get('dst')}",
+            str(f.get("cc") or f.get("kind")),
+            _fmt(f.get("start_s")),
+            _fmt(f.get("goodput_bps"), 1e-6),
+            str(f.get("retransmitted_bytes")),
+            f"{f.get('fast_retransmits', '-')}/{f.get('rto_count', '-')}",
+            str(f.get("lost_packets")),
+            _fmt(f.get("fct_s")),
+            _fmt(f.get("mean_rtt_s"), 1e3, 1),
+        )
+    _out.print(flows)
+
+    queues = Table(title="Queues (len in packets)", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 1), collapse_padding=True)
+    for name in ("queue", "enqueued", "dropped", "marked", "drop %", "mean len", "std len",
+                 "sojourn ms"):
+        queues.add_column(name, justify="left" if name == "queue" else "right", no_wrap=True)
+    for q in s.get("queues", []):
+        queues.add_row(
+            str(q.get("name")),
+            str(q.get("enqueued")),
+            str(q.get("dropped")),
+            str(q.get("marked")),
+            _fmt(q.get("drop_ratio"), 100.0, 3),
+            _fmt(q.get("mean_len_pkts"), 1.0, 2),
+            _fmt(q.get("std_len_pkts"), 1.0, 2),
+            _fmt(q.get("mean_sojourn_s"), 1e3, 3),
+        )
+    _out.print(queues)
+
+    wall = float(s.get("wall_time_s") or 0.0)
+    events = int(s.get("events") or 0)
+    rate = f"{events / wall:,.0f}" if wall > 0 else "-"
+    total = Table(title="Aggregate", title_justify="left", show_header=False, box=box.SIMPLE, pad_edge=False)
+    total.add_column("what")
+    total.add_column("value", justify="right")
+    total.add_row("aggregate goodput Mbps", _fmt(s.get("aggregate_goodput_bps"), 1e-6))
+    total.add_row("Jain index (goodput)", _fmt(s.get("jain_goodput"), 1.0, 4))
+    total.add_row("events", f"{events:,}")
+    total.add_row("wall time s", _fmt(wall, 1.0, 3))
+    total.add_row("events/s", rate)
+    _out.print(total)
+
+
+@app.command("run")
+def run_cmd(
+    scenario: ScenarioArg,
+    seed: SeedOpt = None,
+    summary: Annotated[
+        Path | None,
+        typer.Option("--summary", help="Write the summary JSON to this file.", metavar="OUT.json"),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Directory for summary.json, Parquet tables, overview.png and any pcap files.",
+            metavar="DIR",
+        ),
+    ] = None,
+    no_figure: Annotated[
+        bool, typer.Option("--no-figure", help="Do not write overview.png into DIR.")
+    ] = False,
+) -> None:
+    """Run one simulation and print a summary of flows and queues.
+
+    With --out DIR it writes DIR/summary.json, DIR/flows.parquet, DIR/queues.parquet, one Parquet file per time series (queue_samples, and cwnd / rtt when traced) and DIR/overview.png. A spinner shows on standard error while the simulation runs.
+
+    Example:  sluice run scenarios/reference/single-newreno.toml --seed 2 --out results/single
+    """
+    _read(scenario)  # one-line errors for a missing or unreadable file
+    try:
+        with _err.status(f"Running {scenario.name} ...", spinner="dots"):
+            result = api.run(scenario, seed=seed, out_dir=out)
+    except (SluiceError, OSError) as e:
+        _report(e, scenario)
+
+    _print_summary(result)
+
+    written: list[Path] = []
+    try:
+        if out is not None:
+            written += result.save(out)
+            if not no_figure:
+                from . import plots
+
+                fig = plots.overview(result)
+                png = out / "overview.png"
+                fig.savefig(png, dpi=110)
+                written.append(png)
+            written += [out / f for f in result.files]
+        if summary is not None:
+            if summary.parent != Path(""):
+                summary.parent.mkdir(parents=True, exist_ok=True)
+            summary.write_text(result.summary_json.rstrip("\n") + "\n", encoding="utf-8")
+            written.append(summary)
+    except OSError as e:
+        _report(e, scenario)
+    for path in written:
+        _err.print(f"wrote {path}")
+
+
+@app.command("validate")
+def validate_cmd(scenario: ScenarioArg, seed: SeedOpt = None) -> None:
+    """Check a scenario file without running it.
+
+    Prints "ok" if it is valid; otherwise one line "error: FILE: FIELD: MESSAGE" on standard error and exit status 2.
+
+    Example:  sluice validate scenarios/reference/single-newreno.toml
+    """
+    _read(scenario)
+    try:
+        api.validate(scenario, seed=seed)
+    except (SluiceError, OSError) as e:
+        _report(e, scenario)
+    typer.echo(f"ok: {scenario}")
+
+
+@app.command("version")
+def version_cmd() -> None:
+    """Print Sluice's version.
+
+    Example:  sluice version
+    """
+    from . import __version__
+
+    typer.echo(f"sluice {__version__}")
+
+
+def main() -> None:
+    """Entry point for ``python -m sluice``."""
+    app()

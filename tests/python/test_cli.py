@@ -1,0 +1,148 @@
+"""The `sluice` command line, through typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from sluice.cli import app
+
+runner = CliRunner()
+
+
+def test_run_writes_summary_parquet_and_figure(tiny_path: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(tiny_path), "--seed", "3", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["seed"] == 3 and summary["scenario"] == "tiny"
+    for name in ("flows", "queues", "queue_samples"):
+        assert (out / f"{name}.parquet").stat().st_size > 0
+    png = (out / "overview.png").read_bytes()
+    assert png.startswith(b"\x89PNG")
+    # the readable summary
+    assert "Flows" in result.stdout and "Queues" in result.stdout
+    assert "Jain" in result.stdout and "events/s" in result.stdout
+
+
+def test_run_summary_option_and_no_figure(tiny_path: Path, tmp_path: Path) -> None:
+    summary = tmp_path / "s" / "out.json"
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["run", str(tiny_path), "--summary", str(summary), "--out", str(out), "--no-figure"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(summary.read_text())["scenario"] == "tiny"
+    assert not (out / "overview.png").exists()
+    assert (out / "flows.parquet").exists()
+
+
+def test_run_without_out_writes_nothing(tiny_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["run", str(tiny_path)])
+    assert result.exit_code == 0, result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def one_error_line(stderr: str) -> str:
+    lines = [l for l in stderr.splitlines() if l.strip()]
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("error: ")
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+def test_validate_bad_scenario_exits_2_with_one_line(tiny_text: str, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(tiny_text.replace('rate = "10Mbps"', 'rate = "10 megabits"'))
+    result = runner.invoke(app, ["validate", str(bad)])
+    assert result.exit_code == 2
+    line = one_error_line(result.stderr)
+    assert "10 megabits" in line
+    assert result.stdout == ""
+
+
+def test_validate_reports_the_field_path(tiny_text: str, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(tiny_text.replace('kind = "dumbbell"', 'kind = "dumbel"'))
+    result = runner.invoke(app, ["validate", str(bad)])
+    assert result.exit_code == 2
+    assert one_error_line(result.stderr).startswith("error: topology.kind: ")
+
+
+def test_validate_good_scenario(tiny_path: Path) -> None:
+    result = runner.invoke(app, ["validate", str(tiny_path)])
+    assert result.exit_code == 0, result.output
+    assert "ok" in result.stdout
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_missing_file_is_one_line(command: str, tmp_path: Path) -> None:
+    result = runner.invoke(app, [command, str(tmp_path / "nope.toml")])
+    assert result.exit_code == 2
+    assert "nope.toml" in one_error_line(result.stderr)
+
+
+def test_run_bad_scenario_is_one_line(tiny_text: str, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(tiny_text.replace('dst = "receivers"', 'dst = "nowhere"'))
+    result = runner.invoke(app, ["run", str(bad), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert one_error_line(result.stderr).startswith("error: flows[0].dst: ")
+    assert not (tmp_path / "o" / "summary.json").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["run"], ["run", "x.toml", "--seed", "-1"], ["run", "x.toml", "--seed", "abc"], ["frob"],
+     ["run", "x.toml", "--bogus"]],
+)
+def test_usage_errors_are_one_line(args: list[str]) -> None:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    one_error_line(result.stderr)
+
+
+@pytest.mark.parametrize("command", [[], ["run"], ["validate"], ["version"]])
+def test_help_has_an_example(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Usage" in result.stdout
+    assert "Example" in result.stdout
+    assert "sluice" in result.stdout
+
+
+def test_version_command() -> None:
+    import sluice
+
+    result = runner.invoke(app, ["version"])
+    assert result.exit_code == 0
+    assert result.stdout.strip() == f"sluice {sluice.__version__}"
+
+
+def test_unwritable_out_dir_exits_1(tiny_path: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    result = runner.invoke(app, ["run", str(tiny_path), "--out", str(blocker)])
+    assert result.exit_code == 1
+    assert str(blocker) in one_error_line(result.stderr)
+
+
+def test_simulation_panic_exits_3_with_reproduce_command(
+    tiny_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sluice.api
+    from sluice import _sluice
+
+    def panicking_run(scenario: object, seed: int | None = None, out_dir: object = None) -> None:
+        text, source = sluice.api.read_scenario(scenario)  # type: ignore[arg-type]
+        _sluice._panic_for_test(text, seed, source=source)
+
+    monkeypatch.setattr(sluice.api, "run", panicking_run)
+    result = runner.invoke(app, ["run", str(tiny_path), "--seed", "4"])
+    assert result.exit_code == 3
+    line = one_error_line(result.stderr)
+    assert f"sluice run {tiny_path} --seed 4" in line
