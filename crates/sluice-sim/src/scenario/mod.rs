@@ -16,9 +16,16 @@ pub fn load_str(text: &str, seed: Option<u64>) -> Result<Model, ScenarioError> {
     let file: schema::ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        let msg = inner.message().to_string();
+        let mut msg = one_line(inner.message());
         let path = if path == "." { String::new() } else { path };
-        ScenarioError::new(path, one_line(&msg))
+        if let Some(span) = inner.span() {
+            // Where in the file: 1-based line and column of the offending text.
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            msg = format!("{msg} (line {line}, column {col})");
+        }
+        ScenarioError::new(path, msg)
     })?;
     build::build(file, seed)
 }

@@ -154,3 +154,9 @@ fn mangled_files_are_errors_not_panics() {
         }
     }
 }
+
+#[test]
+fn syntax_errors_say_where() {
+    let e = load_str("name = \"x\"\nduration = \"1s\n", None).unwrap_err();
+    assert!(e.to_string().contains("line 2"), "{e}");
+}
