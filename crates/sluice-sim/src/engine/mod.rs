@@ -111,6 +111,7 @@ impl<'m> Sim<'m> {
                     busy_until: Time::ZERO,
                     tx_seq: 0,
                     txdone_scheduled: false,
+                    inflight: Default::default(),
                     loss: d.loss,
                 });
                 info.push(IfaceInfo {
@@ -230,7 +231,7 @@ impl<'m> Sim<'m> {
             self.events += 1;
 
             match ev {
-                Event::Arrive { iface, pkt } => self.arrive(iface, pkt),
+                Event::Arrive { iface } => self.arrive(iface),
                 Event::TxDone { iface } => self.tx_done(iface),
                 Event::Wake { ep, gen } => self.wake(ep, gen),
                 Event::AppStart { app } => self.app_start(app),
@@ -353,7 +354,11 @@ impl<'m> Sim<'m> {
         if lost {
             self.lose(p.id);
         } else {
-            self.q.schedule(arrive, Event::Arrive { iface, pkt: p.id });
+            let seq = self.q.reserve();
+            if f.inflight.is_empty() {
+                self.q.schedule_with(arrive, seq, Event::Arrive { iface });
+            }
+            f.inflight.push_back((arrive, seq, p.id));
         }
     }
 
@@ -373,8 +378,13 @@ impl<'m> Sim<'m> {
         self.release(id);
     }
 
-    fn arrive(&mut self, iface: u32, id: u32) {
-        let node = self.ifaces[iface as usize].peer;
+    fn arrive(&mut self, iface: u32) {
+        let f = &mut self.ifaces[iface as usize];
+        let (_, _, id) = f.inflight.pop_front().expect("an arrival has a packet in flight");
+        if let Some(&(t, seq, _)) = f.inflight.front() {
+            self.q.schedule_with(t, seq, Event::Arrive { iface });
+        }
+        let node = f.peer;
         let nd = &self.nodes[node as usize];
         let dst = self.pkts[id as usize].dst;
         if nd.addr != dst {

@@ -11,8 +11,11 @@ use sluice_core::Time;
 /// What happens at an instant. Small: IDs only.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// Packet `pkt` finishes arriving over interface `iface` at the interface's peer node.
-    Arrive { iface: u32, pkt: u32 },
+    /// The oldest packet in flight on interface `iface` finishes arriving at the peer node.
+    /// (Packets in flight on a link wait in the interface's FIFO — their arrival times only
+    /// grow — and only the head is in the heap, with the sequence number it was given when its
+    /// transmission started, so the global order is the same as one event per packet.)
+    Arrive { iface: u32 },
     /// Interface `iface` finished serializing a packet.
     TxDone { iface: u32 },
     /// Wake TCP endpoint `ep` if generation `gen` is still current.

@@ -77,6 +77,8 @@ pub struct Iface {
     /// transmit-complete (scheduled only if packets wait behind it).
     pub tx_seq: u64,
     pub txdone_scheduled: bool,
+    /// Packets on the wire: (arrival time, event sequence number, packet), oldest first.
+    pub inflight: VecDeque<(Time, u64, u32)>,
     pub loss: f64,
 }
 
