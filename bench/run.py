@@ -2,8 +2,8 @@
 """Sluice speed benchmarks: wall time, events/s and data packets/s on the reference dumbbells,
 and how per-packet cost scales with flow count and buffer size.
 
-Ratios against ns-3 use ns-3 runs of the same scenarios on the same machine, stored in
-``bench/ns3-timings.json`` (produced by ``validation/ns3_dumbbell.py``; see bench/README.md).
+Ratios against ns-3 use ns-3 runs of the same cases on the same machine, stored in
+``validation/fixtures/ns3/`` by ``validation/ns3_dumbbell.py`` (see bench/README.md).
 Nothing here is a test: numbers go to ``bench/results.json`` and ``bench/results.md``.
 
 Usage:  python3 bench/run.py [--quick] [--repeat N]
@@ -101,9 +101,11 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs per case; the fastest counts (default 3)")
     args = ap.parse_args()
     build()
-    ns3_path = ROOT / "bench" / "ns3-timings.json"
-    if ns3_path.exists():
-        ns3 = json.loads(ns3_path.read_text())
+    own = sorted((ROOT / "validation" / "fixtures" / "ns3").glob("*.json"))
+    if own:
+        # ns-3 runs of the same cases on this machine (validation/ns3_dumbbell.py).
+        cases = {json.loads(p.read_text())["case"]: json.loads(p.read_text()) for p in own}
+        ns3 = {"about": "validation/fixtures/ns3/*.json (validation/ns3_dumbbell.py, ns-3 3.44, this machine)", "cases": cases}
     else:
         # Fall back to the reference fixture: ns-3 3.44 on a 2-core machine of the same kind.
         fx = json.loads((ROOT / "validation" / "fixtures" / "ns3-reference.json").read_text())

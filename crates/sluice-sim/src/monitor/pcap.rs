@@ -1,270 +1,610 @@
-//! Pcap files of simulated links, readable by Wireshark and tshark.
+//! Classic pcap files (nanosecond timestamps, `LINKTYPE_PPP`) of simulated packets.
 //!
-//! Classic pcap with nanosecond timestamps (magic `0xa1b23c4d`) and link type 9 (PPP): each
-//! record is the 2-byte PPP protocol field `0x0021` (IPv4) followed by the IPv4 packet, which
-//! matches the 2 bytes of framing the simulated point-to-point links serialize. Headers are
-//! written exactly as the simulated packet carries them (the TCP window field scaled, options in
-//! the order MSS, SACK-permitted, timestamps, window scale, SACK, padded to
-//! [`TcpOptions::wire_len`]). Payload bytes are zeros; IPv4, TCP and UDP checksums are computed
-//! over the full packet, payload included, so they verify even when `snaplen` cuts the payload.
+//! Each record is a 2-byte PPP protocol field (`0x0021`, IPv4; no HDLC address/control bytes)
+//! followed by the IPv4 header, the TCP or UDP header and the payload as zeros, cut at the
+//! snap length. The original length is always the full `2 + ip_len`, and every checksum is
+//! computed over the full packet (payload zeros add nothing to the one's-complement sum, but the
+//! lengths in the IP header and pseudo-header are the full lengths), so Wireshark/tshark verify
+//! them even on truncated records.
+//!
+//! The file is byte-identical across platforms: all file-level fields are written little-endian
+//! (readers detect the byte order from the magic number).
+//!
+//! The writer keeps one scratch buffer and issues one `write_all` per packet; wrap a file in a
+//! [`std::io::BufWriter`] for good throughput.
 
-use crate::packet::{SimPacket, TcpOptions, Transport, IPV4_HEADER, TCP_HEADER, UDP_HEADER};
-use sluice_core::packet::checksum::{fold, ones_sum};
-use sluice_core::packet::proto;
-use sluice_core::Time;
 use std::io::{self, Write};
 
-/// LINKTYPE_PPP.
-const LINKTYPE_PPP: u32 = 9;
-const PPP_IPV4: [u8; 2] = [0x00, 0x21];
+use sluice_core::packet::checksum::{checksum, fold, ones_sum};
+use sluice_core::packet::proto;
+use sluice_core::Time;
 
-/// Writes packets to a pcap stream.
+use crate::packet::{SimPacket, TcpOptions, Transport, IPV4_HEADER, TCP_HEADER};
+
+/// Magic number of a classic pcap file with nanosecond-resolution timestamps.
+pub const PCAP_MAGIC_NSEC: u32 = 0xa1b2_3c4d;
+/// `LINKTYPE_PPP`: the packet starts with the PPP protocol field.
+pub const LINKTYPE_PPP: u32 = 9;
+/// PPP protocol number of IPv4 (RFC 1332).
+pub const PPP_PROTO_IPV4: u16 = 0x0021;
+/// Bytes of PPP header in front of every IP packet.
+pub const PPP_HEADER: u32 = 2;
+/// Largest TCP option space (data offset 15 words minus the fixed 20-byte header).
+pub const MAX_TCP_OPTIONS: u32 = 40;
+
+const GLOBAL_HEADER_LEN: usize = 24;
+const RECORD_HEADER_LEN: usize = 16;
+
+/// TCP option kinds (RFC 9293, RFC 7323, RFC 2018).
+mod opt {
+    pub const EOL: u8 = 0;
+    pub const NOP: u8 = 1;
+    pub const MSS: u8 = 2;
+    pub const WSCALE: u8 = 3;
+    pub const SACK_PERMITTED: u8 = 4;
+    pub const SACK: u8 = 5;
+    pub const TIMESTAMPS: u8 = 8;
+}
+
+/// Writes a classic pcap stream of [`SimPacket`]s.
 pub struct PcapWriter<W: Write> {
-    w: W,
+    out: W,
     snaplen: u32,
+    /// Scratch record (record header + captured bytes); reused, so steady state allocates nothing.
     buf: Vec<u8>,
 }
 
 impl<W: Write> PcapWriter<W> {
-    /// Write the global header. `snaplen` bounds the bytes stored per packet (the original
-    /// length is always recorded).
-    pub fn new(mut w: W, snaplen: u32) -> io::Result<Self> {
-        let mut h = Vec::with_capacity(24);
-        h.extend_from_slice(&0xa1b2_3c4du32.to_le_bytes());
-        h.extend_from_slice(&2u16.to_le_bytes());
-        h.extend_from_slice(&4u16.to_le_bytes());
-        h.extend_from_slice(&0i32.to_le_bytes());
-        h.extend_from_slice(&0u32.to_le_bytes());
-        h.extend_from_slice(&snaplen.to_le_bytes());
-        h.extend_from_slice(&LINKTYPE_PPP.to_le_bytes());
-        w.write_all(&h)?;
-        Ok(PcapWriter { w, snaplen, buf: Vec::with_capacity(128) })
+    /// Writes the global header. `snaplen` (bytes captured per packet, counting the 2-byte PPP
+    /// header) must be at least 1.
+    pub fn new(mut out: W, snaplen: u32) -> io::Result<Self> {
+        if snaplen == 0 {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "pcap snaplen must be at least 1"));
+        }
+        let mut h = [0u8; GLOBAL_HEADER_LEN];
+        h[0..4].copy_from_slice(&PCAP_MAGIC_NSEC.to_le_bytes());
+        h[4..6].copy_from_slice(&2u16.to_le_bytes()); // version major
+        h[6..8].copy_from_slice(&4u16.to_le_bytes()); // version minor; thiszone, sigfigs stay 0
+        h[16..20].copy_from_slice(&snaplen.to_le_bytes());
+        h[20..24].copy_from_slice(&LINKTYPE_PPP.to_le_bytes());
+        out.write_all(&h)?;
+        // Headers are at most 2 + 20 + 60 bytes; reserve the common case up front.
+        let cap = RECORD_HEADER_LEN + (snaplen.min(2048) as usize);
+        Ok(PcapWriter { out, snaplen, buf: Vec::with_capacity(cap) })
     }
 
-    /// Record `pkt` as seen at `t` (the start of its transmission).
+    pub fn snaplen(&self) -> u32 {
+        self.snaplen
+    }
+
+    /// Writes one record for `pkt` sent at `t`.
+    ///
+    /// Fails with [`io::ErrorKind::InvalidInput`] (writing nothing) if the packet cannot be
+    /// represented on the wire: IP total length over 65535, or TCP options over 40 bytes.
     pub fn write(&mut self, t: Time, pkt: &SimPacket) -> io::Result<()> {
-        self.buf.clear();
-        self.buf.extend_from_slice(&PPP_IPV4);
-        serialize_headers(pkt, &mut self.buf);
-        let orig_len = 2 + pkt.ip_len();
-        let incl = orig_len.min(self.snaplen);
-        // Zero payload up to the capture length.
-        if (self.buf.len() as u32) < incl {
-            self.buf.resize(incl as usize, 0);
-        }
-        self.buf.truncate(incl as usize);
-        let mut rec = [0u8; 16];
-        rec[0..4].copy_from_slice(&((t.0 / 1_000_000_000) as u32).to_le_bytes());
-        rec[4..8].copy_from_slice(&((t.0 % 1_000_000_000) as u32).to_le_bytes());
-        rec[8..12].copy_from_slice(&incl.to_le_bytes());
-        rec[12..16].copy_from_slice(&orig_len.to_le_bytes());
-        self.w.write_all(&rec)?;
-        self.w.write_all(&self.buf)
+        check_representable(pkt)?;
+        let orig_len = PPP_HEADER + pkt.ip_len();
+        let incl_len = orig_len.min(self.snaplen);
+
+        let buf = &mut self.buf;
+        buf.clear();
+        let ns = t.0;
+        buf.extend_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
+        buf.extend_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
+        buf.extend_from_slice(&incl_len.to_le_bytes());
+        buf.extend_from_slice(&orig_len.to_le_bytes());
+        buf.extend_from_slice(&PPP_PROTO_IPV4.to_be_bytes());
+        serialize_headers(pkt, buf);
+        // Cut to the snap length, or extend with the zero payload up to it.
+        buf.resize(RECORD_HEADER_LEN + incl_len as usize, 0);
+        self.out.write_all(buf)
     }
 
     pub fn flush(&mut self) -> io::Result<()> {
-        self.w.flush()
+        self.out.flush()
+    }
+
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+
+    /// Flushes and returns the underlying writer.
+    pub fn into_inner(mut self) -> io::Result<W> {
+        self.out.flush()?;
+        Ok(self.out)
     }
 }
 
-fn push16(b: &mut Vec<u8>, v: u16) {
-    b.extend_from_slice(&v.to_be_bytes());
-}
-fn push32(b: &mut Vec<u8>, v: u32) {
-    b.extend_from_slice(&v.to_be_bytes());
-}
-
-/// TCP options in wire order, padded with NOPs and an end-of-list to `opts.wire_len()` bytes.
-fn write_options(o: &TcpOptions, b: &mut Vec<u8>) {
-    let start = b.len();
-    if let Some(mss) = o.mss {
-        b.extend_from_slice(&[2, 4]);
-        push16(b, mss);
-    }
-    if o.sack_permitted {
-        b.extend_from_slice(&[4, 2]);
-    }
-    if let Some((val, ecr)) = o.ts {
-        b.extend_from_slice(&[8, 10]);
-        push32(b, val);
-        push32(b, ecr);
-    }
-    if let Some(ws) = o.wscale {
-        b.extend_from_slice(&[3, 3, ws]);
-    }
-    if o.sack.n > 0 {
-        b.extend_from_slice(&[5, 2 + 8 * o.sack.n]);
-        for &(l, r) in o.sack.as_slice() {
-            push32(b, l);
-            push32(b, r);
+/// Whether `pkt` fits the wire formats: IPv4 total length ≤ 65535 and TCP options ≤ 40 bytes.
+fn check_representable(pkt: &SimPacket) -> io::Result<()> {
+    if let Transport::Tcp { opts, .. } = &pkt.transport {
+        if opts.wire_len() > MAX_TCP_OPTIONS {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("TCP options of {} bytes exceed the 40-byte option space", opts.wire_len()),
+            ));
         }
     }
-    let want = start + o.wire_len() as usize;
-    debug_assert!(b.len() <= want);
-    if b.len() < want {
-        b.push(0); // end of option list, then zero padding
+    if pkt.ip_len() > u16::MAX as u32 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("IP total length {} exceeds 65535", pkt.ip_len()),
+        ));
     }
-    b.resize(want, 0);
+    Ok(())
 }
 
-/// Append the IPv4 header and the TCP or UDP header of `pkt` to `buf`, checksums filled in.
+/// Appends the IPv4 header and the TCP or UDP header (with options, checksums filled in) of
+/// `pkt` to `buf`. The payload is not written; the transport checksum covers it as zeros.
+///
+/// Precondition: the packet is representable (IP total length ≤ 65535, TCP options ≤ 40 bytes);
+/// [`PcapWriter::write`] checks this. Otherwise length fields are truncated (debug builds panic).
 pub fn serialize_headers(pkt: &SimPacket, buf: &mut Vec<u8>) {
-    let ip_start = buf.len();
-    let total = pkt.ip_len();
+    debug_assert!(check_representable(pkt).is_ok(), "packet not representable on the wire");
+    let ip_len = pkt.ip_len();
+    let l4_len = ip_len - IPV4_HEADER; // transport header + options + payload
     let protocol = match pkt.transport {
         Transport::Tcp { .. } => proto::TCP,
         Transport::Udp => proto::UDP,
     };
-    buf.push(0x45);
-    buf.push(pkt.dscp << 2 | pkt.ecn as u8);
-    push16(buf, total as u16);
-    push16(buf, pkt.ip_id);
-    push16(buf, 0x4000); // DF
+
+    // IPv4 header (RFC 791), no options.
+    let ip = buf.len();
+    buf.push(0x45); // version 4, IHL 5
+    buf.push(((pkt.dscp & 0x3f) << 2) | pkt.ecn as u8);
+    buf.extend_from_slice(&(ip_len as u16).to_be_bytes());
+    buf.extend_from_slice(&pkt.ip_id.to_be_bytes());
+    buf.extend_from_slice(&0x4000u16.to_be_bytes()); // DF, fragment offset 0
     buf.push(pkt.ttl);
     buf.push(protocol);
-    push16(buf, 0);
-    push32(buf, pkt.src);
-    push32(buf, pkt.dst);
-    let c = !fold(ones_sum(&buf[ip_start..ip_start + IPV4_HEADER as usize], 0));
-    buf[ip_start + 10..ip_start + 12].copy_from_slice(&c.to_be_bytes());
+    buf.extend_from_slice(&[0, 0]); // header checksum, below
+    buf.extend_from_slice(&pkt.src.to_be_bytes());
+    buf.extend_from_slice(&pkt.dst.to_be_bytes());
+    let c = checksum(&buf[ip..ip + IPV4_HEADER as usize], 0);
+    buf[ip + 10..ip + 12].copy_from_slice(&c.to_be_bytes());
 
-    let l4_start = buf.len();
-    let l4_len = total - IPV4_HEADER;
-    match &pkt.transport {
+    // Pseudo-header (RFC 9293 §3.1, RFC 768): src, dst, zero + protocol, transport length.
+    let pseudo = ones_sum(&buf[ip + 12..ip + 20], 0) + protocol as u32 + l4_len;
+
+    let l4 = buf.len();
+    buf.extend_from_slice(&pkt.sport.to_be_bytes());
+    buf.extend_from_slice(&pkt.dport.to_be_bytes());
+    let csum_at = match &pkt.transport {
         Transport::Tcp { seq, ack, flags, window, opts } => {
-            push16(buf, pkt.sport);
-            push16(buf, pkt.dport);
-            push32(buf, *seq);
-            push32(buf, *ack);
-            let off = ((TCP_HEADER + opts.wire_len()) / 4) as u8;
-            buf.push(off << 4);
+            let data_offset = ((TCP_HEADER + opts.wire_len()) / 4) as u8;
+            buf.extend_from_slice(&seq.to_be_bytes());
+            buf.extend_from_slice(&ack.to_be_bytes());
+            buf.push(data_offset << 4); // reserved bits 0 (AE/NS not modelled)
             buf.push(*flags);
-            push16(buf, *window);
-            push16(buf, 0);
-            push16(buf, 0);
-            write_options(opts, buf);
+            buf.extend_from_slice(&window.to_be_bytes());
+            buf.extend_from_slice(&[0, 0]); // checksum, below
+            buf.extend_from_slice(&[0, 0]); // urgent pointer
+            write_tcp_options(opts, buf);
+            l4 + 16
         }
         Transport::Udp => {
-            push16(buf, pkt.sport);
-            push16(buf, pkt.dport);
-            push16(buf, (UDP_HEADER + pkt.payload) as u16);
-            push16(buf, 0);
-        }
-    }
-    // Pseudo-header: addresses, protocol, transport length. The zero payload adds nothing.
-    let mut acc = ones_sum(&pkt.src.to_be_bytes(), 0);
-    acc = ones_sum(&pkt.dst.to_be_bytes(), acc);
-    acc += protocol as u32 + l4_len;
-    acc = ones_sum(&buf[l4_start..], acc);
-    let mut c = !fold(acc);
-    let at = match pkt.transport {
-        Transport::Tcp { .. } => l4_start + 16,
-        Transport::Udp => {
-            if c == 0 {
-                c = 0xffff; // RFC 768: zero means "no checksum"
-            }
-            l4_start + 6
+            buf.extend_from_slice(&(l4_len as u16).to_be_bytes());
+            buf.extend_from_slice(&[0, 0]); // checksum, below
+            l4 + 6
         }
     };
-    buf[at..at + 2].copy_from_slice(&c.to_be_bytes());
+    // The header length is even, so the zero payload would start word-aligned: it adds nothing.
+    let mut c = !fold(ones_sum(&buf[l4..], pseudo));
+    if c == 0 && protocol == proto::UDP {
+        c = 0xffff; // RFC 768: a computed zero is sent as all ones (0 means "no checksum")
+    }
+    buf[csum_at..csum_at + 2].copy_from_slice(&c.to_be_bytes());
+}
+
+/// Appends the TCP options in the order MSS, SACK-permitted, Timestamps, Window scale, SACK,
+/// then pads with EOL (and zero bytes, i.e. more EOL) to exactly [`TcpOptions::wire_len`].
+fn write_tcp_options(o: &TcpOptions, buf: &mut Vec<u8>) {
+    let start = buf.len();
+    if let Some(mss) = o.mss {
+        buf.extend_from_slice(&[opt::MSS, 4]);
+        buf.extend_from_slice(&mss.to_be_bytes());
+    }
+    if o.sack_permitted {
+        buf.extend_from_slice(&[opt::SACK_PERMITTED, 2]);
+    }
+    if let Some((tsval, tsecr)) = o.ts {
+        buf.extend_from_slice(&[opt::TIMESTAMPS, 10]);
+        buf.extend_from_slice(&tsval.to_be_bytes());
+        buf.extend_from_slice(&tsecr.to_be_bytes());
+    }
+    let end = start + o.wire_len() as usize;
+    if let Some(shift) = o.wscale {
+        // Linux's SYN layout (MSS, SACK_PERM, TS, NOP, WS) when the padding allows it.
+        let unpadded_rest = 3 + if o.sack.n > 0 { 2 + 8 * o.sack.n as usize } else { 0 };
+        if buf.len() + 1 + unpadded_rest <= end {
+            buf.push(opt::NOP);
+        }
+        buf.extend_from_slice(&[opt::WSCALE, 3, shift]);
+    }
+    let sack = o.sack.as_slice();
+    if !sack.is_empty() {
+        buf.extend_from_slice(&[opt::SACK, (2 + 8 * sack.len()) as u8]);
+        for &(left, right) in sack {
+            buf.extend_from_slice(&left.to_be_bytes());
+            buf.extend_from_slice(&right.to_be_bytes());
+        }
+    }
+    debug_assert!(buf.len() <= end);
+    buf.resize(end, opt::EOL);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::SackBlocks;
-    use sluice_core::packet::{tcp_flags as F, Ecn};
+    use sluice_core::packet::{tcp_flags, Ecn};
 
-    fn tcp(opts: TcpOptions, payload: u32, flags: u8) -> SimPacket {
+    const A: u32 = 0x0a00_0001; // 10.0.0.1
+    const B: u32 = 0x0a00_0102; // 10.0.1.2
+
+    fn tcp(flags: u8, opts: TcpOptions, payload: u32) -> SimPacket {
         SimPacket {
-            src: 0x0a00_0001,
-            dst: 0x0a00_0002,
-            sport: 49_152,
-            dport: 5_001,
-            dscp: 0,
+            src: A,
+            dst: B,
+            sport: 40000,
+            dport: 5001,
+            dscp: 10,
             ecn: Ecn::Ect0,
-            ttl: 64,
-            ip_id: 7,
-            transport: Transport::Tcp { seq: 0x0102_0304, ack: 0x0a0b_0c0d, flags, window: 32_768, opts },
+            ttl: 63,
+            ip_id: 0x1234,
+            transport: Transport::Tcp { seq: 0xdead_beef, ack: 0x0102_0304, flags, window: 0xfffe, opts },
             payload,
             flow: 0,
             enqueued_at: Time::ZERO,
         }
     }
 
-    fn verify(pkt: &SimPacket) -> Vec<u8> {
+    fn udp(payload: u32) -> SimPacket {
+        SimPacket { transport: Transport::Udp, ..tcp(0, TcpOptions::default(), payload) }
+    }
+
+    fn syn_opts() -> TcpOptions {
+        TcpOptions { mss: Some(1460), wscale: Some(7), sack_permitted: true, ts: Some((1000, 0)), ..Default::default() }
+    }
+
+    fn ts_sack(n: usize) -> TcpOptions {
+        let mut o = TcpOptions { ts: Some((5000, 4000)), ..Default::default() };
+        for i in 0..n as u32 {
+            o.sack.push((100_000 + 3000 * i, 101_448 + 3000 * i));
+        }
+        o
+    }
+
+    fn ser(p: &SimPacket) -> Vec<u8> {
         let mut b = Vec::new();
-        serialize_headers(pkt, &mut b);
-        assert_eq!(fold(ones_sum(&b[..20], 0)), 0xffff, "IPv4 header checksum verifies");
-        let total = pkt.ip_len() as usize;
-        let mut full = b.clone();
-        full.resize(total, 0);
-        assert_eq!(u16::from_be_bytes([full[2], full[3]]) as usize, total);
-        let l4 = &full[20..];
-        let mut acc = ones_sum(&full[12..20], 0);
-        acc += full[9] as u32 + l4.len() as u32;
-        assert_eq!(fold(ones_sum(l4, acc)), 0xffff, "transport checksum verifies over the full packet");
+        serialize_headers(p, &mut b);
         b
     }
 
-    // Option layouts: the header length always equals what the simulator accounts for.
-    #[test]
-    fn headers_and_checksums() {
-        let syn = TcpOptions { mss: Some(1460), wscale: Some(8), sack_permitted: true, ts: Some((5, 0)), sack: SackBlocks::default() };
-        let b = verify(&tcp(syn, 0, F::SYN | F::ECE | F::CWR));
-        assert_eq!(b.len(), 20 + 40);
-        assert_eq!(b[20 + 12] >> 4, 10, "data offset 40 bytes");
-        assert_eq!(&b[40..44], &[2, 4, 0x05, 0xb4], "MSS first");
-        assert_eq!(b[1] & 3, Ecn::Ect0 as u8);
-        for n in 0..=3u8 {
-            let mut o = TcpOptions { ts: Some((1, 2)), ..Default::default() };
-            for k in 0..n {
-                o.sack.push((100 * k as u32, 100 * k as u32 + 50));
-            }
-            let b = verify(&tcp(o, 1448, F::ACK));
-            assert_eq!(b.len() as u32, 20 + 20 + o.wire_len());
-        }
-        verify(&tcp(TcpOptions::default(), 1000, F::ACK | F::PSH));
-        let udp = SimPacket { transport: Transport::Udp, payload: 1000, ..tcp(TcpOptions::default(), 0, 0) };
-        let b = verify(&udp);
-        assert_eq!(b.len(), 28);
+    /// Sum of the pseudo-header, transport header and (zero) payload, folded: 0xFFFF if valid.
+    fn transport_sum(b: &[u8], l4_len: u32) -> u16 {
+        let pseudo = ones_sum(&b[12..20], 0) + b[9] as u32 + l4_len;
+        // Zero payload bytes contribute nothing; append them anyway to check the claim.
+        let mut seg = b[20..].to_vec();
+        seg.resize(l4_len as usize, 0);
+        fold(ones_sum(&seg, pseudo))
     }
 
-    // Every pcap written opens in tshark without malformed packets or bad checksums.
+    /// Walks the option list, returning (kind, len) pairs; EOL ends it.
+    fn option_kinds(opts: &[u8]) -> Vec<(u8, u8)> {
+        let mut v = Vec::new();
+        let mut i = 0;
+        while i < opts.len() {
+            match opts[i] {
+                0 => {
+                    v.push((0, 1));
+                    assert!(opts[i..].iter().all(|&x| x == 0), "bytes after EOL must be zero");
+                    break;
+                }
+                1 => {
+                    v.push((1, 1));
+                    i += 1;
+                }
+                k => {
+                    let l = opts[i + 1];
+                    assert!(l >= 2 && i + l as usize <= opts.len(), "option {k} overruns");
+                    v.push((k, l));
+                    i += l as usize;
+                }
+            }
+        }
+        v
+    }
+
     #[test]
-    fn tshark_reads_the_capture() {
-        let dir = std::env::temp_dir().join(format!("sluice-pcap-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.pcap");
-        {
-            let f = std::fs::File::create(&path).unwrap();
-            let mut w = PcapWriter::new(std::io::BufWriter::new(f), 128).unwrap();
-            let syn = TcpOptions { mss: Some(1460), wscale: Some(8), sack_permitted: true, ts: Some((5, 0)), sack: SackBlocks::default() };
-            w.write(Time(1_000), &tcp(syn, 0, F::SYN)).unwrap();
-            let mut o = TcpOptions { ts: Some((6, 5)), ..Default::default() };
-            o.sack.push((0x0102_0304 + 1448, 0x0102_0304 + 2896));
-            w.write(Time(2_500_000_001), &tcp(o, 0, F::ACK)).unwrap();
-            w.write(Time(3_000_000_000), &tcp(TcpOptions { ts: Some((7, 6)), ..Default::default() }, 1448, F::ACK)).unwrap();
-            w.write(Time(3_000_000_100), &SimPacket { transport: Transport::Udp, payload: 1000, ..tcp(TcpOptions::default(), 0, 0) }).unwrap();
-            w.flush().unwrap();
+    fn syn_header_bytes() {
+        let p = tcp(tcp_flags::SYN, syn_opts(), 0);
+        let b = ser(&p);
+        assert_eq!(b.len() as u32, p.ip_len());
+        assert_eq!(b.len(), 20 + 20 + 20);
+        // IPv4
+        assert_eq!(b[0], 0x45);
+        assert_eq!(b[1], (10 << 2) | 0b10);
+        assert_eq!(u16::from_be_bytes([b[2], b[3]]), 60);
+        assert_eq!(&b[4..6], &[0x12, 0x34]);
+        assert_eq!(&b[6..8], &[0x40, 0x00]);
+        assert_eq!(b[8], 63);
+        assert_eq!(b[9], 6);
+        assert_eq!(&b[12..16], &[10, 0, 0, 1]);
+        assert_eq!(&b[16..20], &[10, 0, 1, 2]);
+        assert_eq!(fold(ones_sum(&b[..20], 0)), 0xffff, "IP header checksum verifies");
+        // TCP
+        let t = &b[20..];
+        assert_eq!(u16::from_be_bytes([t[0], t[1]]), 40000);
+        assert_eq!(u16::from_be_bytes([t[2], t[3]]), 5001);
+        assert_eq!(&t[4..8], &[0xde, 0xad, 0xbe, 0xef]);
+        assert_eq!(&t[8..12], &[1, 2, 3, 4]);
+        assert_eq!(t[12] >> 4, 10, "data offset: 40 bytes");
+        assert_eq!(t[12] & 0x0f, 0);
+        assert_eq!(t[13], tcp_flags::SYN);
+        assert_eq!(&t[14..16], &[0xff, 0xfe]);
+        assert_eq!(&t[18..20], &[0, 0], "urgent pointer");
+        #[rustfmt::skip]
+        let expected_opts = [
+            2, 4, 0x05, 0xb4,                    // MSS 1460
+            4, 2,                                // SACK permitted
+            8, 10, 0, 0, 0x03, 0xe8, 0, 0, 0, 0, // TS 1000, 0
+            1,                                   // NOP
+            3, 3, 7,                             // WS 7
+        ];
+        assert_eq!(&t[20..], &expected_opts);
+        assert_eq!(transport_sum(&b, 40), 0xffff, "TCP checksum verifies");
+    }
+
+    #[test]
+    fn ack_with_ts_and_sack_layout_and_checksum() {
+        let p = tcp(tcp_flags::ACK, ts_sack(2), 1000);
+        let b = ser(&p);
+        let t = &b[20..];
+        assert_eq!(t[12] >> 4, 5 + 7, "20 + TS 10 + SACK 18 = 48 bytes");
+        assert_eq!(option_kinds(&t[20..]), vec![(8, 10), (5, 18)]);
+        assert_eq!(&t[32..40], &[0, 1, 0x86, 0xa0, 0, 1, 0x8c, 0x48]); // 100000, 101448
+        assert_eq!(u16::from_be_bytes([b[2], b[3]]) as u32, p.ip_len());
+        assert_eq!(fold(ones_sum(&b[..20], 0)), 0xffff);
+        assert_eq!(transport_sum(&b, p.ip_len() - 20), 0xffff);
+    }
+
+    #[test]
+    fn udp_header_and_checksum() {
+        for payload in [0, 1, 7, 1472] {
+            let p = udp(payload);
+            let b = ser(&p);
+            assert_eq!(b.len(), 28);
+            assert_eq!(b[9], 17);
+            assert_eq!(u16::from_be_bytes([b[2], b[3]]) as u32, 28 + payload);
+            assert_eq!(u16::from_be_bytes([b[24], b[25]]) as u32, 8 + payload, "UDP length");
+            assert_ne!(&b[26..28], &[0, 0]);
+            assert_eq!(fold(ones_sum(&b[..20], 0)), 0xffff);
+            assert_eq!(transport_sum(&b, 8 + payload), 0xffff);
         }
-        let Ok(out) = std::process::Command::new("tshark")
-            .args(["-r", path.to_str().unwrap(), "-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE", "-V"])
-            .output()
-        else {
-            eprintln!("tshark not installed: skipping the dissector check");
-            return;
+    }
+
+    #[test]
+    fn udp_zero_checksum_is_sent_as_all_ones() {
+        // Search for a packet whose computed UDP checksum is 0 (sum folds to 0xFFFF).
+        let mut hit = None;
+        for sport in 0..=u16::MAX {
+            let p = SimPacket { sport, ..udp(0) };
+            let mut b = ser(&p);
+            b[26] = 0;
+            b[27] = 0;
+            if checksum(&b[20..], ones_sum(&b[12..20], 0) + 17 + 8) == 0 {
+                hit = Some(p);
+                break;
+            }
+        }
+        let p = hit.expect("some source port gives a zero checksum");
+        let b = ser(&p);
+        assert_eq!(&b[26..28], &[0xff, 0xff]);
+        assert_eq!(transport_sum(&b, 8), 0xffff, "0xFFFF verifies as well");
+    }
+
+    #[test]
+    fn options_length_equals_wire_len() {
+        let mut cases = vec![
+            TcpOptions::default(),
+            syn_opts(),
+            TcpOptions { mss: Some(1460), ..Default::default() },
+            TcpOptions { mss: Some(1460), wscale: Some(0), ..Default::default() },
+            TcpOptions { mss: Some(536), sack_permitted: true, ..Default::default() },
+            TcpOptions { wscale: Some(14), ts: Some((1, 2)), ..Default::default() },
+            TcpOptions { ts: Some((1, 2)), ..Default::default() },
+        ];
+        for n in 1..=3 {
+            cases.push(ts_sack(n));
+        }
+        let mut no_ts = TcpOptions::default();
+        for n in 1..=4 {
+            no_ts.sack.push((n, n + 1));
+            cases.push(no_ts);
+        }
+        for o in cases {
+            let p = tcp(tcp_flags::ACK, o, 100);
+            let b = ser(&p);
+            let opts = &b[40..];
+            assert_eq!(opts.len() as u32, o.wire_len(), "{o:?}");
+            assert_eq!((b[32] >> 4) as u32 * 4, 20 + o.wire_len(), "{o:?}");
+            let kinds: Vec<u8> = option_kinds(opts).into_iter().map(|(k, _)| k).filter(|&k| k > 1).collect();
+            let mut want = Vec::new();
+            if o.mss.is_some() {
+                want.push(2);
+            }
+            if o.sack_permitted {
+                want.push(4);
+            }
+            if o.ts.is_some() {
+                want.push(8);
+            }
+            if o.wscale.is_some() {
+                want.push(3);
+            }
+            if o.sack.n > 0 {
+                want.push(5);
+            }
+            assert_eq!(kinds, want, "{o:?}");
+            assert_eq!(fold(ones_sum(&b[..20], 0)), 0xffff);
+            assert_eq!(transport_sum(&b, p.ip_len() - 20), 0xffff, "{o:?}");
+        }
+    }
+
+    #[test]
+    fn odd_payload_and_odd_option_checksums() {
+        // Odd payload lengths with every header layout: zeros never change the sum.
+        for payload in [1, 3, 1447] {
+            for o in [TcpOptions::default(), syn_opts(), ts_sack(3)] {
+                let p = tcp(tcp_flags::ACK | tcp_flags::PSH, o, payload);
+                let b = ser(&p);
+                assert_eq!(transport_sum(&b, p.ip_len() - 20), 0xffff);
+            }
+        }
+    }
+
+    #[test]
+    fn unrepresentable_packets_are_rejected() {
+        let mut o = syn_opts();
+        for i in 0..4 {
+            o.sack.push((i, i + 1));
+        }
+        let mut w = PcapWriter::new(Vec::new(), 128).unwrap();
+        let e = w.write(Time::ZERO, &tcp(tcp_flags::ACK, o, 0)).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        let e = w.write(Time::ZERO, &udp(70_000)).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert_eq!(w.get_ref().len(), GLOBAL_HEADER_LEN, "nothing written");
+        assert!(PcapWriter::new(Vec::new(), 0).is_err());
+    }
+
+    #[test]
+    fn file_and_record_headers() {
+        let mut w = PcapWriter::new(Vec::new(), 100).unwrap();
+        let p = tcp(tcp_flags::ACK, ts_sack(1), 1448);
+        w.write(Time(3_000_000_123), &p).unwrap();
+        let small = udp(10);
+        w.write(Time(3_500_000_000), &small).unwrap();
+        let cap = w.buf.capacity();
+        w.write(Time(4_000_000_000), &p).unwrap();
+        assert_eq!(w.buf.capacity(), cap, "buffer reused");
+        let f = w.into_inner().unwrap();
+        assert_eq!(&f[0..4], &[0x4d, 0x3c, 0xb2, 0xa1]);
+        assert_eq!(&f[4..8], &[2, 0, 4, 0]);
+        assert_eq!(&f[16..20], &100u32.to_le_bytes());
+        assert_eq!(&f[20..24], &9u32.to_le_bytes());
+        let r = &f[24..];
+        let le = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        assert_eq!((le(&r[0..]), le(&r[4..]), le(&r[8..]), le(&r[12..])), (3, 123, 100, 2 + p.ip_len()));
+        assert_eq!(&r[16..18], &[0x00, 0x21]);
+        assert_eq!(&r[18..18 + 60], &ser(&p)[..], "headers then zeros, cut at snaplen");
+        assert!(r[18 + 60..116].iter().all(|&x| x == 0));
+        let r = &r[116..];
+        assert_eq!((le(&r[0..]), le(&r[4..]), le(&r[8..]), le(&r[12..])), (3, 500_000_000, 40, 40));
+        assert_eq!(&r[18..46], &ser(&small)[..]);
+        assert!(r[46..56].iter().all(|&x| x == 0));
+        assert_eq!(r.len(), 56 + 116);
+    }
+
+    /// Writes a small capture and, when tshark is installed, has it verify every checksum.
+    #[test]
+    fn tshark_accepts_capture() {
+        let path = std::env::temp_dir().join(format!("sluice-pcap-test-{}.pcap", std::process::id()));
+        let f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        let mut w = PcapWriter::new(f, 65535).unwrap();
+        // A coherent exchange, as captured at the sender: handshake, seven data segments of which
+        // the receiver misses 0, 2 and 4 (so its ACKs carry 1, 2 and 3 SACK blocks), then UDP.
+        let (s0, r0) = (0xffff_f000u32, 0x1000_0000u32); // sender ISN close to wrap
+        let seg = |k: u32| s0.wrapping_add(1 + 1448 * k);
+        let a2b = |seq: u32, ack: u32, flags: u8, opts: TcpOptions, payload: u32| SimPacket {
+            transport: Transport::Tcp { seq, ack, flags, window: 502, opts },
+            ..tcp(0, TcpOptions::default(), payload)
         };
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "tshark failed: {}", String::from_utf8_lossy(&out.stderr));
-        assert_eq!(text.matches("Frame ").count() >= 4, true, "{text}");
-        for bad in ["Malformed", "Bad checksum", "[incorrect", "Expert Info (Error"] {
-            assert!(!text.contains(bad), "tshark reports {bad:?}:\n{text}");
+        let b2a = |seq: u32, ack: u32, flags: u8, opts: TcpOptions| {
+            let mut p = a2b(seq, ack, flags, opts, 0);
+            std::mem::swap(&mut p.src, &mut p.dst);
+            std::mem::swap(&mut p.sport, &mut p.dport);
+            p
+        };
+        let ts = |v: u32| TcpOptions { ts: Some((v, v.wrapping_sub(7))), ..Default::default() };
+        let sacked = |v: u32, blocks: &[u32]| {
+            let mut o = ts(v);
+            for &k in blocks {
+                o.sack.push((seg(k), seg(k + 1)));
+            }
+            o
+        };
+        let syn_ack_opts = TcpOptions { ts: Some((2000, 1000)), ..syn_opts() };
+        let mut pkts = vec![
+            a2b(s0, 0, tcp_flags::SYN, syn_opts(), 0),
+            b2a(r0, s0.wrapping_add(1), tcp_flags::SYN | tcp_flags::ACK, syn_ack_opts),
+            a2b(seg(0), r0 + 1, tcp_flags::ACK, ts(1001), 0),
+        ];
+        for k in 0..7 {
+            pkts.push(a2b(seg(k), r0 + 1, tcp_flags::ACK, ts(1002 + k), 1448));
         }
-        assert!(text.contains("Window scale: 8"), "{text}");
-        assert!(text.contains("SACK permitted"), "{text}");
-        assert!(text.contains("Timestamps: TSval 6, TSecr 5"), "{text}");
-        assert!(text.contains("[Checksum Status: Good]"), "{text}");
-        std::fs::remove_dir_all(&dir).ok();
+        pkts.push(b2a(r0 + 1, seg(0), tcp_flags::ACK, sacked(2010, &[1])));
+        pkts.push(b2a(r0 + 1, seg(0), tcp_flags::ACK, sacked(2011, &[3, 1])));
+        pkts.push(b2a(r0 + 1, seg(0), tcp_flags::ACK, sacked(2012, &[5, 3, 1])));
+        pkts.push(a2b(seg(7), r0 + 1, tcp_flags::ACK | tcp_flags::PSH, ts(1020), 1)); // odd length
+        pkts.extend([udp(0), udp(1472), udp(33)]);
+        for (i, p) in pkts.iter().enumerate() {
+            w.write(Time(1_000_000_000 + 250_000 * i as u64), p).unwrap();
+        }
+        w.into_inner().unwrap();
+
+        let fields = std::process::Command::new("tshark")
+            .arg("-r")
+            .arg(&path)
+            .args(["-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE"])
+            .args(["-T", "fields", "-E", "separator=|", "-E", "occurrence=a", "-E", "aggregator=;"])
+            .args(["-e", "ip.checksum.status", "-e", "tcp.checksum.status", "-e", "udp.checksum.status"])
+            .args(["-e", "tcp.options.sack_le", "-e", "tcp.options.timestamp.tsval", "-e", "tcp.options.mss_val"])
+            .args(["-e", "_ws.expert.message", "-e", "_ws.malformed", "-e", "_ws.expert.severity"])
+            .output();
+        let out = match fields {
+            Ok(o) => o,
+            Err(e) => {
+                println!("note: tshark not runnable ({e}); skipping the tshark check");
+                let _ = std::fs::remove_file(&path);
+                return;
+            }
+        };
+        let _ = std::fs::remove_file(&path);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "tshark failed: {stderr}");
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines.len(), pkts.len(), "{stdout}\n{stderr}");
+        for (line, p) in lines.iter().zip(&pkts) {
+            let f: Vec<&str> = line.split('|').collect();
+            // checksum.status: 0 bad, 1 good, 2 unverified.
+            assert_eq!(f[0], "1", "IP checksum: {line}");
+            match p.transport {
+                Transport::Tcp { opts, .. } => {
+                    assert_eq!(f[1], "1", "TCP checksum: {line}");
+                    let sle: Vec<&str> = f[3].split(';').filter(|s| !s.is_empty()).collect();
+                    assert_eq!(sle.len(), opts.sack.n as usize, "SACK blocks: {line}");
+                    assert_eq!(!f[4].is_empty(), opts.ts.is_some(), "TS option: {line}");
+                    if let Some(mss) = opts.mss {
+                        assert_eq!(f[5], mss.to_string(), "{line}");
+                    }
+                }
+                Transport::Udp => assert_eq!(f[2], "1", "UDP checksum: {line}"),
+            }
+            let lower = line.to_lowercase();
+            for bad in ["malformed", "bad checksum", "incorrect", "invalid", "bogus", "exception"] {
+                assert!(!lower.contains(bad), "tshark complains ({bad}): {line}");
+            }
+            assert!(f[7].is_empty(), "malformed: {line}");
+            // Expert severities: chat 0x200000, note 0x400000, warn 0x600000, error 0x800000.
+            for sev in f[8].split(';').filter(|s| !s.is_empty()) {
+                let v = match sev.strip_prefix("0x") {
+                    Some(h) => u32::from_str_radix(h, 16).unwrap(),
+                    None => sev.parse().unwrap(),
+                };
+                assert!(v < 0x0060_0000, "tshark warns or errs: {line}");
+            }
+        }
     }
 }
