@@ -110,11 +110,11 @@ pub fn parse_queue_limit(s: &str) -> Result<QueueLimit, String> {
 
 pub(crate) fn fmt_duration(d: Dur, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     let ns = d.0;
-    if ns % 1_000_000_000 == 0 {
+    if ns.is_multiple_of(1_000_000_000) {
         write!(f, "{}s", ns / 1_000_000_000)
-    } else if ns % 1_000_000 == 0 {
+    } else if ns.is_multiple_of(1_000_000) {
         write!(f, "{}ms", ns / 1_000_000)
-    } else if ns % 1_000 == 0 {
+    } else if ns.is_multiple_of(1_000) {
         write!(f, "{}us", ns / 1_000)
     } else {
         write!(f, "{ns}ns")
@@ -123,11 +123,11 @@ pub(crate) fn fmt_duration(d: Dur, f: &mut fmt::Formatter<'_>) -> fmt::Result {
 
 pub(crate) fn fmt_rate(r: Rate, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     let b = r.0;
-    if b != 0 && b % 1_000_000_000 == 0 {
+    if b != 0 && b.is_multiple_of(1_000_000_000) {
         write!(f, "{}Gbps", b / 1_000_000_000)
-    } else if b != 0 && b % 1_000_000 == 0 {
+    } else if b != 0 && b.is_multiple_of(1_000_000) {
         write!(f, "{}Mbps", b / 1_000_000)
-    } else if b != 0 && b % 1_000 == 0 {
+    } else if b != 0 && b.is_multiple_of(1_000) {
         write!(f, "{}kbps", b / 1_000)
     } else {
         write!(f, "{b}bps")

@@ -119,7 +119,7 @@ impl<'m> Sim<'m> {
                     qdisc_kind: "drop_tail",
                     rng: RngStream::derive(model.seed, StreamKey::LinkLoss(&d.queue_name)),
                     monitored: match &model.monitor.queues {
-                        Some(names) => names.iter().any(|n| *n == d.queue_name),
+                        Some(names) => names.contains(&d.queue_name),
                         None => model.nodes[from].kind == NodeKind::Router,
                     },
                     samples: 0,

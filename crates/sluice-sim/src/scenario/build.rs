@@ -131,20 +131,16 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str, notes: &mut Vec<(String
 
 fn qspec(q: &QueueTable, path: &str) -> R<QdiscSpec> {
     let (kind, rest) = super::kind_of(q, path, QUEUE_KINDS)?;
-    match kind.as_str() {
-        _ => {
-            let DropTailTable { limit } = super::typed(rest, path)?;
-            let limit = &limit;
-            let zero = match limit {
-                QueueLimit::Packets(p) => *p == 0,
-                QueueLimit::Bytes(b) => *b == 0,
-            };
-            if zero {
-                return err(format!("{path}.limit"), "must be greater than zero");
-            }
-            Ok(QdiscSpec::DropTail { limit: *limit })
-        }
+    debug_assert_eq!(kind, "drop_tail", "kind_of admits only QUEUE_KINDS");
+    let DropTailTable { limit } = super::typed(rest, path)?;
+    let zero = match limit {
+        QueueLimit::Packets(p) => p == 0,
+        QueueLimit::Bytes(b) => b == 0,
+    };
+    if zero {
+        return err(format!("{path}.limit"), "must be greater than zero");
     }
+    Ok(QdiscSpec::DropTail { limit })
 }
 
 fn check_loss(p: f64, path: &str) -> R<f64> {

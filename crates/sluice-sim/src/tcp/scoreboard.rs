@@ -27,6 +27,9 @@ impl Seg {
     pub fn len(&self) -> u64 {
         self.end - self.start
     }
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
 }
 
 #[derive(Clone, Debug, Default)]

@@ -74,7 +74,7 @@ impl Endpoint {
                     }
                 }
                 DupAckRule::Strict => !carries_data && self.last_wnd_field == Some(window),
-                DupAckRule::Linux => !carries_data && !(wnd_bytes > wnd_before || wnd_bytes == 0),
+                DupAckRule::Linux => !carries_data && wnd_bytes <= wnd_before && wnd_bytes != 0,
             };
             if is_dup {
                 self.dup_ack(newly_sacked, now, out);

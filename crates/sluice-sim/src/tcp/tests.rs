@@ -60,7 +60,7 @@ impl Pair {
         out
     }
 
-    fn to_server(&mut self, pkts: &[SimPacket]) -> Vec<SimPacket> {
+    fn deliver_to_server(&mut self, pkts: &[SimPacket]) -> Vec<SimPacket> {
         let mut out = Vec::new();
         for p in pkts {
             self.s.on_segment(p, self.now, &mut out);
@@ -68,7 +68,7 @@ impl Pair {
         out
     }
 
-    fn to_client(&mut self, pkts: &[SimPacket]) -> Vec<SimPacket> {
+    fn deliver_to_client(&mut self, pkts: &[SimPacket]) -> Vec<SimPacket> {
         let mut out = Vec::new();
         for p in pkts {
             self.c.on_segment(p, self.now, &mut out);
@@ -139,14 +139,14 @@ fn newreno_partial_and_full_ack_spec_example() {
     assert_eq!(burst.len(), 10, "initial window of 10 segments");
     let (lost3, lost6) = (burst[2].clone(), burst[5].clone());
     // Segments 1, 2 arrive: two new ACKs (cwnd grows in slow start to 12).
-    let acks = p.to_server(&burst[0..2]);
-    let out = p.to_client(&acks);
+    let acks = p.deliver_to_server(&burst[0..2]);
+    let out = p.deliver_to_client(&acks);
     assert!(out.is_empty(), "no new data to send");
     p.c.w.cwnd = 10 * MSS; // the example starts from cwnd = 10 SMSS
     // 4, 5, 7 arrive out of order: three duplicate ACKs.
-    let dups = p.to_server(&[burst[3].clone(), burst[4].clone(), burst[6].clone()]);
+    let dups = p.deliver_to_server(&[burst[3].clone(), burst[4].clone(), burst[6].clone()]);
     assert_eq!(dups.len(), 3);
-    let out = p.to_client(&dups);
+    let out = p.deliver_to_client(&dups);
     assert_eq!(out.len(), 1, "exactly one retransmission");
     assert_eq!(seg_seq(&out[0]), seg_seq(&lost3));
     assert_eq!(p.c.ca, CaState::Recovery);
@@ -154,19 +154,19 @@ fn newreno_partial_and_full_ack_spec_example() {
     assert_eq!(p.c.w.ssthresh, 4 * MSS);
     assert_eq!(p.c.w.cwnd, 7 * MSS);
     // 8, 9, 10: three more duplicates inflate cwnd by one SMSS each.
-    let dups = p.to_server(&burst[7..10]);
-    assert!(p.to_client(&dups).is_empty());
+    let dups = p.deliver_to_server(&burst[7..10]);
+    assert!(p.deliver_to_client(&dups).is_empty());
     assert_eq!(p.c.w.cwnd, 10 * MSS);
     // The retransmitted 3 fills the first hole: ACK through 5 is partial (3 segments).
-    let partial = p.to_server(&[lost3]);
-    let out = p.to_client(&partial);
+    let partial = p.deliver_to_server(&[lost3]);
+    let out = p.deliver_to_client(&partial);
     assert_eq!(out.len(), 1, "partial ACK retransmits the next hole");
     assert_eq!(seg_seq(&out[0]), seg_seq(&lost6));
     assert_eq!(p.c.ca, CaState::Recovery, "stay in recovery on a partial ACK");
     assert_eq!(p.c.w.cwnd, 10 * MSS - 3 * MSS + MSS, "deflate by the amount acked, add one SMSS");
     // The retransmitted 6 completes the data: full ACK ends recovery with cwnd = ssthresh.
-    let full = p.to_server(&[lost6]);
-    p.to_client(&full);
+    let full = p.deliver_to_server(&[lost6]);
+    p.deliver_to_client(&full);
     assert_eq!(p.c.ca, CaState::Open);
     assert_eq!(p.c.w.cwnd, p.c.w.ssthresh);
     assert_eq!(p.c.counters.fast_retransmits, 1, "exactly one reduction for the two losses");
@@ -178,20 +178,20 @@ fn single_drop_three_dupacks_one_retransmission_cwnd_halved() {
     let mut p = Pair::new(reno_cfg(), Some(10 * MSS));
     let burst = p.client_sends();
     let dropped = burst[0].clone();
-    let dups = p.to_server(&burst[1..4]);
+    let dups = p.deliver_to_server(&burst[1..4]);
     let mut out = Vec::new();
     for (i, d) in dups.iter().enumerate() {
-        out = p.to_client(std::slice::from_ref(d));
+        out = p.deliver_to_client(std::slice::from_ref(d));
         if i < 2 {
             assert!(out.iter().all(|s| seg_seq(s) != seg_seq(&dropped)), "no retransmission before the third duplicate");
         }
     }
     assert_eq!(out.iter().filter(|s| seg_seq(s) == seg_seq(&dropped)).count(), 1);
     assert_eq!(p.c.w.ssthresh, 5 * MSS, "ssthresh = FlightSize / 2 = 10 / 2 segments");
-    let rest = p.to_server(&burst[4..]);
-    p.to_client(&rest);
-    let fin = p.to_server(&[dropped]);
-    p.to_client(&fin);
+    let rest = p.deliver_to_server(&burst[4..]);
+    p.deliver_to_client(&rest);
+    let fin = p.deliver_to_server(&[dropped]);
+    p.deliver_to_client(&fin);
     assert_eq!(p.c.w.cwnd, 5 * MSS, "after recovery cwnd = ssthresh: halved from 10 segments");
 }
 
@@ -227,10 +227,10 @@ fn rto_sets_loss_window_and_doubles_timer() {
 fn delayed_ack_every_second_segment_and_timer() {
     let mut p = Pair::new(TcpConfig::default(), Some(3 * MSS));
     let burst = p.client_sends();
-    assert!(p.to_server(&burst[0..1]).is_empty(), "first segment: ACK delayed");
-    let acks = p.to_server(&burst[1..2]);
+    assert!(p.deliver_to_server(&burst[0..1]).is_empty(), "first segment: ACK delayed");
+    let acks = p.deliver_to_server(&burst[1..2]);
     assert_eq!(acks.len(), 1, "second segment: ACK now");
-    assert!(p.to_server(&burst[2..3]).is_empty());
+    assert!(p.deliver_to_server(&burst[2..3]).is_empty());
     let t = p.s.poll_at().unwrap();
     assert_eq!(t, p.now + Dur::from_millis(200));
     let mut out = Vec::new();
@@ -244,7 +244,7 @@ fn delayed_ack_every_second_segment_and_timer() {
 fn out_of_order_immediate_ack_with_sack_block() {
     let mut p = Pair::new(TcpConfig::default(), Some(10 * MSS));
     let burst = p.client_sends();
-    let acks = p.to_server(&burst[1..2]);
+    let acks = p.deliver_to_server(&burst[1..2]);
     assert_eq!(acks.len(), 1);
     let Transport::Tcp { ack, opts, .. } = acks[0].transport else { unreachable!() };
     assert_eq!(ack, seg_seq(&burst[0]), "cumulative ACK stays at the hole");
@@ -262,8 +262,8 @@ fn sack_prr_recovery_single_loss() {
     let mut retx = 0;
     let mut inflight: Vec<SimPacket> = Vec::new();
     for s in &burst[1..] {
-        let acks = p.to_server(std::slice::from_ref(s));
-        for seg in p.to_client(&acks) {
+        let acks = p.deliver_to_server(std::slice::from_ref(s));
+        for seg in p.deliver_to_client(&acks) {
             if seg_seq(&seg) == seg_seq(&lost) {
                 retx += 1;
             } else {
@@ -274,10 +274,10 @@ fn sack_prr_recovery_single_loss() {
     assert_eq!(retx, 1);
     assert_eq!(p.c.ca, CaState::Recovery);
     let ss = p.c.w.ssthresh;
-    let acks = p.to_server(&[lost]);
-    p.to_client(&acks);
-    let acks = p.to_server(&inflight);
-    p.to_client(&acks);
+    let acks = p.deliver_to_server(&[lost]);
+    p.deliver_to_client(&acks);
+    let acks = p.deliver_to_server(&inflight);
+    p.deliver_to_client(&acks);
     assert_eq!(p.c.ca, CaState::Open);
     assert!(p.c.w.cwnd >= ss && p.c.w.cwnd <= ss + 2 * MSS, "cwnd {} vs ssthresh {ss}", p.c.w.cwnd);
 }
@@ -289,13 +289,13 @@ fn strict_dupack_rule_ignores_acks_with_changed_window() {
     for (rule, expect_fr) in [(DupAckRule::Default, 1), (DupAckRule::Strict, 0)] {
         let mut p = Pair::new(TcpConfig { dupack: rule, ..reno_cfg() }, Some(10 * MSS));
         let burst = p.client_sends();
-        let mut dups = p.to_server(&burst[1..5]);
+        let mut dups = p.deliver_to_server(&burst[1..5]);
         for (i, d) in dups.iter_mut().enumerate() {
             if let Transport::Tcp { window, .. } = &mut d.transport {
                 *window -= 1 + i as u16; // a gateway lowers the window on every ACK
             }
         }
-        p.to_client(&dups);
+        p.deliver_to_client(&dups);
         assert_eq!(p.c.counters.fast_retransmits, expect_fr, "{rule:?}");
     }
 }
@@ -308,21 +308,21 @@ fn ecn_echo_reduces_once_and_sets_cwr() {
     let mut burst = p.client_sends();
     assert!(burst.iter().all(|s| s.ecn == Ecn::Ect0), "data is ECT(0)");
     burst[0].ecn = Ecn::Ce;
-    let acks = p.to_server(&burst[0..3]);
+    let acks = p.deliver_to_server(&burst[0..3]);
     assert!(acks.iter().all(|a| flags(a) & F::ECE != 0), "ECE on every ACK until CWR");
     let cwnd_before = p.c.w.cwnd;
-    let out = p.to_client(&acks);
+    let out = p.deliver_to_client(&acks);
     assert!(p.c.w.ssthresh < cwnd_before, "one reduction");
     assert!(p.c.w.cwnd <= p.c.w.ssthresh + MSS, "cwnd cut to ssthresh at once (ecn_cut = immediate)");
     assert!(out.is_empty(), "cwnd below the flight: nothing new yet");
     // The rest of the window is acknowledged (still with ECE): no second reduction.
     let ss = p.c.w.ssthresh;
-    let acks = p.to_server(&burst[3..]);
-    let out = p.to_client(&acks);
+    let acks = p.deliver_to_server(&burst[3..]);
+    let out = p.deliver_to_client(&acks);
     assert_eq!(p.c.w.ssthresh, ss, "at most one reduction per window of data");
     let cwr: Vec<&SimPacket> = out.iter().filter(|s| flags(s) & F::CWR != 0).collect();
     assert_eq!(cwr.len(), 1, "CWR on the next new data segment only");
-    let acks = p.to_server(&out);
+    let acks = p.deliver_to_server(&out);
     assert!(acks.iter().all(|a| flags(a) & F::ECE == 0), "CWR stops the echo");
 }
 
@@ -331,8 +331,8 @@ fn ecn_echo_reduces_once_and_sets_cwr() {
 fn rfc793_none_cc_has_no_fast_retransmit() {
     let mut p = Pair::new(TcpConfig { cc: CcKind::None, ..reno_cfg() }, Some(10 * MSS));
     let burst = p.client_sends();
-    let dups = p.to_server(&burst[1..6]);
-    let out = p.to_client(&dups);
+    let dups = p.deliver_to_server(&burst[1..6]);
+    let out = p.deliver_to_client(&dups);
     assert!(out.is_empty());
     assert_eq!(p.c.counters.triple_dupacks, 1);
     assert_eq!(p.c.counters.fast_retransmits, 0);
@@ -346,7 +346,7 @@ fn receiver_never_shrinks_its_window() {
     let burst = p.client_sends();
     assert_eq!(burst.len(), 4, "the peer's 4-segment window limits the sender");
     // Out-of-order data occupies buffer, but the advertised right edge stays put.
-    let acks = p.to_server(&burst[1..4]);
+    let acks = p.deliver_to_server(&burst[1..4]);
     for a in &acks {
         let Transport::Tcp { ack, window, .. } = a.transport else { unreachable!() };
         let edge = ack.wrapping_add(window as u32);
