@@ -70,7 +70,7 @@ pub struct Iface {
     pub l2_overhead: u32,
     pub device_cap: u32,
     pub qdisc: Instrumented<AnyQdisc<QPkt>>,
-    pub device: VecDeque<QPkt>,
+    pub device: DeviceQueue,
     /// The serializer is busy until this instant.
     pub busy_until: Time,
     /// Event sequence number reserved, at the start of the current transmission, for its
@@ -80,6 +80,45 @@ pub struct Iface {
     /// Packets on the wire: (arrival time, event sequence number, packet), oldest first.
     pub inflight: VecDeque<(Time, u64, u32)>,
     pub loss: f64,
+}
+
+/// The device's transmit queue below the queue discipline: a tiny FIFO held inline (no heap
+/// buffer, so a packet passing an idle link touches one cache line less).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct DeviceQueue {
+    slots: [Option<QPkt>; DeviceQueue::MAX],
+    head: u8,
+    len: u8,
+}
+
+impl DeviceQueue {
+    /// Largest device queue a scenario may ask for.
+    pub const MAX: usize = 4;
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    #[inline]
+    pub fn push_back(&mut self, p: QPkt) {
+        assert!((self.len as usize) < Self::MAX, "device queue overflow");
+        let i = (self.head as usize + self.len as usize) % Self::MAX;
+        self.slots[i] = Some(p);
+        self.len += 1;
+    }
+    #[inline]
+    pub fn pop_front(&mut self) -> Option<QPkt> {
+        if self.len == 0 {
+            return None;
+        }
+        let p = self.slots[self.head as usize].take();
+        self.head = ((self.head as usize + 1) % Self::MAX) as u8;
+        self.len -= 1;
+        p
+    }
 }
 
 /// The cold half of an interface: names, the loss stream, sampling accumulators.

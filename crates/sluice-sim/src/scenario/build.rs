@@ -143,6 +143,14 @@ fn qspec(q: &QueueTable, path: &str) -> R<QdiscSpec> {
     Ok(QdiscSpec::DropTail { limit })
 }
 
+fn check_device(n: u32, path: &str) -> R<()> {
+    let max = crate::net::DeviceQueue::MAX as u32;
+    if n > max {
+        return err(path, format!("at most {max} packets (the queue discipline holds the backlog), got {n}"));
+    }
+    Ok(())
+}
+
 fn check_loss(p: f64, path: &str) -> R<f64> {
     if !(0.0..1.0).contains(&p) {
         return err(path, format!("must be a probability in [0, 1), got {p}"));
@@ -216,6 +224,7 @@ fn build_topology(t: &Topology) -> R<Net> {
             };
             let l2 = l2_overhead.unwrap_or(2);
             let dev = device_queue.unwrap_or(1);
+            check_device(dev, "topology.device_queue")?;
             let jit = jitter.unwrap_or(Dur::ZERO);
             let mut links = Vec::new();
             for i in 0..n {
@@ -299,7 +308,9 @@ fn build_topology(t: &Topology) -> R<Net> {
                     None => q.clone(),
                 };
                 let loss = (check_loss(l.loss, &format!("{p}.loss"))?, check_loss(l.reverse_loss, &format!("{p}.reverse_loss"))?);
-                links.push(link(a, b, &nodes, l.rate, l.delay, q, rq, loss, l.jitter.unwrap_or(Dur::ZERO), l.l2_overhead.unwrap_or(2), l.device_queue.unwrap_or(1)));
+                let dev = l.device_queue.unwrap_or(1);
+                check_device(dev, &format!("{p}.device_queue"))?;
+                links.push(link(a, b, &nodes, l.rate, l.delay, q, rq, loss, l.jitter.unwrap_or(Dur::ZERO), l.l2_overhead.unwrap_or(2), dev));
             }
             Ok(Net { nodes, links, groups: vec![], core_queues: None })
         }
