@@ -51,7 +51,7 @@ DC = 'sender_delays = ["10us", "100us"]\nreceiver_delays = ["10us", "100us"]'
 
 # (case, flows, buffer, rate, bottleneck delay, delays, duration, warmup, ns-3 case name)
 CASES = [
-    ("access10", 10, 900, "100Mbps", "2ms", EVAL9, "100s", "30s", None),
+    ("access10", 10, 900, "100Mbps", "2ms", EVAL9, "100s", "30s", "access10-newreno-fifo"),
     ("access9", 9, 900, "100Mbps", "2ms", EVAL9, "100s", "30s", "a-access9-newreno-fifo"),
     ("access90", 90, 900, "100Mbps", "2ms", EVAL9, "100s", "30s", "b-access90-newreno-fifo"),
     ("access900", 900, 900, "100Mbps", "2ms", EVAL9, "100s", "30s", None),
