@@ -79,6 +79,10 @@ impl Rate {
         if self.0 == 0 {
             return Dur::ZERO;
         }
+        // Common rates (10/100 Mbit/s, 1 Gbit/s, ...) divide 8·10⁹: a whole number of ns per byte.
+        if 8_000_000_000u64.is_multiple_of(self.0) {
+            return Dur(bytes * (8_000_000_000 / self.0));
+        }
         let r = self.0;
         if bytes < (1 << 24) {
             // bytes·8·10⁹ < 2⁵⁷ and r/2 < 2⁶³: fits in 64 bits, so no 128-bit division on the
