@@ -55,6 +55,8 @@ pub(crate) struct Sim<'m> {
     wake: Vec<(Option<Time>, u32)>,
     pub apps: Vec<App>,
     pub flownet: Vec<FlowNet>,
+    /// Finite transfers still waiting for their last byte (one byte per flow: stays cached).
+    fct_pending: Vec<bool>,
     pub events: u64,
     /// Sequence number of the event being run (for same-instant ordering at interfaces).
     cur_seq: u64,
@@ -196,6 +198,7 @@ impl<'m> Sim<'m> {
             wake: vec![(None, 0); n_eps],
             apps,
             flownet: vec![FlowNet::default(); model.flows.len()],
+            fct_pending: model.flows.iter().map(|f| matches!(f.app, AppSpec::File { .. })).collect(),
             events: 0,
             cur_seq: 0,
             data_packets: 0,
@@ -412,13 +415,14 @@ impl<'m> Sim<'m> {
     }
 
     fn check_fct(&mut self, flow: usize) {
-        if self.flownet[flow].fct.is_some() {
-            return;
+        if !self.fct_pending[flow] {
+            return; // not a finite transfer, or already complete
         }
         if let AppSpec::File { size } = self.model.flows[flow].app {
             if let Some(e) = &self.eps[2 * flow + 1] {
                 if e.counters.delivered >= size {
                     self.flownet[flow].fct = Some(e.counters.last_delivery);
+                    self.fct_pending[flow] = false;
                 }
             }
         }

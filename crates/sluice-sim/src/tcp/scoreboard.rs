@@ -280,17 +280,21 @@ impl Scoreboard {
     }
 
     /// The first lost, un-SACKed segment not yet retransmitted (RFC 6675 NextSeg rule 1).
-    pub fn next_lost(&self) -> Option<usize> {
+    /// Advances the retransmission hint to the segment found, so repeated calls while the
+    /// window is closed do not walk the same segments again.
+    pub fn next_lost(&mut self) -> Option<usize> {
         // Retransmitted segments are always lost ones, so this counts lost segments still
         // waiting for their retransmission.
         if self.lost_bytes <= self.retrans_bytes {
             return None;
         }
         let from = self.segs.partition_point(|s| s.end <= self.rexmit_hint);
-        (from..self.segs.len()).find(|&i| {
+        let i = (from..self.segs.len()).find(|&i| {
             let s = &self.segs[i];
             s.lost && !s.sacked && !s.retrans
-        })
+        })?;
+        self.rexmit_hint = self.rexmit_hint.max(self.segs[i].start);
+        Some(i)
     }
 
     /// Mark segment `i` as retransmitted at `now`; returns its range.
