@@ -89,7 +89,7 @@ def main() -> int:
             "wall": (s["wall_time_s"], case["wall_run_s"]),
             "jitter": jitter,
         })
-    head = "| case | flows | goodput Mb/s (Sluice / ns-3) | Δ | drop ratio (Sluice / ns-3) | Δ rel | Jain (Sluice / ns-3) | Δ | queue pkts (Sluice / ns-3) | wall s (Sluice / ns-3) |"
+    head = "| case | flows | goodput Mb/s (Sluice / ns-3) | Δ | drop ratio (Sluice / ns-3) | Δ rel | Jain (Sluice / ns-3) | Δ | queue pkts (Sluice / ns-3) | wall s (Sluice here / ns-3 reference run) |"
     lines = [head, "|" + "---|" * 10]
     for r in rows:
         g, dr, j, q, w = r["gp"], r["drop"], r["jain"], r["queue"], r["wall"]
