@@ -22,6 +22,19 @@ impl<P> DropTail<P> {
     }
 }
 
+impl<P> DropTail<P> {
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+    /// Whether a packet of `len` bytes fits into the empty queue.
+    pub fn fits_alone(&self, len: u32) -> bool {
+        match self.limit {
+            QueueLimit::Packets(n) => n >= 1,
+            QueueLimit::Bytes(b) => len as u64 <= b,
+        }
+    }
+}
+
 impl<P: Queued> QueueDisc<P> for DropTail<P> {
     fn name(&self) -> &'static str {
         "drop_tail"

@@ -100,6 +100,19 @@ pub enum AnyQdisc<P> {
     DropTail(DropTail<P>),
 }
 
+impl<P: Queued> AnyQdisc<P> {
+    /// Whether a packet of `len` bytes offered to this discipline while it is empty would be
+    /// queued and then be the very next packet dequeued, with no other effect — so a caller
+    /// whose link is idle may hand it straight to the link. True for drop-tail when the packet
+    /// fits; AQMs keep state at enqueue and dequeue and always take the full path.
+    #[inline]
+    pub fn passes_through_when_empty(&self, len: u32) -> bool {
+        match self {
+            AnyQdisc::DropTail(q) => q.is_empty() && q.fits_alone(len),
+        }
+    }
+}
+
 impl<P: Queued> QueueDisc<P> for AnyQdisc<P> {
     fn name(&self) -> &'static str {
         match self {

@@ -73,6 +73,17 @@ impl<Q> Instrumented<Q> {
         }
     }
 
+    /// Account for a packet that went through an empty queue without waiting (see
+    /// [`AnyQdisc::passes_through_when_empty`](super::AnyQdisc::passes_through_when_empty)): it
+    /// arrived, was enqueued and dequeued at the same instant, sojourn zero.
+    #[inline]
+    pub fn pass_through(&mut self, len: u32) {
+        self.stats.arrivals += 1;
+        self.stats.bytes_arrived += len as u64;
+        self.stats.enqueued += 1;
+        self.stats.dequeued += 1;
+    }
+
     /// Dequeue; packets dropped at the head are appended to `cx.dequeue_drops` and counted.
     #[inline]
     pub fn dequeue<P: Queued>(&mut self, now: Time, cx: &mut QdiscCx<'_, P>) -> Option<P>

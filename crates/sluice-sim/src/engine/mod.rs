@@ -291,9 +291,18 @@ impl<'m> Sim<'m> {
     }
 
     fn enqueue(&mut self, iface: u32, id: u32) {
-        let qp = QPkt::of(id, &self.pkts[id as usize]);
+        let mut qp = QPkt::of(id, &self.pkts[id as usize]);
         let now = self.now;
         let f = &mut self.ifaces[iface as usize];
+        // Idle link, empty queue: the packet would be enqueued and dequeued at once — hand it
+        // straight to the device (same statistics, fewer memory touches on cold interfaces).
+        if f.device.is_empty() && f.idle_at(now, self.cur_seq) && f.qdisc.inner.passes_through_when_empty(qp.len) {
+            f.qdisc.pass_through(qp.len);
+            qp.enq = now;
+            f.device.push_back(qp);
+            self.start_tx(iface);
+            return;
+        }
         let mut cx = QdiscCx { rng: &mut self.qrng, dequeue_drops: &mut self.drops };
         match f.qdisc.enqueue(qp, now, &mut cx) {
             Offer::Queued { .. } => {}
