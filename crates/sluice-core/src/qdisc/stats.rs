@@ -14,10 +14,8 @@ pub struct QdiscStats {
     pub dropped_before: u64,
     pub dropped_after: u64,
     pub marked: u64,
-    pub bytes_arrived: u64,
-    pub bytes_dropped: u64,
-    /// Sum of sojourn times of dequeued packets, ns.
-    pub sojourn_sum_ns: u128,
+    /// Sum of sojourn times of dequeued packets, ns (u64: 584 years of queueing).
+    pub sojourn_sum_ns: u64,
 }
 
 impl QdiscStats {
@@ -28,9 +26,10 @@ impl QdiscStats {
 
 /// A discipline plus its statistics.
 #[derive(Debug)]
+#[repr(C)]
 pub struct Instrumented<Q> {
-    pub inner: Q,
     pub stats: QdiscStats,
+    pub inner: Q,
 }
 
 impl<Q> Instrumented<Q> {
@@ -52,9 +51,7 @@ impl<Q> Instrumented<Q> {
     where
         Q: QueueDisc<P>,
     {
-        let len = pkt.len_bytes() as u64;
         self.stats.arrivals += 1;
-        self.stats.bytes_arrived += len;
         match self.inner.enqueue(pkt, now, cx) {
             Enqueue::Queued => {
                 self.stats.enqueued += 1;
@@ -67,7 +64,6 @@ impl<Q> Instrumented<Q> {
             }
             Enqueue::Dropped(r, p) => {
                 self.stats.dropped_before += 1;
-                self.stats.bytes_dropped += len;
                 Offer::Dropped(r, p)
             }
         }
@@ -77,9 +73,8 @@ impl<Q> Instrumented<Q> {
     /// [`AnyQdisc::passes_through_when_empty`](super::AnyQdisc::passes_through_when_empty)): it
     /// arrived, was enqueued and dequeued at the same instant, sojourn zero.
     #[inline]
-    pub fn pass_through(&mut self, len: u32) {
+    pub fn pass_through(&mut self) {
         self.stats.arrivals += 1;
-        self.stats.bytes_arrived += len as u64;
         self.stats.enqueued += 1;
         self.stats.dequeued += 1;
     }
@@ -92,13 +87,10 @@ impl<Q> Instrumented<Q> {
     {
         let before = cx.dequeue_drops.len();
         let p = self.inner.dequeue(now, cx);
-        for (d, _) in &cx.dequeue_drops[before..] {
-            self.stats.dropped_after += 1;
-            self.stats.bytes_dropped += d.len_bytes() as u64;
-        }
+        self.stats.dropped_after += (cx.dequeue_drops.len() - before) as u64;
         if let Some(p) = &p {
             self.stats.dequeued += 1;
-            self.stats.sojourn_sum_ns += now.0.saturating_sub(p.enqueued_at().0) as u128;
+            self.stats.sojourn_sum_ns += now.0.saturating_sub(p.enqueued_at().0);
         }
         p
     }

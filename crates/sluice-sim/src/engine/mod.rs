@@ -297,7 +297,7 @@ impl<'m> Sim<'m> {
         // Idle link, empty queue: the packet would be enqueued and dequeued at once — hand it
         // straight to the device (same statistics, fewer memory touches on cold interfaces).
         if f.device.is_empty() && f.idle_at(now, self.cur_seq) && f.qdisc.inner.passes_through_when_empty(qp.len) {
-            f.qdisc.pass_through(qp.len);
+            f.qdisc.pass_through();
             qp.enq = now;
             f.device.push_back(qp);
             self.start_tx(iface);

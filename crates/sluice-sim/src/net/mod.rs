@@ -14,7 +14,7 @@ use sluice_core::{Dur, Rate, Time};
 use std::collections::VecDeque;
 
 /// What a queue holds: a reference to a packet in the engine's slab plus what disciplines read.
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, Default)]
 pub struct QPkt {
     pub id: u32,
     pub len: u32,
@@ -62,38 +62,39 @@ impl QPkt {
 /// One direction of a link, owned by the sending node: the state the per-packet path touches.
 /// Descriptive and sampling state lives beside it in [`IfaceInfo`] (same index), so the hot
 /// array stays small.
+#[repr(C)] // fields in this order: what every packet touches first, in as few cache lines as possible
 pub struct Iface {
-    pub node: u32,
-    pub peer: u32,
-    pub rate: Rate,
-    pub delay: Dur,
-    pub l2_overhead: u32,
-    pub device_cap: u32,
-    pub qdisc: Instrumented<AnyQdisc<QPkt>>,
-    pub device: DeviceQueue,
     /// The serializer is busy until this instant.
     pub busy_until: Time,
     /// Event sequence number reserved, at the start of the current transmission, for its
     /// transmit-complete (scheduled only if packets wait behind it).
     pub tx_seq: u64,
+    pub rate: Rate,
+    pub delay: Dur,
+    pub loss: f64,
+    pub peer: u32,
+    pub l2_overhead: u32,
+    pub device_cap: u32,
+    pub node: u32,
     pub txdone_scheduled: bool,
+    pub device: DeviceQueue,
     /// Packets on the wire: (arrival time, event sequence number, packet), oldest first.
     pub inflight: VecDeque<(Time, u64, u32)>,
-    pub loss: f64,
+    pub qdisc: Instrumented<AnyQdisc<QPkt>>,
 }
 
 /// The device's transmit queue below the queue discipline: a tiny FIFO held inline (no heap
 /// buffer, so a packet passing an idle link touches one cache line less).
 #[derive(Copy, Clone, Debug, Default)]
 pub struct DeviceQueue {
-    slots: [Option<QPkt>; DeviceQueue::MAX],
+    slots: [QPkt; DeviceQueue::MAX],
     head: u8,
     len: u8,
 }
 
 impl DeviceQueue {
     /// Largest device queue a scenario may ask for.
-    pub const MAX: usize = 4;
+    pub const MAX: usize = 2;
     #[inline]
     pub fn len(&self) -> usize {
         self.len as usize
@@ -106,7 +107,7 @@ impl DeviceQueue {
     pub fn push_back(&mut self, p: QPkt) {
         assert!((self.len as usize) < Self::MAX, "device queue overflow");
         let i = (self.head as usize + self.len as usize) % Self::MAX;
-        self.slots[i] = Some(p);
+        self.slots[i] = p;
         self.len += 1;
     }
     #[inline]
@@ -114,10 +115,10 @@ impl DeviceQueue {
         if self.len == 0 {
             return None;
         }
-        let p = self.slots[self.head as usize].take();
+        let p = self.slots[self.head as usize];
         self.head = ((self.head as usize + 1) % Self::MAX) as u8;
         self.len -= 1;
-        p
+        Some(p)
     }
 }
 
