@@ -46,7 +46,7 @@ pub struct TcpCounters {
     pub triple_dupacks: u64,
     /// Bytes delivered in order to the application (receiving side).
     pub delivered: u64,
-    pub rtt_sum_ns: u128,
+    pub rtt_sum_ns: u64,
     pub rtt_n: u64,
     /// When the last new byte was delivered to the application.
     pub last_delivery: Time,

@@ -123,7 +123,7 @@ impl Endpoint {
         };
         if let Some(r) = sample {
             self.rtt.sample(r);
-            self.counters.rtt_sum_ns += r.0 as u128;
+            self.counters.rtt_sum_ns += r.0;
             self.counters.rtt_n += 1;
             if let Some(log) = &mut self.rtt_log {
                 log.push((now, r));
