@@ -1,25 +1,34 @@
 #!/usr/bin/env python3
-"""ns-3 reference runs of Sluice's validation dumbbells (ns-3 3.44 from PyPI: ``pip install ns3``).
+"""ns-3 runs of Sluice's validation dumbbells (ns-3 3.44 from PyPI: ``pip install ns3``).
 
-Builds the set-up of validation/README.md — one sender and one receiver node per flow, each on
-its own point-to-point access link, routers A and B joined by the bottleneck, the queue disc
-under test on A's bottleneck device, one-packet device queues, bulk TCP senders — runs it, and
-prints (or writes) a JSON record with the fields of ``validation/fixtures/ns3-reference.json``.
+Builds the reference set-up (see validation/README.md): one sender and one receiver node per
+flow, each on its own point-to-point access link; routers A and B joined by the bottleneck; the
+queue disc under test is the root queue disc of A's bottleneck device (A->B), every other device
+has a 100,000-packet FIFO and every NetDevice transmit queue holds one packet; bulk TCP senders
+start uniformly at random in [0, start_window) s (ns-3's UniformRandomVariable, one draw per flow
+in flow order, drawn after the topology is built) or at explicit --start-times. Runs it and
+prints (or writes) a JSON record with the field names of the shared reference
+(/work/shared/reference/ns3-dumbbell.json, copied to validation/fixtures/ns3-reference.json).
 
-Statistics are taken by running the simulator in slices (``Simulator::Stop`` + ``Run``): the
-warm-up, then 10 ms steps in which the bottleneck queue length is sampled. ``wall_run_s`` is the
-time spent inside ``Simulator::Run`` only.
+Measurement window [warmup, duration]: goodput = bytes delivered to the receiving applications;
+drop_ratio = queue-disc drops / packets arriving at the queue disc; the queue-disc length is
+sampled every --qsample from the warm-up on; per-flow queue-disc drops are counted by source
+address. All probes are small C++ callbacks (compiled through cppyy), so Simulator::Run() is
+called once and ``wall_run_s`` is its wall time only.
 
 Examples:
-    python3 validation/ns3_dumbbell.py --case e-single-newreno-fifo            # from the fixture's args
+    python3 validation/ns3_dumbbell.py --case e-single-newreno-fifo         # args from the fixture
+    python3 validation/ns3_dumbbell.py --case d-dc90-newreno-fifo-10s --starts fixture
     python3 validation/ns3_dumbbell.py --flows 9 --rtt-table eval9 --bottleneck-rate 100Mbps \\
         --bottleneck-delay 2ms --buffer 900 --duration 100 --warmup 30 --start-window 3
+    python3 validation/ns3_dumbbell.py --case a-access9-newreno-fifo --dry-run   # start times only
 """
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import platform
 import sys
 import time
 from pathlib import Path
@@ -27,210 +36,380 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "validation" / "fixtures" / "ns3-reference.json"
 
-EVAL9_LEFT = [0, 0, 0, 12, 12, 12, 25, 25, 25]  # ms, sender side
-EVAL9_RIGHT = [2, 37, 75, 2, 37, 75, 2, 37, 75]  # ms, receiver side
+# rtt_table "eval9": flow k uses class k % 9; one-way access delays in ms.
+EVAL9_LEFT = [0, 0, 0, 12, 12, 12, 25, 25, 25]  # sender side
+EVAL9_RIGHT = [2, 37, 75, 2, 37, 75, 2, 37, 75]  # receiver side
+
+DEFAULTS = {
+    "flows": 1, "access_rate": "100Mbps", "access_delay": "1ms", "sender_delays": None,
+    "receiver_delays": None, "rtt_table": None, "bottleneck_rate": "10Mbps",
+    "bottleneck_delay": "5ms", "qdisc": "fifo", "buffer": 100, "pie_target": "15ms",
+    "pie_tupdate": "15ms", "codel_target": "5ms", "codel_interval": "100ms",
+    "tcp": "ns3::TcpNewReno", "segment_size": 1448, "mtu": 1500, "no_sack": False,
+    "sndbuf": 8 << 20, "rcvbuf": 8 << 20, "min_rto": None, "delack": None, "init_cwnd": None,
+    "duration": 60.0, "warmup": 10.0, "start_window": 0.0, "file_size": 0, "send_size": 11584,
+    "seed": 1, "run": 1, "qsample": "10ms",
+}
+
+PROBE_CPP = r"""
+#include <map>
+#include <vector>
+
+namespace sluice_validation {
+using namespace ns3;
+
+// Everything measured during Simulator::Run(), in C++ so the run never calls into Python.
+class Probe {
+ public:
+  std::vector<Ptr<PacketSink>> sinks;
+  std::vector<uint32_t> senderAddr;       // IPv4 address of flow k's sender
+  Ptr<QueueDisc> qd;
+  // taken at the warm-up instant
+  std::vector<uint64_t> rx0;
+  QueueDisc::Stats st0;
+  // queue-disc length samples from the warm-up on
+  std::vector<uint32_t> samples;
+  // packets handed to the bottleneck devices over the whole run (A->B "data", B->A "acks")
+  uint64_t dataPkts = 0, ackPkts = 0;
+  std::map<uint32_t, uint64_t> dropsBySrc, dropsBySrcWindow;
+  bool inWindow = false;
+  double step = 0.01, end = 0;
+
+  void AddSink(Ptr<Application> app) { sinks.push_back(DynamicCast<PacketSink>(app)); }
+  void AddSender(Ipv4Address a) { senderAddr.push_back(a.Get()); }
+
+  void Connect(Ptr<NetDevice> fwd, Ptr<NetDevice> rev) {
+    fwd->TraceConnectWithoutContext("MacTx", MakeCallback(&Probe::OnFwd, this));
+    rev->TraceConnectWithoutContext("MacTx", MakeCallback(&Probe::OnRev, this));
+    qd->TraceConnectWithoutContext("Drop", MakeCallback(&Probe::OnDrop, this));
+  }
+  // MacTx: the packet is handed to the device (every IP packet, SYNs and pure ACKs included)
+  void OnFwd(Ptr<const Packet> p) { ++dataPkts; }
+  void OnRev(Ptr<const Packet> p) { ++ackPkts; }
+  void OnDrop(Ptr<const QueueDiscItem> item) {
+    Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+    uint32_t src = ip ? ip->GetHeader().GetSource().Get() : 0;
+    ++dropsBySrc[src];
+    if (inWindow) ++dropsBySrcWindow[src];
+  }
+  void Schedule(double warm, double step_, double end_) {
+    step = step_; end = end_;
+    Simulator::Schedule(Seconds(warm), &Probe::OnWarm, this);
+  }
+  void OnWarm() {
+    inWindow = true;
+    rx0.clear();
+    for (auto& s : sinks) rx0.push_back(s->GetTotalRx());
+    st0 = qd->GetStats();
+    Sample();
+  }
+  void Sample() {
+    samples.push_back(qd->GetNPackets());
+    // the next sample is due at now + step; none at (or after) the end
+    if (Simulator::Now() + Seconds(step) < Seconds(end) - NanoSeconds(1))
+      Simulator::Schedule(Seconds(step), &Probe::Sample, this);
+  }
+  uint64_t Rx(uint32_t k) const { return sinks[k]->GetTotalRx() - rx0[k]; }
+  uint64_t Drops(uint32_t k, bool window) const {
+    const auto& m = window ? dropsBySrcWindow : dropsBySrc;
+    auto it = m.find(senderAddr[k]);
+    return it == m.end() ? 0 : it->second;
+  }
+  uint64_t EventCount() const { return Simulator::GetEventCount(); }
+};
+
+}  // namespace sluice_validation
+"""
 
 
-def parse_time_s(s: str) -> float:
-    for unit, k in (("us", 1e-6), ("ms", 1e-3), ("ns", 1e-9), ("s", 1.0)):
+HELP = {
+    "flows": "number of sender/receiver pairs",
+    "access_delay": "one-way delay of every access link (unless --sender-delays/--receiver-delays/--rtt-table)",
+    "buffer": "limit of the queue disc under test, packets",
+    "tcp": "ns-3 TCP type id: ns3::TcpNewReno, ns3::TcpCubic, ...",
+    "min_rto": "TcpSocketBase::MinRto, e.g. 200ms (default: ns-3's 1 s)",
+    "delack": "TcpSocket::DelAckCount (default: ns-3's 2)",
+    "init_cwnd": "TcpSocket::InitialCwnd, segments (default: ns-3's 10)",
+    "duration": "simulated seconds; the senders stop then",
+    "warmup": "start of the measurement window, s",
+    "start_window": "flows start uniformly at random in [0, start_window) s",
+    "file_size": "BulkSend MaxBytes, 0 = unlimited",
+    "send_size": "BulkSend SendSize, bytes per socket write",
+    "qsample": "queue-disc length sampling period",
+}
+
+
+def parse_time_s(s) -> float:
+    s = str(s).strip()
+    for unit, k in (("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3), ("s", 1.0)):
         if s.endswith(unit):
             return float(s[: -len(unit)]) * k
     return float(s)
 
 
-def args_from_case(name: str) -> dict:
+def reference_cases() -> dict:
     fx = json.loads(FIXTURE.read_text())
-    case = next(c for c in fx["cases"] if c["case"] == name)
-    a = dict(case["args"])
+    return {c["case"]: c for c in fx["cases"]}
+
+
+def args_from_case(name: str, starts: str) -> dict:
+    case = reference_cases()[name]
+    a = dict(DEFAULTS)
+    a.update(case["args"])
     a["case"] = name
-    a["start_times"] = [f["start_s"] for f in case["flows"]]
-    a["delays"] = [(f["sender_delay"], f["receiver_delay"]) for f in case["flows"]]
+    if starts == "fixture":
+        a["start_times"] = [f["start_s"] for f in case["flows"]]
     return a
 
 
-def run(a: dict) -> dict:
-    from ns import ns  # imported late: takes ~20 s
+def flow_delays(a: dict) -> list[tuple[str, str]]:
+    n = int(a["flows"])
+    if parse_time_s(a.get("access_delay_jitter") or "0s") > 0:
+        raise SystemExit("access_delay_jitter is not supported by this script (the x-...-jitter120us case)")
+    if a.get("sender_delays") or a.get("receiver_delays"):
+        sl = str(a.get("sender_delays") or a["access_delay"]).split(",")
+        rl = str(a.get("receiver_delays") or a["access_delay"]).split(",")
+        return [(sl[k % len(sl)].strip(), rl[k % len(rl)].strip()) for k in range(n)]
+    if a.get("rtt_table") == "eval9":
+        return [(f"{EVAL9_LEFT[k % 9]:.1f}ms", f"{EVAL9_RIGHT[k % 9]:.1f}ms") for k in range(n)]
+    if a.get("rtt_table"):
+        raise SystemExit(f"unknown rtt_table {a['rtt_table']!r}")
+    return [(str(a["access_delay"]), str(a["access_delay"]))] * n
 
+
+def build_and_run(a: dict, dry_run: bool = False) -> dict:
+    from ns import ns  # ~20 s
+    import cppyy
+
+    cppyy.cppdef(PROBE_CPP)
+    P = cppyy.gbl.sluice_validation
+
+    n = int(a["flows"])
     ns.RngSeedManager.SetSeed(int(a["seed"]))
-    ns.RngSeedManager.SetRun(int(a.get("run", 1)))
+    ns.RngSeedManager.SetRun(int(a["run"]))
     C = ns.Config
     C.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue(a["tcp"]))
     C.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(int(a["segment_size"])))
     C.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(int(a["sndbuf"])))
     C.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(int(a["rcvbuf"])))
-    C.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue(not a.get("no_sack", False)))
+    C.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue(not a["no_sack"]))
+    if a.get("min_rto"):
+        C.SetDefault("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(parse_time_s(a["min_rto"]))))
+    if a.get("delack"):
+        C.SetDefault("ns3::TcpSocket::DelAckCount", ns.UintegerValue(int(a["delack"])))
+    if a.get("init_cwnd"):
+        C.SetDefault("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(int(a["init_cwnd"])))
+    C.SetDefault("ns3::CoDelQueueDisc::Target", ns.StringValue(str(a["codel_target"])))
+    C.SetDefault("ns3::CoDelQueueDisc::Interval", ns.StringValue(str(a["codel_interval"])))
+    C.SetDefault("ns3::PieQueueDisc::QueueDelayReference", ns.TimeValue(ns.Seconds(parse_time_s(a["pie_target"]))))
+    C.SetDefault("ns3::PieQueueDisc::Tupdate", ns.TimeValue(ns.Seconds(parse_time_s(a["pie_tupdate"]))))
 
-    n = int(a["flows"])
-    senders = ns.NodeContainer()
+    senders, receivers, routers = ns.NodeContainer(), ns.NodeContainer(), ns.NodeContainer()
     senders.Create(n)
-    receivers = ns.NodeContainer()
     receivers.Create(n)
-    routers = ns.NodeContainer()
     routers.Create(2)
-    stack = ns.InternetStackHelper()
-    stack.InstallAll()
+    ns.InternetStackHelper().InstallAll()
 
-    if a.get("delays"):
-        delays = [(str(s), str(r)) for s, r in a["delays"]]
-    elif a.get("rtt_table") == "eval9":
-        delays = [(f"{EVAL9_LEFT[k % 9]}ms", f"{EVAL9_RIGHT[k % 9]}ms") for k in range(n)]
-    else:
-        d = a.get("access_delay", "1ms")
-        delays = [(d, d)] * n
-
-    def p2p(rate: str, delay: str):
+    def link(rate: str, delay: str):
         h = ns.PointToPointHelper()
         h.SetDeviceAttribute("DataRate", ns.StringValue(rate))
+        h.SetDeviceAttribute("Mtu", ns.UintegerValue(int(a["mtu"])))
         h.SetChannelAttribute("Delay", ns.StringValue(delay))
         h.SetQueue("ns3::DropTailQueue", "MaxSize", ns.StringValue("1p"))
         return h
 
     big = ns.TrafficControlHelper()
     big.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", ns.StringValue("100000p"))
-    addr = ns.Ipv4AddressHelper()
-    recv_ips = []
-    net = 0
+    ipv4 = ns.Ipv4AddressHelper()
+    subnet = [0]
 
     def assign(devs):
-        nonlocal net
-        addr.SetBase(ns.Ipv4Address(f"10.{net // 250}.{net % 250}.0"), ns.Ipv4Mask("255.255.255.0"))
-        net += 1
-        return addr.Assign(devs)
+        i = subnet[0]
+        subnet[0] += 1
+        ipv4.SetBase(ns.Ipv4Address(f"10.{i // 250}.{i % 250}.0"), ns.Ipv4Mask("255.255.255.0"))
+        return ipv4.Assign(devs)
 
-    a_node, b_node = routers.Get(0), routers.Get(1)
+    delays = flow_delays(a)
+    ra, rb = routers.Get(0), routers.Get(1)
+    send_ips, recv_ips = [], []
     for k in range(n):
         sd, rd = delays[k]
-        d1 = p2p(a["access_rate"], sd).Install(senders.Get(k), a_node)
-        big.Install(d1)
-        assign(d1)
-        d2 = p2p(a["access_rate"], rd).Install(b_node, receivers.Get(k))
-        big.Install(d2)
-        ifc = assign(d2)
-        recv_ips.append(ifc.GetAddress(1))
-    bn = p2p(a["bottleneck_rate"], a["bottleneck_delay"]).Install(a_node, b_node)
-    q = ns.TrafficControlHelper()
+        left = link(a["access_rate"], sd).Install(senders.Get(k), ra)
+        big.Install(left)
+        send_ips.append(assign(left).GetAddress(0))
+        right = link(a["access_rate"], rd).Install(rb, receivers.Get(k))
+        big.Install(right)
+        recv_ips.append(assign(right).GetAddress(1))
+    bn = link(a["bottleneck_rate"], a["bottleneck_delay"]).Install(ra, rb)
+    tch = ns.TrafficControlHelper()
     kind = {"fifo": "ns3::FifoQueueDisc", "codel": "ns3::CoDelQueueDisc", "pie": "ns3::PieQueueDisc"}[a["qdisc"]]
-    q.SetRootQueueDisc(kind, "MaxSize", ns.StringValue(f"{int(a['buffer'])}p"))
-    qdiscs = q.Install(bn.Get(0))
-    rev = ns.TrafficControlHelper()
-    rev.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", ns.StringValue("100000p"))
-    rev.Install(bn.Get(1))
+    tch.SetRootQueueDisc(kind, "MaxSize", ns.StringValue(f"{int(a['buffer'])}p"))
+    qd = tch.Install(bn.Get(0)).Get(0)
+    big.Install(bn.Get(1))
     assign(bn)
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
 
-    rv = ns.CreateObject[ns.UniformRandomVariable]()
-    rv.SetAttribute("Min", ns.DoubleValue(0.0))
-    rv.SetAttribute("Max", ns.DoubleValue(float(a.get("start_window", 0.0))))
-    starts = a.get("start_times") or [rv.GetValue() if float(a.get("start_window", 0)) > 0 else 0.0 for _ in range(n)]
-    sinks = []
-    port = 5001
+    # Start times: one UniformRandomVariable, created after the topology (its stream number
+    # depends on the random variables created before it: nodes' stacks, PIE), one draw per flow.
+    window = float(a["start_window"])
+    if a.get("start_times"):
+        starts = [float(x) for x in a["start_times"]]
+        if len(starts) != n:
+            raise SystemExit(f"--start-times has {len(starts)} values for {n} flows")
+        start_source = "given"
+    else:
+        rv = ns.CreateObject[ns.UniformRandomVariable]()
+        rv.SetAttribute("Min", ns.DoubleValue(0.0))
+        rv.SetAttribute("Max", ns.DoubleValue(window))
+        starts = [rv.GetValue() if window > 0 else 0.0 for _ in range(n)]
+        start_source = "ns3-rng"
+    if dry_run:
+        return {"start_source": start_source, "start_s": starts}
+
+    probe = P.Probe()
+    probe.qd = qd
     duration = float(a["duration"])
+    port = 5001
     for k in range(n):
         sink = ns.PacketSinkHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())
-        app = sink.Install(receivers.Get(k))
-        app.Start(ns.Seconds(0.0))
-        sinks.append(ns.DynamicCast[ns.PacketSink](app.Get(0)))
+        sapps = sink.Install(receivers.Get(k))
+        sapps.Start(ns.Seconds(0.0))
+        probe.AddSink(sapps.Get(0))
+        probe.AddSender(send_ips[k])
         bulk = ns.BulkSendHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(recv_ips[k], port).ConvertTo())
-        bulk.SetAttribute("MaxBytes", ns.UintegerValue(0))
-        bulk.SetAttribute("SendSize", ns.UintegerValue(int(a.get("send_size", 11584))))
-        s = bulk.Install(senders.Get(k))
-        s.Start(ns.Seconds(float(starts[k])))
-        s.Stop(ns.Seconds(duration))
-
-    qd = qdiscs.Get(0)
-    Sim = ns.Simulator
-    wall = 0.0
-
-    def run_until(t: float) -> None:
-        nonlocal wall
-        Sim.Stop(ns.Seconds(t) - Sim.Now())
-        t0 = time.perf_counter()
-        Sim.Run()
-        wall += time.perf_counter() - t0
-
+        bulk.SetAttribute("MaxBytes", ns.UintegerValue(int(a["file_size"])))
+        bulk.SetAttribute("SendSize", ns.UintegerValue(int(a["send_size"])))
+        apps = bulk.Install(senders.Get(k))
+        apps.Start(ns.Seconds(starts[k]))
+        apps.Stop(ns.Seconds(duration))
+    probe.Connect(bn.Get(0), bn.Get(1))
     warm = float(a["warmup"])
-    run_until(warm)
-    rx0 = [s.GetTotalRx() for s in sinks]
-    st = qd.GetStats()
-    recv0, drop0, sent0 = st.nTotalReceivedPackets, st.nTotalDroppedPackets, st.nTotalSentPackets
-    dbe0, dad0 = st.nTotalDroppedPacketsBeforeEnqueue, st.nTotalDroppedPacketsAfterDequeue
-    step = parse_time_s(str(a.get("qsample", "10ms")))
-    samples = []
-    t = warm
-    while t + 1e-12 < duration:
-        samples.append(qd.GetNPackets())
-        t = min(duration, t + step)
-        run_until(t)
-    rx = [s.GetTotalRx() - r for s, r in zip(sinks, rx0)]
-    st = qd.GetStats()
-    events = Sim.GetEventCount() if hasattr(Sim, "GetEventCount") else None
-    Sim.Destroy()
-    window = duration - warm
-    gps = [8 * b / window / 1e6 for b in rx]
+    probe.Schedule(warm, parse_time_s(a["qsample"]), duration)
+
+    ns.Simulator.Stop(ns.Seconds(duration))
+    t0 = time.perf_counter()
+    ns.Simulator.Run()
+    wall = time.perf_counter() - t0
+    events = int(probe.EventCount())
+
+    span = duration - warm
+    rx = [int(probe.Rx(k)) for k in range(n)]
+    gps = [8 * b / span / 1e6 for b in rx]
+    st, st0 = qd.GetStats(), probe.st0
+    recv = st.nTotalReceivedPackets - st0.nTotalReceivedPackets
+    dropped = st.nTotalDroppedPackets - st0.nTotalDroppedPackets
+    sent = st.nTotalSentPackets - st0.nTotalSentPackets
+    samples = list(probe.samples)
+    m = sum(samples) / len(samples) if samples else 0.0
+    sd = math.sqrt(max(0.0, sum(x * x for x in samples) / len(samples) - m * m)) if samples else 0.0
     s1, s2 = sum(gps), sum(g * g for g in gps)
-    mean = sum(samples) / max(1, len(samples))
-    std = math.sqrt(max(0.0, sum(x * x for x in samples) / max(1, len(samples)) - mean * mean))
-    recv = st.nTotalReceivedPackets - recv0
-    dropped = st.nTotalDroppedPackets - drop0
-    return {
+    bn_rate = parse_rate_bps(a["bottleneck_rate"])
+    ip_mbps = sent * int(a["mtu"]) * 8 / span / 1e6  # every data packet is a full MTU here
+    rec = {
         "case": a.get("case", "custom"),
         "sim_seconds": duration,
         "window_s": [warm, duration],
         "wall_run_s": wall,
         "events": events,
-        "events_per_s": (events / wall) if events else None,
+        "events_per_s": events / wall if wall > 0 else None,
+        "bottleneck_data_pkts_total": int(probe.dataPkts),
+        "bottleneck_ack_pkts_total": int(probe.ackPkts),
         "aggregate_goodput_mbps": s1,
+        "bottleneck_ip_throughput_mbps": ip_mbps,
+        "bottleneck_utilization": ip_mbps * 1e6 / bn_rate,
         "drop_ratio": dropped / recv if recv else 0.0,
         "qdisc_window": {
-            "received": recv,
-            "dropped": dropped,
-            "dropped_before_enqueue": st.nTotalDroppedPacketsBeforeEnqueue - dbe0,
-            "dropped_after_dequeue": st.nTotalDroppedPacketsAfterDequeue - dad0,
-            "sent": st.nTotalSentPackets - sent0,
+            "received": int(recv),
+            "dropped": int(dropped),
+            "dropped_before_enqueue": int(st.nTotalDroppedPacketsBeforeEnqueue - st0.nTotalDroppedPacketsBeforeEnqueue),
+            "dropped_after_dequeue": int(st.nTotalDroppedPacketsAfterDequeue - st0.nTotalDroppedPacketsAfterDequeue),
+            "sent": int(sent),
         },
-        "queue_mean_pkts": mean,
-        "queue_std_pkts": std,
-        "jain": (s1 * s1 / (n * s2)) if s2 > 0 else 1.0,
-        "args": {k: v for k, v in a.items() if k not in ("delays", "start_times")},
+        "queue_mean_pkts": m,
+        "queue_std_pkts": sd,
+        "queue_mean_ms": m * int(a["mtu"]) * 8 / bn_rate * 1e3,
+        "queue_samples": len(samples),
+        "jain": s1 * s1 / (n * s2) if s2 > 0 else 1.0,
+        "start_source": start_source,
+        "versions": versions(),
+        "args": {k: v for k, v in a.items() if k not in ("case", "start_times")},
         "flows": [
-            {"flow": k, "sender_delay": delays[k][0], "receiver_delay": delays[k][1], "start_s": float(starts[k]), "goodput_mbps": gps[k]}
+            {
+                "flow": k,
+                "sender_delay": delays[k][0],
+                "receiver_delay": delays[k][1],
+                "base_rtt_ms": round(2e3 * (parse_time_s(delays[k][0]) + parse_time_s(a["bottleneck_delay"]) + parse_time_s(delays[k][1])), 9),
+                "start_s": starts[k],
+                "start_ns": int(ns.Seconds(starts[k]).GetNanoSeconds()),
+                "goodput_mbps": gps[k],
+                "qdisc_drops_window": int(probe.Drops(k, True)),
+                "qdisc_drops_total": int(probe.Drops(k, False)),
+            }
             for k in range(n)
         ],
     }
+    ns.Simulator.Destroy()
+    return rec
+
+
+def parse_rate_bps(s: str) -> float:
+    s = str(s)
+    for unit, k in (("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3), ("kbps", 1e3), ("bps", 1.0)):
+        if s.endswith(unit):
+            return float(s[: -len(unit)]) * k
+    return float(s)
+
+
+def versions() -> dict:
+    from importlib import metadata
+
+    def v(p):
+        try:
+            return metadata.version(p)
+        except metadata.PackageNotFoundError:
+            return None
+
+    return {"ns3": f"3.44 (PyPI ns3 {v('ns3')})", "cppyy": v("cppyy"), "python": platform.python_version()}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--case", help="take every argument (and ns-3's start times) from this fixture case")
+    ap.add_argument("--case", help="take every argument from this case of validation/fixtures/ns3-reference.json "
+                    "(other set-up flags are then ignored; --starts, --start-times, --name, --out, --dry-run apply)")
+    ap.add_argument("--starts", choices=["rng", "fixture"], default="rng",
+                    help="with --case: draw start times from ns-3's RNG (default) or copy the fixture's start_s")
+    ap.add_argument("--start-times", help="explicit per-flow start times in seconds, comma-separated")
+    ap.add_argument("--name", help="the record's \"case\" field (default: the --case name, else \"custom\")")
     ap.add_argument("--out", type=Path, help="write the JSON record here instead of standard output")
-    ap.add_argument("--flows", type=int, default=1)
-    ap.add_argument("--access-rate", default="100Mbps")
-    ap.add_argument("--access-delay", default="1ms")
-    ap.add_argument("--rtt-table", choices=["eval9"], default=None)
-    ap.add_argument("--bottleneck-rate", default="10Mbps")
-    ap.add_argument("--bottleneck-delay", default="5ms")
-    ap.add_argument("--qdisc", choices=["fifo", "codel", "pie"], default="fifo")
-    ap.add_argument("--buffer", type=int, default=100, help="queue disc limit, packets")
-    ap.add_argument("--tcp", default="ns3::TcpNewReno")
-    ap.add_argument("--duration", type=float, default=60.0)
-    ap.add_argument("--warmup", type=float, default=10.0)
-    ap.add_argument("--start-window", type=float, default=0.0)
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--dry-run", action="store_true", help="build the topology, print the start times, do not run")
+    for key, val in DEFAULTS.items():
+        flag = "--" + key.replace("_", "-")
+        if isinstance(val, bool):
+            ap.add_argument(flag, action="store_true")
+        elif key == "qdisc":
+            ap.add_argument(flag, choices=["fifo", "codel", "pie"], default=val)
+        elif key == "rtt_table":
+            ap.add_argument(flag, choices=["eval9"], default=val,
+                            help="eval9: flow k uses one-way delays left [0,0,0,12,12,12,25,25,25][k%%9] ms, "
+                                 "right [2,37,75]*3 [k%%9] ms")
+        elif key in ("sender_delays", "receiver_delays"):
+            ap.add_argument(flag, default=val, help="comma-separated one-way delays, flow k uses item k mod len")
+        else:
+            typ = type(val) if val is not None else str
+            ap.add_argument(flag, type=typ, default=val, help=HELP.get(key))
     args = ap.parse_args()
     if args.case:
-        a = args_from_case(args.case)
+        a = args_from_case(args.case, args.starts)
     else:
-        a = {
-            "flows": args.flows, "access_rate": args.access_rate, "access_delay": args.access_delay,
-            "rtt_table": args.rtt_table, "bottleneck_rate": args.bottleneck_rate,
-            "bottleneck_delay": args.bottleneck_delay, "qdisc": args.qdisc, "buffer": args.buffer,
-            "tcp": args.tcp, "segment_size": 1448, "sndbuf": 8 << 20, "rcvbuf": 8 << 20,
-            "duration": args.duration, "warmup": args.warmup, "start_window": args.start_window,
-            "send_size": 11584, "seed": args.seed, "run": 1, "qsample": "10ms",
-        }
-    rec = run(a)
+        a = {k: getattr(args, k) for k in DEFAULTS}
+    if args.name:
+        a["case"] = args.name
+    if args.start_times:
+        a["start_times"] = [float(x) for x in args.start_times.split(",")]
+    rec = build_and_run(a, dry_run=args.dry_run)
     text = json.dumps(rec, indent=1)
     if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text + "\n")
     else:
         print(text)
