@@ -79,7 +79,7 @@ pub struct Iface {
     pub txdone_scheduled: bool,
     pub device: DeviceQueue,
     /// Packets on the wire: (arrival time, event sequence number, packet), oldest first.
-    pub inflight: VecDeque<(Time, u64, u32)>,
+    pub inflight: InFlight,
     pub qdisc: Instrumented<AnyQdisc<QPkt>>,
 }
 
@@ -119,6 +119,40 @@ impl DeviceQueue {
         self.head = ((self.head as usize + 1) % Self::MAX) as u8;
         self.len -= 1;
         Some(p)
+    }
+}
+
+/// Packets on the wire of one interface, oldest first: (arrival time, event sequence number,
+/// packet). The oldest is held inline, so a lightly used link (one packet on the wire at a
+/// time, as most access links of a large topology) never touches a heap buffer.
+#[derive(Debug, Default)]
+pub struct InFlight {
+    head: Option<(Time, u64, u32)>,
+    rest: VecDeque<(Time, u64, u32)>,
+}
+
+impl InFlight {
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.head.is_none()
+    }
+    #[inline]
+    pub fn push_back(&mut self, x: (Time, u64, u32)) {
+        if self.head.is_none() {
+            self.head = Some(x);
+        } else {
+            self.rest.push_back(x);
+        }
+    }
+    #[inline]
+    pub fn pop_front(&mut self) -> Option<(Time, u64, u32)> {
+        let h = self.head.take();
+        self.head = self.rest.pop_front();
+        h
+    }
+    #[inline]
+    pub fn front(&self) -> Option<&(Time, u64, u32)> {
+        self.head.as_ref()
     }
 }
 
