@@ -113,6 +113,7 @@ impl<'m> Sim<'m> {
                     busy_until: Time::ZERO,
                     tx_seq: 0,
                     txdone_scheduled: false,
+                    refill_pending: false,
                     inflight: Default::default(),
                     loss: d.loss,
                 });
@@ -236,6 +237,10 @@ impl<'m> Sim<'m> {
             match ev {
                 Event::Arrive { iface } => self.arrive(iface),
                 Event::TxDone { iface } => self.tx_done(iface),
+                Event::Refill { iface } => {
+                    self.ifaces[iface as usize].refill_pending = false;
+                    self.kick(iface);
+                }
                 Event::Wake { ep, gen } => self.wake(ep, gen),
                 Event::AppStart { app } => self.app_start(app),
                 Event::AppTick { app, gen } => self.app_tick(app, gen),
@@ -329,6 +334,9 @@ impl<'m> Sim<'m> {
             if !idle && f.device.len() >= f.device_cap as usize {
                 break;
             }
+            if f.refill_pending {
+                break; // the device queue stays stopped until its refill runs
+            }
             let mut cx = QdiscCx { rng: &mut self.qrng, dequeue_drops: &mut self.drops };
             let Some(p) = f.qdisc.dequeue(now, &mut cx) else { break };
             if p.ecn == Ecn::Ce {
@@ -378,7 +386,19 @@ impl<'m> Sim<'m> {
         let f = &mut self.ifaces[iface as usize];
         debug_assert_eq!(f.tx_seq, self.cur_seq, "one TxDone per transmission");
         f.txdone_scheduled = false;
-        self.kick(iface);
+        // The device starts its waiting packet at once; refilling the device from the queue
+        // discipline is a separate step that runs after every event already scheduled for this
+        // instant (ns-3 wakes the device queue with a new event). Only when such events exist
+        // does the difference show, so only then is the refill deferred.
+        if !f.device.is_empty() {
+            self.start_tx(iface);
+        }
+        if self.q.peek_time() == Some(self.now) {
+            self.ifaces[iface as usize].refill_pending = true;
+            self.q.schedule(self.now, Event::Refill { iface });
+        } else {
+            self.kick(iface);
+        }
     }
 
     /// A packet was dropped (queue or wire).

@@ -18,6 +18,9 @@ pub enum Event {
     Arrive { iface: u32 },
     /// Interface `iface` finished serializing a packet.
     TxDone { iface: u32 },
+    /// Refill interface `iface`'s device queue from its queue discipline (deferred behind the
+    /// other events of the same instant, as ns-3 wakes its device queue).
+    Refill { iface: u32 },
     /// Wake TCP endpoint `ep` if generation `gen` is still current.
     Wake { ep: u32, gen: u32 },
     /// Application `app` starts.
@@ -126,6 +129,12 @@ impl EventQueue {
             self.heap[i] = last;
         }
         Some((Time((top.key >> 64) as u64), top.key as u64, top.ev))
+    }
+
+    /// Time of the earliest pending event.
+    #[inline]
+    pub fn peek_time(&self) -> Option<Time> {
+        self.heap.first().map(|e| Time((e.key >> 64) as u64))
     }
 
     pub fn len(&self) -> usize {

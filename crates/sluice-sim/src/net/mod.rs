@@ -77,6 +77,8 @@ pub struct Iface {
     pub device_cap: u32,
     pub node: u32,
     pub txdone_scheduled: bool,
+    /// A deferred refill of the device queue is pending (the device takes nothing meanwhile).
+    pub refill_pending: bool,
     pub device: DeviceQueue,
     /// Packets on the wire: (arrival time, event sequence number, packet), oldest first.
     pub inflight: InFlight,
