@@ -43,6 +43,8 @@ pub(crate) struct Sim<'m> {
     pub end: Time,
     pub warm_at: Time,
     pub q: EventQueue,
+    /// Observation events (samples, the warm-up snapshot), kept apart from the simulation.
+    obs: EventQueue,
     pub nodes: Vec<Node>,
     pub ifaces: Vec<Iface>,
     pub info: Vec<IfaceInfo>,
@@ -189,6 +191,7 @@ impl<'m> Sim<'m> {
             end: Time::ZERO + model.duration,
             warm_at: Time::ZERO + model.warmup,
             q: EventQueue::new(),
+            obs: EventQueue::new(),
             nodes,
             monitored: info.iter().enumerate().filter(|(_, i)| i.monitored).map(|(k, _)| k).collect(),
             ifaces,
@@ -221,12 +224,25 @@ impl<'m> Sim<'m> {
                 self.q.schedule(stop, Event::AppStop { app: a as u32 });
             }
         }
-        self.q.schedule(self.warm_at, Event::WarmupEnd);
-        self.q.schedule(self.warm_at, Event::QueueSample);
+        self.obs.schedule(self.warm_at, Event::WarmupEnd);
+        self.obs.schedule(self.warm_at, Event::QueueSample);
         if self.model.monitor.cwnd_trace.is_some() {
-            self.q.schedule(Time::ZERO, Event::CwndSample);
+            self.obs.schedule(Time::ZERO, Event::CwndSample);
         }
-        while let Some((t, seq, ev)) = self.q.pop() {
+        loop {
+            // Observation events run from their own queue, before the simulation events of the
+            // same instant: they see the state as it stands and can never change what happens.
+            let next_obs = self.obs.peek_time();
+            if next_obs.is_some_and(|to| self.q.peek_time().is_none_or(|ts| to <= ts)) {
+                let (t, _, ev) = self.obs.pop().expect("peeked");
+                if t >= self.end {
+                    break;
+                }
+                self.now = t;
+                self.observe(t, ev);
+                continue;
+            }
+            let Some((t, seq, ev)) = self.q.pop() else { break };
             if t >= self.end {
                 break;
             }
@@ -245,17 +261,7 @@ impl<'m> Sim<'m> {
                 Event::AppStart { app } => self.app_start(app),
                 Event::AppTick { app, gen } => self.app_tick(app, gen),
                 Event::AppStop { app } => self.app_stop(app),
-                Event::QueueSample => {
-                    self.sample_queues();
-                    self.q.schedule(t + self.model.monitor.queue_sample, Event::QueueSample);
-                }
-                Event::CwndSample => {
-                    self.sample_cwnd();
-                    if let Some(d) = self.model.monitor.cwnd_trace {
-                        self.q.schedule(t + d, Event::CwndSample);
-                    }
-                }
-                Event::WarmupEnd => self.warm = Some(collect::snapshot(self)),
+                Event::QueueSample | Event::CwndSample | Event::WarmupEnd => unreachable!("observation events run from their own queue"),
             }
         }
         self.now = self.end;
@@ -595,7 +601,24 @@ impl<'m> Sim<'m> {
         self.q.schedule(next, Event::AppTick { app, gen });
     }
 
-    // ----- sampling -----
+    // ----- observation -----
+
+    fn observe(&mut self, t: Time, ev: Event) {
+        match ev {
+            Event::QueueSample => {
+                self.sample_queues();
+                self.obs.schedule(t + self.model.monitor.queue_sample, Event::QueueSample);
+            }
+            Event::CwndSample => {
+                self.sample_cwnd();
+                if let Some(d) = self.model.monitor.cwnd_trace {
+                    self.obs.schedule(t + d, Event::CwndSample);
+                }
+            }
+            Event::WarmupEnd => self.warm = Some(collect::snapshot(self)),
+            _ => unreachable!("only observation events are scheduled on the observation queue"),
+        }
+    }
 
     fn sample_queues(&mut self) {
         let t = self.now;

@@ -135,6 +135,15 @@ pub struct TcpConfig {
     pub full_ack: FullAck,
     pub ecn_cut: EcnCut,
     pub nagle: bool,
+    /// Send the MSS option in SYNs (RFC 9293). ns-3 sends none and both ends use their
+    /// configured segment size; without it a peer assumes 536 B unless this is false too.
+    pub syn_mss_option: bool,
+    /// Acknowledge the first data segment of a connection at once (ns-3 does; then every
+    /// `delack_count`-th segment).
+    pub ack_first_segment: bool,
+    /// Delay between completing the handshake and the first data segment (ns-3: 1 ns, the
+    /// application is notified in an event of its own).
+    pub first_data_delay: Dur,
     /// Name of the option bundle these values came from, recorded in summaries.
     pub profile: &'static str,
 }
@@ -169,6 +178,9 @@ impl Default for TcpConfig {
             full_ack: FullAck::Ssthresh,
             ecn_cut: EcnCut::Prr,
             nagle: false,
+            syn_mss_option: true,
+            ack_first_segment: false,
+            first_data_delay: Dur::ZERO,
             profile: "sluice",
         }
     }
@@ -184,6 +196,9 @@ impl TcpConfig {
             recovery: Recovery::Prr(PrrVariant::Rfc9937),
             ecn_cut: EcnCut::Prr,
             full_ack: FullAck::Ssthresh,
+            syn_mss_option: false,
+            ack_first_segment: true,
+            first_data_delay: Dur(1),
             profile: "ns3.44",
             ..TcpConfig::default()
         }
@@ -205,6 +220,8 @@ impl TcpConfig {
             ("syn_rto", format!("{:?}", self.syn_rto).to_lowercase()),
             ("delack", format!("{:?}", self.delack).to_lowercase()),
             ("min_rto", self.min_rto.to_string()),
+            ("syn_mss_option", self.syn_mss_option.to_string()),
+            ("ack_first_segment", self.ack_first_segment.to_string()),
             ("initial_cwnd", self.initial_cwnd.to_string()),
         ]
     }

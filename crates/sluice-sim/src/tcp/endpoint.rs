@@ -110,6 +110,8 @@ pub struct Endpoint {
     pub rtt: RttEstimator,
     pub(super) rto_at: Option<Time>,
     pub(super) persist_at: Option<Time>,
+    /// When to send the first data after the handshake (see `TcpConfig::first_data_delay`).
+    pub(super) send_at: Option<Time>,
     pub(super) persist_backoff: u32,
     pub(super) syn_tries: u32,
     pub(super) syn_retransmitted: bool,
@@ -182,6 +184,7 @@ impl Endpoint {
             rtt,
             rto_at: None,
             persist_at: None,
+            send_at: None,
             persist_backoff: 0,
             syn_tries: 0,
             syn_retransmitted: false,
@@ -262,7 +265,7 @@ impl Endpoint {
 
     /// The earliest time this endpoint needs [`Endpoint::on_wakeup`].
     pub fn poll_at(&self) -> Option<Time> {
-        [self.rto_at, self.delack_at, self.persist_at].into_iter().flatten().min()
+        [self.rto_at, self.delack_at, self.persist_at, self.send_at].into_iter().flatten().min()
     }
 
     /// Start the handshake: send SYN.
@@ -296,7 +299,7 @@ impl Endpoint {
         // A SYN-ACK carries an option only if the SYN did (RFC 7323, RFC 2018).
         let offer = |ok: bool, cfg: bool| if ack_flag { ok } else { cfg };
         let opts = TcpOptions {
-            mss: Some((self.cfg.mss + if self.cfg.timestamps { TS_OVERHEAD } else { 0 }).min(65_535) as u16),
+            mss: self.cfg.syn_mss_option.then(|| (self.cfg.mss + if self.cfg.timestamps { TS_OVERHEAD } else { 0 }).min(65_535) as u16),
             wscale: if offer(self.snd_shift_offered(), self.cfg.window_scaling) { Some(self.rcv_shift) } else { None },
             sack_permitted: offer(self.sack_ok, self.cfg.sack),
             ts: if offer(self.ts_ok, self.cfg.timestamps) { Some((ts_clock(now), if ack_flag { self.ts_recent } else { 0 })) } else { None },
@@ -372,7 +375,11 @@ impl Endpoint {
                     self.on_established(now);
                     self.state = ConnState::Established;
                     self.send_ack(now, out);
-                    self.send_pending(now, out);
+                    if self.cfg.first_data_delay == Dur::ZERO {
+                        self.send_pending(now, out);
+                    } else {
+                        self.send_at = Some(now + self.cfg.first_data_delay);
+                    }
                 } else if flags & F::SYN != 0 && flags & F::ACK == 0 {
                     // Simultaneous open is not modelled; ignore.
                 }
@@ -430,7 +437,9 @@ impl Endpoint {
             let peer = (m as u32).saturating_sub(if self.ts_ok { TS_OVERHEAD } else { 0 });
             self.smss = self.cfg.mss.min(peer).max(1);
         } else {
-            self.smss = self.cfg.mss.min(536);
+            // RFC 9293 §3.7.1: no option means 536 B — unless this end does not send the
+            // option either (ns-3 style), where both sides use their configured size.
+            self.smss = if self.cfg.syn_mss_option { self.cfg.mss.min(536) } else { self.cfg.mss };
         }
         if !self.ts_ok && self.cfg.timestamps {
             // Without timestamps the payload may grow by the option bytes, but the configured
@@ -471,6 +480,10 @@ impl Endpoint {
 
     /// Fire expired timers.
     pub fn on_wakeup(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        if self.send_at.is_some_and(|t| t <= now) {
+            self.send_at = None;
+            self.send_pending(now, out);
+        }
         if self.delack_at.is_some_and(|t| t <= now) {
             self.delack_at = None;
             self.send_ack(now, out);

@@ -84,7 +84,8 @@ impl Endpoint {
             DelAck::Off => self.send_ack(now, out),
             DelAck::On { count, timeout } => {
                 self.unacked_segs += 1;
-                if self.unacked_segs >= count {
+                let first = before == 1 && self.cfg.ack_first_segment;
+                if self.unacked_segs >= count || first {
                     self.send_ack(now, out);
                 } else if self.delack_at.is_none() {
                     self.delack_at = Some(now + timeout);
