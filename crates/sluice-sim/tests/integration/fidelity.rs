@@ -110,3 +110,26 @@ fn scenario_pcap_opens_cleanly_in_tshark() {
     assert!(!text.contains("Malformed") && !text.contains("Errors ("), "tshark expert info:\n{text}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+// Observation never perturbs: the same run with and without traces gives the same summary.
+#[test]
+fn tracing_does_not_change_the_run() {
+    let d = Dumbbell { pairs: 6, duration: Dur::from_secs(8), warmup: Dur::from_secs(2), buffer: QueueLimit::Packets(30), ..Dumbbell::default() };
+    let starts = vec![StartSpec::Uniform(Time::ZERO, Time::from_secs_f64(1.0)); 6];
+    let mut plain = d.model(6, AppSpec::Bulk, ns3_tcp(), &starts);
+    plain.monitor.queue_sample = Dur::from_millis(10);
+    let mut traced = plain.clone();
+    traced.monitor.cwnd_trace = Some(Dur::from_micros(250));
+    traced.monitor.rtt_trace = true;
+    traced.monitor.queue_sample = Dur::from_micros(100);
+    let summary = |m| {
+        let mut s = run_model(m, &RunOptions::default()).unwrap().summary;
+        s.wall_time_s = 0.0;
+        for q in &mut s.queues {
+            // Sampled statistics depend on the sampling interval by definition.
+            (q.mean_len_pkts, q.std_len_pkts, q.mean_len_bytes) = (0.0, 0.0, 0.0);
+        }
+        s.to_json()
+    };
+    assert_eq!(summary(&plain), summary(&traced));
+}
