@@ -307,6 +307,11 @@ impl Endpoint {
         };
         let window = self.rcv_buf.min(65_535) as u16; // never scaled in SYNs (RFC 7323 §2.2)
         let ack = if ack_flag { to_wire(self.irs, self.rcv_nxt) } else { 0 };
+        if ack_flag {
+            // RFC 7323 §4.3: Last.ACK.sent is the SYN-ACK's acknowledgment, so the first data
+            // segment (SEG.SEQ = RCV.NXT) updates TS.Recent.
+            self.last_ack_sent = self.rcv_nxt;
+        }
         let pkt = self.segment(to_wire(self.iss, 0), ack, flags, window, opts, 0, Ecn::NotEct);
         out.push(pkt);
         self.syn_tries += 1;

@@ -441,3 +441,17 @@ fn random_loss_and_reordering_deliver_everything() {
         }
     }
 }
+
+// tests RFC 7323 §4.3: the first data segment (SEG.SEQ = Last.ACK.sent of the SYN-ACK) updates
+// TS.Recent, so its ACK echoes the segment's TSval, not the SYN's.
+#[test]
+fn first_data_segment_updates_ts_recent() {
+    let mut p = Pair::new(TcpConfig { delack: DelAck::Off, ..TcpConfig::default() }, Some(MSS));
+    p.now += Dur::from_secs(5);
+    let data = p.client_sends();
+    let Transport::Tcp { opts, .. } = data[0].transport else { unreachable!() };
+    let tsval = opts.ts.unwrap().0;
+    let acks = p.deliver_to_server(&data);
+    let Transport::Tcp { opts, .. } = acks[0].transport else { unreachable!() };
+    assert_eq!(opts.ts.unwrap().1, tsval, "TSecr echoes the data segment, not the SYN");
+}
