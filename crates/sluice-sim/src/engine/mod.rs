@@ -470,7 +470,7 @@ impl<'m> Sim<'m> {
         let Some(e) = self.eps[ep].as_mut() else { return };
         f(e, now, &mut out);
         let want = e.poll_at();
-        let host = addr_node(e_local_addr(e)) as u32;
+        let host = addr_node(e.local_addr()) as u32;
         for p in out.drain(..) {
             if p.payload > 0 {
                 self.data_packets += 1;
@@ -491,11 +491,9 @@ impl<'m> Sim<'m> {
     }
 
     fn wake(&mut self, ep: u32, gen: u32) {
-        let (sched, g) = self.wake[ep as usize];
-        if g != gen {
+        if self.wake[ep as usize].1 != gen {
             return; // superseded
         }
-        let _ = sched;
         self.wake[ep as usize].0 = None;
         self.with_endpoint(ep as usize, |e, now, out| {
             if e.poll_at().is_some_and(|t| t <= now) {
@@ -655,10 +653,6 @@ impl<'m> Sim<'m> {
             .map(|(f, spec)| FlowRecord { spec, start: self.apps[f].start, client: self.eps[2 * f].as_ref(), server: self.eps[2 * f + 1].as_ref(), net: &self.flownet[f] })
             .collect()
     }
-}
-
-fn e_local_addr(e: &Endpoint) -> u32 {
-    e.local_addr()
 }
 
 const PLACEHOLDER: SimPacket = SimPacket {

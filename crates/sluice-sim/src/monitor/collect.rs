@@ -134,11 +134,10 @@ pub(crate) fn finish(sim: Sim<'_>, c: Collected) -> Result<RunOutput, SimError> 
         aggregate_bytes += delivered;
         goodputs.push(goodput);
         let efficiency = if sent > 0 { (sent.saturating_sub(retx)) as f64 / sent as f64 } else { 1.0 };
-        let (data_pkts, rtt_all) = match r.client {
-            Some(e) => (e.counters.data_pkts_sent, e.counters.rtt_n),
-            None => (r.net.udp_sent_pkts, 0),
+        let data_pkts = match r.client {
+            Some(e) => e.counters.data_pkts_sent,
+            None => r.net.udp_sent_pkts,
         };
-        let _ = rtt_all;
         flows.push(FlowSummary {
             id: f as u32,
             name: r.spec.name.clone(),

@@ -361,7 +361,7 @@ impl Endpoint {
             ConnState::Closed | ConnState::Failed => {}
             ConnState::Listen => {
                 if flags & F::SYN != 0 && flags & F::ACK == 0 {
-                    self.accept_syn(pkt, seq, window, opts, flags, now, out);
+                    self.accept_syn(seq, window, opts, flags, now, out);
                 }
             }
             ConnState::SynSent => {
@@ -377,7 +377,7 @@ impl Endpoint {
                     if opts.ts.is_some() && self.ts_ok {
                         self.ts_recent = opts.ts.map_or(0, |t| t.0);
                     }
-                    self.on_established(now);
+                    self.on_established();
                     self.state = ConnState::Established;
                     self.send_ack(now, out);
                     if self.cfg.first_data_delay == Dur::ZERO {
@@ -400,7 +400,7 @@ impl Endpoint {
                     self.snd_wnd = (window as u64) << self.snd_shift;
                     self.wl1 = unwrap_near(self.irs, seq, self.rcv_nxt);
                     self.wl2 = 1;
-                    self.on_established(now);
+                    self.on_established();
                     self.state = ConnState::Established;
                     self.established_segment(pkt, now, out);
                 }
@@ -410,7 +410,7 @@ impl Endpoint {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn accept_syn(&mut self, _pkt: &SimPacket, seq: u32, window: u16, opts: &TcpOptions, flags: u8, now: Time, out: &mut Vec<SimPacket>) {
+    fn accept_syn(&mut self, seq: u32, window: u16, opts: &TcpOptions, flags: u8, now: Time, out: &mut Vec<SimPacket>) {
         self.irs = seq;
         self.rcv_nxt = 1;
         self.negotiate(opts, flags);
@@ -446,27 +446,18 @@ impl Endpoint {
             // option either (ns-3 style), where both sides use their configured size.
             self.smss = if self.cfg.syn_mss_option { self.cfg.mss.min(536) } else { self.cfg.mss };
         }
-        if !self.ts_ok && self.cfg.timestamps {
-            // Without timestamps the payload may grow by the option bytes, but the configured
-            // MSS is what the scenario asked for: keep it.
-        }
         self.w.smss = self.smss;
         self.w.cwnd = self.cc.initial_cwnd(self.cfg.initial_cwnd, self.smss);
     }
 
-    fn on_established(&mut self, now: Time) {
+    fn on_established(&mut self) {
         self.rto_at = None;
         self.syn_tries = 0;
-        if self.syn_retransmitted {
-            if self.cfg.syn_rto == SynRto::Rfc6298 {
-                // RFC 6298 §5.7: RTO of at least 3 s once data transfer starts.
-                self.rtt.at_least(Dur::from_secs(3));
-            }
-        } else if self.counters.syn_sent > 0 {
-            // Karn: the SYN was not retransmitted, so its RTT is a valid sample. Without a
-            // recorded send time we use the handshake timer's start.
+        if self.syn_retransmitted && self.cfg.syn_rto == SynRto::Rfc6298 {
+            // RFC 6298 §5.7: RTO of at least 3 s once data transfer starts.
+            self.rtt.at_least(Dur::from_secs(3));
         }
-        let _ = now;
+        // The handshake gives no RTT sample: the first comes with the first data ACK.
         self.right_edge = self.rcv_nxt + self.rcv_wnd();
     }
 
