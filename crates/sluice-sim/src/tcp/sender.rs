@@ -265,9 +265,28 @@ impl Endpoint {
                 // RFC 6582 §3.2 step 1: enter only if the ACK covers `recover`.
                 if (self.dupacks >= self.cfg.dupthresh || head_lost) && self.snd_una >= self.recover {
                     self.enter_recovery(now, out);
+                } else if self.cfg.limited_transmit && self.dupacks < self.cfg.dupthresh {
+                    self.limited_transmit(now, out);
                 }
             }
             CaState::Loss => {}
+        }
+    }
+
+    /// RFC 3042: on each of the first `dupthresh − 1` duplicate ACKs, send one new segment if
+    /// the peer's window allows and no more than cwnd + 2·SMSS would be outstanding (ns-3 and
+    /// Linux do the same; with SACK, pipe may allow more on top).
+    fn limited_transmit(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        let smss = self.smss as u64;
+        if self.snd_max >= self.app_end {
+            return;
+        }
+        let len = (self.app_end - self.snd_max).min(smss);
+        let outstanding = self.snd_max - self.snd_una;
+        let in_window = self.snd_max + len <= self.snd_una + self.snd_wnd;
+        if in_window && outstanding + len <= self.w.cwnd + 2 * smss {
+            let start = self.snd_max;
+            self.send_new(start, start + len, now, out);
         }
     }
 

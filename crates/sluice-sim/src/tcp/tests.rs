@@ -455,3 +455,27 @@ fn first_data_segment_updates_ts_recent() {
     let Transport::Tcp { opts, .. } = acks[0].transport else { unreachable!() };
     assert_eq!(opts.ts.unwrap().1, tsval, "TSecr echoes the data segment, not the SYN");
 }
+
+// tests RFC 3042: the first two duplicate ACKs each release one new segment; the third
+// triggers the fast retransmit.
+#[test]
+fn limited_transmit_sends_one_new_segment_per_early_dupack() {
+    let mut p = Pair::new(reno_cfg(), Some(20 * MSS));
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 10);
+    let last = seg_seq(&burst[9]);
+    for (k, seg) in burst[1..3].iter().enumerate() {
+        let dup = p.deliver_to_server(std::slice::from_ref(seg));
+        let out = p.deliver_to_client(&dup);
+        assert_eq!(out.len(), 1, "duplicate {} releases one segment", k + 1);
+        assert_eq!(seg_seq(&out[0]), last.wrapping_add((k as u32 + 1) * MSS as u32), "new data, in order");
+    }
+    let dup = p.deliver_to_server(&burst[3..4]);
+    let out = p.deliver_to_client(&dup);
+    assert_eq!(seg_seq(&out[0]), seg_seq(&burst[0]), "third duplicate: fast retransmit");
+    let off = TcpConfig { limited_transmit: false, ..reno_cfg() };
+    let mut q = Pair::new(off, Some(20 * MSS));
+    let burst = q.client_sends();
+    let dup = q.deliver_to_server(&burst[1..2]);
+    assert!(q.deliver_to_client(&dup).is_empty(), "without limited transmit nothing is sent");
+}
