@@ -198,6 +198,9 @@ fn build_topology(t: &Topology) -> R<Net> {
             }
             let ms = Dur::from_millis;
             let (sd, rd): (Vec<Dur>, Vec<Dur>) = match rtt_table {
+                Some(RttTable::Eval9) if sender_delays.is_some() || receiver_delays.is_some() || access_delay.is_some() => {
+                    return err("topology.rtt_table", "sets every access delay itself; remove access_delay, sender_delays and receiver_delays");
+                }
                 Some(RttTable::Eval9) => (
                     [0, 0, 0, 12, 12, 12, 25, 25, 25].map(ms).to_vec(),
                     [2, 37, 75, 2, 37, 75, 2, 37, 75].map(ms).to_vec(),
@@ -440,8 +443,22 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
                     StartSpec::At(Time::ZERO + v[k])
                 }
             };
+            let latest_start = match start {
+                StartSpec::At(t) => t,
+                StartSpec::Uniform(_, hi) => hi,
+            };
+            if latest_start >= Time::ZERO + f.duration {
+                return err(format!("{p}.start"), format!("starts at or after the end of the run ({})", f.duration));
+            }
             let stop = fl.stop.map(|d| Time::ZERO + d);
+            if stop.is_some_and(|t| t <= latest_start) {
+                return err(format!("{p}.stop"), "must be later than the flow's (latest possible) start");
+            }
             let name = if count > 1 { format!("{base}{k}") } else { base.clone() };
+            if flows.iter().any(|x: &FlowSpec| x.name == name) {
+                // Names key each flow's random stream: two flows with one name would draw alike.
+                return err(format!("{p}.name"), format!("flow name {name:?} is already used; flow names must be unique"));
+            }
             flows.push(FlowSpec { name, src: s, dst: d, app: app.clone(), start, stop, tcp: ftcp.clone() });
         }
     }

@@ -160,3 +160,15 @@ fn syntax_errors_say_where() {
     let e = load_str("name = \"x\"\nduration = \"1s\n", None).unwrap_err();
     assert!(e.to_string().contains("line 2"), "{e}");
 }
+
+#[test]
+fn flow_names_starts_and_stops_are_checked() {
+    assert!(load_str(&BASE.replace("count = 2\n", "count = 2\nname = \"x\"\n"), None).is_ok());
+    let two = format!("{BASE}\n[[flows]]\nname = \"f00\"\nsrc = \"s0\"\ndst = \"r0\"\napp = {{ kind = \"bulk\" }}\n");
+    let e = load_str(&two, None).unwrap_err();
+    assert_eq!(e.path, "flows[1].name");
+    let e = error_of("app = { kind = \"bulk\" }", "app = { kind = \"bulk\" }\nstart = \"10s\"");
+    assert_eq!(e.path, "flows[0].start");
+    let e = error_of("app = { kind = \"bulk\" }", "app = { kind = \"bulk\" }\nstart = \"2s\"\nstop = \"1s\"");
+    assert_eq!(e.path, "flows[0].stop");
+}
