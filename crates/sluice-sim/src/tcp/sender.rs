@@ -149,15 +149,20 @@ impl Endpoint {
                 if ack >= self.recover {
                     self.exit_recovery(now);
                 } else {
-                    // Partial ACK (RFC 6582 §3.2 step 5): retransmit the next hole, stay.
+                    // Partial ACK: stay in recovery. Without SACK the next segment is taken as
+                    // lost (RFC 6582 §3.2 step 5); with SACK the scoreboard keeps its own marks.
                     self.reno_dup_bytes = 0;
-                    self.sb.mark_head_lost();
+                    if !self.sack_ok {
+                        self.sb.mark_head_lost();
+                    }
                     self.recovery_ack(acked, newly_sacked, false, acked_retx, now);
                     if !self.first_partial_done {
                         self.first_partial_done = true;
                         self.restart_rto(now);
                     }
-                    if !self.sack_ok {
+                    // Retransmit the new head at once unless it already was (RFC 6582 step 5;
+                    // ns-3 does this with SACK too, outside the window).
+                    if !self.sack_ok || self.sb.first().is_some_and(|h| !h.sacked && !h.ever_retrans) {
                         self.retransmit_head(now, out);
                     }
                     return;
