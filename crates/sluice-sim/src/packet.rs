@@ -5,7 +5,6 @@
 //! bytes are not materialized: a pcap file carries zeros, and checksums are computed over them.
 
 use sluice_core::packet::{proto, tcp_flags, Ecn, HeaderView};
-use sluice_core::Time;
 
 /// Up to four SACK blocks (RFC 2018), as wire sequence numbers `[left, right)`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -87,8 +86,6 @@ pub struct SimPacket {
     pub payload: u32,
     /// Index of the flow this packet belongs to (simulator bookkeeping, not on the wire).
     pub flow: u32,
-    /// When the packet entered the queue it is in (set by the queue).
-    pub enqueued_at: Time,
 }
 
 pub const IPV4_HEADER: u32 = 20;
@@ -204,7 +201,6 @@ mod tests {
             transport: Transport::Tcp { seq: 0, ack: 0, flags: tcp_flags::ACK, window: 0, opts: TcpOptions { ts: Some((0, 0)), ..Default::default() } },
             payload: 1448,
             flow: 0,
-            enqueued_at: Time::ZERO,
         };
         assert_eq!(p.ip_len(), 1500);
     }

@@ -11,7 +11,7 @@ pub mod queue;
 
 use crate::apps::App;
 use crate::model::{AppSpec, Model, NodeKind, QdiscSpec, StartSpec};
-use crate::monitor::collect::{self, Collected, FlowRecord};
+use crate::monitor::collect::{self, FlowRecord};
 use crate::monitor::pcap::PcapWriter;
 use crate::net::{addr_node, compute_routes, node_addr, Iface, IfaceInfo, Node, QPkt};
 use crate::packet::{SimPacket, Transport};
@@ -78,8 +78,7 @@ pub fn run_model(model: &Model, opts: &RunOptions) -> Result<RunOutput, SimError
     let mut sim = Sim::build(model, opts)?;
     sim.run();
     let wall_s = wall.elapsed().as_secs_f64();
-    let collected = Collected { wall_time_s: wall_s };
-    collect::finish(sim, collected)
+    collect::finish(sim, wall_s)
 }
 
 impl<'m> Sim<'m> {
@@ -184,7 +183,6 @@ impl<'m> Sim<'m> {
             apps.push(App { flow: f as u32, spec: fl.app.clone(), start, stop: fl.stop, rng, gen: 0, on_until: Time::ZERO, stopped: false });
         }
         let n_eps = eps.len();
-        let n_ifaces = ifaces.len();
         Ok(Sim {
             model,
             now: Time::ZERO,
@@ -209,7 +207,7 @@ impl<'m> Sim<'m> {
             out: Vec::with_capacity(64),
             drops: Vec::new(),
             qrng: RngStream::derive(model.seed, StreamKey::Qdisc("all")),
-            samples: collect::Samples::new(n_ifaces),
+            samples: collect::Samples::default(),
             warm: None,
             pcaps,
             files,
@@ -588,7 +586,6 @@ impl<'m> Sim<'m> {
             transport: Transport::Udp,
             payload: size,
             flow: flow as u32,
-            enqueued_at: Time::ZERO,
         };
         let fnet = &mut self.flownet[flow];
         fnet.udp_sent_pkts += 1;
@@ -667,5 +664,4 @@ const PLACEHOLDER: SimPacket = SimPacket {
     transport: Transport::Udp,
     payload: 0,
     flow: 0,
-    enqueued_at: Time::ZERO,
 };

@@ -9,6 +9,7 @@ use sluice_core::qdisc::QdiscStats;
 use sluice_core::Time;
 
 /// Time series recorded during the run.
+#[derive(Default)]
 pub struct Samples {
     q_t: Vec<f64>,
     q_iface: Vec<u32>,
@@ -25,22 +26,6 @@ pub struct Samples {
 }
 
 impl Samples {
-    pub fn new(_n_ifaces: usize) -> Self {
-        Samples {
-            q_t: Vec::new(),
-            q_iface: Vec::new(),
-            q_pkts: Vec::new(),
-            q_bytes: Vec::new(),
-            c_t: Vec::new(),
-            c_flow: Vec::new(),
-            c_cwnd: Vec::new(),
-            c_ssthresh: Vec::new(),
-            c_snd_wnd: Vec::new(),
-            c_pipe: Vec::new(),
-            c_srtt: Vec::new(),
-            c_state: Vec::new(),
-        }
-    }
     pub fn queue(&mut self, t: Time, iface: u32, pkts: u32, bytes: u64) {
         self.q_t.push(t.as_secs_f64());
         self.q_iface.push(iface);
@@ -87,11 +72,7 @@ pub(crate) struct FlowRecord<'a> {
     pub net: &'a FlowNet,
 }
 
-pub(crate) struct Collected {
-    pub wall_time_s: f64,
-}
-
-pub(crate) fn finish(sim: Sim<'_>, c: Collected) -> Result<RunOutput, SimError> {
+pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimError> {
     let model = sim.model;
     let warm = sim.warm.as_ref().expect("snapshot taken");
     let t0 = warm.time;
@@ -206,7 +187,7 @@ pub(crate) fn finish(sim: Sim<'_>, c: Collected) -> Result<RunOutput, SimError> 
         seed: model.seed,
         sim_time_s: model.duration.as_secs_f64(),
         warmup_s: model.warmup.as_secs_f64(),
-        wall_time_s: c.wall_time_s,
+        wall_time_s,
         events: sim.events,
         data_packets: sim.data_packets,
         jain_goodput: jain(&goodputs),

@@ -254,7 +254,6 @@ mod tests {
             transport: Transport::Tcp { seq: 0xdead_beef, ack: 0x0102_0304, flags, window: 0xfffe, opts },
             payload,
             flow: 0,
-            enqueued_at: Time::ZERO,
         }
     }
 

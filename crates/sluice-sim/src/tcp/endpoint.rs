@@ -343,7 +343,6 @@ impl Endpoint {
             transport: Transport::Tcp { seq, ack, flags, window, opts },
             payload,
             flow: self.flow,
-            enqueued_at: Time::ZERO,
         }
     }
 

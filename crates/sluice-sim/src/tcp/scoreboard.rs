@@ -76,6 +76,16 @@ impl Scoreboard {
         (outstanding + self.retrans_bytes).saturating_sub(self.sacked_bytes + self.lost_bytes)
     }
 
+    /// Change segment `i` through `f`, keeping the counters in step; returns the new segment.
+    fn update(&mut self, i: usize, f: impl FnOnce(&mut Seg)) -> Seg {
+        let old = self.segs[i];
+        self.unmark(&old);
+        f(&mut self.segs[i]);
+        let new = self.segs[i];
+        self.remark(&new);
+        new
+    }
+
     fn unmark(&mut self, s: &Seg) {
         if s.sacked {
             self.sacked_bytes -= s.len();
@@ -108,13 +118,8 @@ impl Scoreboard {
                 self.segs.pop_front();
             } else if front.start < ack {
                 // Partial ACK of a segment: trim it.
-                let cut = ack - front.start;
-                self.unmark(&front);
-                let f = self.segs.front_mut().expect("front exists");
-                f.start = ack;
-                let f = *f;
-                self.remark(&f);
-                removed += cut;
+                removed += ack - front.start;
+                self.update(0, |f| f.start = ack);
                 break;
             } else {
                 break;
@@ -166,11 +171,7 @@ impl Scoreboard {
                 break;
             }
             if s.start >= l && s.end <= r && !s.sacked {
-                self.unmark(&s);
-                let m = &mut self.segs[i];
-                m.sacked = true;
-                let m = *m;
-                self.remark(&m);
+                let m = self.update(i, |m| m.sacked = true);
                 newly += m.len();
                 self.high_sacked = self.high_sacked.max(m.end);
             }
@@ -223,12 +224,10 @@ impl Scoreboard {
         if s.sacked || s.lost {
             return 0;
         }
-        self.unmark(&s);
-        let m = &mut self.segs[i];
-        m.lost = true;
-        m.retrans = false;
-        let m = *m;
-        self.remark(&m);
+        let m = self.update(i, |m| {
+            m.lost = true;
+            m.retrans = false;
+        });
         self.rexmit_hint = self.rexmit_hint.min(m.start);
         m.len()
     }
@@ -249,34 +248,13 @@ impl Scoreboard {
             self.lost_frontier = self.lost_frontier.max(b.end);
         }
         for i in 0..self.segs.len() {
-            let s = self.segs[i];
-            if s.sacked {
-                continue;
-            }
-            self.unmark(&s);
-            let m = &mut self.segs[i];
-            m.lost = true;
-            m.retrans = false;
-            let m = *m;
-            self.remark(&m);
-        }
-    }
-
-    /// Forget SACK information (receiver reneging is not modelled; used by tests).
-    pub fn clear_sacks(&mut self) {
-        for i in 0..self.segs.len() {
-            let s = self.segs[i];
-            if s.sacked {
-                self.unmark(&s);
-                let m = &mut self.segs[i];
-                m.sacked = false;
-                let m = *m;
-                self.remark(&m);
+            if !self.segs[i].sacked {
+                self.update(i, |m| {
+                    m.lost = true;
+                    m.retrans = false;
+                });
             }
         }
-        self.high_sacked = 0;
-        self.lost_frontier = 0;
-        self.known = [(0, 0); 4];
     }
 
     /// The first lost, un-SACKed segment not yet retransmitted (RFC 6675 NextSeg rule 1).
@@ -299,15 +277,12 @@ impl Scoreboard {
 
     /// Mark segment `i` as retransmitted at `now`; returns its range.
     pub fn retransmit(&mut self, i: usize, now: Time) -> (u64, u64) {
-        let s = self.segs[i];
-        self.unmark(&s);
-        let m = &mut self.segs[i];
-        debug_assert!(m.lost, "only lost segments are retransmitted");
-        m.retrans = true;
-        m.ever_retrans = true;
-        m.sent_at = now;
-        let m = *m;
-        self.remark(&m);
+        debug_assert!(self.segs[i].lost, "only lost segments are retransmitted");
+        let m = self.update(i, |m| {
+            m.retrans = true;
+            m.ever_retrans = true;
+            m.sent_at = now;
+        });
         if i == 0 || self.rexmit_hint >= m.start {
             self.rexmit_hint = self.rexmit_hint.max(m.end);
         }

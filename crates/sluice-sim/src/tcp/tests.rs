@@ -76,10 +76,6 @@ impl Pair {
         out
     }
 
-    /// Data segment `k` (1-based, as in the spec's examples) of a burst.
-    fn index_of(&self, p: &SimPacket) -> u64 {
-        (seg_seq(p).wrapping_sub(1_001) as u64) / MSS + 1
-    }
 }
 
 fn reno_cfg() -> TcpConfig {
@@ -352,7 +348,6 @@ fn receiver_never_shrinks_its_window() {
         let edge = ack.wrapping_add(window as u32);
         assert_eq!(edge, seg_seq(&burst[0]).wrapping_add(4 * MSS as u32));
     }
-    let _ = p.index_of(&burst[0]);
 }
 
 /// A lossy, reordering channel between the two endpoints, driven until a transfer completes.
