@@ -61,7 +61,7 @@ def scenario(case: dict, jitter: str | None) -> str:
         f"count = {len(flows)}",
         'src = "senders"',
         'dst = "receivers"',
-        'app = { kind = "bulk" }',
+        f'app = {{ kind = "bulk", write_size = "{a["send_size"]}B" }}',
         f"start = {starts}",
     ]
     return "\n".join(lines) + "\n"

@@ -109,6 +109,69 @@ class Probe {
     if (Simulator::Now() + Seconds(step) < Seconds(end) - NanoSeconds(1))
       Simulator::Schedule(Seconds(step), &Probe::Sample, this);
   }
+  // --trace-flow: every change of one sender's TCP state, as (time ns, variable, value)
+  struct Change { int64_t t; const char* var; int64_t value; };
+  std::vector<Change> changes;
+  void Rec(const char* var, int64_t v) { changes.push_back({Simulator::Now().GetNanoSeconds(), var, v}); }
+  void OnCwnd(uint32_t, uint32_t v) { Rec("cwnd", v); }
+  void OnSsth(uint32_t, uint32_t v) { Rec("ssthresh", v); }
+  void OnInflight(uint32_t, uint32_t v) { Rec("inflight", v); }
+  void OnRwnd(uint32_t, uint32_t v) { Rec("rwnd", v); }
+  void OnHigh(SequenceNumber32, SequenceNumber32 v) { Rec("high_tx", v.GetValue()); }
+  void OnNext(SequenceNumber32, SequenceNumber32 v) { Rec("next_tx", v.GetValue()); }
+  void OnState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t v) { Rec("state", v); }
+  void OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>) {
+    Rec(p->GetSize() ? "tx_seq" : "tx_ack", h.GetSequenceNumber().GetValue());
+  }
+  void OnRx(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>) {
+    Rec("rx_ack", h.GetAckNumber().GetValue());
+    if (Ptr<const TcpOptionSack> s = DynamicCast<const TcpOptionSack>(h.GetOption(TcpOption::SACK))) {
+      for (const auto& b : s->GetSackList()) { Rec("sack_l", b.first.GetValue()); Rec("sack_r", b.second.GetValue()); }
+    }
+  }
+  void TraceSocket(uint32_t node) {
+    std::string b = "/NodeList/" + std::to_string(node) + "/$ns3::TcpL4Protocol/SocketList/0/";
+    Config::ConnectWithoutContext(b + "CongestionWindow", MakeCallback(&Probe::OnCwnd, this));
+    Config::ConnectWithoutContext(b + "SlowStartThreshold", MakeCallback(&Probe::OnSsth, this));
+    Config::ConnectWithoutContext(b + "BytesInFlight", MakeCallback(&Probe::OnInflight, this));
+    Config::ConnectWithoutContext(b + "RWND", MakeCallback(&Probe::OnRwnd, this));
+    Config::ConnectWithoutContext(b + "HighestSequence", MakeCallback(&Probe::OnHigh, this));
+    Config::ConnectWithoutContext(b + "NextTxSequence", MakeCallback(&Probe::OnNext, this));
+    Config::ConnectWithoutContext(b + "CongState", MakeCallback(&Probe::OnState, this));
+    Config::ConnectWithoutContext(b + "Tx", MakeCallback(&Probe::OnTx, this));
+    Config::ConnectWithoutContext(b + "Rx", MakeCallback(&Probe::OnRx, this));
+  }
+  // --queue-log: every arrival at the queue disc under test in [qlogT0, qlogT1] ns
+  int64_t qlogT0 = -1, qlogT1 = -1;
+  struct QEvent { int64_t t; uint32_t src; uint32_t seq; bool dropped; };
+  std::vector<QEvent> qlog;
+  void QLog(Ptr<const QueueDiscItem> item, bool dropped) {
+    int64_t t = Simulator::Now().GetNanoSeconds();
+    if (t < qlogT0 || t > qlogT1) return;
+    Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+    TcpHeader h;
+    item->GetPacket()->PeekHeader(h);
+    qlog.push_back({t, ip ? ip->GetHeader().GetSource().Get() : 0, h.GetSequenceNumber().GetValue(), dropped});
+  }
+  void OnQEnq(Ptr<const QueueDiscItem> item) { QLog(item, false); }
+  void OnQDrop(Ptr<const QueueDiscItem> item) { QLog(item, true); }
+  void LogQueue(int64_t t0, int64_t t1) {
+    qlogT0 = t0; qlogT1 = t1;
+    qd->TraceConnectWithoutContext("Enqueue", MakeCallback(&Probe::OnQEnq, this));
+    qd->TraceConnectWithoutContext("Drop", MakeCallback(&Probe::OnQDrop, this));
+  }
+  size_t NQLog() const { return qlog.size(); }
+  std::string QLogRow(size_t i) const {
+    const auto& e = qlog[i];
+    std::string a = std::to_string(e.src >> 24) + "." + std::to_string((e.src >> 16) & 255) + "." +
+                    std::to_string((e.src >> 8) & 255) + "." + std::to_string(e.src & 255);
+    return std::to_string(e.t) + "," + a + "," + std::to_string(e.seq) + "," + (e.dropped ? "drop" : "enq");
+  }
+  void TraceSocketAt(double t, uint32_t node) { Simulator::Schedule(Seconds(t), &Probe::TraceSocket, this, node); }
+  size_t NChanges() const { return changes.size(); }
+  std::string ChangeRow(size_t i) const {
+    return std::to_string(changes[i].t) + "," + changes[i].var + "," + std::to_string(changes[i].value);
+  }
   uint64_t Rx(uint32_t k) const { return sinks[k]->GetTotalRx() - rx0[k]; }
   uint64_t Drops(uint32_t k, bool window) const {
     const auto& m = window ? dropsBySrcWindow : dropsBySrc;
@@ -137,6 +200,10 @@ HELP = {
     "send_size": "BulkSend SendSize, bytes per socket write",
     "qsample": "queue-disc length sampling period",
 }
+
+
+# options that only add traces; left out of the record's "args"
+TRACING = ("pcap", "until", "trace_flow", "trace_out", "queue_log", "queue_log_window")
 
 
 def parse_time_s(s) -> float:
@@ -286,12 +353,31 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
     warm = float(a["warmup"])
     probe.Schedule(warm, parse_time_s(a["qsample"]), duration)
 
-    ns.Simulator.Stop(ns.Seconds(duration))
+    if a.get("trace_flow") is not None:
+        # the socket exists once the application has started (sender k is node k)
+        probe.TraceSocketAt(starts[int(a["trace_flow"])] + 1e-9, int(a["trace_flow"]))
+    if a.get("queue_log"):
+        t0, t1 = (float(x) for x in a["queue_log_window"].split(","))
+        probe.LogQueue(int(t0 * 1e9), int(t1 * 1e9))
+    if a.get("pcap"):
+        # transmissions on A's bottleneck device (A->B), as Sluice's pcap of queue "A->B"
+        ns.PointToPointHelper().EnablePcap(str(a["pcap"]), bn.Get(0), False, True)
+    ns.Simulator.Stop(ns.Seconds(float(a["until"]) if a.get("until") else duration))
     t0 = time.perf_counter()
     ns.Simulator.Run()
     wall = time.perf_counter() - t0
     events = int(probe.EventCount())
 
+    if a.get("trace_flow") is not None and a.get("trace_out"):
+        with open(a["trace_out"], "w") as fh:
+            fh.write("t_ns,var,value\n")
+            for i in range(int(probe.NChanges())):
+                fh.write(str(probe.ChangeRow(i)) + "\n")
+    if a.get("queue_log"):
+        with open(a["queue_log"], "w") as fh:
+            fh.write("t_ns,src,seq,event\n")
+            for i in range(int(probe.NQLog())):
+                fh.write(str(probe.QLogRow(i)) + "\n")
     span = duration - warm
     rx = [int(probe.Rx(k)) for k in range(n)]
     gps = [8 * b / span / 1e6 for b in rx]
@@ -332,7 +418,7 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
         "jain": s1 * s1 / (n * s2) if s2 > 0 else 1.0,
         "start_source": start_source,
         "versions": versions(),
-        "args": {k: v for k, v in a.items() if k not in ("case", "start_times")},
+        "args": {k: v for k, v in a.items() if k not in ("case", "start_times") + TRACING},
         "flows": [
             {
                 "flow": k,
@@ -381,6 +467,16 @@ def main() -> int:
     ap.add_argument("--start-times", help="explicit per-flow start times in seconds, comma-separated")
     ap.add_argument("--name", help="the record's \"case\" field (default: the --case name, else \"custom\")")
     ap.add_argument("--out", type=Path, help="write the JSON record here instead of standard output")
+    ap.add_argument("--pcap", help="write the A->B bottleneck device's transmissions to this pcap file")
+    ap.add_argument("--until", type=float, help="stop the simulation at this time (s), for tracing; "
+                    "the statistics are then not comparable")
+    ap.add_argument("--trace-flow", type=int, help="record every change of this flow's sender state "
+                    "(cwnd, ssthresh, bytes in flight, rwnd, highest/next sequence, state, segments sent and "
+                    "ACKs received; absolute sequence numbers) into --trace-out")
+    ap.add_argument("--trace-out", help="CSV file for --trace-flow (t_ns,var,value)")
+    ap.add_argument("--queue-log", help="CSV of every arrival at the queue disc under test (time ns, source "
+                    "address, TCP sequence number, enq/drop) within --queue-log-window")
+    ap.add_argument("--queue-log-window", default="0,1e9", help="T0,T1 in seconds for --queue-log")
     ap.add_argument("--dry-run", action="store_true", help="build the topology, print the start times, do not run")
     for key, val in DEFAULTS.items():
         flag = "--" + key.replace("_", "-")
@@ -404,6 +500,9 @@ def main() -> int:
         a = {k: getattr(args, k) for k in DEFAULTS}
     if args.name:
         a["case"] = args.name
+    a["pcap"], a["until"] = args.pcap, args.until
+    a["trace_flow"], a["trace_out"] = args.trace_flow, args.trace_out
+    a["queue_log"], a["queue_log_window"] = args.queue_log, args.queue_log_window
     if args.start_times:
         a["start_times"] = [float(x) for x in args.start_times.split(",")]
     rec = build_and_run(a, dry_run=args.dry_run)

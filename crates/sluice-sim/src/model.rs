@@ -83,10 +83,11 @@ pub enum StartSpec {
 /// What the sending application does.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AppSpec {
-    /// Unlimited data for the whole run.
-    Bulk,
-    /// A file of `size` bytes, then FIN.
-    File { size: u64 },
+    /// Unlimited data for the whole run, written into the send buffer `write` bytes at a time
+    /// (0: whatever fits).
+    Bulk { write: u64 },
+    /// A file of `size` bytes, written `write` bytes at a time (0: whatever fits), then FIN.
+    File { size: u64, write: u64 },
     /// UDP packets of `packet_size` payload bytes at `rate`.
     UdpCbr { rate: Rate, packet_size: u32 },
     /// UDP on-off source: exponential on/off periods with the given means; CBR while on.
@@ -95,11 +96,14 @@ pub enum AppSpec {
 
 impl AppSpec {
     pub fn is_tcp(&self) -> bool {
-        matches!(self, AppSpec::Bulk | AppSpec::File { .. })
+        matches!(self, AppSpec::Bulk { .. } | AppSpec::File { .. })
     }
+    /// The plain bulk sender: keeps the send buffer full.
+    pub const BULK: AppSpec = AppSpec::Bulk { write: 0 };
+
     pub fn kind_str(&self) -> &'static str {
         match self {
-            AppSpec::Bulk => "bulk",
+            AppSpec::Bulk { .. } => "bulk",
             AppSpec::File { .. } => "file",
             AppSpec::UdpCbr { .. } => "udp_cbr",
             AppSpec::OnOff { .. } => "on_off",

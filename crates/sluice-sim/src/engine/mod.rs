@@ -451,7 +451,7 @@ impl<'m> Sim<'m> {
         if !self.fct_pending[flow] {
             return; // not a finite transfer, or already complete
         }
-        if let AppSpec::File { size } = self.model.flows[flow].app {
+        if let AppSpec::File { size, .. } = self.model.flows[flow].app {
             if let Some(e) = &self.eps[2 * flow + 1] {
                 if e.counters.delivered >= size {
                     self.flownet[flow].fct = Some(e.counters.last_delivery);
@@ -510,16 +510,16 @@ impl<'m> Sim<'m> {
         let a = &self.apps[app as usize];
         let flow = a.flow as usize;
         match a.spec.clone() {
-            AppSpec::Bulk => {
+            AppSpec::Bulk { write } => {
                 self.with_endpoint(2 * flow + 1, |_, _, _| {});
                 self.with_endpoint(2 * flow, |e, now, out| {
-                    e.app_send(None);
+                    e.app_send(None, write);
                     e.connect(now, out);
                 });
             }
-            AppSpec::File { size } => {
+            AppSpec::File { size, write } => {
                 self.with_endpoint(2 * flow, |e, now, out| {
-                    e.app_send(Some(size));
+                    e.app_send(Some(size), write);
                     e.connect(now, out);
                     e.app_close(now, out);
                 });
@@ -541,9 +541,7 @@ impl<'m> Sim<'m> {
         let flow = a.flow as usize;
         if a.spec.is_tcp() {
             self.with_endpoint(2 * flow, |e, now, out| {
-                let sent = e.snd_max.max(1);
-                e.app_end_at(sent);
-                e.app_close(now, out);
+                e.app_stop(now, out);
             });
         }
     }

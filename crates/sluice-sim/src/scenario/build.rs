@@ -365,15 +365,15 @@ fn app_spec(v: &AppTable, path: &str) -> R<AppSpec> {
     };
     Ok(match kind.as_str() {
         "bulk" => {
-            let BulkTable {} = super::typed(rest, path)?;
-            AppSpec::Bulk
+            let BulkTable { write_size } = super::typed(rest, path)?;
+            AppSpec::Bulk { write: write_size.map_or(0, |w| w.0) }
         }
         "file" => {
-            let FileTable { size } = super::typed(rest, path)?;
+            let FileTable { size, write_size } = super::typed(rest, path)?;
             if size.0 == 0 {
                 return err(format!("{path}.size"), "must be greater than zero");
             }
-            AppSpec::File { size: size.0 }
+            AppSpec::File { size: size.0, write: write_size.map_or(0, |w| w.0) }
         }
         "udp_cbr" => {
             let UdpCbrTable { rate, packet_size } = super::typed(rest, path)?;

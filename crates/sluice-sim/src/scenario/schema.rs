@@ -205,12 +205,15 @@ pub const APP_KINDS: &[&str] = &["bulk", "file", "udp_cbr", "on_off"];
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
-pub struct BulkTable {}
+pub struct BulkTable {
+    pub write_size: Option<ByteSize>,
+}
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct FileTable {
     pub size: ByteSize,
+    pub write_size: Option<ByteSize>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -70,7 +70,7 @@ fn groups_counts_starts_and_seed() {
     assert_eq!(m.nodes[m.flows[1].src].name, "s1");
     assert_eq!(m.nodes[m.flows[1].dst].name, "r1");
     assert_eq!(m.flows[1].start, StartSpec::At(Time(2_500_000_000)));
-    assert_eq!(m.flows[0].app, AppSpec::File { size: 5_000_000 });
+    assert_eq!(m.flows[0].app, AppSpec::File { size: 5_000_000, write: 0 });
     assert_eq!(m.nodes.iter().filter(|n| n.kind == NodeKind::Router).count(), 2);
     assert_eq!(m.warmup, Dur::from_secs(2));
 }

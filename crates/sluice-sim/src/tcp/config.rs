@@ -144,6 +144,11 @@ pub struct TcpConfig {
     /// Delay between completing the handshake and the first data segment (ns-3: 1 ns, the
     /// application is notified in an event of its own).
     pub first_data_delay: Dur,
+    /// Compute PRR's proportional share `prr_delivered · ssthresh / RecoverFS` as ns-3.44 does:
+    /// the product in 32-bit unsigned arithmetic, which wraps once it exceeds 2³² (e.g.
+    /// ssthresh 268 kB and 16 kB delivered), shrinking the share to almost nothing. An ns-3
+    /// defect, reproduced only by the `ns3.44` profile for validation.
+    pub prr_u32_product: bool,
     /// Name of the option bundle these values came from, recorded in summaries.
     pub profile: &'static str,
 }
@@ -181,6 +186,7 @@ impl Default for TcpConfig {
             syn_mss_option: true,
             ack_first_segment: false,
             first_data_delay: Dur::ZERO,
+            prr_u32_product: false,
             profile: "sluice",
         }
     }
@@ -199,6 +205,7 @@ impl TcpConfig {
             syn_mss_option: false,
             ack_first_segment: true,
             first_data_delay: Dur(1),
+            prr_u32_product: true,
             profile: "ns3.44",
             ..TcpConfig::default()
         }
@@ -222,6 +229,7 @@ impl TcpConfig {
             ("min_rto", self.min_rto.to_string()),
             ("syn_mss_option", self.syn_mss_option.to_string()),
             ("ack_first_segment", self.ack_first_segment.to_string()),
+            ("prr_u32_product", self.prr_u32_product.to_string()),
             ("initial_cwnd", self.initial_cwnd.to_string()),
         ]
     }

@@ -89,8 +89,13 @@ pub struct Endpoint {
     pub(super) wl1: u64,
     pub(super) wl2: u64,
     pub(super) peer_seq_high: u64,
-    /// One past the last byte the application has handed over (data starts at offset 1).
+    /// One past the last byte the application will hand over (data starts at offset 1).
     pub(super) app_end: u64,
+    /// One past the last byte the application has written into the send buffer so far: the
+    /// buffer holds `[snd_una, app_buffered)`, at most `snd_buf` bytes.
+    pub(super) app_buffered: u64,
+    /// The application's write size: a write goes in only whole (0: whatever fits).
+    pub(super) app_write: u64,
     /// The application has closed: send FIN after `app_end`.
     pub(super) app_closed: bool,
     pub(super) sb: Scoreboard,
@@ -169,6 +174,8 @@ impl Endpoint {
             wl2: 0,
             peer_seq_high: 0,
             app_end: 1,
+            app_buffered: 1,
+            app_write: 0,
             app_closed: false,
             sb: Scoreboard::default(),
             w: CwndState { cwnd, ssthresh: initial_ssthresh, smss },
@@ -224,17 +231,42 @@ impl Endpoint {
         &self.cfg
     }
 
-    /// Hand `bytes` more to send (`None`: unlimited).
-    pub fn app_send(&mut self, bytes: Option<u64>) {
+    /// The application will send `bytes` more (`None`: unlimited), writing them into the send
+    /// buffer `write` bytes at a time as space frees up (0: whatever fits).
+    pub fn app_send(&mut self, bytes: Option<u64>, write: u64) {
         self.app_end = match bytes {
             None => UNLIMITED,
             Some(b) => self.app_end.saturating_add(b).min(UNLIMITED),
         };
+        self.app_write = write;
     }
 
-    /// Stop handing over data: the stream ends at offset `end` (no more new data after it).
-    pub fn app_end_at(&mut self, end: u64) {
-        self.app_end = self.app_end.min(end.max(1));
+    /// The application stops writing and closes: what it has already written is still sent,
+    /// then FIN.
+    pub fn app_stop(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        self.fill_send_buffer();
+        self.app_end = self.app_end.min(self.app_buffered);
+        self.app_close(now, out);
+    }
+
+    /// The application writes into the send buffer (ns-3's `TcpTxBuffer` and Linux's
+    /// `sk_sndbuf` both bound unacknowledged plus unsent bytes): whole writes of `app_write`
+    /// bytes while they fit in `snd_buf` (the last, shorter write of a finite stream as well), or,
+    /// with no write size, everything that fits.
+    pub(super) fn fill_send_buffer(&mut self) {
+        if self.app_buffered >= self.app_end {
+            return;
+        }
+        let cap = self.snd_una.max(1).saturating_add(self.cfg.snd_buf).min(UNLIMITED);
+        if cap <= self.app_buffered {
+            return;
+        }
+        let (room, left) = (cap - self.app_buffered, self.app_end - self.app_buffered);
+        self.app_buffered += match self.app_write {
+            _ if left <= room => left,
+            0 => room,
+            w => room / w * w,
+        };
     }
 
     /// Bytes in flight (RFC 6675 pipe).

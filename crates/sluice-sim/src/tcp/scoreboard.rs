@@ -49,6 +49,20 @@ pub struct Scoreboard {
     known: [(u64, u64); 4],
 }
 
+/// What a cumulative ACK removed from the scoreboard.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Acked {
+    /// Bytes now below SND.UNA.
+    pub bytes: u64,
+    /// Of those, bytes that had already been SACKed (delivered earlier: RFC 6937's
+    /// DeliveredData counts them once, when SACKed).
+    pub sacked_before: u64,
+    /// Send time of the newest removed segment, when it gives a valid RTT sample.
+    pub rtt_from: Option<Time>,
+    /// Whether any removed segment had ever been retransmitted.
+    pub any_retx: bool,
+}
+
 impl Scoreboard {
     pub fn is_empty(&self) -> bool {
         self.segs.is_empty()
@@ -99,36 +113,35 @@ impl Scoreboard {
         }
     }
 
-    /// Remove everything below `ack` (cumulative ACK). Returns (bytes removed, an RTT sample
-    /// start, whether any removed segment had been retransmitted). Karn's rule (RFC 6298 §3): no
-    /// sample when any removed segment was retransmitted; otherwise the send time of the newest
-    /// removed segment not already SACKed (a SACKed one left the network earlier).
-    pub fn ack_to(&mut self, ack: u64) -> (u64, Option<Time>, bool) {
-        let mut removed = 0;
-        let mut sample = None;
-        let mut any_retx = false;
+    /// Remove everything below `ack` (cumulative ACK). Karn's rule (RFC 6298 §3): no RTT sample
+    /// when any removed segment was retransmitted; otherwise the send time of the newest removed
+    /// segment not already SACKed (a SACKed one left the network earlier).
+    pub fn ack_to(&mut self, ack: u64) -> Acked {
+        let mut a = Acked::default();
         while let Some(front) = self.segs.front().copied() {
             if front.end <= ack {
                 self.unmark(&front);
-                removed += front.len();
-                if !front.sacked {
-                    sample = Some(front.sent_at);
+                a.bytes += front.len();
+                if front.sacked {
+                    a.sacked_before += front.len();
+                } else {
+                    a.rtt_from = Some(front.sent_at);
                 }
-                any_retx |= front.ever_retrans;
+                a.any_retx |= front.ever_retrans;
                 self.segs.pop_front();
             } else if front.start < ack {
                 // Partial ACK of a segment: trim it.
-                removed += ack - front.start;
+                a.bytes += ack - front.start;
                 self.update(0, |f| f.start = ack);
                 break;
             } else {
                 break;
             }
         }
-        if any_retx {
-            sample = None;
+        if a.any_retx {
+            a.rtt_from = None;
         }
-        (removed, sample, any_retx)
+        a
     }
 
     fn remark(&mut self, s: &Seg) {
@@ -348,8 +361,8 @@ mod tests {
         b.retransmit(i, Time(5));
         assert_eq!(b.pipe(out), 7 * mss);
         b.check();
-        let (removed, sample, retx) = b.ack_to(1 + 4 * mss);
-        assert_eq!((removed, sample, retx), (4 * mss, None, true));
+        let a = b.ack_to(1 + 4 * mss);
+        assert_eq!(a, Acked { bytes: 4 * mss, sacked_before: 3 * mss, rtt_from: None, any_retx: true });
         assert_eq!(b.pipe(6 * mss), 6 * mss);
         b.check();
     }

@@ -10,6 +10,20 @@ use sluice_core::packet::{tcp_flags as F, Ecn};
 use sluice_core::seq::{to_wire, unwrap_near};
 use sluice_core::{Dur, Time};
 
+/// PRR's proportional share ⌈prr_delivered · ssthresh / RecoverFS⌉ (RFC 6937 §3.1), exact; or,
+/// with `u32_product`, as ns-3.44 computes it: the product in wrapping 32-bit arithmetic.
+pub(super) fn prr_share(prr_delivered: u64, ssthresh: u64, recover_fs: u64, u32_product: bool) -> u64 {
+    let fs = recover_fs.max(1);
+    if u32_product {
+        let num = (prr_delivered as u32).wrapping_mul(ssthresh as u32);
+        return (num as f64 / fs as f64).ceil() as u64;
+    }
+    match prr_delivered.checked_mul(ssthresh) {
+        Some(num) => num.div_ceil(fs),
+        None => (prr_delivered as u128 * ssthresh as u128).div_ceil(fs as u128) as u64,
+    }
+}
+
 impl Endpoint {
     /// A segment in a synchronized state: ACK processing, then data.
     pub(super) fn established_segment(&mut self, pkt: &SimPacket, now: Time, out: &mut Vec<SimPacket>) {
@@ -62,13 +76,17 @@ impl Endpoint {
         // ECN-Echo (RFC 3168 §6.1.2).
         let ece = self.ecn_ok && flags & F::ECE != 0;
 
+        // With SACK, the default and ns-3 rules count any ACK that SACKs new data as a duplicate,
+        // a cumulative one included (RFC 6675 §5: "regardless of its status as a cumulative
+        // acknowledgment").
+        let sack_dup = self.sack_ok && newly_sacked > 0 && matches!(self.cfg.dupack, DupAckRule::Default | DupAckRule::Ns3);
         if ack > snd_una_before {
-            self.new_ack(ack, newly_sacked, ece, opts, now, out);
+            self.new_ack(ack, newly_sacked, sack_dup, ece, opts, now, out);
         } else if ack == snd_una_before && self.snd_max > self.snd_una {
             let is_dup = match self.cfg.dupack {
                 DupAckRule::Default | DupAckRule::Ns3 => {
                     if self.sack_ok {
-                        newly_sacked > 0
+                        sack_dup
                     } else {
                         !carries_data
                     }
@@ -79,7 +97,7 @@ impl Endpoint {
             if is_dup {
                 self.dup_ack(newly_sacked, now, out);
             } else if self.ca == CaState::Recovery && newly_sacked > 0 {
-                self.recovery_ack(0, newly_sacked, false, false, now);
+                self.recovery_ack(newly_sacked, false, false, now);
             }
         }
         self.last_wnd_field = Some(window);
@@ -108,10 +126,14 @@ impl Endpoint {
         }
     }
 
-    /// An ACK that advances SND.UNA.
-    fn new_ack(&mut self, ack: u64, newly_sacked: u64, ece: bool, opts: &TcpOptions, now: Time, out: &mut Vec<SimPacket>) {
-        let (acked, sent_at, acked_retx) = self.sb.ack_to(ack);
-        let acked = acked.max(ack - self.snd_una);
+    /// An ACK that advances SND.UNA; `is_dup`: it also SACKs new data and counts as a duplicate.
+    #[allow(clippy::too_many_arguments)]
+    fn new_ack(&mut self, ack: u64, newly_sacked: u64, is_dup: bool, ece: bool, opts: &TcpOptions, now: Time, out: &mut Vec<SimPacket>) {
+        let a = self.sb.ack_to(ack);
+        let (sent_at, acked_retx) = (a.rtt_from, a.any_retx);
+        // Newly delivered bytes (RFC 6937 DeliveredData): cumulatively acknowledged ones not
+        // SACKed before, plus the newly SACKed ones.
+        let delivered = a.bytes.max(ack - self.snd_una) - a.sacked_before + newly_sacked;
         self.snd_una = ack;
 
         // RTT sample: Karn's rule from the newest acked segment; with timestamps also from
@@ -138,8 +160,13 @@ impl Endpoint {
                 s => s,
             };
         }
-        let was_dupacks = self.dupacks;
-        self.dupacks = 0;
+        if is_dup {
+            // Counted and acted on as a duplicate first (ns-3 does the same), then processed
+            // as a cumulative ACK below; the duplicate count carries on.
+            self.dup_ack(delivered, now, out);
+        } else {
+            self.dupacks = 0;
+        }
         if self.sack_ok {
             self.sb.update_lost(self.cfg.dupthresh, self.smss);
         }
@@ -155,7 +182,7 @@ impl Endpoint {
                     if !self.sack_ok {
                         self.sb.mark_head_lost();
                     }
-                    self.recovery_ack(acked, newly_sacked, false, acked_retx, now);
+                    self.recovery_ack(delivered, false, acked_retx, now);
                     if !self.first_partial_done {
                         self.first_partial_done = true;
                         self.restart_rto(now);
@@ -173,7 +200,7 @@ impl Endpoint {
                     self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
                     self.set_ca(CaState::Open, now);
                 } else {
-                    self.recovery_ack(acked, newly_sacked, false, acked_retx, now);
+                    self.recovery_ack(delivered, false, acked_retx, now);
                     self.restart_rto(now);
                     return;
                 }
@@ -182,13 +209,15 @@ impl Endpoint {
                 if ack >= self.recover {
                     self.set_ca(CaState::Open, now);
                 }
-                self.grow(acked, sample, ece, now);
+                self.grow(delivered, sample, ece, now);
             }
             CaState::Open | CaState::Disorder => {
-                if was_dupacks > 0 || self.ca == CaState::Disorder {
+                // A duplicate leaves cwnd alone (RFC 5681 §3.2 / RFC 6675 §5 step 3; ns-3 grows
+                // only in Open). Any other cumulative ACK ends the disorder.
+                if !is_dup {
                     self.set_ca(CaState::Open, now);
+                    self.grow(delivered, sample, ece, now);
                 }
-                self.grow(acked, sample, ece, now);
             }
         }
         self.restart_rto(now);
@@ -227,7 +256,9 @@ impl Endpoint {
         self.sb.pipe(self.snd_max - self.snd_una).saturating_sub(self.reno_dup_bytes)
     }
 
-    fn dup_ack(&mut self, newly_sacked: u64, now: Time, out: &mut Vec<SimPacket>) {
+    /// A duplicate ACK; `delivered`: bytes it newly SACKed (or, for a cumulative ACK that also
+    /// SACKs, newly delivered).
+    fn dup_ack(&mut self, delivered: u64, now: Time, out: &mut Vec<SimPacket>) {
         if self.ca == CaState::Loss {
             // Duplicates are ignored after an RTO until the recovery point is acked (ns-3;
             // RFC 6675 §5.1: no new recovery before HighACK ≥ RecoveryPoint).
@@ -251,17 +282,17 @@ impl Endpoint {
                         Recovery::Prr(_) => self.reno_dup_bytes += self.smss as u64,
                     }
                 }
-                let delivered = if self.sack_ok { newly_sacked } else { self.smss as u64 };
+                let delivered = if self.sack_ok { delivered } else { self.smss as u64 };
                 if let Recovery::Prr(_) = self.cfg.recovery {
-                    self.recovery_ack(0, delivered, true, false, now);
+                    self.recovery_ack(delivered, true, false, now);
                 }
             }
             CaState::Cwr => {
                 let head_lost = self.sack_ok && self.sb.first().is_some_and(|s| s.lost);
                 if self.dupacks >= self.cfg.dupthresh || head_lost {
-                    self.enter_recovery(now, out);
+                    self.enter_recovery(delivered, now, out);
                 } else {
-                    self.recovery_ack(0, newly_sacked, true, false, now);
+                    self.recovery_ack(delivered, true, false, now);
                 }
             }
             CaState::Open | CaState::Disorder => {
@@ -269,8 +300,10 @@ impl Endpoint {
                 let head_lost = self.sack_ok && self.sb.first().is_some_and(|s| s.lost);
                 // RFC 6582 §3.2 step 1: enter only if the ACK covers `recover`.
                 if (self.dupacks >= self.cfg.dupthresh || head_lost) && self.snd_una >= self.recover {
-                    self.enter_recovery(now, out);
-                } else if self.cfg.limited_transmit && self.dupacks < self.cfg.dupthresh {
+                    self.enter_recovery(delivered, now, out);
+                } else if self.cfg.limited_transmit && !self.sack_ok && self.dupacks < self.cfg.dupthresh {
+                    // With SACK, pipe already counts the SACKed segments out and cwnd − pipe
+                    // governs new data (RFC 6675 §5 step 3), in send_pending.
                     self.limited_transmit(now, out);
                 }
             }
@@ -278,15 +311,16 @@ impl Endpoint {
         }
     }
 
-    /// RFC 3042: on each of the first `dupthresh − 1` duplicate ACKs, send one new segment if
-    /// the peer's window allows and no more than cwnd + 2·SMSS would be outstanding (ns-3 and
-    /// Linux do the same; with SACK, pipe may allow more on top).
+    /// RFC 3042 (without SACK): on each of the first `dupthresh − 1` duplicate ACKs, send one
+    /// new segment if the peer's window allows and no more than cwnd + 2·SMSS would be
+    /// outstanding.
     fn limited_transmit(&mut self, now: Time, out: &mut Vec<SimPacket>) {
         let smss = self.smss as u64;
-        if self.snd_max >= self.app_end {
+        self.fill_send_buffer();
+        if self.snd_max >= self.app_buffered {
             return;
         }
-        let len = (self.app_end - self.snd_max).min(smss);
+        let len = (self.app_buffered - self.snd_max).min(smss);
         let outstanding = self.snd_max - self.snd_una;
         let in_window = self.snd_max + len <= self.snd_una + self.snd_wnd;
         if in_window && outstanding + len <= self.w.cwnd + 2 * smss {
@@ -296,7 +330,9 @@ impl Endpoint {
     }
 
     /// RFC 6675 §5 / RFC 6582 §3.2 / RFC 6937: start fast recovery.
-    fn enter_recovery(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+    /// `delivered`: bytes newly delivered by the ACK that triggers it (the first PRR step
+    /// counts them, as ns-3 does).
+    fn enter_recovery(&mut self, delivered: u64, now: Time, out: &mut Vec<SimPacket>) {
         self.sb.mark_head_lost();
         let outstanding = self.snd_max - self.snd_una;
         let flight = if self.sack_ok { self.pipe() } else { outstanding };
@@ -322,7 +358,7 @@ impl Endpoint {
                     PrrVariant::Rfc6937 => outstanding,
                 }
                 .max(1);
-                self.recovery_ack(0, 0, true, false, now);
+                self.recovery_ack(delivered, true, false, now);
             }
         }
         // RFC 6675 (4.3) / RFC 6582: retransmit the first segment presumed lost, whatever the
@@ -331,19 +367,20 @@ impl Endpoint {
     }
 
     /// Per-ACK window computation during Recovery and CWR (PRR, RFC 6937 §3 / RFC 9937).
-    fn recovery_ack(&mut self, acked: u64, sacked: u64, is_dup: bool, acked_retx: bool, now: Time) {
+    /// `delivered`: bytes newly delivered by this ACK (RFC 6937 DeliveredData).
+    fn recovery_ack(&mut self, delivered: u64, is_dup: bool, acked_retx: bool, now: Time) {
         let _ = now;
         let Recovery::Prr(variant) = self.cfg.recovery else {
-            if !self.sack_ok && acked > 0 {
+            if !self.sack_ok && !is_dup && delivered > 0 {
                 // RFC 6582 §3.2 step 5: deflate by the amount acked, add back one SMSS.
                 let smss = self.smss as u64;
-                self.w.cwnd = self.w.cwnd.saturating_sub(acked) + if acked >= smss { smss } else { 0 };
+                self.w.cwnd = self.w.cwnd.saturating_sub(delivered) + if delivered >= smss { smss } else { 0 };
                 self.w.cwnd = self.w.cwnd.max(smss);
             }
             return;
         };
         let smss = self.smss as u64;
-        let mut delivered = acked + sacked;
+        let mut delivered = delivered;
         if variant == PrrVariant::Rfc9937 && is_dup && self.prr_delivered < self.recover_fs {
             delivered += smss; // ns-3 ≥ 3.43 behaviour of the RFC 9937 variant (spec §2.5.5)
         }
@@ -354,11 +391,7 @@ impl Endpoint {
         let pipe = self.pipe();
         let ssthresh = self.w.ssthresh;
         let mut sndcnt: i64 = if pipe > ssthresh {
-            let fs = self.recover_fs.max(1);
-            let share = match self.prr_delivered.checked_mul(ssthresh) {
-                Some(num) => num.div_ceil(fs),
-                None => (self.prr_delivered as u128 * ssthresh as u128).div_ceil(fs as u128) as u64,
-            };
+            let share = prr_share(self.prr_delivered, ssthresh, self.recover_fs, self.cfg.prr_u32_product);
             share as i64 - self.prr_out as i64
         } else {
             let base = (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64);
@@ -434,7 +467,7 @@ impl Endpoint {
     }
 
     pub(super) fn on_persist(&mut self, now: Time, out: &mut Vec<SimPacket>) {
-        if self.snd_wnd >= self.smss as u64 || self.snd_max < self.snd_una || self.snd_max >= self.app_end {
+        if self.snd_wnd >= self.smss as u64 || self.snd_max < self.snd_una || self.snd_max >= self.app_buffered {
             return;
         }
         // Window probe: one byte of new data beyond the window (RFC 9293 §3.8.6.1).
@@ -520,6 +553,7 @@ impl Endpoint {
             return;
         }
         let smss = self.smss as u64;
+        self.fill_send_buffer();
         loop {
             let pipe = self.pipe();
             let cwnd = self.w.cwnd;
@@ -536,8 +570,8 @@ impl Endpoint {
                     break;
                 }
             }
-            if self.snd_max < self.app_end {
-                let len = (self.app_end - self.snd_max).min(smss);
+            if self.snd_max < self.app_buffered {
+                let len = (self.app_buffered - self.snd_max).min(smss);
                 // ns-3 AvailableWindow: min(cwnd, rwnd) − pipe; and stay inside the right edge.
                 let usable = cwnd.min(self.snd_wnd).saturating_sub(pipe);
                 let right_edge = self.snd_una + self.snd_wnd;
@@ -584,3 +618,4 @@ impl Endpoint {
         self.last_ack_sent = self.rcv_nxt;
     }
 }
+

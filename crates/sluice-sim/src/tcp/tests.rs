@@ -49,7 +49,7 @@ impl Pair {
         assert!(out.is_empty());
         assert_eq!(p.c.state, ConnState::Established);
         assert_eq!(p.s.state, ConnState::Established);
-        p.c.app_send(data);
+        p.c.app_send(data, 0);
         p
     }
 
@@ -365,7 +365,7 @@ fn lossy_transfer(cfg: TcpConfig, bytes: u64, loss: f64, seed: u64) -> (u64, f64
     let mut n = 0u64;
     let mut now = Time::ZERO;
     let mut out = Vec::new();
-    c.app_send(Some(bytes));
+    c.app_send(Some(bytes), 0);
     c.connect(now, &mut out);
     c.app_close(now, &mut out);
     let limit = Time::ZERO + Dur::from_secs(3_000);
@@ -473,4 +473,109 @@ fn limited_transmit_sends_one_new_segment_per_early_dupack() {
     let burst = q.client_sends();
     let dup = q.deliver_to_server(&burst[1..2]);
     assert!(q.deliver_to_client(&dup).is_empty(), "without limited transmit nothing is sent");
+}
+
+// tests RFC 6675 §5: an ACK that advances SND.UNA and SACKs new data is a duplicate as well
+// ("regardless of its status as a cumulative acknowledgment"): it counts towards DupThresh and
+// does not grow cwnd. The strict RFC 5681 rule takes it as an ordinary new ACK.
+#[test]
+fn cumulative_ack_with_new_sack_counts_as_duplicate() {
+    for rule in [DupAckRule::Default, DupAckRule::Ns3, DupAckRule::Strict] {
+        let mut p = Pair::new(TcpConfig { dupack: rule, ..TcpConfig::default() }, None);
+        let burst = p.client_sends();
+        // Segment 0 arrives (its ACK is delayed), 1 is lost, 2 arrives out of order: the
+        // immediate ACK acknowledges 0 and SACKs 2.
+        assert!(p.deliver_to_server(&burst[0..1]).is_empty(), "delayed ACK");
+        let adv = p.deliver_to_server(&burst[2..3]);
+        let Transport::Tcp { ack, opts, .. } = adv[0].transport else { unreachable!() };
+        assert_eq!((ack, opts.sack.n), (seg_seq(&burst[1]), 1), "advances and SACKs");
+        let cwnd = p.c.w.cwnd;
+        p.deliver_to_client(&adv);
+        if rule == DupAckRule::Strict {
+            assert_eq!((p.c.dupacks, p.c.ca), (0, CaState::Open));
+            assert_eq!(p.c.w.cwnd, cwnd + MSS, "slow start on new data");
+        } else {
+            assert_eq!((p.c.dupacks, p.c.ca), (1, CaState::Disorder), "{rule:?}: the first duplicate");
+            assert_eq!(p.c.w.cwnd, cwnd, "{rule:?}: a duplicate does not grow cwnd");
+        }
+        let dups = p.deliver_to_server(&burst[3..5]);
+        let out = p.deliver_to_client(&dups);
+        assert_eq!(p.c.counters.fast_retransmits, 1, "{rule:?}: three SACKed segments mark the hole lost");
+        assert!(out.iter().any(|s| seg_seq(s) == seg_seq(&burst[1])), "the hole is retransmitted");
+        if rule != DupAckRule::Strict {
+            assert_eq!(p.c.counters.triple_dupacks, 1, "{rule:?}: and it was the third duplicate");
+        }
+    }
+}
+
+// tests RFC 6937 §3 DeliveredData: a cumulative ACK counts only bytes not SACKed before, so a
+// retransmission that fills the hole below four SACKed segments delivers one segment, not five.
+#[test]
+fn prr_counts_previously_sacked_bytes_once() {
+    let cfg = TcpConfig { delack: DelAck::Off, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, None);
+    let burst = p.client_sends();
+    // Segment 0 lost; 1-4 arrive (SACKed): recovery starts at the third duplicate.
+    let dups = p.deliver_to_server(&burst[1..5]);
+    let out = p.deliver_to_client(&dups);
+    assert_eq!(p.c.ca, CaState::Recovery);
+    let retx = out.iter().find(|s| seg_seq(s) == seg_seq(&burst[0])).expect("fast retransmit").clone();
+    let before = p.c.prr_delivered;
+    let ack = p.deliver_to_server(&[retx]);
+    p.deliver_to_client(&ack);
+    assert_eq!(p.c.snd_una, 1 + 5 * MSS, "the ACK covers the hole and the four SACKed segments");
+    assert_eq!(p.c.prr_delivered - before, MSS, "only the retransmitted segment is newly delivered");
+}
+
+// tests spec §2.5.5 PRR arithmetic: the exact share, and ns-3.44's 32-bit product, which wraps.
+// Numbers from an ns-3 trace of the data-centre dumbbell: ssthresh 268,604 B, RecoverFS
+// 537,208 B; ns-3 stopped sending once prr_delivered reached 17,376 B.
+#[test]
+fn prr_share_exact_and_ns3_wrapping() {
+    use super::sender::prr_share;
+    assert_eq!(prr_share(14_480, 268_604, 537_208, false), 7_240);
+    assert_eq!(prr_share(14_480, 268_604, 537_208, true), 7_240, "below 2^32 both agree");
+    assert_eq!(prr_share(17_376, 268_604, 537_208, false), 8_688);
+    // 17,376 · 268,604 = 4,667,263,104 wraps to 372,295,808; / 537,208 = 693.02…
+    assert_eq!(prr_share(17_376, 268_604, 537_208, true), 694);
+    assert!(TcpConfig::ns3_44().prr_u32_product && !TcpConfig::default().prr_u32_product);
+}
+
+// tests the send buffer: unacknowledged plus unsent bytes never exceed snd_buf, and the
+// application writes only whole `write` units (ns-3 BulkSendApplication's SendSize).
+#[test]
+fn send_buffer_bounds_outstanding_data_and_takes_whole_writes() {
+    let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 4 * MSS, rcv_buf: 1 << 20, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg.clone(), None);
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 4, "cwnd allows 10, the 4-segment send buffer 4");
+    let acks = p.deliver_to_server(&burst[0..2]);
+    let out = p.deliver_to_client(&acks);
+    assert_eq!(out.len(), 2, "two acknowledged segments free room for two more");
+
+    let cfg = TcpConfig { snd_buf: 10 * MSS, ..cfg };
+    let mut p = Pair::new(cfg, None);
+    p.c.app_send(None, 3 * MSS);
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 9, "three whole writes of 3 segments fit in 10");
+    let out = {
+        let a = p.deliver_to_server(&burst[0..1]);
+        p.deliver_to_client(&a)
+    };
+    assert!(out.is_empty(), "2 segments free: not enough for a 3-segment write");
+    let a = p.deliver_to_server(&burst[1..2]);
+    assert_eq!(p.deliver_to_client(&a).len(), 3, "3 free: one more write goes out");
+}
+
+// tests application stop: what is already in the send buffer is still sent, then FIN.
+#[test]
+fn stopping_the_application_sends_buffered_data_then_fin() {
+    let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 4 * MSS, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, None);
+    let mut out = Vec::new();
+    p.c.app_stop(p.now, &mut out);
+    let data: Vec<_> = out.iter().filter(|s| s.payload > 0).collect();
+    assert_eq!(data.len(), 4, "the four buffered segments");
+    let fin = out.iter().find(|s| flags(s) & F::FIN != 0).expect("FIN after the data");
+    assert_eq!(seg_seq(fin), 1_001 + 4 * MSS as u32, "FIN right after the buffered bytes");
 }

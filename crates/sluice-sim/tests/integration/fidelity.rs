@@ -13,7 +13,7 @@ use sluice_sim::RunOptions;
 fn lossless_flow_with_bdp_buffer_reaches_95_percent_of_the_bottleneck() {
     // 10 Mbps × 20 ms = 25 kB ≈ 17 packets of 1500 B.
     let d = Dumbbell { buffer: QueueLimit::Packets(17), ..Dumbbell::default() };
-    let out = run_model(&d.model(1, AppSpec::Bulk, ns3_tcp(), &[]), &RunOptions::default()).unwrap();
+    let out = run_model(&d.model(1, AppSpec::BULK, ns3_tcp(), &[]), &RunOptions::default()).unwrap();
     let gp = out.summary.aggregate_goodput_bps;
     assert!(gp >= 0.95 * 10e6, "goodput {gp} below 95% of 10 Mbit/s");
 }
@@ -34,7 +34,7 @@ fn mathis_ratio(p: f64) -> f64 {
         ..Dumbbell::default()
     };
     let tcp = sluice_sim::tcp::TcpConfig { delack: DelAck::Off, ..ns3_tcp() };
-    let out = run_model(&d.model(1, AppSpec::Bulk, tcp, &[]), &RunOptions::default()).unwrap();
+    let out = run_model(&d.model(1, AppSpec::BULK, tcp, &[]), &RunOptions::default()).unwrap();
     let f = &out.summary.flows[0];
     let rtt = f.mean_rtt_s.unwrap();
     let model = 1448.0 * 8.0 / rtt * (1.5 / p).sqrt();
@@ -55,7 +55,7 @@ fn same_seed_same_summary_other_seed_other_starts() {
     let d = Dumbbell { pairs: 4, duration: Dur::from_secs(10), warmup: Dur::from_secs(2), ..Dumbbell::default() };
     let starts = vec![StartSpec::Uniform(Time::ZERO, Time::from_secs_f64(3.0)); 4];
     let run = |seed: u64| {
-        let mut m = d.model(4, AppSpec::Bulk, ns3_tcp(), &starts);
+        let mut m = d.model(4, AppSpec::BULK, ns3_tcp(), &starts);
         m.seed = seed;
         let mut s = run_model(&m, &RunOptions::default()).unwrap().summary;
         s.wall_time_s = 0.0;
@@ -116,7 +116,7 @@ fn scenario_pcap_opens_cleanly_in_tshark() {
 fn tracing_does_not_change_the_run() {
     let d = Dumbbell { pairs: 6, duration: Dur::from_secs(8), warmup: Dur::from_secs(2), buffer: QueueLimit::Packets(30), ..Dumbbell::default() };
     let starts = vec![StartSpec::Uniform(Time::ZERO, Time::from_secs_f64(1.0)); 6];
-    let mut plain = d.model(6, AppSpec::Bulk, ns3_tcp(), &starts);
+    let mut plain = d.model(6, AppSpec::BULK, ns3_tcp(), &starts);
     plain.monitor.queue_sample = Dur::from_millis(10);
     let mut traced = plain.clone();
     traced.monitor.cwnd_trace = Some(Dur::from_micros(250));
