@@ -122,6 +122,7 @@ class Probe {
   void OnState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t v) { Rec("state", v); }
   void OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>) {
     Rec(p->GetSize() ? "tx_seq" : "tx_ack", h.GetSequenceNumber().GetValue());
+    if (p->GetSize() && p->GetSize() != 1448) Rec("tx_len", p->GetSize());
   }
   void OnRx(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>) {
     Rec("rx_ack", h.GetAckNumber().GetValue());

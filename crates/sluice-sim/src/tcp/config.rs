@@ -149,6 +149,19 @@ pub struct TcpConfig {
     /// ssthresh 268 kB and 16 kB delivered), shrinking the share to almost nothing. An ns-3
     /// defect, reproduced only by the `ns3.44` profile for validation.
     pub prr_u32_product: bool,
+    /// On a partial ACK in SACK recovery, send one segment at once outside cwnd as ns-3 does
+    /// (`DoRetransmit`): the first lost segment, else new data, else the head. RFC 6675 has no
+    /// such step; only the `ns3.44` profile sets it.
+    pub partial_ack_nextseg: bool,
+    /// Keep a retransmitted segment in pipe after it is SACKed, until it is cumulatively
+    /// acknowledged or the timer fires, as ns-3's `TcpTxBuffer::BytesInFlight` does (its
+    /// retransmission counter is not decremented by a SACK). RFC 6675's pipe drops it; only the
+    /// `ns3.44` profile sets this.
+    pub pipe_counts_sacked_retx: bool,
+    /// The ACK that ends recovery (or CWR) also grows the new window, as one in Open would
+    /// (ns-3 and Linux); RFC 6582's full ACK sets cwnd = ssthresh and stops there (spec §2.5.3
+    /// worked example). Set by the `ns3.44` profile.
+    pub exit_ack_grows: bool,
     /// Name of the option bundle these values came from, recorded in summaries.
     pub profile: &'static str,
 }
@@ -187,6 +200,9 @@ impl Default for TcpConfig {
             ack_first_segment: false,
             first_data_delay: Dur::ZERO,
             prr_u32_product: false,
+            partial_ack_nextseg: false,
+            pipe_counts_sacked_retx: false,
+            exit_ack_grows: false,
             profile: "sluice",
         }
     }
@@ -206,6 +222,9 @@ impl TcpConfig {
             ack_first_segment: true,
             first_data_delay: Dur(1),
             prr_u32_product: true,
+            partial_ack_nextseg: true,
+            pipe_counts_sacked_retx: true,
+            exit_ack_grows: true,
             profile: "ns3.44",
             ..TcpConfig::default()
         }
@@ -230,6 +249,9 @@ impl TcpConfig {
             ("syn_mss_option", self.syn_mss_option.to_string()),
             ("ack_first_segment", self.ack_first_segment.to_string()),
             ("prr_u32_product", self.prr_u32_product.to_string()),
+            ("partial_ack_nextseg", self.partial_ack_nextseg.to_string()),
+            ("pipe_counts_sacked_retx", self.pipe_counts_sacked_retx.to_string()),
+            ("exit_ack_grows", self.exit_ack_grows.to_string()),
             ("initial_cwnd", self.initial_cwnd.to_string()),
         ]
     }

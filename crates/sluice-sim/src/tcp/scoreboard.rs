@@ -38,6 +38,9 @@ pub struct Scoreboard {
     pub sacked_bytes: u64,
     pub lost_bytes: u64,
     pub retrans_bytes: u64,
+    /// SACKed bytes of segments retransmitted since last marked lost (ns-3 keeps counting
+    /// them in flight until they are cumulatively acknowledged).
+    pub sacked_retrans_bytes: u64,
     /// Highest SACKed offset + 1 (0 if none).
     pub high_sacked: u64,
     /// Every un-SACKed segment below this offset is already marked lost (RFC 6675 IsLost is
@@ -103,6 +106,9 @@ impl Scoreboard {
     fn unmark(&mut self, s: &Seg) {
         if s.sacked {
             self.sacked_bytes -= s.len();
+            if s.retrans {
+                self.sacked_retrans_bytes -= s.len();
+            }
         } else {
             if s.lost {
                 self.lost_bytes -= s.len();
@@ -147,6 +153,9 @@ impl Scoreboard {
     fn remark(&mut self, s: &Seg) {
         if s.sacked {
             self.sacked_bytes += s.len();
+            if s.retrans {
+                self.sacked_retrans_bytes += s.len();
+            }
         } else {
             if s.lost {
                 self.lost_bytes += s.len();
@@ -266,6 +275,8 @@ impl Scoreboard {
                     m.lost = true;
                     m.retrans = false;
                 });
+            } else if self.segs[i].retrans {
+                self.update(i, |m| m.retrans = false);
             }
         }
     }
@@ -304,10 +315,13 @@ impl Scoreboard {
 
     /// Recompute the counters from scratch and compare (tests).
     pub fn check(&self) {
-        let (mut s, mut l, mut r) = (0, 0, 0);
+        let (mut s, mut l, mut r, mut sr) = (0, 0, 0, 0);
         for g in &self.segs {
             if g.sacked {
                 s += g.len();
+                if g.retrans {
+                    sr += g.len();
+                }
             } else {
                 if g.lost {
                     l += g.len();
@@ -317,7 +331,7 @@ impl Scoreboard {
                 }
             }
         }
-        assert_eq!((s, l, r), (self.sacked_bytes, self.lost_bytes, self.retrans_bytes), "scoreboard counters drifted");
+        assert_eq!((s, l, r, sr), (self.sacked_bytes, self.lost_bytes, self.retrans_bytes, self.sacked_retrans_bytes), "scoreboard counters drifted");
         for g in &self.segs {
             assert!(!g.retrans || g.lost, "a retransmitted segment is a lost one");
             if g.end <= self.lost_frontier {

@@ -175,6 +175,9 @@ impl Endpoint {
             CaState::Recovery => {
                 if ack >= self.recover {
                     self.exit_recovery(now);
+                    if self.cfg.exit_ack_grows {
+                        self.grow(a.bytes, sample, ece, now);
+                    }
                 } else {
                     // Partial ACK: stay in recovery. Without SACK the next segment is taken as
                     // lost (RFC 6582 §3.2 step 5); with SACK the scoreboard keeps its own marks.
@@ -187,11 +190,13 @@ impl Endpoint {
                         self.first_partial_done = true;
                         self.restart_rto(now);
                     }
-                    // Retransmit the new head at once unless it already was (RFC 6582 step 5;
-                    // ns-3 does this with SACK too, outside the window).
-                    if !self.sack_ok || self.sb.first().is_some_and(|h| !h.sacked && !h.ever_retrans) {
+                    if !self.sack_ok {
+                        // RFC 6582 step 5: retransmit the new head at once.
                         self.retransmit_head(now, out);
+                    } else if self.cfg.partial_ack_nextseg {
+                        self.partial_ack_nextseg(now, out);
                     }
+                    // With SACK (RFC 6675) the scoreboard and pipe decide, in send_pending.
                     return;
                 }
             }
@@ -199,6 +204,9 @@ impl Endpoint {
                 if ack >= self.recover {
                     self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
                     self.set_ca(CaState::Open, now);
+                    if self.cfg.exit_ack_grows {
+                        self.grow(a.bytes, sample, ece, now);
+                    }
                 } else {
                     self.recovery_ack(delivered, false, acked_retx, now);
                     self.restart_rto(now);
@@ -253,7 +261,8 @@ impl Endpoint {
 
     /// Outstanding bytes per RFC 6675 `pipe` (with the Reno estimate when SACK is off).
     pub(super) fn pipe(&self) -> u64 {
-        self.sb.pipe(self.snd_max - self.snd_una).saturating_sub(self.reno_dup_bytes)
+        let extra = if self.cfg.pipe_counts_sacked_retx { self.sb.sacked_retrans_bytes } else { 0 };
+        (self.sb.pipe(self.snd_max - self.snd_una) + extra).saturating_sub(self.reno_dup_bytes)
     }
 
     /// A duplicate ACK; `delivered`: bytes it newly SACKed (or, for a cumulative ACK that also
@@ -477,6 +486,30 @@ impl Endpoint {
         self.persist_at = Some(now + PERSIST_TIMEOUT.saturating_mul(1 << self.persist_backoff.min(4)));
     }
 
+    /// ns-3's partial ACK with SACK (`DoRetransmit`): unless the new head is a retransmission
+    /// still in flight, send one segment at once, outside cwnd: the first lost one, else new
+    /// data if the peer's window has room, else the head again.
+    fn partial_ack_nextseg(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        let smss = self.smss as u64;
+        let head_in_flight = self.sb.first().is_some_and(|h| h.retrans && !h.sacked && h.end == self.snd_una + smss);
+        if head_in_flight {
+            return;
+        }
+        if let Some(i) = self.sb.next_lost() {
+            self.retransmit(i, now, out);
+            return;
+        }
+        self.fill_send_buffer();
+        let outstanding = self.snd_max - self.snd_una;
+        if self.snd_max < self.app_buffered && outstanding < self.snd_wnd {
+            let len = (self.app_buffered - self.snd_max).min(smss).min(self.snd_wnd - outstanding);
+            let start = self.snd_max;
+            self.send_new(start, start + len, now, out);
+        } else {
+            self.retransmit_head(now, out);
+        }
+    }
+
     fn retransmit_head(&mut self, now: Time, out: &mut Vec<SimPacket>) {
         if let Some(s) = self.sb.first().copied() {
             if !s.sacked {
@@ -618,4 +651,6 @@ impl Endpoint {
         self.last_ack_sent = self.rcv_nxt;
     }
 }
+
+
 

@@ -579,3 +579,72 @@ fn stopping_the_application_sends_buffered_data_then_fin() {
     let fin = out.iter().find(|s| flags(s) & F::FIN != 0).expect("FIN after the data");
     assert_eq!(seg_seq(fin), 1_001 + 4 * MSS as u32, "FIN right after the buffered bytes");
 }
+
+// tests the ns-3 option `partial_ack_nextseg`: a partial ACK in SACK recovery sends one segment
+// at once outside cwnd (ns-3's DoRetransmit) — here new data, since the next hole has too few
+// SACKed segments above it to count as lost. RFC 6675 sends only what cwnd and pipe allow.
+#[test]
+fn ns3_partial_ack_sends_next_segment_outside_cwnd() {
+    let mut sent = Vec::new();
+    for nextseg in [false, true] {
+        let cfg = TcpConfig { delack: DelAck::Off, partial_ack_nextseg: nextseg, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, None);
+        let burst = p.client_sends();
+        // Segments 0 and 7 lost; 1-6 and 8 arrive.
+        let mut delivered: Vec<SimPacket> = burst[1..7].to_vec();
+        delivered.push(burst[8].clone());
+        let dups = p.deliver_to_server(&delivered);
+        let out = p.deliver_to_client(&dups);
+        let retx = out.iter().find(|s| seg_seq(s) == seg_seq(&burst[0])).expect("fast retransmit").clone();
+        let high = p.c.snd_max;
+        // PRR's budget used up: whatever goes out now goes out regardless of cwnd.
+        p.c.prr_out = 1 << 40;
+        let partial = p.deliver_to_server(&[retx]);
+        let Transport::Tcp { ack, .. } = partial[0].transport else { unreachable!() };
+        assert_eq!(ack, seg_seq(&burst[7]), "a partial ACK, up to the second hole");
+        let out = p.deliver_to_client(&partial);
+        assert_eq!(p.c.ca, CaState::Recovery);
+        sent.push((out.len(), out.iter().any(|s| seg_seq(s) == 1_001 + high as u32 - 1)));
+    }
+    assert_eq!(sent[0], (0, false), "RFC 6675: nothing beyond what cwnd allows");
+    assert_eq!(sent[1], (1, true), "ns-3: one segment, new data (the hole is not yet lost)");
+}
+
+// tests the ns-3 option `pipe_counts_sacked_retx`: a retransmitted segment that is SACKed stays
+// in pipe until it is cumulatively acknowledged (ns-3's BytesInFlight); RFC 6675's pipe drops it.
+#[test]
+fn ns3_pipe_keeps_sacked_retransmissions() {
+    let mut pipes = Vec::new();
+    for keep in [false, true] {
+        let cfg = TcpConfig { delack: DelAck::Off, pipe_counts_sacked_retx: keep, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, None);
+        let burst = p.client_sends();
+        // Segments 0 and 1 lost; 2-5 arrive: both holes are lost and retransmitted.
+        let dups = p.deliver_to_server(&burst[2..6]);
+        let out = p.deliver_to_client(&dups);
+        let r1 = out.iter().find(|s| seg_seq(s) == seg_seq(&burst[1])).expect("second hole retransmitted").clone();
+        // Only the retransmission of 1 arrives: it is SACKed, 0 is still missing.
+        let ack = p.deliver_to_server(&[r1]);
+        p.deliver_to_client(&ack);
+        assert_eq!(p.c.sb.sacked_retrans_bytes, MSS);
+        p.c.sb.check();
+        pipes.push(p.c.pipe());
+    }
+    assert_eq!(pipes[1], pipes[0] + MSS);
+}
+
+// tests the ns-3 option `exit_ack_grows`: the full ACK sets cwnd = ssthresh and then grows it
+// once in congestion avoidance; without it cwnd = ssthresh exactly (spec §2.5.3).
+#[test]
+fn ns3_full_ack_also_grows_the_window() {
+    let cfg = TcpConfig { exit_ack_grows: true, ..reno_cfg() };
+    let mut p = Pair::new(cfg, Some(10 * MSS));
+    let burst = p.client_sends();
+    let dups = p.deliver_to_server(&burst[1..]);
+    p.deliver_to_client(&dups);
+    let full = p.deliver_to_server(&burst[0..1]);
+    p.deliver_to_client(&full);
+    assert_eq!(p.c.ca, CaState::Open);
+    assert_eq!(p.c.w.ssthresh, 5 * MSS);
+    assert_eq!(p.c.w.cwnd, 5 * MSS + MSS * MSS / (5 * MSS), "ssthresh + SMSS²/cwnd");
+}
