@@ -70,6 +70,18 @@ pub enum SynRto {
     Ns3,
 }
 
+/// Which SACK blocks a receiver reports.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SackReport {
+    /// RFC 2018 §4: the block holding the newest arrival first, then the most recently reported
+    /// blocks, then any other held block, each block maximal (what the receiver holds).
+    Rfc2018,
+    /// ns-3 (`TcpRxBuffer::UpdateSackList`): a list of at most four blocks, newest first; a new
+    /// arrival merges only with blocks exactly adjacent to it, a block pushed off the list is
+    /// forgotten, and only listed blocks are reported.
+    Ns3,
+}
+
 /// cwnd on a full ACK ending NewReno recovery (RFC 6582 §3.2 step 3).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum FullAck {
@@ -162,6 +174,8 @@ pub struct TcpConfig {
     /// (ns-3 and Linux); RFC 6582's full ACK sets cwnd = ssthresh and stops there (spec §2.5.3
     /// worked example). Set by the `ns3.44` profile.
     pub exit_ack_grows: bool,
+    /// Which SACK blocks the receiver reports.
+    pub sack_report: SackReport,
     /// Name of the option bundle these values came from, recorded in summaries.
     pub profile: &'static str,
 }
@@ -203,6 +217,7 @@ impl Default for TcpConfig {
             partial_ack_nextseg: false,
             pipe_counts_sacked_retx: false,
             exit_ack_grows: false,
+            sack_report: SackReport::Rfc2018,
             profile: "sluice",
         }
     }
@@ -225,6 +240,7 @@ impl TcpConfig {
             partial_ack_nextseg: true,
             pipe_counts_sacked_retx: true,
             exit_ack_grows: true,
+            sack_report: SackReport::Ns3,
             profile: "ns3.44",
             ..TcpConfig::default()
         }
@@ -252,6 +268,7 @@ impl TcpConfig {
             ("partial_ack_nextseg", self.partial_ack_nextseg.to_string()),
             ("pipe_counts_sacked_retx", self.pipe_counts_sacked_retx.to_string()),
             ("exit_ack_grows", self.exit_ack_grows.to_string()),
+            ("sack_report", format!("{:?}", self.sack_report).to_lowercase()),
             ("initial_cwnd", self.initial_cwnd.to_string()),
         ]
     }

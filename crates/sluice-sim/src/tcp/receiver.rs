@@ -1,7 +1,7 @@
 //! The receiving half: reassembly, SACK blocks (RFC 2018), delayed ACKs (RFC 1122 §4.2.3.2,
 //! RFC 5681 §4.2), ECN echo (RFC 3168 §6.1.3) and TS.Recent (RFC 7323 §4.3).
 
-use super::config::DelAck;
+use super::config::{DelAck, SackReport};
 use super::endpoint::{ConnState, Endpoint};
 use crate::packet::{SackBlocks, SimPacket, TcpOptions};
 use sluice_core::packet::{tcp_flags as F, Ecn};
@@ -95,6 +95,9 @@ impl Endpoint {
     }
 
     fn insert_ooo(&mut self, l: u64, r: u64) {
+        if self.cfg.sack_report == SackReport::Ns3 {
+            self.ns3_sack_update(l, r);
+        }
         // Keep `ooo` sorted and merged.
         let i = self.ooo.partition_point(|&(_, e)| e < l);
         let (mut nl, mut nr) = (l, r);
@@ -105,10 +108,56 @@ impl Endpoint {
             j += 1;
         }
         self.ooo.splice(i..j, [(nl, nr)]);
-        // RFC 2018 §4: the first block reports the most recent arrival.
-        self.sack_recent.retain(|&(a, b)| b < nl || a > nr);
-        self.sack_recent.insert(0, (nl, nr));
-        self.sack_recent.truncate(4);
+        if self.cfg.sack_report == SackReport::Rfc2018 {
+            // RFC 2018 §4: the first block reports the most recent arrival.
+            self.sack_recent.retain(|&(a, b)| b < nl || a > nr);
+            self.sack_recent.insert(0, (nl, nr));
+            self.sack_recent.truncate(4);
+        }
+    }
+
+    /// ns-3's SACK list: the bytes of `[l, r)` not already held (trimmed at either end) go in
+    /// front, merge with exactly adjacent listed blocks (repeatedly), and the list keeps four.
+    fn ns3_sack_update(&mut self, l: u64, r: u64) {
+        let (mut h, mut t) = (l, r);
+        let i = self.ooo.partition_point(|&(_, e)| e <= h);
+        if let Some(&(a, b)) = self.ooo.get(i) {
+            if a <= h {
+                h = b;
+            }
+        }
+        let j = self.ooo.partition_point(|&(a, _)| a < t);
+        if j > 0 {
+            let (a, b) = self.ooo[j - 1];
+            if b >= t && a > h {
+                t = a;
+            }
+        }
+        if h >= t {
+            return; // nothing new
+        }
+        let list = &mut self.sack_recent;
+        list.insert(0, (h, t));
+        let mut k = 1;
+        while k < list.len() {
+            let ((bl, br), (cl, cr)) = (list[0], list[k]);
+            let merged = if bl == cr {
+                Some((cl, br))
+            } else if br == cl {
+                Some((bl, cr))
+            } else {
+                None
+            };
+            match merged {
+                Some(m) => {
+                    list.remove(k);
+                    list[0] = m;
+                    k = 1;
+                }
+                None => k += 1,
+            }
+        }
+        list.truncate(4);
     }
 
     /// SACK blocks for the next ACK: the block holding the newest arrival first, then the other
@@ -116,6 +165,12 @@ impl Endpoint {
     pub(super) fn sack_blocks(&self) -> SackBlocks {
         let max = if self.ts_ok { 3 } else { 4 };
         let mut b = SackBlocks::default();
+        if self.cfg.sack_report == SackReport::Ns3 {
+            for &(l, r) in self.sack_recent.iter().take(max) {
+                b.push((to_wire(self.irs, l), to_wire(self.irs, r)));
+            }
+            return b;
+        }
         for &(l, r) in &self.sack_recent {
             if (b.n as usize) == max {
                 break;

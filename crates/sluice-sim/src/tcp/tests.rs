@@ -4,6 +4,7 @@
 
 use super::cc::{CaState, CongestionControl};
 use super::*;
+use super::config::SackReport;
 use crate::packet::{SimPacket, Transport};
 use sluice_core::packet::{tcp_flags as F, Ecn};
 use sluice_core::{Dur, Time};
@@ -647,4 +648,26 @@ fn ns3_full_ack_also_grows_the_window() {
     assert_eq!(p.c.ca, CaState::Open);
     assert_eq!(p.c.w.ssthresh, 5 * MSS);
     assert_eq!(p.c.w.cwnd, 5 * MSS + MSS * MSS / (5 * MSS), "ssthresh + SMSS²/cwnd");
+}
+
+// tests RFC 2018 §4 SACK reporting against ns-3's list (option `sack_report`): after five
+// separate blocks, the oldest has left ns-3's four-entry list, so when the segment between it
+// and the next arrives, ns-3 reports only the merge with the listed neighbour; RFC 2018
+// reports the whole block the receiver holds.
+#[test]
+fn sack_blocks_rfc2018_versus_ns3_list() {
+    for (report, first_block) in [(SackReport::Rfc2018, (1, 4)), (SackReport::Ns3, (2, 4))] {
+        let cfg = TcpConfig { sack_report: report, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, None);
+        let burst = p.client_sends();
+        let odd: Vec<SimPacket> = [1, 3, 5, 7, 9].iter().map(|&i| burst[i].clone()).collect();
+        let acks = p.deliver_to_server(&odd);
+        let Transport::Tcp { opts, .. } = &acks.last().unwrap().transport else { unreachable!() };
+        let seg = |i: u32| seg_seq(&burst[0]).wrapping_add(i * MSS as u32);
+        assert_eq!(opts.sack.as_slice()[0], (seg(9), seg(10)), "{report:?}: newest first");
+        let acks = p.deliver_to_server(&burst[2..3]);
+        let Transport::Tcp { opts, .. } = &acks[0].transport else { unreachable!() };
+        assert_eq!(opts.sack.as_slice()[0], (seg(first_block.0), seg(first_block.1)), "{report:?}");
+        assert_eq!(opts.sack.n, 3, "three blocks beside timestamps");
+    }
 }
