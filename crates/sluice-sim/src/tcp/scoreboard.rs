@@ -263,6 +263,22 @@ impl Scoreboard {
         }
     }
 
+    /// A new loss episode at the head: it is lost, and an earlier retransmission of it is
+    /// presumed lost too (so it is retransmitted again). Returns whether the head is un-SACKed.
+    pub fn head_lost_again(&mut self) -> bool {
+        match self.segs.front() {
+            Some(s) if !s.sacked => {
+                self.update(0, |m| {
+                    m.lost = true;
+                    m.retrans = false;
+                });
+                self.rexmit_hint = 0;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// RTO: every un-SACKed segment is lost and no retransmission is in flight any more.
     pub fn mark_all_lost(&mut self) {
         self.rexmit_hint = 0;

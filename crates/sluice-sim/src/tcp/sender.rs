@@ -371,8 +371,10 @@ impl Endpoint {
             }
         }
         // RFC 6675 (4.3) / RFC 6582: retransmit the first segment presumed lost, whatever the
-        // window says.
-        self.retransmit_head(now, out);
+        // window says — again, if an earlier episode already retransmitted it.
+        if self.sb.head_lost_again() {
+            self.retransmit(0, now, out);
+        }
     }
 
     /// Per-ACK window computation during Recovery and CWR (PRR, RFC 6937 §3 / RFC 9937).

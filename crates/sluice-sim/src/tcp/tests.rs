@@ -671,3 +671,25 @@ fn sack_blocks_rfc2018_versus_ns3_list() {
         assert_eq!(opts.sack.n, 3, "three blocks beside timestamps");
     }
 }
+
+// tests RFC 6675 §5 (4.3): entering recovery retransmits the first unacknowledged segment even
+// if an earlier episode already retransmitted it (that retransmission is presumed lost too).
+#[test]
+fn new_recovery_retransmits_the_head_again() {
+    let cfg = TcpConfig { delack: DelAck::Off, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, None);
+    let burst = p.client_sends();
+    let dups = p.deliver_to_server(&burst[1..4]);
+    let out = p.deliver_to_client(&dups);
+    assert_eq!(out.iter().filter(|s| seg_seq(s) == seg_seq(&burst[0])).count(), 1, "fast retransmit");
+    // That retransmission is lost too; suppose the episode is over (as when the head was new
+    // data sent during the previous recovery) and new duplicates start another one.
+    p.c.ca = CaState::Open;
+    p.c.dupacks = 0;
+    p.c.recover = 0;
+    let dups = p.deliver_to_server(&burst[4..7]);
+    let out = p.deliver_to_client(&dups);
+    assert_eq!(p.c.ca, CaState::Recovery);
+    assert_eq!(out.iter().filter(|s| seg_seq(s) == seg_seq(&burst[0])).count(), 1, "the head goes out again");
+    p.c.sb.check();
+}
