@@ -52,6 +52,22 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str, notes: &mut Vec<(String
         }
         c.initial_cwnd = v;
     }
+    // spec §2.3: the estimator brings its own RTO bounds unless this table gives them.
+    if let Some(v) = t.rto {
+        c.rto = match v {
+            RtoOpt::Rfc6298 => RtoEstimator::Rfc6298,
+            RtoOpt::Linux => RtoEstimator::Linux,
+            RtoOpt::Ns3Legacy => RtoEstimator::Ns3Legacy,
+            RtoOpt::Rfc793 => RtoEstimator::Rfc793,
+        };
+        let (min, max) = c.rto.bounds();
+        if t.min_rto.is_none() {
+            c.min_rto = min;
+        }
+        if t.max_rto.is_none() {
+            c.max_rto = max;
+        }
+    }
     if let Some(v) = t.dupthresh {
         if v == 0 {
             return err(format!("{path}.dupthresh"), "must be at least 1");

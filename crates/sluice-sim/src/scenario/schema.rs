@@ -38,6 +38,7 @@ pub struct TcpTable {
     pub snd_buf: Option<ByteSize>,
     pub rcv_buf: Option<ByteSize>,
     pub initial_cwnd: Option<u32>,
+    pub rto: Option<RtoOpt>,
     pub min_rto: Option<Dur>,
     pub max_rto: Option<Dur>,
     pub initial_rto: Option<Dur>,
@@ -70,6 +71,7 @@ macro_rules! choice {
 choice!(Profile { Ns3_44 = "ns3.44", Sluice = "sluice" });
 choice!(Cc { NewReno = "new_reno", None = "none" });
 choice!(OnOff { On = "on", Off = "off" });
+choice!(RtoOpt { Rfc6298 = "rfc6298", Linux = "linux", Ns3Legacy = "ns3_legacy", Rfc793 = "rfc793" });
 choice!(RecoveryOpt { Prr = "prr", Classic = "classic" });
 choice!(PrrOpt { Rfc9937 = "rfc9937", Rfc6937 = "rfc6937" });
 choice!(DupAckOpt { Default = "default", Strict = "strict", Ns3 = "ns3", Linux = "linux" });

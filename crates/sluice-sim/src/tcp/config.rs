@@ -95,10 +95,43 @@ pub enum DelAck {
     Off,
 }
 
-/// RTO estimator (spec §2.3).
+/// RTO estimator (spec §2.3; `rto` in scenarios). Choosing one in a scenario also sets
+/// `min_rto`/`max_rto` to its bounds unless the same table gives them
+/// ([`RtoEstimator::bounds`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RtoEstimator {
+    /// RFC 6298: `RTO = SRTT + max(G, 4·RTTVAR)` clamped to `[min_rto, max_rto]`.
     Rfc6298,
+    /// Linux `tcp_rtt_estimator` / `__tcp_set_rto`: `RTO = SRTT + rttvar`, `min_rto` bounds
+    /// rttvar (not the RTO), ceiling `max_rto` (120 s).
+    Linux,
+    /// ns-3 ≤ 3.21 `RttMeanDeviation` (gain 0.1), for the ns-3.13-era reproductions.
+    Ns3Legacy,
+    /// RFC 793 §3.7: `SRTT = a·SRTT + (1−a)·R`, `RTO = min(UBOUND, max(LBOUND, b·SRTT))`.
+    Rfc793,
+}
+
+impl RtoEstimator {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RtoEstimator::Rfc6298 => "rfc6298",
+            RtoEstimator::Linux => "linux",
+            RtoEstimator::Ns3Legacy => "ns3_legacy",
+            RtoEstimator::Rfc793 => "rfc793",
+        }
+    }
+
+    /// The estimator's own `(min_rto, max_rto)`: RFC 6298 1 s and 60 s (ns-3's ceiling); Linux
+    /// `TCP_RTO_MIN` 200 ms (a floor on rttvar) and `TCP_RTO_MAX` 120 s; ns-3.13 `MinRTO`
+    /// 200 ms and no ceiling but the ×64 backoff cap (`max_rto` is not used); RFC 793 LBOUND
+    /// 1 s and UBOUND 60 s (spec §3.1).
+    pub fn bounds(self) -> (Dur, Dur) {
+        match self {
+            RtoEstimator::Rfc6298 | RtoEstimator::Rfc793 => (Dur::from_secs(1), Dur::from_secs(60)),
+            RtoEstimator::Linux => (Dur::from_millis(200), Dur::from_secs(120)),
+            RtoEstimator::Ns3Legacy => (Dur::from_millis(200), Dur::from_secs(60)),
+        }
+    }
 }
 
 /// Everything that configures one TCP endpoint pair.
@@ -245,7 +278,9 @@ impl TcpConfig {
             ("wnd_update", format!("{:?}", self.wnd_update).to_lowercase()),
             ("syn_rto", format!("{:?}", self.syn_rto).to_lowercase()),
             ("delack", format!("{:?}", self.delack).to_lowercase()),
+            ("rto", self.rto.as_str().to_string()),
             ("min_rto", self.min_rto.to_string()),
+            ("max_rto", self.max_rto.to_string()),
             ("syn_mss_option", self.syn_mss_option.to_string()),
             ("ack_first_segment", self.ack_first_segment.to_string()),
             ("prr_u32_product", self.prr_u32_product.to_string()),
