@@ -46,11 +46,20 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str, notes: &mut Vec<(String
         }
         c.rcv_buf = v.0;
     }
+    // spec §3.2: `iw` names a formula; an explicit `initial_cwnd` in the same table wins over it.
+    // Either one, given in a flow's table, replaces whatever the flow inherited.
+    if let Some(v) = t.iw {
+        c.iw = match v {
+            IwOpt::Rfc6928 => InitialWindow::Rfc6928,
+            IwOpt::Rfc3390 => InitialWindow::Rfc3390,
+            IwOpt::Rfc5681 => InitialWindow::Rfc5681,
+        };
+    }
     if let Some(v) = t.initial_cwnd {
         if v == 0 {
             return err(format!("{path}.initial_cwnd"), "must be at least 1 segment");
         }
-        c.initial_cwnd = v;
+        c.iw = InitialWindow::Segments(v);
     }
     // spec §2.3: the estimator brings its own RTO bounds unless this table gives them.
     if let Some(v) = t.rto {

@@ -134,6 +134,49 @@ impl RtoEstimator {
     }
 }
 
+/// The initial congestion window (spec §3.2; `iw` and `initial_cwnd` in scenarios).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum InitialWindow {
+    /// A fixed number of segments: `n·SMSS` (ns-3 `InitialCwnd`, Linux `TCP_INIT_CWND`; the
+    /// default is 10).
+    Segments(u32),
+    /// RFC 6928 §2: `min(10·SMSS, max(2·SMSS, 14600))` bytes; 10 segments for SMSS ≤ 1460.
+    Rfc6928,
+    /// RFC 3390 §1: `min(4·SMSS, max(2·SMSS, 4380))` bytes.
+    Rfc3390,
+    /// RFC 5681 §3.1: 2 segments if SMSS > 2190 B, 3 if SMSS > 1095 B, else 4.
+    Rfc5681,
+}
+
+impl InitialWindow {
+    /// The initial window in bytes for a sender maximum segment size of `smss` bytes.
+    pub fn bytes(self, smss: u32) -> u64 {
+        let s = smss as u64;
+        match self {
+            InitialWindow::Segments(n) => n as u64 * s,
+            // RFC 6928 §2: min(10*MSS, max(2*MSS, 14600)).
+            InitialWindow::Rfc6928 => (10 * s).min((2 * s).max(14_600)),
+            // RFC 3390 §1: min(4*MSS, max(2*MSS, 4380)).
+            InitialWindow::Rfc3390 => (4 * s).min((2 * s).max(4_380)),
+            // RFC 5681 §3.1, the IW table.
+            InitialWindow::Rfc5681 => match smss {
+                2191.. => 2 * s,
+                1096..=2190 => 3 * s,
+                _ => 4 * s,
+            },
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InitialWindow::Segments(_) => "segments",
+            InitialWindow::Rfc6928 => "rfc6928",
+            InitialWindow::Rfc3390 => "rfc3390",
+            InitialWindow::Rfc5681 => "rfc5681",
+        }
+    }
+}
+
 /// Everything that configures one TCP endpoint pair.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -146,8 +189,8 @@ pub struct TcpConfig {
     pub ecn: bool,
     pub snd_buf: u64,
     pub rcv_buf: u64,
-    /// Initial congestion window, segments.
-    pub initial_cwnd: u32,
+    /// Initial congestion window (a segment count or an RFC formula of SMSS).
+    pub iw: InitialWindow,
     /// Initial ssthresh, bytes (ns-3 and Linux: effectively infinite).
     pub initial_ssthresh: u64,
     pub min_rto: Dur,
@@ -211,7 +254,7 @@ impl Default for TcpConfig {
             ecn: false,
             snd_buf: 131_072,
             rcv_buf: 131_072,
-            initial_cwnd: 10,
+            iw: InitialWindow::Segments(10),
             initial_ssthresh: u32::MAX as u64,
             min_rto: Dur::from_secs(1),
             max_rto: Dur::from_secs(60),
@@ -265,7 +308,7 @@ impl TcpConfig {
 
     /// Option values as (name, value) pairs, for the summary.
     pub fn describe(&self) -> Vec<(&'static str, String)> {
-        vec![
+        let mut v = vec![
             ("profile", self.profile.to_string()),
             ("cc", self.cc.as_str().to_string()),
             ("mss", self.mss.to_string()),
@@ -287,7 +330,43 @@ impl TcpConfig {
             ("partial_ack_nextseg", self.partial_ack_nextseg.to_string()),
             ("pipe_counts_sacked_retx", self.pipe_counts_sacked_retx.to_string()),
             ("exit_ack_grows", self.exit_ack_grows.to_string()),
-            ("initial_cwnd", self.initial_cwnd.to_string()),
-        ]
+            ("iw", self.iw.as_str().to_string()),
+        ];
+        if let InitialWindow::Segments(n) = self.iw {
+            v.push(("initial_cwnd", n.to_string()));
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::InitialWindow as Iw;
+
+    // tests spec §3.2 (RFC 6928 §2, RFC 3390 §1, RFC 5681 §3.1): the initial window formulas,
+    // including the spec's SMSS 2000 example (RFC 5681 6000 B against RFC 3390 4380 B).
+    #[test]
+    fn initial_window_formulas_spec_3_2() {
+        assert_eq!(Iw::Segments(10).bytes(1448), 14_480);
+        assert_eq!(Iw::Rfc5681.bytes(2000), 6_000);
+        assert_eq!(Iw::Rfc3390.bytes(2000), 4_380);
+        // RFC 3390: min(4·SMSS, max(2·SMSS, 4380)).
+        assert_eq!(Iw::Rfc3390.bytes(536), 2_144);
+        assert_eq!(Iw::Rfc3390.bytes(1448), 4_380);
+        assert_eq!(Iw::Rfc3390.bytes(4000), 8_000);
+        // RFC 5681: 4 segments up to 1095 B, 3 up to 2190 B, then 2; the borders.
+        assert_eq!(Iw::Rfc5681.bytes(1095), 4 * 1095);
+        assert_eq!(Iw::Rfc5681.bytes(1096), 3 * 1096);
+        assert_eq!(Iw::Rfc5681.bytes(2190), 3 * 2190);
+        assert_eq!(Iw::Rfc5681.bytes(2191), 2 * 2191);
+        // The two agree up to SMSS 1460 and differ for 1461–2190.
+        assert_eq!(Iw::Rfc5681.bytes(1460), Iw::Rfc3390.bytes(1460));
+        assert!(Iw::Rfc5681.bytes(1461) > Iw::Rfc3390.bytes(1461));
+        assert_eq!(Iw::Rfc5681.bytes(2191), Iw::Rfc3390.bytes(2191));
+        // RFC 6928: min(10·SMSS, max(2·SMSS, 14600)): 10 segments up to SMSS 1460 only.
+        assert_eq!(Iw::Rfc6928.bytes(1448), Iw::Segments(10).bytes(1448));
+        assert_eq!(Iw::Rfc6928.bytes(1460), 14_600);
+        assert_eq!(Iw::Rfc6928.bytes(2000), 14_600);
+        assert_eq!(Iw::Rfc6928.bytes(9000), 18_000);
     }
 }

@@ -149,7 +149,7 @@ impl Endpoint {
     fn new(cfg: Arc<TcpConfig>, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
         let cc = AnyCc::new(cfg.cc);
         let smss = cfg.mss;
-        let cwnd = cc.initial_cwnd(cfg.initial_cwnd, smss);
+        let cwnd = cc.initial_cwnd(cfg.iw, smss);
         let rcv_shift = if cfg.window_scaling { wscale_for_buffer(cfg.rcv_buf) } else { 0 };
         let (initial_ssthresh, rcv_buf) = (cfg.initial_ssthresh, cfg.rcv_buf);
         let rtt = RttEstimator::new(cfg.rto, cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.clock_granularity);
@@ -478,7 +478,7 @@ impl Endpoint {
             self.smss = if self.cfg.syn_mss_option { self.cfg.mss.min(536) } else { self.cfg.mss };
         }
         self.w.smss = self.smss;
-        self.w.cwnd = self.cc.initial_cwnd(self.cfg.initial_cwnd, self.smss);
+        self.w.cwnd = self.cc.initial_cwnd(self.cfg.iw, self.smss);
     }
 
     fn on_established(&mut self) {

@@ -648,3 +648,17 @@ fn ns3_full_ack_also_grows_the_window() {
     assert_eq!(p.c.w.ssthresh, 5 * MSS);
     assert_eq!(p.c.w.cwnd, 5 * MSS + MSS * MSS / (5 * MSS), "ssthresh + SMSS²/cwnd");
 }
+
+// tests spec §3.2: the initial window uses the SMSS negotiated in the handshake (iw =
+// "rfc3390" with MSS 1448: 4380 B, so three full segments leave and the fourth waits).
+#[test]
+fn initial_window_formula_uses_negotiated_smss() {
+    let cfg = TcpConfig { iw: InitialWindow::Rfc3390, delack: DelAck::Off, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, None);
+    assert_eq!(p.c.w.cwnd, 4_380);
+    let sent = p.client_sends();
+    assert_eq!(sent.len(), 3, "4380 B admits three 1448 B segments");
+    let cfg = TcpConfig { iw: InitialWindow::Rfc5681, mss: 536, delack: DelAck::Off, ..TcpConfig::default() };
+    let p = Pair::new(cfg, None);
+    assert_eq!(p.c.w.cwnd, 4 * 536);
+}
