@@ -88,7 +88,7 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str, notes: &mut Vec<(String
     }
     let (mut count, mut timeout) = match c.delack {
         DelAck::On { count, timeout } => (count, timeout),
-        DelAck::Off => (2, Dur::from_millis(200)),
+        DelAck::Off | DelAck::Linux => (2, Dur::from_millis(200)),
     };
     if let Some(v) = t.delack_count {
         if v == 0 {
@@ -103,8 +103,18 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str, notes: &mut Vec<(String
         timeout = v;
     }
     c.delack = match t.delack {
-        Some(OnOff::Off) => DelAck::Off,
+        Some(DelAckOpt::Off) => DelAck::Off,
+        Some(DelAckOpt::Linux) => {
+            // Linux's ATO and quick-ACK rules replace both knobs.
+            for (key, given) in [("delack_count", t.delack_count.is_some()), ("delack_timeout", t.delack_timeout.is_some())] {
+                if given {
+                    return err(format!("{path}.{key}"), "applies only to delack = \"on\" (delack = \"linux\" sets its own timeouts)");
+                }
+            }
+            DelAck::Linux
+        }
         _ if matches!(c.delack, DelAck::Off) && t.delack.is_none() && t.delack_count.is_none() => DelAck::Off,
+        _ if matches!(c.delack, DelAck::Linux) && t.delack.is_none() && t.delack_count.is_none() && t.delack_timeout.is_none() => DelAck::Linux,
         _ => DelAck::On { count, timeout },
     };
     let prr = match t.prr {

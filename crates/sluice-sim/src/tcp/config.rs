@@ -93,6 +93,10 @@ pub enum DelAck {
     On { count: u32, timeout: Dur },
     /// ACK every segment.
     Off,
+    /// Linux's receiver: quick-ACK mode at start-up, an adaptive ACK timeout (ATO) of at least
+    /// 40 ms, an ACK once more than one full segment is unacknowledged
+    /// ([`super::delayed_ack`]).
+    Linux,
 }
 
 /// RTO estimator (spec §2.3; `rto` in scenarios). Choosing one in a scenario also sets

@@ -2,6 +2,7 @@
 
 use super::cc::{AnyCc, CaState, CwndState};
 use super::config::{SynRto, TcpConfig};
+use super::delayed_ack::LinuxDelAck;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use crate::packet::{SackBlocks, SimPacket, TcpOptions, Transport};
@@ -133,6 +134,8 @@ pub struct Endpoint {
     pub(super) sack_recent: Vec<(u64, u64)>,
     pub(super) unacked_segs: u32,
     pub(super) delack_at: Option<Time>,
+    /// Linux's delayed-ACK engine (used only with `delack = "linux"`).
+    pub(super) lnx_ack: LinuxDelAck,
     pub(super) ts_recent: u32,
     pub(super) last_ack_sent: u64,
     pub(super) right_edge: u64,
@@ -204,6 +207,7 @@ impl Endpoint {
             sack_recent: Vec::new(),
             unacked_segs: 0,
             delack_at: None,
+            lnx_ack: LinuxDelAck::default(),
             ts_recent: 0,
             last_ack_sent: 0,
             right_edge: 0,
@@ -513,7 +517,7 @@ impl Endpoint {
         }
         if self.delack_at.is_some_and(|t| t <= now) {
             self.delack_at = None;
-            self.send_ack(now, out);
+            self.on_delack_timer(now, out);
         }
         if self.persist_at.is_some_and(|t| t <= now) {
             self.persist_at = None;

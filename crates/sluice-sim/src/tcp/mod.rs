@@ -11,6 +11,7 @@
 //! | `sender.rs` | ACK processing, window update, duplicate ACKs, NewReno / SACK / PRR recovery, RTO |
 //! | `receiver.rs` | reassembly, SACK blocks, delayed ACK, ECN echo, timestamps |
 //! | `scoreboard.rs` | outstanding segments with SACK / lost / retransmitted marks, RFC 6675 pipe |
+//! | `delayed_ack.rs` | Linux's delayed-ACK engine (quick-ACK mode, adaptive ATO) for `delack = "linux"` |
 //! | `rtt.rs` | RTO estimators (RFC 6298, Linux, ns-3 legacy, RFC 793) with backoff |
 //! | `cc/` | congestion controls (`new_reno`, `none`) behind one trait |
 //!
@@ -19,6 +20,7 @@
 
 pub mod cc;
 pub mod config;
+pub mod delayed_ack;
 mod endpoint;
 mod receiver;
 pub mod rtt;
