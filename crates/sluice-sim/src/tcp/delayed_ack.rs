@@ -88,7 +88,7 @@ impl LinuxDelAck {
     fn measure_rcv_mss(&mut self, len: u32, advmss: u32, rcv_wnd: u64) {
         if self.rcv_mss == 0 {
             let half_wnd = (rcv_wnd / 2).min(u32::MAX as u64) as u32;
-            self.rcv_mss = advmss.min(half_wnd).min(MSS_DEFAULT).max(MIN_MSS);
+            self.rcv_mss = advmss.min(half_wnd).clamp(MIN_MSS, MSS_DEFAULT);
         }
         if len >= self.rcv_mss {
             self.rcv_mss = len.min(advmss);
