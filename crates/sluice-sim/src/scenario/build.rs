@@ -46,11 +46,36 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str, notes: &mut Vec<(String
         }
         c.rcv_buf = v.0;
     }
+    // spec §3.2: `iw` names a formula; an explicit `initial_cwnd` in the same table wins over it.
+    // Either one, given in a flow's table, replaces whatever the flow inherited.
+    if let Some(v) = t.iw {
+        c.iw = match v {
+            IwOpt::Rfc6928 => InitialWindow::Rfc6928,
+            IwOpt::Rfc3390 => InitialWindow::Rfc3390,
+            IwOpt::Rfc5681 => InitialWindow::Rfc5681,
+        };
+    }
     if let Some(v) = t.initial_cwnd {
         if v == 0 {
             return err(format!("{path}.initial_cwnd"), "must be at least 1 segment");
         }
-        c.initial_cwnd = v;
+        c.iw = InitialWindow::Segments(v);
+    }
+    // spec §2.3: the estimator brings its own RTO bounds unless this table gives them.
+    if let Some(v) = t.rto {
+        c.rto = match v {
+            RtoOpt::Rfc6298 => RtoEstimator::Rfc6298,
+            RtoOpt::Linux => RtoEstimator::Linux,
+            RtoOpt::Ns3Legacy => RtoEstimator::Ns3Legacy,
+            RtoOpt::Rfc793 => RtoEstimator::Rfc793,
+        };
+        let (min, max) = c.rto.bounds();
+        if t.min_rto.is_none() {
+            c.min_rto = min;
+        }
+        if t.max_rto.is_none() {
+            c.max_rto = max;
+        }
     }
     if let Some(v) = t.dupthresh {
         if v == 0 {
@@ -63,7 +88,7 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str, notes: &mut Vec<(String
     }
     let (mut count, mut timeout) = match c.delack {
         DelAck::On { count, timeout } => (count, timeout),
-        DelAck::Off => (2, Dur::from_millis(200)),
+        DelAck::Off | DelAck::Linux => (2, Dur::from_millis(200)),
     };
     if let Some(v) = t.delack_count {
         if v == 0 {
@@ -78,8 +103,18 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str, notes: &mut Vec<(String
         timeout = v;
     }
     c.delack = match t.delack {
-        Some(OnOff::Off) => DelAck::Off,
+        Some(DelAckOpt::Off) => DelAck::Off,
+        Some(DelAckOpt::Linux) => {
+            // Linux's ATO and quick-ACK rules replace both knobs.
+            for (key, given) in [("delack_count", t.delack_count.is_some()), ("delack_timeout", t.delack_timeout.is_some())] {
+                if given {
+                    return err(format!("{path}.{key}"), "applies only to delack = \"on\" (delack = \"linux\" sets its own timeouts)");
+                }
+            }
+            DelAck::Linux
+        }
         _ if matches!(c.delack, DelAck::Off) && t.delack.is_none() && t.delack_count.is_none() => DelAck::Off,
+        _ if matches!(c.delack, DelAck::Linux) && t.delack.is_none() && t.delack_count.is_none() && t.delack_timeout.is_none() => DelAck::Linux,
         _ => DelAck::On { count, timeout },
     };
     let prr = match t.prr {

@@ -38,10 +38,12 @@ pub struct TcpTable {
     pub snd_buf: Option<ByteSize>,
     pub rcv_buf: Option<ByteSize>,
     pub initial_cwnd: Option<u32>,
+    pub iw: Option<IwOpt>,
+    pub rto: Option<RtoOpt>,
     pub min_rto: Option<Dur>,
     pub max_rto: Option<Dur>,
     pub initial_rto: Option<Dur>,
-    pub delack: Option<OnOff>,
+    pub delack: Option<DelAckOpt>,
     pub delack_count: Option<u32>,
     pub delack_timeout: Option<Dur>,
     pub recovery: Option<RecoveryOpt>,
@@ -69,7 +71,9 @@ macro_rules! choice {
 
 choice!(Profile { Ns3_44 = "ns3.44", Sluice = "sluice" });
 choice!(Cc { NewReno = "new_reno", None = "none" });
-choice!(OnOff { On = "on", Off = "off" });
+choice!(DelAckOpt { On = "on", Off = "off", Linux = "linux" });
+choice!(RtoOpt { Rfc6298 = "rfc6298", Linux = "linux", Ns3Legacy = "ns3_legacy", Rfc793 = "rfc793" });
+choice!(IwOpt { Rfc6928 = "rfc6928", Rfc3390 = "rfc3390", Rfc5681 = "rfc5681" });
 choice!(RecoveryOpt { Prr = "prr", Classic = "classic" });
 choice!(PrrOpt { Rfc9937 = "rfc9937", Rfc6937 = "rfc6937" });
 choice!(DupAckOpt { Default = "default", Strict = "strict", Ns3 = "ns3", Linux = "linux" });

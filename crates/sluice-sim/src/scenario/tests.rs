@@ -172,3 +172,73 @@ fn flow_names_starts_and_stops_are_checked() {
     let e = error_of("app = { kind = \"bulk\" }", "app = { kind = \"bulk\" }\nstart = \"2s\"\nstop = \"1s\"");
     assert_eq!(e.path, "flows[0].stop");
 }
+
+/// The resolved TCP options of each flow for `BASE` with a `[tcp]` table and, for flow 1 of a
+/// second group, a per-flow `tcp` table.
+#[track_caller]
+fn tcp_of(global: &str, per_flow: &str) -> (crate::tcp::TcpConfig, crate::tcp::TcpConfig) {
+    let text = format!("{}\n[[flows]]\nname = \"x\"\nsrc = \"s0\"\ndst = \"r0\"\napp = {{ kind = \"bulk\" }}\ntcp = {{ {per_flow} }}\n", BASE.replace("[topology]", &format!("[tcp]\n{global}\n[topology]")));
+    let m = load_str(&text, None).unwrap_or_else(|e| panic!("{e}"));
+    (m.flows[0].tcp.clone(), m.flows[2].tcp.clone())
+}
+
+// tests spec §2.3: `rto` picks the estimator and its own bounds unless the table gives them.
+#[test]
+fn rto_estimator_option_and_its_bounds() {
+    use crate::tcp::RtoEstimator as E;
+    let (g, f) = tcp_of("rto = \"linux\"", "rto = \"ns3_legacy\", min_rto = \"300ms\"");
+    assert_eq!((g.rto, g.min_rto, g.max_rto), (E::Linux, Dur::from_millis(200), Dur::from_secs(120)));
+    assert_eq!((f.rto, f.min_rto), (E::Ns3Legacy, Dur::from_millis(300)), "explicit min_rto wins");
+    let (g, f) = tcp_of("rto = \"rfc793\"\nmax_rto = \"30s\"", "");
+    assert_eq!((g.rto, g.min_rto, g.max_rto), (E::Rfc793, Dur::from_secs(1), Dur::from_secs(30)));
+    assert_eq!(f.rto, E::Rfc793, "flows inherit");
+    let (g, _) = tcp_of("", "");
+    assert_eq!(g.rto, E::Rfc6298);
+    assert!(g.describe().contains(&("rto", "rfc6298".to_string())));
+    let e = error_of("[topology]", "[tcp]\nrto = \"jacobson\"\n[topology]");
+    assert_eq!(e.path, "tcp.rto");
+    for v in ["rfc6298", "linux", "ns3_legacy", "rfc793"] {
+        assert!(e.message.contains(v), "lists {v}: {e}");
+    }
+}
+
+// tests spec §3.2: `iw` names a formula; `initial_cwnd` in the same table wins; a flow's own key
+// replaces what it inherited.
+#[test]
+fn iw_option_and_initial_cwnd_precedence() {
+    use crate::tcp::InitialWindow as Iw;
+    let (g, f) = tcp_of("iw = \"rfc3390\"", "initial_cwnd = 4");
+    assert_eq!((g.iw, f.iw), (Iw::Rfc3390, Iw::Segments(4)));
+    let (g, f) = tcp_of("iw = \"rfc5681\"\ninitial_cwnd = 2", "iw = \"rfc6928\"");
+    assert_eq!(g.iw, Iw::Segments(2), "initial_cwnd wins in the same table");
+    assert_eq!(f.iw, Iw::Rfc6928, "the flow's iw replaces the inherited initial_cwnd");
+    let (g, _) = tcp_of("", "");
+    assert_eq!(g.iw, Iw::Segments(10));
+    let d = g.describe();
+    assert!(d.contains(&("iw", "segments".to_string())) && d.contains(&("initial_cwnd", "10".to_string())));
+    let e = error_of("[topology]", "[tcp]\niw = \"rfc2414\"\n[topology]");
+    assert_eq!(e.path, "tcp.iw");
+    for v in ["rfc6928", "rfc3390", "rfc5681"] {
+        assert!(e.message.contains(v), "lists {v}: {e}");
+    }
+}
+
+// tests spec §2.4: delack = "linux"; its own timeouts exclude delack_count / delack_timeout.
+#[test]
+fn delack_linux_option() {
+    use crate::tcp::DelAck;
+    let (g, f) = tcp_of("delack = \"linux\"", "delack = \"on\"");
+    assert_eq!(g.delack, DelAck::Linux);
+    assert_eq!(f.delack, DelAck::On { count: 2, timeout: Dur::from_millis(200) });
+    let (_, f) = tcp_of("delack = \"linux\"", "nagle = true");
+    assert_eq!(f.delack, DelAck::Linux, "flows inherit");
+    let (_, f) = tcp_of("delack = \"linux\"", "delack_count = 3");
+    assert_eq!(f.delack, DelAck::On { count: 3, timeout: Dur::from_millis(200) }, "a count turns the counting rule on");
+    let e = error_of("[topology]", "[tcp]\ndelack = \"linux\"\ndelack_timeout = \"40ms\"\n[topology]");
+    assert_eq!(e.path, "tcp.delack_timeout");
+    let e = error_of("[topology]", "[tcp]\ndelack = \"quick\"\n[topology]");
+    assert_eq!(e.path, "tcp.delack");
+    for v in ["on", "off", "linux"] {
+        assert!(e.message.contains(v), "lists {v}: {e}");
+    }
+}

@@ -105,12 +105,92 @@ pub enum DelAck {
     On { count: u32, timeout: Dur },
     /// ACK every segment.
     Off,
+    /// Linux's receiver: quick-ACK mode at start-up, an adaptive ACK timeout (ATO) of at least
+    /// 40 ms, an ACK once more than one full segment is unacknowledged
+    /// ([`super::delayed_ack`]).
+    Linux,
 }
 
-/// RTO estimator (spec §2.3).
+/// RTO estimator (spec §2.3; `rto` in scenarios). Choosing one in a scenario also sets
+/// `min_rto`/`max_rto` to its bounds unless the same table gives them
+/// ([`RtoEstimator::bounds`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RtoEstimator {
+    /// RFC 6298: `RTO = SRTT + max(G, 4·RTTVAR)` clamped to `[min_rto, max_rto]`.
     Rfc6298,
+    /// Linux `tcp_rtt_estimator` / `__tcp_set_rto`: `RTO = SRTT + rttvar`, `min_rto` bounds
+    /// rttvar (not the RTO), ceiling `max_rto` (120 s).
+    Linux,
+    /// ns-3 ≤ 3.21 `RttMeanDeviation` (gain 0.1), for the ns-3.13-era reproductions.
+    Ns3Legacy,
+    /// RFC 793 §3.7: `SRTT = a·SRTT + (1−a)·R`, `RTO = min(UBOUND, max(LBOUND, b·SRTT))`.
+    Rfc793,
+}
+
+impl RtoEstimator {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RtoEstimator::Rfc6298 => "rfc6298",
+            RtoEstimator::Linux => "linux",
+            RtoEstimator::Ns3Legacy => "ns3_legacy",
+            RtoEstimator::Rfc793 => "rfc793",
+        }
+    }
+
+    /// The estimator's own `(min_rto, max_rto)`: RFC 6298 1 s and 60 s (ns-3's ceiling); Linux
+    /// `TCP_RTO_MIN` 200 ms (a floor on rttvar) and `TCP_RTO_MAX` 120 s; ns-3.13 `MinRTO`
+    /// 200 ms and no ceiling but the ×64 backoff cap (`max_rto` is not used); RFC 793 LBOUND
+    /// 1 s and UBOUND 60 s (spec §3.1).
+    pub fn bounds(self) -> (Dur, Dur) {
+        match self {
+            RtoEstimator::Rfc6298 | RtoEstimator::Rfc793 => (Dur::from_secs(1), Dur::from_secs(60)),
+            RtoEstimator::Linux => (Dur::from_millis(200), Dur::from_secs(120)),
+            RtoEstimator::Ns3Legacy => (Dur::from_millis(200), Dur::from_secs(60)),
+        }
+    }
+}
+
+/// The initial congestion window (spec §3.2; `iw` and `initial_cwnd` in scenarios).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum InitialWindow {
+    /// A fixed number of segments: `n·SMSS` (ns-3 `InitialCwnd`, Linux `TCP_INIT_CWND`; the
+    /// default is 10).
+    Segments(u32),
+    /// RFC 6928 §2: `min(10·SMSS, max(2·SMSS, 14600))` bytes; 10 segments for SMSS ≤ 1460.
+    Rfc6928,
+    /// RFC 3390 §1: `min(4·SMSS, max(2·SMSS, 4380))` bytes.
+    Rfc3390,
+    /// RFC 5681 §3.1: 2 segments if SMSS > 2190 B, 3 if SMSS > 1095 B, else 4.
+    Rfc5681,
+}
+
+impl InitialWindow {
+    /// The initial window in bytes for a sender maximum segment size of `smss` bytes.
+    pub fn bytes(self, smss: u32) -> u64 {
+        let s = smss as u64;
+        match self {
+            InitialWindow::Segments(n) => n as u64 * s,
+            // RFC 6928 §2: min(10*MSS, max(2*MSS, 14600)).
+            InitialWindow::Rfc6928 => (10 * s).min((2 * s).max(14_600)),
+            // RFC 3390 §1: min(4*MSS, max(2*MSS, 4380)).
+            InitialWindow::Rfc3390 => (4 * s).min((2 * s).max(4_380)),
+            // RFC 5681 §3.1, the IW table.
+            InitialWindow::Rfc5681 => match smss {
+                2191.. => 2 * s,
+                1096..=2190 => 3 * s,
+                _ => 4 * s,
+            },
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InitialWindow::Segments(_) => "segments",
+            InitialWindow::Rfc6928 => "rfc6928",
+            InitialWindow::Rfc3390 => "rfc3390",
+            InitialWindow::Rfc5681 => "rfc5681",
+        }
+    }
 }
 
 /// Everything that configures one TCP endpoint pair.
@@ -125,8 +205,8 @@ pub struct TcpConfig {
     pub ecn: bool,
     pub snd_buf: u64,
     pub rcv_buf: u64,
-    /// Initial congestion window, segments.
-    pub initial_cwnd: u32,
+    /// Initial congestion window (a segment count or an RFC formula of SMSS).
+    pub iw: InitialWindow,
     /// Initial ssthresh, bytes (ns-3 and Linux: effectively infinite).
     pub initial_ssthresh: u64,
     pub min_rto: Dur,
@@ -192,7 +272,7 @@ impl Default for TcpConfig {
             ecn: false,
             snd_buf: 131_072,
             rcv_buf: 131_072,
-            initial_cwnd: 10,
+            iw: InitialWindow::Segments(10),
             initial_ssthresh: u32::MAX as u64,
             min_rto: Dur::from_secs(1),
             max_rto: Dur::from_secs(60),
@@ -248,7 +328,7 @@ impl TcpConfig {
 
     /// Option values as (name, value) pairs, for the summary.
     pub fn describe(&self) -> Vec<(&'static str, String)> {
-        vec![
+        let mut v = vec![
             ("profile", self.profile.to_string()),
             ("cc", self.cc.as_str().to_string()),
             ("mss", self.mss.to_string()),
@@ -261,7 +341,9 @@ impl TcpConfig {
             ("wnd_update", format!("{:?}", self.wnd_update).to_lowercase()),
             ("syn_rto", format!("{:?}", self.syn_rto).to_lowercase()),
             ("delack", format!("{:?}", self.delack).to_lowercase()),
+            ("rto", self.rto.as_str().to_string()),
             ("min_rto", self.min_rto.to_string()),
+            ("max_rto", self.max_rto.to_string()),
             ("syn_mss_option", self.syn_mss_option.to_string()),
             ("ack_first_segment", self.ack_first_segment.to_string()),
             ("prr_u32_product", self.prr_u32_product.to_string()),
@@ -269,7 +351,43 @@ impl TcpConfig {
             ("pipe_counts_sacked_retx", self.pipe_counts_sacked_retx.to_string()),
             ("exit_ack_grows", self.exit_ack_grows.to_string()),
             ("sack_report", format!("{:?}", self.sack_report).to_lowercase()),
-            ("initial_cwnd", self.initial_cwnd.to_string()),
-        ]
+            ("iw", self.iw.as_str().to_string()),
+        ];
+        if let InitialWindow::Segments(n) = self.iw {
+            v.push(("initial_cwnd", n.to_string()));
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::InitialWindow as Iw;
+
+    // tests spec §3.2 (RFC 6928 §2, RFC 3390 §1, RFC 5681 §3.1): the initial window formulas,
+    // including the spec's SMSS 2000 example (RFC 5681 6000 B against RFC 3390 4380 B).
+    #[test]
+    fn initial_window_formulas_spec_3_2() {
+        assert_eq!(Iw::Segments(10).bytes(1448), 14_480);
+        assert_eq!(Iw::Rfc5681.bytes(2000), 6_000);
+        assert_eq!(Iw::Rfc3390.bytes(2000), 4_380);
+        // RFC 3390: min(4·SMSS, max(2·SMSS, 4380)).
+        assert_eq!(Iw::Rfc3390.bytes(536), 2_144);
+        assert_eq!(Iw::Rfc3390.bytes(1448), 4_380);
+        assert_eq!(Iw::Rfc3390.bytes(4000), 8_000);
+        // RFC 5681: 4 segments up to 1095 B, 3 up to 2190 B, then 2; the borders.
+        assert_eq!(Iw::Rfc5681.bytes(1095), 4 * 1095);
+        assert_eq!(Iw::Rfc5681.bytes(1096), 3 * 1096);
+        assert_eq!(Iw::Rfc5681.bytes(2190), 3 * 2190);
+        assert_eq!(Iw::Rfc5681.bytes(2191), 2 * 2191);
+        // The two agree up to SMSS 1460 and differ for 1461–2190.
+        assert_eq!(Iw::Rfc5681.bytes(1460), Iw::Rfc3390.bytes(1460));
+        assert!(Iw::Rfc5681.bytes(1461) > Iw::Rfc3390.bytes(1461));
+        assert_eq!(Iw::Rfc5681.bytes(2191), Iw::Rfc3390.bytes(2191));
+        // RFC 6928: min(10·SMSS, max(2·SMSS, 14600)): 10 segments up to SMSS 1460 only.
+        assert_eq!(Iw::Rfc6928.bytes(1448), Iw::Segments(10).bytes(1448));
+        assert_eq!(Iw::Rfc6928.bytes(1460), 14_600);
+        assert_eq!(Iw::Rfc6928.bytes(2000), 14_600);
+        assert_eq!(Iw::Rfc6928.bytes(9000), 18_000);
     }
 }

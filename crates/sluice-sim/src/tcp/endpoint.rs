@@ -2,6 +2,7 @@
 
 use super::cc::{AnyCc, CaState, CwndState};
 use super::config::{SynRto, TcpConfig};
+use super::delayed_ack::LinuxDelAck;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use crate::packet::{SackBlocks, SimPacket, TcpOptions, Transport};
@@ -133,6 +134,8 @@ pub struct Endpoint {
     pub(super) sack_recent: Vec<(u64, u64)>,
     pub(super) unacked_segs: u32,
     pub(super) delack_at: Option<Time>,
+    /// Linux's delayed-ACK engine (used only with `delack = "linux"`).
+    pub(super) lnx_ack: LinuxDelAck,
     pub(super) ts_recent: u32,
     pub(super) last_ack_sent: u64,
     pub(super) right_edge: u64,
@@ -149,10 +152,10 @@ impl Endpoint {
     fn new(cfg: Arc<TcpConfig>, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
         let cc = AnyCc::new(cfg.cc);
         let smss = cfg.mss;
-        let cwnd = cc.initial_cwnd(cfg.initial_cwnd, smss);
+        let cwnd = cc.initial_cwnd(cfg.iw, smss);
         let rcv_shift = if cfg.window_scaling { wscale_for_buffer(cfg.rcv_buf) } else { 0 };
         let (initial_ssthresh, rcv_buf) = (cfg.initial_ssthresh, cfg.rcv_buf);
-        let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.clock_granularity);
+        let rtt = RttEstimator::new(cfg.rto, cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.clock_granularity);
         Endpoint {
             cfg,
             flow,
@@ -204,6 +207,7 @@ impl Endpoint {
             sack_recent: Vec::new(),
             unacked_segs: 0,
             delack_at: None,
+            lnx_ack: LinuxDelAck::default(),
             ts_recent: 0,
             last_ack_sent: 0,
             right_edge: 0,
@@ -478,7 +482,7 @@ impl Endpoint {
             self.smss = if self.cfg.syn_mss_option { self.cfg.mss.min(536) } else { self.cfg.mss };
         }
         self.w.smss = self.smss;
-        self.w.cwnd = self.cc.initial_cwnd(self.cfg.initial_cwnd, self.smss);
+        self.w.cwnd = self.cc.initial_cwnd(self.cfg.iw, self.smss);
     }
 
     fn on_established(&mut self) {
@@ -513,7 +517,7 @@ impl Endpoint {
         }
         if self.delack_at.is_some_and(|t| t <= now) {
             self.delack_at = None;
-            self.send_ack(now, out);
+            self.on_delack_timer(now, out);
         }
         if self.persist_at.is_some_and(|t| t <= now) {
             self.persist_at = None;

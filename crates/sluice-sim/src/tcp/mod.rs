@@ -11,7 +11,8 @@
 //! | `sender.rs` | ACK processing, window update, duplicate ACKs, NewReno / SACK / PRR recovery, RTO |
 //! | `receiver.rs` | reassembly, SACK blocks, delayed ACK, ECN echo, timestamps |
 //! | `scoreboard.rs` | outstanding segments with SACK / lost / retransmitted marks, RFC 6675 pipe |
-//! | `rtt.rs` | RFC 6298 estimator with backoff |
+//! | `delayed_ack.rs` | Linux's delayed-ACK engine (quick-ACK mode, adaptive ATO) for `delack = "linux"` |
+//! | `rtt.rs` | RTO estimators (RFC 6298, Linux, ns-3 legacy, RFC 793) with backoff |
 //! | `cc/` | congestion controls (`new_reno`, `none`) behind one trait |
 //!
 //! Stream positions are 64-bit offsets from the initial sequence number (the SYN is offset 0,
@@ -19,6 +20,7 @@
 
 pub mod cc;
 pub mod config;
+pub mod delayed_ack;
 mod endpoint;
 mod receiver;
 pub mod rtt;

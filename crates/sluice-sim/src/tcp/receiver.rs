@@ -1,5 +1,6 @@
 //! The receiving half: reassembly, SACK blocks (RFC 2018), delayed ACKs (RFC 1122 §4.2.3.2,
-//! RFC 5681 §4.2), ECN echo (RFC 3168 §6.1.3) and TS.Recent (RFC 7323 §4.3).
+//! RFC 5681 §4.2; Linux's engine in [`super::delayed_ack`]), ECN echo (RFC 3168 §6.1.3) and
+//! TS.Recent (RFC 7323 §4.3).
 
 use super::config::{DelAck, SackReport};
 use super::endpoint::{ConnState, Endpoint};
@@ -25,20 +26,31 @@ impl Endpoint {
             if flags & F::CWR != 0 {
                 self.ece_pending = false;
             }
+            if self.cfg.delack == DelAck::Linux && len > 0 {
+                let (ce, ect) = (pkt.ecn == Ecn::Ce, matches!(pkt.ecn, Ecn::Ect0 | Ecn::Ect1));
+                let wnd = self.rcv_wnd();
+                self.lnx_ack.on_ecn(ce, ect, self.ece_pending, wnd);
+            }
             if pkt.ecn == Ecn::Ce {
                 self.ece_pending = true;
             }
         }
 
+        let linux = self.cfg.delack == DelAck::Linux;
         if end <= self.rcv_nxt && !(fin && end == self.rcv_nxt && !self.fin_rcvd) {
-            // Entirely old: a spurious retransmission. ACK at once (RFC 5681 §4.2).
-            self.send_ack(now, out);
+            // Entirely old: a spurious retransmission. ACK at once (RFC 5681 §4.2); Linux also
+            // re-enters quick-ACK mode (`tcp_data_queue`, out of window).
+            if linux {
+                let wnd = self.rcv_wnd();
+                self.lnx_ack.enter_quickack(super::delayed_ack::MAX_QUICKACKS, wnd);
+            }
+            self.ack_data_now(now, out);
             return;
         }
         if seg_seq > self.rcv_nxt {
             // Out of order: hold it and send an immediate duplicate ACK with SACK.
             self.insert_ooo(seg_seq, end);
-            self.send_ack(now, out);
+            self.ack_data_now(now, out);
             return;
         }
         // In order (possibly overlapping what we have).
@@ -60,6 +72,10 @@ impl Endpoint {
             self.counters.delivered += new_bytes;
             self.counters.last_delivery = now;
         }
+        if linux && len > 0 {
+            let (wnd, rto) = (self.rcv_wnd(), self.rtt.rto());
+            self.lnx_ack.on_data(pkt.payload, self.cfg.mss, wnd, rto, now);
+        }
         if fin && end == self.rcv_nxt {
             self.rcv_nxt += 1;
             self.fin_rcvd = true;
@@ -68,7 +84,7 @@ impl Endpoint {
                 ConnState::FinWait1 | ConnState::FinWait2 => ConnState::TimeWait,
                 s => s,
             };
-            self.send_ack(now, out);
+            self.ack_data_now(now, out);
             if self.state == ConnState::CloseWait {
                 // The receiving application closes as soon as it sees end of stream.
                 self.app_closed = true;
@@ -77,11 +93,24 @@ impl Endpoint {
         }
         if had_gap {
             // Filled all or part of a gap: ACK at once.
-            self.send_ack(now, out);
+            self.ack_data_now(now, out);
             return;
         }
         match self.cfg.delack {
             DelAck::Off => self.send_ack(now, out),
+            DelAck::Linux => {
+                // __tcp_ack_snd_check: more than one full segment since the last ACK, or
+                // quick-ACK mode: now; otherwise the delayed-ACK timer.
+                let unacked = self.rcv_nxt - self.last_ack_sent;
+                if self.lnx_ack.more_than_one_segment(unacked) || self.lnx_ack.in_quickack() {
+                    self.ack_data_now(now, out);
+                } else {
+                    match self.lnx_ack.deadline(now, self.delack_at, self.rtt.srtt) {
+                        Some(t) => self.delack_at = Some(t),
+                        None => self.ack_data_now(now, out),
+                    }
+                }
+            }
             DelAck::On { count, timeout } => {
                 self.unacked_segs += 1;
                 let first = before == 1 && self.cfg.ack_first_segment;
@@ -91,6 +120,26 @@ impl Endpoint {
                     self.delack_at = Some(now + timeout);
                 }
             }
+        }
+    }
+
+    /// Send the ACK that newly received data calls for; under `delack = "linux"` it uses up one
+    /// quick ACK (`tcp_event_ack_sent`).
+    fn ack_data_now(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        self.send_ack(now, out);
+        if self.cfg.delack == DelAck::Linux {
+            self.lnx_ack.on_ack_sent();
+        }
+    }
+
+    /// The delayed-ACK timer fired: send the ACK (Linux also inflates its ATO).
+    pub(super) fn on_delack_timer(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        if self.cfg.delack == DelAck::Linux {
+            let rto = self.rtt.rto();
+            self.lnx_ack.on_timer(rto);
+            self.ack_data_now(now, out);
+        } else {
+            self.send_ack(now, out);
         }
     }
 

@@ -144,7 +144,7 @@ impl Endpoint {
             None => None,
         };
         if let Some(r) = sample {
-            self.rtt.sample(r);
+            self.rtt.sample(r, self.snd_una, self.snd_max);
             self.counters.rtt_sum_ns += r.0;
             self.counters.rtt_n += 1;
             if let Some(log) = &mut self.rtt_log {

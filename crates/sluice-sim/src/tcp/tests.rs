@@ -693,3 +693,67 @@ fn new_recovery_retransmits_the_head_again() {
     assert_eq!(out.iter().filter(|s| seg_seq(s) == seg_seq(&burst[0])).count(), 1, "the head goes out again");
     p.c.sb.check();
 }
+
+// tests spec §3.2: the initial window uses the SMSS negotiated in the handshake (iw =
+// "rfc3390" with MSS 1448: 4380 B, so three full segments leave and the fourth waits).
+#[test]
+fn initial_window_formula_uses_negotiated_smss() {
+    let cfg = TcpConfig { iw: InitialWindow::Rfc3390, delack: DelAck::Off, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, None);
+    assert_eq!(p.c.w.cwnd, 4_380);
+    let sent = p.client_sends();
+    assert_eq!(sent.len(), 3, "4380 B admits three 1448 B segments");
+    let cfg = TcpConfig { iw: InitialWindow::Rfc5681, mss: 536, delack: DelAck::Off, ..TcpConfig::default() };
+    let p = Pair::new(cfg, None);
+    assert_eq!(p.c.w.cwnd, 4 * 536);
+}
+
+// tests spec §2.4 delack = "linux": 16 quick ACKs from the first data segment (131072 B window
+// / (2·1448) = 45, capped at 16), then an ACK for every second full segment and a 40 ms
+// delayed-ACK timer that doubles the ATO when it fires.
+#[test]
+fn linux_delack_quickack_then_every_second_segment() {
+    let cfg = TcpConfig { delack: DelAck::Linux, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, None);
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 10);
+    let mut acks = Vec::new();
+    for s in &burst {
+        let a = p.deliver_to_server(std::slice::from_ref(s));
+        assert_eq!(a.len(), 1, "quick-ACK mode: every segment acknowledged at once");
+        acks.extend(a);
+    }
+    assert_eq!(p.s.lnx_ack.quick, 6);
+    p.now += Dur::from_millis(1);
+    let more = p.deliver_to_client(&acks);
+    assert!(more.len() >= 10, "slow start sent {}", more.len());
+    for s in &more[..6] {
+        assert_eq!(p.deliver_to_server(std::slice::from_ref(s)).len(), 1);
+    }
+    assert!(!p.s.lnx_ack.in_quickack(), "16 quick ACKs used");
+    assert!(p.deliver_to_server(&more[6..7]).is_empty(), "one segment: ACK delayed");
+    assert_eq!(p.s.poll_at(), Some(p.now + Dur::from_millis(40)), "ATO 40 ms");
+    assert_eq!(p.deliver_to_server(&more[7..8]).len(), 1, "more than one full segment: ACK now");
+    assert_eq!(p.s.poll_at(), None);
+    assert!(p.deliver_to_server(&more[8..9]).is_empty());
+    let t = p.s.poll_at().unwrap();
+    let mut out = Vec::new();
+    p.s.on_wakeup(t, &mut out);
+    assert_eq!(out.len(), 1, "the delayed-ACK timer fires");
+    assert_eq!(p.s.lnx_ack.ato, Dur::from_millis(80), "a missed delayed ACK doubles the ATO");
+}
+
+// tests spec §2.4 delack = "linux": an entirely duplicate segment re-enters quick-ACK mode.
+#[test]
+fn linux_delack_duplicate_segment_reenters_quickack() {
+    let cfg = TcpConfig { delack: DelAck::Linux, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, None);
+    let burst = p.client_sends();
+    p.s.lnx_ack.quick = 0;
+    let first = p.deliver_to_server(&burst[0..1]);
+    assert_eq!(first.len(), 1, "first data: quick-ACK mode starts");
+    p.s.lnx_ack.quick = 0;
+    assert!(p.deliver_to_server(&burst[1..2]).is_empty());
+    assert_eq!(p.deliver_to_server(&burst[0..1]).len(), 1, "duplicate: ACK at once");
+    assert_eq!(p.s.lnx_ack.quick, 15, "16 granted, one used");
+}

@@ -10,7 +10,7 @@ mod none;
 pub use new_reno::NewReno;
 pub use none::NoCc;
 
-use super::config::CcKind;
+use super::config::{CcKind, InitialWindow};
 use sluice_core::{Dur, Rate, Time};
 
 /// The window state the endpoint owns and lends to the algorithm.
@@ -87,11 +87,11 @@ impl AnyCc {
             CcKind::None => AnyCc::None(NoCc),
         }
     }
-    /// The initial window in bytes for this algorithm, given the configured segments.
-    pub fn initial_cwnd(&self, iw_segments: u32, smss: u32) -> u64 {
+    /// The initial window in bytes for this algorithm, given the configured rule and SMSS.
+    pub fn initial_cwnd(&self, iw: InitialWindow, smss: u32) -> u64 {
         match self {
             AnyCc::None(_) => none::UNBOUNDED,
-            _ => iw_segments as u64 * smss as u64,
+            _ => iw.bytes(smss),
         }
     }
 }
