@@ -18,12 +18,18 @@ impl CongestionControl for NewReno {
             return;
         }
         if w.cwnd < w.ssthresh {
-            // RFC 5681 §3.1 slow start: cwnd += min(N, SMSS).
-            w.cwnd += ack.bytes_acked.min(smss);
-        } else {
-            // Congestion avoidance: cwnd += max(1, SMSS·SMSS/cwnd) per ACK (≈ 1 SMSS per RTT).
-            w.cwnd += (smss * smss / w.cwnd.max(1)).max(1);
+            // RFC 5681 §3.1 slow start: cwnd += min(N, SMSS), up to ssthresh.
+            let before = w.cwnd;
+            w.cwnd = (w.cwnd + ack.bytes_acked.min(smss)).min(w.ssthresh);
+            // Segments of this ACK that slow start did not use go to congestion avoidance
+            // (ns-3's and Linux's leftover, once cwnd has reached ssthresh).
+            let segs = ack.bytes_acked.div_ceil(smss);
+            if w.cwnd < w.ssthresh || segs <= (w.cwnd - before) / smss {
+                return;
+            }
         }
+        // Congestion avoidance: cwnd += max(1, SMSS·SMSS/cwnd) per ACK (≈ 1 SMSS per RTT).
+        w.cwnd += (smss * smss / w.cwnd.max(1)).max(1);
     }
 
     fn ssthresh_after_loss(&mut self, w: &CwndState, in_flight: u64, _cause: LossCause, _now: Time) -> u64 {
@@ -54,6 +60,25 @@ mod tests {
         }
         let grown = w.cwnd - before;
         assert!((1300..=1448).contains(&grown), "one window of ACKs grows cwnd by about one SMSS, got {grown}");
+    }
+
+    // tests slow start's end: cwnd stops at ssthresh and the rest of the ACK is congestion
+    // avoidance (ns-3 TcpNewReno::IncreaseWindow, Linux tcp_reno_cong_avoid).
+    #[test]
+    fn slow_start_stops_at_ssthresh_and_the_rest_is_avoidance() {
+        let mut cc = NewReno;
+        // A delayed ACK of 2 segments at cwnd 4 SMSS, ssthresh 5 SMSS: +1 SMSS, then one step.
+        let mut w = CwndState { cwnd: 4 * 1448, ssthresh: 5 * 1448, smss: 1448 };
+        cc.on_ack(&mut w, &ack(2 * 1448), Time::ZERO);
+        assert_eq!(w.cwnd, 5 * 1448 + 1448 * 1448 / (5 * 1448));
+        // One segment that slow start uses whole: no avoidance step.
+        let mut w = CwndState { cwnd: 4 * 1448, ssthresh: 5 * 1448, smss: 1448 };
+        cc.on_ack(&mut w, &ack(1448), Time::ZERO);
+        assert_eq!(w.cwnd, 5 * 1448);
+        // One segment of which slow start uses 500 B: capped at ssthresh, then one step.
+        let mut w = CwndState { cwnd: 5 * 1448 - 500, ssthresh: 5 * 1448, smss: 1448 };
+        cc.on_ack(&mut w, &ack(1448), Time::ZERO);
+        assert_eq!(w.cwnd, 5 * 1448 + 1448 * 1448 / (5 * 1448));
     }
 
     // tests RFC 5681 eq. (4).
