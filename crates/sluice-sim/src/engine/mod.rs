@@ -145,7 +145,7 @@ impl<'m> Sim<'m> {
                 pcaps.push(writer);
             }
         }
-        compute_routes(&mut nodes, &ifaces);
+        compute_routes(&mut nodes, &ifaces.iter().map(|f: &Iface| (f.node, f.peer)).collect::<Vec<_>>());
 
         let mut eps = Vec::with_capacity(model.flows.len() * 2);
         // Endpoints with equal options share one configuration.
