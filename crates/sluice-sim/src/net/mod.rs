@@ -60,10 +60,18 @@ impl QPkt {
 }
 
 /// One direction of a link, owned by the sending node: the state the per-packet path touches.
-/// Descriptive and sampling state lives beside it in [`IfaceInfo`] (same index), so the hot
-/// array stays small.
-#[repr(C)] // fields in this order: what every packet touches first, in as few cache lines as possible
+/// Descriptive and sampling state lives beside it in [`IfaceInfo`] (same index).
+///
+/// Laid out by how often each part is touched (`repr(C)`, one cache line per 64 bytes): a
+/// packet that finds the link idle and the queue empty — the common case on the access links
+/// of a large topology — reads and writes the first two lines only: serializer and wire state
+/// in the first, the queue statistics in the second (the counters also answer "is the queue
+/// empty", [`QdiscStats::queued_pkts`](sluice_core::qdisc::QdiscStats::queued_pkts)). The
+/// discipline's own state, the device slots and the packets behind the oldest on the wire
+/// follow, touched only while packets wait. The layout test below keeps it so.
+#[repr(C, align(64))]
 pub struct Iface {
+    // ---- line 1
     /// The serializer is busy until this instant.
     pub busy_until: Time,
     /// Event sequence number reserved, at the start of the current transmission, for its
@@ -71,96 +79,196 @@ pub struct Iface {
     pub tx_seq: u64,
     pub rate: Rate,
     pub delay: Dur,
-    pub loss: f64,
+    /// The oldest packet on the wire (valid when [`Flags::WIRE`] is set): its arrival time at
+    /// the peer, its event sequence number, its slab index.
+    wire_at: Time,
+    wire_seq: u64,
+    wire_id: u32,
     pub peer: u32,
     pub l2_overhead: u32,
+    /// Device queue ring: index of the oldest slot, packets held.
+    dev_head: u8,
+    dev_len: u8,
+    flags: Flags,
+    // ---- line 2
+    /// [`AnyQdisc::pass_through_max_len`] of the discipline, kept here so the pass-through test
+    /// does not read the discipline.
+    pass_max: Option<u32>,
+    /// The discipline; its statistics come first (`Instrumented` is `repr(C)`) and fill the
+    /// rest of line 2.
+    pub qdisc: Instrumented<AnyQdisc<QPkt>>,
+    // ---- touched only while packets wait
+    /// The device's transmit queue below the discipline (ns-3's transmit queue): a tiny ring
+    /// held inline, `dev_len` packets from `dev_head`.
+    dev_slots: [QPkt; Iface::DEVICE_MAX],
+    /// Packets on the wire behind the oldest, oldest first (arrival times only grow).
+    wire_rest: VecDeque<(Time, u64, u32)>,
     pub device_cap: u32,
     pub node: u32,
-    pub txdone_scheduled: bool,
+}
+
+/// One-bit state of an interface, packed into a byte of its first cache line.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Flags(u8);
+
+impl Flags {
+    /// A transmit-complete event is scheduled for the current transmission.
+    pub const TXDONE_SCHEDULED: u8 = 1;
     /// A deferred refill of the device queue is pending (the device takes nothing meanwhile).
-    pub refill_pending: bool,
-    pub device: DeviceQueue,
-    /// Packets on the wire: (arrival time, event sequence number, packet), oldest first.
-    pub inflight: InFlight,
-    pub qdisc: Instrumented<AnyQdisc<QPkt>>,
+    pub const REFILL_PENDING: u8 = 2;
+    /// The link drops packets at random ([`IfaceInfo::loss`]).
+    pub const LOSSY: u8 = 4;
+    /// Transmitted packets are written to a pcap file.
+    pub const PCAP: u8 = 8;
+    /// At least one packet is on the wire (the oldest is in `wire_*`).
+    pub const WIRE: u8 = 16;
+    /// More than one packet is on the wire (`wire_rest` is not empty).
+    pub const WIRE_MORE: u8 = 32;
+
+    #[inline]
+    pub fn get(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+    #[inline]
+    pub fn set(&mut self, bit: u8, on: bool) {
+        if on {
+            self.0 |= bit;
+        } else {
+            self.0 &= !bit;
+        }
+    }
 }
 
-/// The device's transmit queue below the queue discipline: a tiny FIFO held inline (no heap
-/// buffer, so a packet passing an idle link touches one cache line less).
-#[derive(Copy, Clone, Debug, Default)]
-pub struct DeviceQueue {
-    slots: [QPkt; DeviceQueue::MAX],
-    head: u8,
-    len: u8,
-}
-
-impl DeviceQueue {
+impl Iface {
     /// Largest device queue a scenario may ask for.
-    pub const MAX: usize = 2;
+    pub const DEVICE_MAX: usize = 2;
+
+    /// A new interface: idle, nothing queued, nothing on the wire. `lossy` and `pcap` say
+    /// whether the loss stream and the pcap writer must be consulted per packet.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(node: u32, peer: u32, rate: Rate, delay: Dur, l2_overhead: u32, device_cap: u32, qdisc: AnyQdisc<QPkt>, lossy: bool, pcap: bool) -> Iface {
+        let mut flags = Flags::default();
+        flags.set(Flags::LOSSY, lossy);
+        flags.set(Flags::PCAP, pcap);
+        Iface {
+            busy_until: Time::ZERO,
+            tx_seq: 0,
+            rate,
+            delay,
+            wire_at: Time::ZERO,
+            wire_seq: 0,
+            wire_id: 0,
+            peer,
+            l2_overhead,
+            dev_head: 0,
+            dev_len: 0,
+            flags,
+            pass_max: qdisc.pass_through_max_len(),
+            qdisc: Instrumented::new(qdisc),
+            dev_slots: [QPkt::default(); Iface::DEVICE_MAX],
+            wire_rest: VecDeque::new(),
+            device_cap,
+            node,
+        }
+    }
+
+    /// Whether the serializer is free for an event running at (`now`, `seq`): the current
+    /// transmission ended before `now`, or ends at `now` and its transmit-complete, which sorts
+    /// at `tx_seq`, has already had its turn (ns-3 keeps the device busy until then).
     #[inline]
-    pub fn len(&self) -> usize {
-        self.len as usize
+    pub fn idle_at(&self, now: Time, seq: u64) -> bool {
+        self.busy_until < now || (self.busy_until == now && seq >= self.tx_seq)
+    }
+
+    #[inline]
+    pub fn flag(&self, bit: u8) -> bool {
+        self.flags.get(bit)
     }
     #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
+    pub fn set_flag(&mut self, bit: u8, on: bool) {
+        self.flags.set(bit, on)
+    }
+
+    /// Whether a packet of `len` bytes arriving now may skip the queue: the device queue and
+    /// the discipline are empty and the discipline would pass it straight on
+    /// ([`AnyQdisc::passes_through_when_empty`]). Reads the first two lines only.
+    #[inline]
+    pub fn may_pass_through(&self, len: u32) -> bool {
+        let pass = self.dev_len == 0 && self.qdisc.stats.queued_pkts() == 0 && self.pass_max.is_some_and(|m| len <= m);
+        debug_assert_eq!(pass, self.dev_len == 0 && self.qdisc.inner.passes_through_when_empty(len));
+        pass
+    }
+
+    // ----- device queue -----
+
+    #[inline]
+    pub fn device_len(&self) -> usize {
+        self.dev_len as usize
     }
     #[inline]
-    pub fn push_back(&mut self, p: QPkt) {
-        assert!((self.len as usize) < Self::MAX, "device queue overflow");
-        let i = (self.head as usize + self.len as usize) % Self::MAX;
-        self.slots[i] = p;
-        self.len += 1;
+    pub fn device_is_empty(&self) -> bool {
+        self.dev_len == 0
     }
     #[inline]
-    pub fn pop_front(&mut self) -> Option<QPkt> {
-        if self.len == 0 {
+    pub fn device_push(&mut self, p: QPkt) {
+        assert!((self.dev_len as usize) < Self::DEVICE_MAX, "device queue overflow");
+        let i = (self.dev_head as usize + self.dev_len as usize) % Self::DEVICE_MAX;
+        self.dev_slots[i] = p;
+        self.dev_len += 1;
+    }
+    #[inline]
+    pub fn device_pop(&mut self) -> Option<QPkt> {
+        if self.dev_len == 0 {
             return None;
         }
-        let p = self.slots[self.head as usize];
-        self.head = ((self.head as usize + 1) % Self::MAX) as u8;
-        self.len -= 1;
+        let p = self.dev_slots[self.dev_head as usize];
+        self.dev_head = ((self.dev_head as usize + 1) % Self::DEVICE_MAX) as u8;
+        self.dev_len -= 1;
         Some(p)
     }
-}
 
-/// Packets on the wire of one interface, oldest first: (arrival time, event sequence number,
-/// packet). The oldest is held inline, so a lightly used link (one packet on the wire at a
-/// time, as most access links of a large topology) never touches a heap buffer.
-#[derive(Debug, Default)]
-pub struct InFlight {
-    head: Option<(Time, u64, u32)>,
-    rest: VecDeque<(Time, u64, u32)>,
-}
+    // ----- the wire -----
 
-impl InFlight {
+    /// Put packet `id` on the wire, arriving at `at` with event sequence number `seq`. Returns
+    /// true if it is the only one (then its arrival must be scheduled; later ones are
+    /// scheduled one at a time by [`Iface::wire_pop`]).
     #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.head.is_none()
-    }
-    #[inline]
-    pub fn push_back(&mut self, x: (Time, u64, u32)) {
-        if self.head.is_none() {
-            self.head = Some(x);
+    pub fn wire_push(&mut self, at: Time, seq: u64, id: u32) -> bool {
+        if !self.flags.get(Flags::WIRE) {
+            (self.wire_at, self.wire_seq, self.wire_id) = (at, seq, id);
+            self.flags.set(Flags::WIRE, true);
+            true
         } else {
-            self.rest.push_back(x);
+            self.wire_rest.push_back((at, seq, id));
+            self.flags.set(Flags::WIRE_MORE, true);
+            false
         }
     }
+
+    /// Take the oldest packet off the wire. Returns it and, if another follows, that one's
+    /// arrival time and sequence number (its arrival is the next to schedule).
     #[inline]
-    pub fn pop_front(&mut self) -> Option<(Time, u64, u32)> {
-        let h = self.head.take();
-        self.head = self.rest.pop_front();
-        h
-    }
-    #[inline]
-    pub fn front(&self) -> Option<&(Time, u64, u32)> {
-        self.head.as_ref()
+    pub fn wire_pop(&mut self) -> Option<(u32, Option<(Time, u64)>)> {
+        if !self.flags.get(Flags::WIRE) {
+            return None;
+        }
+        let id = self.wire_id;
+        if !self.flags.get(Flags::WIRE_MORE) {
+            self.flags.set(Flags::WIRE, false);
+            return Some((id, None));
+        }
+        let (at, seq, next) = self.wire_rest.pop_front().expect("WIRE_MORE: another packet on the wire");
+        (self.wire_at, self.wire_seq, self.wire_id) = (at, seq, next);
+        self.flags.set(Flags::WIRE_MORE, !self.wire_rest.is_empty());
+        Some((id, Some((at, seq))))
     }
 }
 
 /// The cold half of an interface: names, the loss stream, sampling accumulators.
 pub struct IfaceInfo {
     pub name: String,
+    /// Probability that the link loses a packet (drawn from `rng` per packet when non-zero).
+    pub loss: f64,
     pub qdisc_kind: &'static str,
     pub rng: RngStream,
     /// Reported in the summary and sampled.
@@ -169,16 +277,6 @@ pub struct IfaceInfo {
     pub sum_pkts: f64,
     pub sum_pkts2: f64,
     pub sum_bytes: f64,
-}
-
-impl Iface {
-    /// Whether the serializer is free for an event running at (`now`, `seq`): the current
-    /// transmission ended before `now`, or ends at `now` and its transmit-complete, which sorts
-    /// at `tx_seq`, has already had its turn (ns-3 keeps the device busy until then).
-    #[inline]
-    pub fn idle_at(&self, now: Time, seq: u64) -> bool {
-        self.busy_until < now || (self.busy_until == now && seq >= self.tx_seq)
-    }
 }
 
 /// A node: a host or a router.
@@ -302,6 +400,17 @@ mod tests {
             }
         }
         routes
+    }
+
+    // The pass-through path reads and writes the first two cache lines only (see `Iface`).
+    #[test]
+    fn iface_hot_state_fills_two_lines() {
+        use sluice_core::qdisc::QdiscStats;
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<Iface>(), 64);
+        assert!(offset_of!(Iface, flags) < 64, "line 1: serializer, wire head, flags");
+        assert!(offset_of!(Iface, pass_max) >= 64);
+        assert!(offset_of!(Iface, qdisc) + size_of::<QdiscStats>() <= 128, "line 2: queue statistics");
     }
 
     fn node(i: usize, is_host: bool) -> Node {
