@@ -298,13 +298,25 @@ impl<'m> Sim<'m> {
         let mut qp = QPkt::of(id, &self.pkts[id as usize]);
         let now = self.now;
         let f = &mut self.ifaces[iface as usize];
-        // Idle link, empty queue: the packet would be enqueued and dequeued at once — hand it
-        // straight to the device (same statistics, fewer memory touches on cold interfaces).
-        if f.idle_at(now, self.cur_seq) && f.may_pass_through(qp.len) {
-            f.qdisc.pass_through();
-            qp.enq = now;
-            self.transmit(iface, qp);
-            return;
+        // Empty queue that would pass the packet on: it would be enqueued and dequeued at once,
+        // so skip the discipline (same statistics, fewer memory touches on cold interfaces).
+        // Idle link and empty device: transmit it. Busy link, room in the device, no refill
+        // pending: it would move to the device at once (what `kick` does), so put it there.
+        if f.qdisc_passes(qp.len) {
+            let idle = f.idle_at(now, self.cur_seq);
+            if idle && f.device_is_empty() {
+                f.qdisc.pass_through();
+                qp.enq = now;
+                self.transmit(iface, qp);
+                return;
+            }
+            if !idle && f.device_len() < f.device_cap as usize && !f.flag(Flags::REFILL_PENDING) {
+                f.qdisc.pass_through();
+                qp.enq = now;
+                f.device_push(qp);
+                self.ensure_txdone(iface);
+                return;
+            }
         }
         let mut cx = QdiscCx { rng: &mut self.qrng, dequeue_drops: &mut self.drops };
         match f.qdisc.enqueue(qp, now, &mut cx) {
@@ -335,6 +347,9 @@ impl<'m> Sim<'m> {
             if f.flag(Flags::REFILL_PENDING) {
                 break; // the device queue stays stopped until its refill runs
             }
+            if f.qdisc_idle() {
+                break; // nothing to dequeue (without reading the discipline)
+            }
             let mut cx = QdiscCx { rng: &mut self.qrng, dequeue_drops: &mut self.drops };
             let Some(p) = f.qdisc.dequeue(now, &mut cx) else { break };
             if p.ecn == Ecn::Ce {
@@ -345,9 +360,14 @@ impl<'m> Sim<'m> {
         while let Some((p, _)) = self.drops.pop() {
             self.lose(p.id);
         }
-        // Someone is waiting behind the packet on the wire: make sure TxDone will fire.
+        self.ensure_txdone(iface);
+    }
+
+    /// Someone is waiting behind the packet on the wire: make sure TxDone will fire.
+    #[inline]
+    fn ensure_txdone(&mut self, iface: u32) {
         let f = &mut self.ifaces[iface as usize];
-        if !f.idle_at(now, self.cur_seq) && !f.flag(Flags::TXDONE_SCHEDULED) && (!f.device_is_empty() || f.qdisc.occupancy::<QPkt>().packets > 0) {
+        if !f.idle_at(self.now, self.cur_seq) && !f.flag(Flags::TXDONE_SCHEDULED) && (!f.device_is_empty() || f.qdisc.stats.queued_pkts() > 0) {
             f.set_flag(Flags::TXDONE_SCHEDULED, true);
             self.q.schedule_with(f.busy_until, f.tx_seq, Event::TxDone { iface });
         }

@@ -89,6 +89,8 @@ pub struct Iface {
     /// Device queue ring: index of the oldest slot, packets held.
     dev_head: u8,
     dev_len: u8,
+    /// Packets the device queue takes while the serializer is busy (at most `DEVICE_MAX`).
+    pub device_cap: u8,
     flags: Flags,
     // ---- line 2
     /// [`AnyQdisc::pass_through_max_len`] of the discipline, kept here so the pass-through test
@@ -103,7 +105,6 @@ pub struct Iface {
     dev_slots: [QPkt; Iface::DEVICE_MAX],
     /// Packets on the wire behind the oldest, oldest first (arrival times only grow).
     wire_rest: VecDeque<(Time, u64, u32)>,
-    pub device_cap: u32,
     pub node: u32,
 }
 
@@ -147,6 +148,7 @@ impl Iface {
     /// whether the loss stream and the pcap writer must be consulted per packet.
     #[allow(clippy::too_many_arguments)]
     pub fn new(node: u32, peer: u32, rate: Rate, delay: Dur, l2_overhead: u32, device_cap: u32, qdisc: AnyQdisc<QPkt>, lossy: bool, pcap: bool) -> Iface {
+        assert!(device_cap as usize <= Iface::DEVICE_MAX, "device queue of {device_cap} packets (checked when the scenario is built)");
         let mut flags = Flags::default();
         flags.set(Flags::LOSSY, lossy);
         flags.set(Flags::PCAP, pcap);
@@ -162,12 +164,12 @@ impl Iface {
             l2_overhead,
             dev_head: 0,
             dev_len: 0,
+            device_cap: device_cap as u8,
             flags,
             pass_max: qdisc.pass_through_max_len(),
             qdisc: Instrumented::new(qdisc),
             dev_slots: [QPkt::default(); Iface::DEVICE_MAX],
             wire_rest: VecDeque::new(),
-            device_cap,
             node,
         }
     }
@@ -189,14 +191,22 @@ impl Iface {
         self.flags.set(bit, on)
     }
 
-    /// Whether a packet of `len` bytes arriving now may skip the queue: the device queue and
-    /// the discipline are empty and the discipline would pass it straight on
+    /// Whether a packet of `len` bytes arriving now would go through the queue discipline
+    /// without waiting: the discipline is empty and would pass it straight on
     /// ([`AnyQdisc::passes_through_when_empty`]). Reads the first two lines only.
     #[inline]
-    pub fn may_pass_through(&self, len: u32) -> bool {
-        let pass = self.dev_len == 0 && self.qdisc.stats.queued_pkts() == 0 && self.pass_max.is_some_and(|m| len <= m);
-        debug_assert_eq!(pass, self.dev_len == 0 && self.qdisc.inner.passes_through_when_empty(len));
+    pub fn qdisc_passes(&self, len: u32) -> bool {
+        let pass = self.qdisc.stats.queued_pkts() == 0 && self.pass_max.is_some_and(|m| len <= m);
+        debug_assert_eq!(pass, self.qdisc.inner.passes_through_when_empty(len));
         pass
+    }
+
+    /// Whether the discipline is known to hold nothing and to do nothing when asked for a
+    /// packet while empty (a discipline that can pass packets through keeps no other state:
+    /// [`AnyQdisc::pass_through_max_len`]), so a dequeue may be skipped.
+    #[inline]
+    pub fn qdisc_idle(&self) -> bool {
+        self.pass_max.is_some() && self.qdisc.stats.queued_pkts() == 0
     }
 
     // ----- device queue -----
@@ -408,7 +418,7 @@ mod tests {
         use sluice_core::qdisc::QdiscStats;
         use std::mem::{align_of, offset_of, size_of};
         assert_eq!(align_of::<Iface>(), 64);
-        assert!(offset_of!(Iface, flags) < 64, "line 1: serializer, wire head, flags");
+        assert!(offset_of!(Iface, flags) < 64 && offset_of!(Iface, device_cap) < 64, "line 1: serializer, wire head, device, flags");
         assert!(offset_of!(Iface, pass_max) >= 64);
         assert!(offset_of!(Iface, qdisc) + size_of::<QdiscStats>() <= 128, "line 2: queue statistics");
     }
