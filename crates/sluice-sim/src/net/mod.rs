@@ -101,12 +101,23 @@ pub struct Iface {
     pub qdisc: Instrumented<AnyQdisc<QPkt>>,
     // ---- touched only while packets wait
     /// The device's transmit queue below the discipline (ns-3's transmit queue): a tiny ring
-    /// held inline, `dev_len` packets from `dev_head`.
-    dev_slots: [QPkt; Iface::DEVICE_MAX],
-    /// Packets on the wire behind the oldest, oldest first (arrival times only grow).
-    wire_rest: VecDeque<(Time, u64, u32)>,
+    /// held inline, `dev_len` packets from `dev_head`. In one line of its own, the next after
+    /// the discipline's state.
+    dev_slots: DeviceSlots,
+    /// The second-oldest packet on the wire (valid when [`Flags::WIRE_MORE`] is set), so a
+    /// burst of two needs no heap buffer: arrival time, sequence number, packet.
+    wire2_at: Time,
+    wire2_seq: u64,
+    wire2_id: u32,
     pub node: u32,
+    /// Packets on the wire behind the second, oldest first (arrival times only grow).
+    wire_rest: VecDeque<(Time, u64, u32)>,
 }
+
+/// Device queue slots, aligned to a cache line.
+#[derive(Copy, Clone, Debug, Default)]
+#[repr(align(64))]
+struct DeviceSlots([QPkt; Iface::DEVICE_MAX]);
 
 /// One-bit state of an interface, packed into a byte of its first cache line.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -123,8 +134,10 @@ impl Flags {
     pub const PCAP: u8 = 8;
     /// At least one packet is on the wire (the oldest is in `wire_*`).
     pub const WIRE: u8 = 16;
-    /// More than one packet is on the wire (`wire_rest` is not empty).
+    /// More than one packet is on the wire (the second is in `wire2_*`).
     pub const WIRE_MORE: u8 = 32;
+    /// More than two packets are on the wire (`wire_rest` is not empty).
+    pub const WIRE_REST: u8 = 64;
 
     #[inline]
     pub fn get(self, bit: u8) -> bool {
@@ -168,9 +181,12 @@ impl Iface {
             flags,
             pass_max: qdisc.pass_through_max_len(),
             qdisc: Instrumented::new(qdisc),
-            dev_slots: [QPkt::default(); Iface::DEVICE_MAX],
-            wire_rest: VecDeque::new(),
+            dev_slots: DeviceSlots::default(),
+            wire2_at: Time::ZERO,
+            wire2_seq: 0,
+            wire2_id: 0,
             node,
+            wire_rest: VecDeque::new(),
         }
     }
 
@@ -223,7 +239,7 @@ impl Iface {
     pub fn device_push(&mut self, p: QPkt) {
         assert!((self.dev_len as usize) < Self::DEVICE_MAX, "device queue overflow");
         let i = (self.dev_head as usize + self.dev_len as usize) % Self::DEVICE_MAX;
-        self.dev_slots[i] = p;
+        self.dev_slots.0[i] = p;
         self.dev_len += 1;
     }
     #[inline]
@@ -231,7 +247,7 @@ impl Iface {
         if self.dev_len == 0 {
             return None;
         }
-        let p = self.dev_slots[self.dev_head as usize];
+        let p = self.dev_slots.0[self.dev_head as usize];
         self.dev_head = ((self.dev_head as usize + 1) % Self::DEVICE_MAX) as u8;
         self.dev_len -= 1;
         Some(p)
@@ -248,9 +264,13 @@ impl Iface {
             (self.wire_at, self.wire_seq, self.wire_id) = (at, seq, id);
             self.flags.set(Flags::WIRE, true);
             true
+        } else if !self.flags.get(Flags::WIRE_MORE) {
+            (self.wire2_at, self.wire2_seq, self.wire2_id) = (at, seq, id);
+            self.flags.set(Flags::WIRE_MORE, true);
+            false
         } else {
             self.wire_rest.push_back((at, seq, id));
-            self.flags.set(Flags::WIRE_MORE, true);
+            self.flags.set(Flags::WIRE_REST, true);
             false
         }
     }
@@ -267,9 +287,15 @@ impl Iface {
             self.flags.set(Flags::WIRE, false);
             return Some((id, None));
         }
-        let (at, seq, next) = self.wire_rest.pop_front().expect("WIRE_MORE: another packet on the wire");
-        (self.wire_at, self.wire_seq, self.wire_id) = (at, seq, next);
-        self.flags.set(Flags::WIRE_MORE, !self.wire_rest.is_empty());
+        let (at, seq) = (self.wire2_at, self.wire2_seq);
+        (self.wire_at, self.wire_seq, self.wire_id) = (at, seq, self.wire2_id);
+        if self.flags.get(Flags::WIRE_REST) {
+            let third = self.wire_rest.pop_front().expect("WIRE_REST: a third packet on the wire");
+            (self.wire2_at, self.wire2_seq, self.wire2_id) = third;
+            self.flags.set(Flags::WIRE_REST, !self.wire_rest.is_empty());
+        } else {
+            self.flags.set(Flags::WIRE_MORE, false);
+        }
         Some((id, Some((at, seq))))
     }
 }
@@ -421,6 +447,30 @@ mod tests {
         assert!(offset_of!(Iface, flags) < 64 && offset_of!(Iface, device_cap) < 64, "line 1: serializer, wire head, device, flags");
         assert!(offset_of!(Iface, pass_max) >= 64);
         assert!(offset_of!(Iface, qdisc) + size_of::<QdiscStats>() <= 128, "line 2: queue statistics");
+    }
+
+    // The wire is a FIFO whatever mix of inline slots and overflow buffer holds it.
+    #[test]
+    fn wire_keeps_fifo_order() {
+        use sluice_core::qdisc::DropTail;
+        use sluice_core::units::QueueLimit;
+        let q = AnyQdisc::DropTail(DropTail::new(QueueLimit::Packets(10)));
+        let mut f = Iface::new(0, 1, Rate::mbps(10), Dur::ZERO, 0, 1, q, false, false);
+        let mut r = RngStream::from_seed(7);
+        let (mut pushed, mut popped) = (0u32, 0u32);
+        for _ in 0..2000 {
+            if r.chance(0.5) {
+                let first = f.wire_push(Time(pushed as u64), pushed as u64, pushed);
+                assert_eq!(first, pushed == popped, "only the packet onto an empty wire is scheduled");
+                pushed += 1;
+            } else if let Some((id, next)) = f.wire_pop() {
+                assert_eq!(id, popped);
+                popped += 1;
+                assert_eq!(next, (pushed > popped).then_some((Time(popped as u64), popped as u64)));
+            } else {
+                assert_eq!(pushed, popped);
+            }
+        }
     }
 
     fn node(i: usize, is_host: bool) -> Node {
