@@ -33,6 +33,13 @@ impl<P> DropTail<P> {
             QueueLimit::Bytes(b) => len as u64 <= b,
         }
     }
+    /// The largest packet that fits into the empty queue (`None`: none does).
+    pub fn largest_alone(&self) -> Option<u32> {
+        match self.limit {
+            QueueLimit::Packets(n) => (n >= 1).then_some(u32::MAX),
+            QueueLimit::Bytes(b) => Some(b.min(u32::MAX as u64) as u32),
+        }
+    }
 }
 
 impl<P: Queued> QueueDisc<P> for DropTail<P> {

@@ -111,6 +111,17 @@ impl<P: Queued> AnyQdisc<P> {
             AnyQdisc::DropTail(q) => q.is_empty() && q.fits_alone(len),
         }
     }
+
+    /// The largest packet (bytes) for which [`AnyQdisc::passes_through_when_empty`] holds while
+    /// the discipline is empty; `None` if no packet ever passes through. Fixed for the life of
+    /// the discipline, so a caller may keep it beside its own hot state. `Some` only for
+    /// disciplines that keep no state beyond the queue itself, so for them a dequeue from the
+    /// empty queue does nothing at all.
+    pub fn pass_through_max_len(&self) -> Option<u32> {
+        match self {
+            AnyQdisc::DropTail(q) => q.largest_alone(),
+        }
+    }
 }
 
 impl<P: Queued> QueueDisc<P> for AnyQdisc<P> {

@@ -22,6 +22,14 @@ impl QdiscStats {
     pub fn dropped(&self) -> u64 {
         self.dropped_before + self.dropped_after
     }
+
+    /// Packets in the queue, from the counters alone (the identity above): lets a caller that
+    /// is about to update the counters anyway ask whether the queue is empty without reading
+    /// the discipline itself.
+    #[inline]
+    pub fn queued_pkts(&self) -> u64 {
+        self.enqueued - self.dequeued - self.dropped_after
+    }
 }
 
 /// A discipline plus its statistics.
@@ -136,6 +144,7 @@ mod tests {
                 }
                 let s = &q.stats;
                 let occ = q.occupancy::<TestPkt>();
+                assert_eq!(occ.packets as u64, s.queued_pkts(), "seed {seed}");
                 assert_eq!(s.arrivals, s.enqueued + s.dropped_before, "seed {seed}");
                 assert_eq!(occ.packets as u64, s.enqueued - s.dequeued - s.dropped_after, "seed {seed}");
                 assert!(occ.packets <= 5, "seed {seed}");

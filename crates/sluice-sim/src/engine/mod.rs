@@ -13,13 +13,13 @@ use crate::apps::App;
 use crate::model::{AppSpec, Model, NodeKind, QdiscSpec, StartSpec};
 use crate::monitor::collect::{self, FlowRecord};
 use crate::monitor::pcap::PcapWriter;
-use crate::net::{addr_node, compute_routes, node_addr, Iface, IfaceInfo, Node, QPkt};
+use crate::net::{addr_node, compute_routes, node_addr, Flags, Iface, IfaceInfo, Node, QPkt};
 use crate::packet::{SimPacket, Transport};
 use crate::tcp::{Endpoint, SockAddr};
 use crate::{RunOptions, RunOutput, SimError};
 use queue::{Event, EventQueue};
 use sluice_core::packet::Ecn;
-use sluice_core::qdisc::{AnyQdisc, DropReason, DropTail, Instrumented, Offer, QdiscCx};
+use sluice_core::qdisc::{AnyQdisc, DropReason, DropTail, Offer, QdiscCx};
 use sluice_core::rng::{RngStream, StreamKey};
 use sluice_core::{Dur, Time};
 use std::fs::File;
@@ -46,6 +46,10 @@ pub(crate) struct Sim<'m> {
     /// Observation events (samples, the warm-up snapshot), kept apart from the simulation.
     obs: EventQueue,
     pub nodes: Vec<Node>,
+    /// Per node, its one interface if it has exactly one (every host of a dumbbell), else
+    /// `u32::MAX` (look in the node's routes). Kept apart from [`Node`] so sending a packet
+    /// reads four bytes instead of the node and its interface list.
+    uplink: Vec<u32>,
     pub ifaces: Vec<Iface>,
     pub info: Vec<IfaceInfo>,
     /// Indices of the interfaces whose queues are sampled and reported.
@@ -57,6 +61,8 @@ pub(crate) struct Sim<'m> {
     wake: Vec<(Option<Time>, u32)>,
     pub apps: Vec<App>,
     pub flownet: Vec<FlowNet>,
+    /// Per flow, the destination node (where the server endpoint lives).
+    flow_dst: Vec<u32>,
     /// Finite transfers still waiting for their last byte (one byte per flow: stays cached).
     fct_pending: Vec<bool>,
     pub events: u64,
@@ -102,24 +108,11 @@ impl<'m> Sim<'m> {
                 };
                 let idx = ifaces.len() as u32;
                 nodes[from].ifaces.push(idx);
-                ifaces.push(Iface {
-                    node: from as u32,
-                    peer: to as u32,
-                    rate: l.rate,
-                    delay: l.delay + jitter,
-                    l2_overhead: l.l2_overhead,
-                    device_cap: l.device_queue,
-                    qdisc: Instrumented::new(qdisc),
-                    device: Default::default(),
-                    busy_until: Time::ZERO,
-                    tx_seq: 0,
-                    txdone_scheduled: false,
-                    refill_pending: false,
-                    inflight: Default::default(),
-                    loss: d.loss,
-                });
+                let pcap = opts.out_dir.is_some() && d.pcap;
+                ifaces.push(Iface::new(from as u32, to as u32, l.rate, l.delay + jitter, l.l2_overhead, l.device_queue, qdisc, d.loss > 0.0, pcap));
                 info.push(IfaceInfo {
                     name: d.queue_name.clone(),
+                    loss: d.loss,
                     qdisc_kind: "drop_tail",
                     rng: RngStream::derive(model.seed, StreamKey::LinkLoss(&d.queue_name)),
                     monitored: match &model.monitor.queues {
@@ -145,7 +138,7 @@ impl<'m> Sim<'m> {
                 pcaps.push(writer);
             }
         }
-        compute_routes(&mut nodes, &ifaces);
+        compute_routes(&mut nodes, &ifaces.iter().map(|f: &Iface| (f.node, f.peer)).collect::<Vec<_>>());
 
         let mut eps = Vec::with_capacity(model.flows.len() * 2);
         // Endpoints with equal options share one configuration.
@@ -190,6 +183,7 @@ impl<'m> Sim<'m> {
             warm_at: Time::ZERO + model.warmup,
             q: EventQueue::new(),
             obs: EventQueue::new(),
+            uplink: nodes.iter().map(|nd| if nd.ifaces.len() == 1 { nd.ifaces[0] } else { u32::MAX }).collect(),
             nodes,
             monitored: info.iter().enumerate().filter(|(_, i)| i.monitored).map(|(k, _)| k).collect(),
             ifaces,
@@ -200,6 +194,7 @@ impl<'m> Sim<'m> {
             wake: vec![(None, 0); n_eps],
             apps,
             flownet: vec![FlowNet::default(); model.flows.len()],
+            flow_dst: model.flows.iter().map(|f| f.dst as u32).collect(),
             fct_pending: model.flows.iter().map(|f| matches!(f.app, AppSpec::File { .. })).collect(),
             events: 0,
             cur_seq: 0,
@@ -252,7 +247,7 @@ impl<'m> Sim<'m> {
                 Event::Arrive { iface } => self.arrive(iface),
                 Event::TxDone { iface } => self.tx_done(iface),
                 Event::Refill { iface } => {
-                    self.ifaces[iface as usize].refill_pending = false;
+                    self.ifaces[iface as usize].set_flag(Flags::REFILL_PENDING, false);
                     self.kick(iface);
                 }
                 Event::Wake { ep, gen } => self.wake(ep, gen),
@@ -292,10 +287,10 @@ impl<'m> Sim<'m> {
     /// A packet leaves `node` towards its destination.
     #[inline]
     fn forward(&mut self, node: u32, id: u32) {
-        let nd = &self.nodes[node as usize];
         let dst = addr_node(self.pkts[id as usize].dst);
-        let iface = if nd.ifaces.len() == 1 { nd.ifaces[0] } else { nd.routes[dst] };
-        debug_assert!(iface != u32::MAX, "no route from {} to node {dst}", nd.name);
+        let up = self.uplink[node as usize];
+        let iface = if up != u32::MAX { up } else { self.nodes[node as usize].routes[dst] };
+        debug_assert!(iface != u32::MAX, "no route from {} to node {dst}", self.nodes[node as usize].name);
         self.enqueue(iface, id);
     }
 
@@ -303,14 +298,25 @@ impl<'m> Sim<'m> {
         let mut qp = QPkt::of(id, &self.pkts[id as usize]);
         let now = self.now;
         let f = &mut self.ifaces[iface as usize];
-        // Idle link, empty queue: the packet would be enqueued and dequeued at once — hand it
-        // straight to the device (same statistics, fewer memory touches on cold interfaces).
-        if f.device.is_empty() && f.idle_at(now, self.cur_seq) && f.qdisc.inner.passes_through_when_empty(qp.len) {
-            f.qdisc.pass_through();
-            qp.enq = now;
-            f.device.push_back(qp);
-            self.start_tx(iface);
-            return;
+        // Empty queue that would pass the packet on: it would be enqueued and dequeued at once,
+        // so skip the discipline (same statistics, fewer memory touches on cold interfaces).
+        // Idle link and empty device: transmit it. Busy link, room in the device, no refill
+        // pending: it would move to the device at once (what `kick` does), so put it there.
+        if f.qdisc_passes(qp.len) {
+            let idle = f.idle_at(now, self.cur_seq);
+            if idle && f.device_is_empty() {
+                f.qdisc.pass_through();
+                qp.enq = now;
+                self.transmit(iface, qp);
+                return;
+            }
+            if !idle && f.device_len() < f.device_cap as usize && !f.flag(Flags::REFILL_PENDING) {
+                f.qdisc.pass_through();
+                qp.enq = now;
+                f.device_push(qp);
+                self.ensure_txdone(iface);
+                return;
+            }
         }
         let mut cx = QdiscCx { rng: &mut self.qrng, dequeue_drops: &mut self.drops };
         match f.qdisc.enqueue(qp, now, &mut cx) {
@@ -328,77 +334,96 @@ impl<'m> Sim<'m> {
         loop {
             let f = &mut self.ifaces[iface as usize];
             let idle = f.idle_at(now, self.cur_seq);
-            if idle && !f.device.is_empty() {
+            if idle && !f.device_is_empty() {
                 self.start_tx(iface);
                 continue;
             }
-            if f.device.len() >= f.device_cap.max(1) as usize {
+            if f.device_len() >= f.device_cap.max(1) as usize {
                 break;
             }
-            if !idle && f.device.len() >= f.device_cap as usize {
+            if !idle && f.device_len() >= f.device_cap as usize {
                 break;
             }
-            if f.refill_pending {
+            if f.flag(Flags::REFILL_PENDING) {
                 break; // the device queue stays stopped until its refill runs
+            }
+            if f.qdisc_idle() {
+                break; // nothing to dequeue (without reading the discipline)
             }
             let mut cx = QdiscCx { rng: &mut self.qrng, dequeue_drops: &mut self.drops };
             let Some(p) = f.qdisc.dequeue(now, &mut cx) else { break };
             if p.ecn == Ecn::Ce {
                 self.pkts[p.id as usize].ecn = Ecn::Ce;
             }
-            f.device.push_back(p);
+            f.device_push(p);
         }
         while let Some((p, _)) = self.drops.pop() {
             self.lose(p.id);
         }
-        // Someone is waiting behind the packet on the wire: make sure TxDone will fire.
+        self.ensure_txdone(iface);
+    }
+
+    /// Someone is waiting behind the packet on the wire: make sure TxDone will fire.
+    #[inline]
+    fn ensure_txdone(&mut self, iface: u32) {
         let f = &mut self.ifaces[iface as usize];
-        if !f.idle_at(now, self.cur_seq) && !f.txdone_scheduled && (!f.device.is_empty() || f.qdisc.occupancy::<QPkt>().packets > 0) {
-            f.txdone_scheduled = true;
+        if !f.idle_at(self.now, self.cur_seq) && !f.flag(Flags::TXDONE_SCHEDULED) && (!f.device_is_empty() || f.qdisc.stats.queued_pkts() > 0) {
+            f.set_flag(Flags::TXDONE_SCHEDULED, true);
             self.q.schedule_with(f.busy_until, f.tx_seq, Event::TxDone { iface });
         }
     }
 
+    /// Start serializing the device queue's oldest packet, if any.
     fn start_tx(&mut self, iface: u32) {
+        if let Some(p) = self.ifaces[iface as usize].device_pop() {
+            self.transmit(iface, p);
+        }
+    }
+
+    /// Serialize `p` on the idle interface `iface` and put it on the wire (or lose it).
+    fn transmit(&mut self, iface: u32, p: QPkt) {
         let now = self.now;
         let f = &mut self.ifaces[iface as usize];
-        let Some(p) = f.device.pop_front() else { return };
         let bytes = p.len as u64 + f.l2_overhead as u64;
         let tx = f.rate.tx_time(bytes);
         f.busy_until = now + tx;
         // Reserve TxDone's place in the tie order now (ns-3 schedules it at transmission start,
         // before the arrival at the far end); it is scheduled only if someone waits.
         f.tx_seq = self.q.reserve();
-        f.txdone_scheduled = false;
-        let lost = f.loss > 0.0 && self.info[iface as usize].rng.chance(f.loss);
+        f.set_flag(Flags::TXDONE_SCHEDULED, false);
+        let lost = f.flag(Flags::LOSSY) && {
+            let info = &mut self.info[iface as usize];
+            info.rng.chance(info.loss)
+        };
         let arrive = now + tx + f.delay;
-        if let Some(w) = &mut self.pcaps[iface as usize] {
-            let _ = w.write(now, &self.pkts[p.id as usize]);
+        if f.flag(Flags::PCAP) {
+            if let Some(w) = &mut self.pcaps[iface as usize] {
+                let _ = w.write(now, &self.pkts[p.id as usize]);
+            }
         }
         if lost {
             self.lose(p.id);
         } else {
             let seq = self.q.reserve();
-            if f.inflight.is_empty() {
+            if f.wire_push(arrive, seq, p.id) {
                 self.q.schedule_with(arrive, seq, Event::Arrive { iface });
             }
-            f.inflight.push_back((arrive, seq, p.id));
         }
     }
 
     fn tx_done(&mut self, iface: u32) {
         let f = &mut self.ifaces[iface as usize];
         debug_assert_eq!(f.tx_seq, self.cur_seq, "one TxDone per transmission");
-        f.txdone_scheduled = false;
+        f.set_flag(Flags::TXDONE_SCHEDULED, false);
         // The device starts its waiting packet at once; refilling the device from the queue
         // discipline is a separate step that runs after every event already scheduled for this
         // instant (ns-3 wakes the device queue with a new event). Only when such events exist
         // does the difference show, so only then is the refill deferred.
-        if !f.device.is_empty() {
+        if !f.device_is_empty() {
             self.start_tx(iface);
         }
         if self.q.peek_time() == Some(self.now) {
-            self.ifaces[iface as usize].refill_pending = true;
+            self.ifaces[iface as usize].set_flag(Flags::REFILL_PENDING, true);
             self.q.schedule(self.now, Event::Refill { iface });
         } else {
             self.kick(iface);
@@ -416,14 +441,13 @@ impl<'m> Sim<'m> {
 
     fn arrive(&mut self, iface: u32) {
         let f = &mut self.ifaces[iface as usize];
-        let (_, _, id) = f.inflight.pop_front().expect("an arrival has a packet in flight");
-        if let Some(&(t, seq, _)) = f.inflight.front() {
+        let (id, next) = f.wire_pop().expect("an arrival has a packet in flight");
+        if let Some((t, seq)) = next {
             self.q.schedule_with(t, seq, Event::Arrive { iface });
         }
         let node = f.peer;
-        let nd = &self.nodes[node as usize];
         let dst = self.pkts[id as usize].dst;
-        if nd.addr != dst {
+        if node_addr(node as usize) != dst {
             self.forward(node, id);
             return;
         }
@@ -437,7 +461,7 @@ impl<'m> Sim<'m> {
                 fnet.udp_last_rcvd = self.now;
             }
             Transport::Tcp { .. } => {
-                let server = addr_node(dst) == self.model.flows[flow].dst;
+                let server = addr_node(dst) as u32 == self.flow_dst[flow];
                 let ep = 2 * flow + server as usize;
                 self.with_endpoint(ep, |e, now, out| e.on_segment(&pkt, now, out));
                 if server {

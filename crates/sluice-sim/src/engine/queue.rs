@@ -1,4 +1,4 @@
-//! The event heap.
+//! The event queue.
 //!
 //! **Ordering rule.** Events run in time order; events at the same instant run in the order they
 //! were scheduled (a monotonically increasing sequence number breaks ties). A caller may
@@ -37,6 +37,15 @@ pub enum Event {
     WarmupEnd,
 }
 
+impl Event {
+    /// Events that are set far ahead and mostly wait: endpoint timers and application starts
+    /// and stops. They live in their own heap (see [`EventQueue`]).
+    #[inline]
+    fn is_timer(&self) -> bool {
+        matches!(self, Event::Wake { .. } | Event::AppStart { .. } | Event::AppStop { .. })
+    }
+}
+
 #[derive(Copy, Clone, Debug)]
 struct Entry {
     /// Time in the high 64 bits, sequence number in the low 64: one integer compare orders both.
@@ -44,23 +53,32 @@ struct Entry {
     ev: Event,
 }
 
-/// A 4-ary min-heap keyed by `(time, seq)`. Four children per node halve the depth of a binary
-/// heap, and the children of a node share a cache line or two, which matters when thousands of
-/// packets are in flight.
-#[derive(Default)]
-pub struct EventQueue {
-    heap: Vec<Entry>,
-    next_seq: u64,
-}
-
 #[inline]
 fn key(time: Time, seq: u64) -> u128 {
     (time.0 as u128) << 64 | seq as u128
 }
 
+/// The pending events, in two 4-ary min-heaps keyed by `(time, seq)` that share one sequence
+/// counter, so together they follow the ordering rule exactly: [`EventQueue::pop`] takes the
+/// smaller of the two heads.
+///
+/// Why two: every TCP endpoint keeps one wake-up pending, mostly far ahead (a retransmission or
+/// delayed-ACK deadline), so with many flows those entries outnumber the packet events by
+/// far, and every pop of a packet event would sift through their levels. Kept apart, the
+/// packet heap stays as small as the number of packets in flight, and the timer heap is
+/// touched only when a timer is set earlier or fires.
+#[derive(Default)]
+pub struct EventQueue {
+    /// Packet events: arrivals, transmit-completes, refills, application ticks.
+    soon: Heap,
+    /// Endpoint wake-ups and application starts and stops.
+    timers: Heap,
+    next_seq: u64,
+}
+
 impl EventQueue {
     pub fn new() -> Self {
-        EventQueue { heap: Vec::with_capacity(4096), next_seq: 0 }
+        EventQueue { soon: Heap::with_capacity(4096), timers: Heap::with_capacity(256), next_seq: 0 }
     }
 
     #[inline]
@@ -79,28 +97,84 @@ impl EventQueue {
 
     #[inline]
     pub fn schedule_with(&mut self, time: Time, seq: u64, ev: Event) {
-        let e = Entry { key: key(time, seq), ev };
-        let mut i = self.heap.len();
-        self.heap.push(e);
-        while i > 0 {
-            let parent = (i - 1) / 4;
-            if self.heap[parent].key <= e.key {
-                break;
-            }
-            self.heap[i] = self.heap[parent];
-            i = parent;
-        }
-        self.heap[i] = e;
+        let heap = if ev.is_timer() { &mut self.timers } else { &mut self.soon };
+        heap.push(Entry { key: key(time, seq), ev });
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, u64, Event)> {
-        let n = self.heap.len();
+        let top = match (self.soon.peek_key(), self.timers.peek_key()) {
+            (Some(s), Some(t)) if t < s => self.timers.pop(),
+            (Some(_), _) => self.soon.pop(),
+            (None, _) => self.timers.pop(),
+        }?;
+        Some((Time((top.key >> 64) as u64), top.key as u64, top.ev))
+    }
+
+    /// Time of the earliest pending event.
+    #[inline]
+    pub fn peek_time(&self) -> Option<Time> {
+        let k = match (self.soon.peek_key(), self.timers.peek_key()) {
+            (Some(s), Some(t)) => s.min(t),
+            (s, t) => s.or(t)?,
+        };
+        Some(Time((k >> 64) as u64))
+    }
+
+    pub fn len(&self) -> usize {
+        self.soon.len() + self.timers.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A 4-ary min-heap of entries. Four children per node halve the depth of a binary heap, and
+/// the children of a node share a cache line or two, which matters when thousands of packets
+/// are in flight.
+#[derive(Default)]
+struct Heap {
+    v: Vec<Entry>,
+}
+
+impl Heap {
+    fn with_capacity(n: usize) -> Self {
+        Heap { v: Vec::with_capacity(n) }
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.v.len()
+    }
+
+    #[inline]
+    fn peek_key(&self) -> Option<u128> {
+        self.v.first().map(|e| e.key)
+    }
+
+    #[inline]
+    fn push(&mut self, e: Entry) {
+        let mut i = self.v.len();
+        self.v.push(e);
+        while i > 0 {
+            let parent = (i - 1) / 4;
+            if self.v[parent].key <= e.key {
+                break;
+            }
+            self.v[i] = self.v[parent];
+            i = parent;
+        }
+        self.v[i] = e;
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<Entry> {
+        let n = self.v.len();
         if n == 0 {
             return None;
         }
-        let top = self.heap[0];
-        let last = self.heap.pop().expect("non-empty");
+        let top = self.v[0];
+        let last = self.v.pop().expect("non-empty");
         let n = n - 1;
         if n > 0 {
             // Sift the last entry down from the root.
@@ -112,9 +186,9 @@ impl EventQueue {
                 }
                 let end = (first + 4).min(n);
                 let mut m = first;
-                let mut mk = self.heap[first].key;
+                let mut mk = self.v[first].key;
                 for c in first + 1..end {
-                    let k = self.heap[c].key;
+                    let k = self.v[c].key;
                     if k < mk {
                         m = c;
                         mk = k;
@@ -123,27 +197,13 @@ impl EventQueue {
                 if mk >= last.key {
                     break;
                 }
-                self.heap[i] = self.heap[m];
+                self.v[i] = self.v[m];
                 i = m;
             }
-            self.heap[i] = last;
+            self.v[i] = last;
         }
-        Some((Time((top.key >> 64) as u64), top.key as u64, top.ev))
+        Some(top)
     }
-
-    /// Time of the earliest pending event.
-    #[inline]
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.first().map(|e| Time((e.key >> 64) as u64))
-    }
-
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
-
 }
 
 #[cfg(test)]
@@ -166,7 +226,8 @@ mod tests {
         );
     }
 
-    // The heap returns every entry in (time, seq) order, whatever the insertion order.
+    // The queue returns every entry in (time, seq) order, whatever the insertion order and
+    // whichever of its two heaps holds it.
     #[test]
     fn pops_in_key_order() {
         let mut q = EventQueue::new();
@@ -175,11 +236,13 @@ mod tests {
         for i in 0..5000u32 {
             let t = Time(r.below(1000));
             let seq = q.reserve();
-            q.schedule_with(t, seq, Event::AppStart { app: i });
+            let ev = if r.chance(0.5) { Event::Wake { ep: i, gen: 0 } } else { Event::Arrive { iface: i } };
+            q.schedule_with(t, seq, ev);
             expect.push((t, seq));
             if r.chance(0.3) {
                 expect.sort();
                 let (et, es) = expect.remove(0);
+                assert_eq!(q.peek_time(), Some(et));
                 let (t2, s2, _) = q.pop().unwrap();
                 assert_eq!((et, es), (t2, s2));
             }

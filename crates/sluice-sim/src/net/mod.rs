@@ -60,10 +60,18 @@ impl QPkt {
 }
 
 /// One direction of a link, owned by the sending node: the state the per-packet path touches.
-/// Descriptive and sampling state lives beside it in [`IfaceInfo`] (same index), so the hot
-/// array stays small.
-#[repr(C)] // fields in this order: what every packet touches first, in as few cache lines as possible
+/// Descriptive and sampling state lives beside it in [`IfaceInfo`] (same index).
+///
+/// Laid out by how often each part is touched (`repr(C)`, one cache line per 64 bytes): a
+/// packet that finds the link idle and the queue empty — the common case on the access links
+/// of a large topology — reads and writes the first two lines only: serializer and wire state
+/// in the first, the queue statistics in the second (the counters also answer "is the queue
+/// empty", [`QdiscStats::queued_pkts`](sluice_core::qdisc::QdiscStats::queued_pkts)). The
+/// discipline's own state, the device slots and the packets behind the oldest on the wire
+/// follow, touched only while packets wait. The layout test below keeps it so.
+#[repr(C, align(64))]
 pub struct Iface {
+    // ---- line 1
     /// The serializer is busy until this instant.
     pub busy_until: Time,
     /// Event sequence number reserved, at the start of the current transmission, for its
@@ -71,96 +79,232 @@ pub struct Iface {
     pub tx_seq: u64,
     pub rate: Rate,
     pub delay: Dur,
-    pub loss: f64,
+    /// The oldest packet on the wire (valid when [`Flags::WIRE`] is set): its arrival time at
+    /// the peer, its event sequence number, its slab index.
+    wire_at: Time,
+    wire_seq: u64,
+    wire_id: u32,
     pub peer: u32,
     pub l2_overhead: u32,
-    pub device_cap: u32,
-    pub node: u32,
-    pub txdone_scheduled: bool,
-    /// A deferred refill of the device queue is pending (the device takes nothing meanwhile).
-    pub refill_pending: bool,
-    pub device: DeviceQueue,
-    /// Packets on the wire: (arrival time, event sequence number, packet), oldest first.
-    pub inflight: InFlight,
+    /// Device queue ring: index of the oldest slot, packets held.
+    dev_head: u8,
+    dev_len: u8,
+    /// Packets the device queue takes while the serializer is busy (at most `DEVICE_MAX`).
+    pub device_cap: u8,
+    flags: Flags,
+    // ---- line 2
+    /// [`AnyQdisc::pass_through_max_len`] of the discipline, kept here so the pass-through test
+    /// does not read the discipline.
+    pass_max: Option<u32>,
+    /// The discipline; its statistics come first (`Instrumented` is `repr(C)`) and fill the
+    /// rest of line 2.
     pub qdisc: Instrumented<AnyQdisc<QPkt>>,
+    // ---- touched only while packets wait
+    /// The device's transmit queue below the discipline (ns-3's transmit queue): a tiny ring
+    /// held inline, `dev_len` packets from `dev_head`. In one line of its own, the next after
+    /// the discipline's state.
+    dev_slots: DeviceSlots,
+    /// The second-oldest packet on the wire (valid when [`Flags::WIRE_MORE`] is set), so a
+    /// burst of two needs no heap buffer: arrival time, sequence number, packet.
+    wire2_at: Time,
+    wire2_seq: u64,
+    wire2_id: u32,
+    pub node: u32,
+    /// Packets on the wire behind the second, oldest first (arrival times only grow).
+    wire_rest: VecDeque<(Time, u64, u32)>,
 }
 
-/// The device's transmit queue below the queue discipline: a tiny FIFO held inline (no heap
-/// buffer, so a packet passing an idle link touches one cache line less).
+/// Device queue slots, aligned to a cache line.
 #[derive(Copy, Clone, Debug, Default)]
-pub struct DeviceQueue {
-    slots: [QPkt; DeviceQueue::MAX],
-    head: u8,
-    len: u8,
+#[repr(align(64))]
+struct DeviceSlots([QPkt; Iface::DEVICE_MAX]);
+
+/// One-bit state of an interface, packed into a byte of its first cache line.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Flags(u8);
+
+impl Flags {
+    /// A transmit-complete event is scheduled for the current transmission.
+    pub const TXDONE_SCHEDULED: u8 = 1;
+    /// A deferred refill of the device queue is pending (the device takes nothing meanwhile).
+    pub const REFILL_PENDING: u8 = 2;
+    /// The link drops packets at random ([`IfaceInfo::loss`]).
+    pub const LOSSY: u8 = 4;
+    /// Transmitted packets are written to a pcap file.
+    pub const PCAP: u8 = 8;
+    /// At least one packet is on the wire (the oldest is in `wire_*`).
+    pub const WIRE: u8 = 16;
+    /// More than one packet is on the wire (the second is in `wire2_*`).
+    pub const WIRE_MORE: u8 = 32;
+    /// More than two packets are on the wire (`wire_rest` is not empty).
+    pub const WIRE_REST: u8 = 64;
+
+    #[inline]
+    pub fn get(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+    #[inline]
+    pub fn set(&mut self, bit: u8, on: bool) {
+        if on {
+            self.0 |= bit;
+        } else {
+            self.0 &= !bit;
+        }
+    }
 }
 
-impl DeviceQueue {
+impl Iface {
     /// Largest device queue a scenario may ask for.
-    pub const MAX: usize = 2;
+    pub const DEVICE_MAX: usize = 2;
+
+    /// A new interface: idle, nothing queued, nothing on the wire. `lossy` and `pcap` say
+    /// whether the loss stream and the pcap writer must be consulted per packet.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(node: u32, peer: u32, rate: Rate, delay: Dur, l2_overhead: u32, device_cap: u32, qdisc: AnyQdisc<QPkt>, lossy: bool, pcap: bool) -> Iface {
+        assert!(device_cap as usize <= Iface::DEVICE_MAX, "device queue of {device_cap} packets (checked when the scenario is built)");
+        let mut flags = Flags::default();
+        flags.set(Flags::LOSSY, lossy);
+        flags.set(Flags::PCAP, pcap);
+        Iface {
+            busy_until: Time::ZERO,
+            tx_seq: 0,
+            rate,
+            delay,
+            wire_at: Time::ZERO,
+            wire_seq: 0,
+            wire_id: 0,
+            peer,
+            l2_overhead,
+            dev_head: 0,
+            dev_len: 0,
+            device_cap: device_cap as u8,
+            flags,
+            pass_max: qdisc.pass_through_max_len(),
+            qdisc: Instrumented::new(qdisc),
+            dev_slots: DeviceSlots::default(),
+            wire2_at: Time::ZERO,
+            wire2_seq: 0,
+            wire2_id: 0,
+            node,
+            wire_rest: VecDeque::new(),
+        }
+    }
+
+    /// Whether the serializer is free for an event running at (`now`, `seq`): the current
+    /// transmission ended before `now`, or ends at `now` and its transmit-complete, which sorts
+    /// at `tx_seq`, has already had its turn (ns-3 keeps the device busy until then).
     #[inline]
-    pub fn len(&self) -> usize {
-        self.len as usize
+    pub fn idle_at(&self, now: Time, seq: u64) -> bool {
+        self.busy_until < now || (self.busy_until == now && seq >= self.tx_seq)
+    }
+
+    #[inline]
+    pub fn flag(&self, bit: u8) -> bool {
+        self.flags.get(bit)
     }
     #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
+    pub fn set_flag(&mut self, bit: u8, on: bool) {
+        self.flags.set(bit, on)
+    }
+
+    /// Whether a packet of `len` bytes arriving now would go through the queue discipline
+    /// without waiting: the discipline is empty and would pass it straight on
+    /// ([`AnyQdisc::passes_through_when_empty`]). Reads the first two lines only.
+    #[inline]
+    pub fn qdisc_passes(&self, len: u32) -> bool {
+        let pass = self.qdisc.stats.queued_pkts() == 0 && self.pass_max.is_some_and(|m| len <= m);
+        debug_assert_eq!(pass, self.qdisc.inner.passes_through_when_empty(len));
+        pass
+    }
+
+    /// Whether the discipline is known to hold nothing and to do nothing when asked for a
+    /// packet while empty (a discipline that can pass packets through keeps no other state:
+    /// [`AnyQdisc::pass_through_max_len`]), so a dequeue may be skipped.
+    #[inline]
+    pub fn qdisc_idle(&self) -> bool {
+        self.pass_max.is_some() && self.qdisc.stats.queued_pkts() == 0
+    }
+
+    // ----- device queue -----
+
+    #[inline]
+    pub fn device_len(&self) -> usize {
+        self.dev_len as usize
     }
     #[inline]
-    pub fn push_back(&mut self, p: QPkt) {
-        assert!((self.len as usize) < Self::MAX, "device queue overflow");
-        let i = (self.head as usize + self.len as usize) % Self::MAX;
-        self.slots[i] = p;
-        self.len += 1;
+    pub fn device_is_empty(&self) -> bool {
+        self.dev_len == 0
     }
     #[inline]
-    pub fn pop_front(&mut self) -> Option<QPkt> {
-        if self.len == 0 {
+    pub fn device_push(&mut self, p: QPkt) {
+        assert!((self.dev_len as usize) < Self::DEVICE_MAX, "device queue overflow");
+        let i = (self.dev_head as usize + self.dev_len as usize) % Self::DEVICE_MAX;
+        self.dev_slots.0[i] = p;
+        self.dev_len += 1;
+    }
+    #[inline]
+    pub fn device_pop(&mut self) -> Option<QPkt> {
+        if self.dev_len == 0 {
             return None;
         }
-        let p = self.slots[self.head as usize];
-        self.head = ((self.head as usize + 1) % Self::MAX) as u8;
-        self.len -= 1;
+        let p = self.dev_slots.0[self.dev_head as usize];
+        self.dev_head = ((self.dev_head as usize + 1) % Self::DEVICE_MAX) as u8;
+        self.dev_len -= 1;
         Some(p)
     }
-}
 
-/// Packets on the wire of one interface, oldest first: (arrival time, event sequence number,
-/// packet). The oldest is held inline, so a lightly used link (one packet on the wire at a
-/// time, as most access links of a large topology) never touches a heap buffer.
-#[derive(Debug, Default)]
-pub struct InFlight {
-    head: Option<(Time, u64, u32)>,
-    rest: VecDeque<(Time, u64, u32)>,
-}
+    // ----- the wire -----
 
-impl InFlight {
+    /// Put packet `id` on the wire, arriving at `at` with event sequence number `seq`. Returns
+    /// true if it is the only one (then its arrival must be scheduled; later ones are
+    /// scheduled one at a time by [`Iface::wire_pop`]).
     #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.head.is_none()
-    }
-    #[inline]
-    pub fn push_back(&mut self, x: (Time, u64, u32)) {
-        if self.head.is_none() {
-            self.head = Some(x);
+    pub fn wire_push(&mut self, at: Time, seq: u64, id: u32) -> bool {
+        if !self.flags.get(Flags::WIRE) {
+            (self.wire_at, self.wire_seq, self.wire_id) = (at, seq, id);
+            self.flags.set(Flags::WIRE, true);
+            true
+        } else if !self.flags.get(Flags::WIRE_MORE) {
+            (self.wire2_at, self.wire2_seq, self.wire2_id) = (at, seq, id);
+            self.flags.set(Flags::WIRE_MORE, true);
+            false
         } else {
-            self.rest.push_back(x);
+            self.wire_rest.push_back((at, seq, id));
+            self.flags.set(Flags::WIRE_REST, true);
+            false
         }
     }
+
+    /// Take the oldest packet off the wire. Returns it and, if another follows, that one's
+    /// arrival time and sequence number (its arrival is the next to schedule).
     #[inline]
-    pub fn pop_front(&mut self) -> Option<(Time, u64, u32)> {
-        let h = self.head.take();
-        self.head = self.rest.pop_front();
-        h
-    }
-    #[inline]
-    pub fn front(&self) -> Option<&(Time, u64, u32)> {
-        self.head.as_ref()
+    pub fn wire_pop(&mut self) -> Option<(u32, Option<(Time, u64)>)> {
+        if !self.flags.get(Flags::WIRE) {
+            return None;
+        }
+        let id = self.wire_id;
+        if !self.flags.get(Flags::WIRE_MORE) {
+            self.flags.set(Flags::WIRE, false);
+            return Some((id, None));
+        }
+        let (at, seq) = (self.wire2_at, self.wire2_seq);
+        (self.wire_at, self.wire_seq, self.wire_id) = (at, seq, self.wire2_id);
+        if self.flags.get(Flags::WIRE_REST) {
+            let third = self.wire_rest.pop_front().expect("WIRE_REST: a third packet on the wire");
+            (self.wire2_at, self.wire2_seq, self.wire2_id) = third;
+            self.flags.set(Flags::WIRE_REST, !self.wire_rest.is_empty());
+        } else {
+            self.flags.set(Flags::WIRE_MORE, false);
+        }
+        Some((id, Some((at, seq))))
     }
 }
 
 /// The cold half of an interface: names, the loss stream, sampling accumulators.
 pub struct IfaceInfo {
     pub name: String,
+    /// Probability that the link loses a packet (drawn from `rng` per packet when non-zero).
+    pub loss: f64,
     pub qdisc_kind: &'static str,
     pub rng: RngStream,
     /// Reported in the summary and sampled.
@@ -169,16 +313,6 @@ pub struct IfaceInfo {
     pub sum_pkts: f64,
     pub sum_pkts2: f64,
     pub sum_bytes: f64,
-}
-
-impl Iface {
-    /// Whether the serializer is free for an event running at (`now`, `seq`): the current
-    /// transmission ended before `now`, or ends at `now` and its transmit-complete, which sorts
-    /// at `tx_seq`, has already had its turn (ns-3 keeps the device busy until then).
-    #[inline]
-    pub fn idle_at(&self, now: Time, seq: u64) -> bool {
-        self.busy_until < now || (self.busy_until == now && seq >= self.tx_seq)
-    }
 }
 
 /// A node: a host or a router.
@@ -205,40 +339,167 @@ pub fn addr_node(a: u32) -> usize {
 /// Shortest-hop routes towards every destination, by breadth-first search from the destination.
 /// Ties go to the lowest interface index, so routes are deterministic. `u32::MAX` marks
 /// "unreachable".
-pub fn compute_routes(nodes: &mut [Node], ifaces: &[Iface]) {
+///
+/// A host with a single link (a leaf, as every host of a dumbbell) is reached through its one
+/// neighbour: from any other node, the shortest paths to the leaf are the shortest paths to that
+/// neighbour plus the last hop, so the leaf's routes are the neighbour's, and the search runs
+/// once per neighbour instead of once per host (quadratic in the host count otherwise).
+/// `ifaces[k]` is interface `k` as (sending node, receiving node).
+pub fn compute_routes(nodes: &mut [Node], ifaces: &[(u32, u32)]) {
     let n = nodes.len();
     let multi: Vec<bool> = nodes.iter().map(|nd| nd.ifaces.len() > 1).collect();
     for (i, nd) in nodes.iter_mut().enumerate() {
         nd.routes = if multi[i] { vec![u32::MAX; n] } else { Vec::new() };
     }
-    // Incoming interfaces per node (iface whose peer is the node).
-    let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (k, f) in ifaces.iter().enumerate() {
-        incoming[f.peer as usize].push(k as u32);
-    }
-    let mut dist = vec![u32::MAX; n];
-    let mut queue = VecDeque::new();
+    let mut search = RouteSearch::new(n, ifaces);
+    // Next hops towards each node searched so far (searches are shared by the leaves behind it).
+    let mut towards: Vec<Option<Vec<u32>>> = vec![None; n];
     for dst in 0..n {
         if !nodes[dst].is_host {
             continue;
         }
-        dist.iter_mut().for_each(|d| *d = u32::MAX);
-        dist[dst] = 0;
-        queue.clear();
-        queue.push_back(dst);
-        while let Some(v) = queue.pop_front() {
-            for &k in &incoming[v] {
-                let u = ifaces[k as usize].node as usize;
-                if dist[u] == u32::MAX {
-                    dist[u] = dist[v] + 1;
-                    queue.push_back(u);
+        let via = match nodes[dst].ifaces.as_slice() {
+            &[only] => ifaces[only as usize].1 as usize,
+            _ => dst,
+        };
+        let hops = towards[via].get_or_insert_with(|| search.next_hops(via, &multi));
+        for (u, nd) in nodes.iter_mut().enumerate() {
+            if multi[u] && u != via {
+                nd.routes[dst] = hops[u];
+            }
+        }
+        if via != dst && multi[via] {
+            // The last hop: the lowest-numbered interface from the neighbour to the leaf.
+            let last = nodes[via].ifaces.iter().copied().filter(|&k| ifaces[k as usize].1 as usize == dst).min();
+            nodes[via].routes[dst] = last.unwrap_or(u32::MAX);
+        }
+    }
+}
+
+/// Breadth-first search over the reversed links, reusing its buffers between destinations.
+struct RouteSearch<'a> {
+    ifaces: &'a [(u32, u32)],
+    /// Incoming interfaces per node (interfaces whose peer is the node).
+    incoming: Vec<Vec<u32>>,
+    dist: Vec<u32>,
+    queue: VecDeque<usize>,
+}
+
+impl<'a> RouteSearch<'a> {
+    fn new(n: usize, ifaces: &'a [(u32, u32)]) -> Self {
+        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (k, &(_, to)) in ifaces.iter().enumerate() {
+            incoming[to as usize].push(k as u32);
+        }
+        RouteSearch { ifaces, incoming, dist: vec![u32::MAX; n], queue: VecDeque::new() }
+    }
+
+    /// For every node with several interfaces, the lowest-numbered interface that starts a
+    /// shortest path to `dst` (`u32::MAX`: none, or `dst` itself).
+    fn next_hops(&mut self, dst: usize, multi: &[bool]) -> Vec<u32> {
+        let mut hops = vec![u32::MAX; multi.len()];
+        self.dist.iter_mut().for_each(|d| *d = u32::MAX);
+        self.dist[dst] = 0;
+        self.queue.clear();
+        self.queue.push_back(dst);
+        while let Some(v) = self.queue.pop_front() {
+            for &k in &self.incoming[v] {
+                let u = self.ifaces[k as usize].0 as usize;
+                if self.dist[u] == u32::MAX {
+                    self.dist[u] = self.dist[v] + 1;
+                    self.queue.push_back(u);
                 }
-                if dist[u] == dist[v] + 1 && multi[u] {
-                    let cur = nodes[u].routes[dst];
-                    if cur == u32::MAX || k < cur {
-                        nodes[u].routes[dst] = k;
-                    }
+                if self.dist[u] == self.dist[v] + 1 && multi[u] && k < hops[u] {
+                    hops[u] = k;
                 }
+            }
+        }
+        hops
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sluice_core::rng::RngStream;
+
+    /// The plain search, one breadth-first search per host: the reference for `compute_routes`.
+    fn routes_by_full_search(nodes: &[Node], ifaces: &[(u32, u32)]) -> Vec<Vec<u32>> {
+        let n = nodes.len();
+        let multi: Vec<bool> = nodes.iter().map(|nd| nd.ifaces.len() > 1).collect();
+        let mut search = RouteSearch::new(n, ifaces);
+        let mut routes: Vec<Vec<u32>> = multi.iter().map(|&m| if m { vec![u32::MAX; n] } else { Vec::new() }).collect();
+        for dst in (0..n).filter(|&d| nodes[d].is_host) {
+            let hops = search.next_hops(dst, &multi);
+            for u in (0..n).filter(|&u| multi[u]) {
+                routes[u][dst] = hops[u];
+            }
+        }
+        routes
+    }
+
+    // The pass-through path reads and writes the first two cache lines only (see `Iface`).
+    #[test]
+    fn iface_hot_state_fills_two_lines() {
+        use sluice_core::qdisc::QdiscStats;
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<Iface>(), 64);
+        assert!(offset_of!(Iface, flags) < 64 && offset_of!(Iface, device_cap) < 64, "line 1: serializer, wire head, device, flags");
+        assert!(offset_of!(Iface, pass_max) >= 64);
+        assert!(offset_of!(Iface, qdisc) + size_of::<QdiscStats>() <= 128, "line 2: queue statistics");
+    }
+
+    // The wire is a FIFO whatever mix of inline slots and overflow buffer holds it.
+    #[test]
+    fn wire_keeps_fifo_order() {
+        use sluice_core::qdisc::DropTail;
+        use sluice_core::units::QueueLimit;
+        let q = AnyQdisc::DropTail(DropTail::new(QueueLimit::Packets(10)));
+        let mut f = Iface::new(0, 1, Rate::mbps(10), Dur::ZERO, 0, 1, q, false, false);
+        let mut r = RngStream::from_seed(7);
+        let (mut pushed, mut popped) = (0u32, 0u32);
+        for _ in 0..2000 {
+            if r.chance(0.5) {
+                let first = f.wire_push(Time(pushed as u64), pushed as u64, pushed);
+                assert_eq!(first, pushed == popped, "only the packet onto an empty wire is scheduled");
+                pushed += 1;
+            } else if let Some((id, next)) = f.wire_pop() {
+                assert_eq!(id, popped);
+                popped += 1;
+                assert_eq!(next, (pushed > popped).then_some((Time(popped as u64), popped as u64)));
+            } else {
+                assert_eq!(pushed, popped);
+            }
+        }
+    }
+
+    fn node(i: usize, is_host: bool) -> Node {
+        Node { name: format!("n{i}"), addr: node_addr(i), is_host, ifaces: Vec::new(), routes: Vec::new() }
+    }
+
+    // The leaf shortcut gives exactly the routes of one search per host, ties included, on
+    // random graphs with leaves, parallel links, multi-homed hosts and unreachable parts.
+    #[test]
+    fn leaf_routes_match_one_search_per_host() {
+        for seed in 0..200 {
+            let mut r = RngStream::from_seed(seed);
+            let n = 2 + r.below(12) as usize;
+            let mut nodes: Vec<Node> = (0..n).map(|i| node(i, r.chance(0.6))).collect();
+            let mut ifaces = Vec::new();
+            for _ in 0..r.below(3 * n as u64) {
+                let (a, b) = (r.below(n as u64) as u32, r.below(n as u64) as u32);
+                if a == b {
+                    continue;
+                }
+                for (from, to) in [(a, b), (b, a)] {
+                    nodes[from as usize].ifaces.push(ifaces.len() as u32);
+                    ifaces.push((from, to));
+                }
+            }
+            let expect = routes_by_full_search(&nodes, &ifaces);
+            compute_routes(&mut nodes, &ifaces);
+            for (u, nd) in nodes.iter().enumerate() {
+                assert_eq!(nd.routes, expect[u], "seed {seed}, node {u}");
             }
         }
     }

@@ -179,7 +179,7 @@ fn qspec(q: &QueueTable, path: &str) -> R<QdiscSpec> {
 }
 
 fn check_device(n: u32, path: &str) -> R<()> {
-    let max = crate::net::DeviceQueue::MAX as u32;
+    let max = crate::net::Iface::DEVICE_MAX as u32;
     if n > max {
         return err(path, format!("at most {max} packets (the queue discipline holds the backlog), got {n}"));
     }

@@ -35,22 +35,24 @@ pub enum ConnState {
     Failed,
 }
 
-/// Totals kept by an endpoint (the monitor subtracts the warm-up snapshot).
+/// Totals kept by an endpoint (the monitor subtracts the warm-up snapshot). The ones updated
+/// per segment come first, so they share a cache line.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct TcpCounters {
     pub payload_sent: u64,
     pub data_pkts_sent: u64,
+    pub rtt_sum_ns: u64,
+    pub rtt_n: u64,
+    /// Bytes delivered in order to the application (receiving side).
+    pub delivered: u64,
+    /// When the last new byte was delivered to the application.
+    pub last_delivery: Time,
     pub retx_bytes: u64,
     pub retx_pkts: u64,
     pub rto_count: u64,
     pub fast_retransmits: u64,
     pub triple_dupacks: u64,
-    /// Bytes delivered in order to the application (receiving side).
-    pub delivered: u64,
-    pub rtt_sum_ns: u64,
-    pub rtt_n: u64,
-    /// When the last new byte was delivered to the application.
-    pub last_delivery: Time,
     pub syn_sent: u32,
 }
 
@@ -62,17 +64,18 @@ pub(super) const PERSIST_TIMEOUT: Dur = Dur::from_secs(6);
 pub(super) const UNLIMITED: u64 = u64::MAX / 4;
 
 /// One end of a TCP connection.
+///
+/// Field order is memory order (`repr(C)`) and follows use, because with many flows an
+/// endpoint is cold whenever a segment reaches it, and each 64-byte line it touches is a cache
+/// miss: first what every segment reads or writes in either role (sequence state, windows,
+/// timers, addresses), then what the sending side adds (window, scoreboard, RTT estimator),
+/// then counters, and last what only the handshake, recovery episodes or traces touch.
+/// Aligned to a cache line, so the same fields share a line in every endpoint.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Endpoint {
-    /// Shared by every endpoint with the same options (read-only).
-    pub(super) cfg: Arc<TcpConfig>,
-    pub flow: u32,
-    pub(super) local: SockAddr,
-    pub(super) remote: SockAddr,
+    // ---- every segment, either role
     pub state: ConnState,
-
-    // Negotiated in the handshake.
-    pub(super) smss: u32,
     /// Shift applied to window fields we receive (the peer's announced shift).
     pub(super) snd_shift: u8,
     /// Shift we apply to window fields we send.
@@ -80,16 +83,18 @@ pub struct Endpoint {
     pub(super) sack_ok: bool,
     pub(super) ts_ok: bool,
     pub(super) ecn_ok: bool,
-    pub(super) wscale_negotiated: bool,
-
-    // Sender.
+    /// The application has closed: send FIN after `app_end`.
+    pub(super) app_closed: bool,
+    pub ca: CaState,
     pub(super) iss: u32,
+    pub(super) irs: u32,
     pub snd_una: u64,
     pub snd_max: u64,
     pub snd_wnd: u64,
     pub(super) wl1: u64,
     pub(super) wl2: u64,
     pub(super) peer_seq_high: u64,
+    pub rcv_nxt: u64,
     /// One past the last byte the application will hand over (data starts at offset 1).
     pub(super) app_end: u64,
     /// One past the last byte the application has written into the send buffer so far: the
@@ -97,55 +102,59 @@ pub struct Endpoint {
     pub(super) app_buffered: u64,
     /// The application's write size: a write goes in only whole (0: whatever fits).
     pub(super) app_write: u64,
-    /// The application has closed: send FIN after `app_end`.
-    pub(super) app_closed: bool,
-    pub(super) sb: Scoreboard,
-    pub w: CwndState,
-    pub(super) cc: AnyCc,
-    pub ca: CaState,
-    pub dupacks: u32,
-    /// Recovery point: exclusive end of the data outstanding when recovery (or CWR / Loss) began.
-    pub(super) recover: u64,
-    pub(super) prr_delivered: u64,
-    pub(super) prr_out: u64,
-    pub(super) recover_fs: u64,
-    /// Duplicate ACKs counted as delivered segments in recovery without SACK (RFC 6937's
-    /// estimate; Linux's "Reno SACK").
-    pub(super) reno_dup_bytes: u64,
-    pub(super) first_partial_done: bool,
-    pub rtt: RttEstimator,
+    pub(super) rcv_buf: u64,
+    pub(super) right_edge: u64,
+    pub(super) last_ack_sent: u64,
+    // Negotiated in the handshake.
+    pub(super) smss: u32,
+    pub(super) ts_recent: u32,
+    pub(super) unacked_segs: u32,
+    /// Window field of the last ACK received (for the strict duplicate-ACK rule).
+    pub(super) last_wnd_field: Option<u16>,
+    pub(super) ip_id: u16,
+    pub(super) persist_backoff: u32,
     pub(super) rto_at: Option<Time>,
+    pub(super) delack_at: Option<Time>,
     pub(super) persist_at: Option<Time>,
     /// When to send the first data after the handshake (see `TcpConfig::first_data_delay`).
     pub(super) send_at: Option<Time>,
-    pub(super) persist_backoff: u32,
-    pub(super) syn_tries: u32,
-    pub(super) syn_retransmitted: bool,
-    pub(super) cwr_pending: bool,
-    /// Window field of the last ACK received (for the strict duplicate-ACK rule).
-    pub(super) last_wnd_field: Option<u16>,
-
-    // Receiver.
-    pub(super) irs: u32,
-    pub rcv_nxt: u64,
-    pub(super) rcv_buf: u64,
+    /// Shared by every endpoint with the same options (read-only).
+    pub(super) cfg: Arc<TcpConfig>,
     pub(super) ooo: Vec<(u64, u64)>,
     /// Recently received out-of-order ranges, newest first (RFC 2018 block order).
     pub(super) sack_recent: Vec<(u64, u64)>,
-    pub(super) unacked_segs: u32,
-    pub(super) delack_at: Option<Time>,
+    pub(super) local: SockAddr,
+    pub(super) remote: SockAddr,
+    pub flow: u32,
     /// Linux's delayed-ACK engine (used only with `delack = "linux"`).
     pub(super) lnx_ack: LinuxDelAck,
-    pub(super) ts_recent: u32,
-    pub(super) last_ack_sent: u64,
-    pub(super) right_edge: u64,
     pub(super) ece_pending: bool,
     pub(super) fin_rcvd: bool,
+    pub(super) cwr_pending: bool,
+    pub(super) cc: AnyCc,
+    /// Duplicate ACKs counted as delivered segments in recovery without SACK (RFC 6937's
+    /// estimate; Linux's "Reno SACK").
+    pub(super) reno_dup_bytes: u64,
+    pub w: CwndState,
 
+    // ---- the sending side
+    pub dupacks: u32,
+    /// Recovery point: exclusive end of the data outstanding when recovery (or CWR / Loss) began.
+    pub(super) recover: u64,
+    pub(super) sb: Scoreboard,
+    pub rtt: RttEstimator,
     pub counters: TcpCounters,
+
+    // ---- handshake, recovery episodes, traces
+    pub(super) prr_delivered: u64,
+    pub(super) prr_out: u64,
+    pub(super) recover_fs: u64,
+    pub(super) first_partial_done: bool,
+    pub(super) syn_retransmitted: bool,
+    pub(super) wscale_negotiated: bool,
+    pub(super) syn_tries: u32,
     /// Every RTT sample (time, rtt) when tracing is on.
     pub rtt_log: Option<Vec<(Time, Dur)>>,
-    pub(super) ip_id: u16,
 }
 
 impl Endpoint {
