@@ -252,10 +252,23 @@ pub struct TcpConfig {
     pub pipe_counts_sacked_retx: bool,
     /// The ACK that ends recovery (or CWR) also grows the new window, as one in Open would
     /// (ns-3 and Linux); RFC 6582's full ACK sets cwnd = ssthresh and stops there (spec §2.5.3
-    /// worked example). Set by the `ns3.44` profile.
+    /// worked example). With it, the ACK that ends the loss state after a timeout grows cwnd
+    /// by the whole segments beyond the recovery point only (ns-3). Set by the `ns3.44` profile.
     pub exit_ack_grows: bool,
     /// Which SACK blocks the receiver reports.
     pub sack_report: SackReport,
+    /// A cumulative ACK that counts as a duplicate (it SACKs new data) restarts the
+    /// retransmission timer like any ACK of new data (RFC 6298 §5.3). ns-3 does not (it skips
+    /// `NewAck` in Disorder); the `ns3.44` profile clears this.
+    pub dup_ack_restarts_rto: bool,
+    /// A repeated timeout of an already timer-retransmitted head keeps ssthresh (RFC 5681
+    /// §3.1). ns-3.44 means to, but clears the retransmitted marks before it checks, so every
+    /// timeout recomputes ssthresh from the bytes in flight; the `ns3.44` profile clears this.
+    pub rto_holds_ssthresh: bool,
+    /// Answer a retransmitted SYN-ACK after the handshake with an ACK (RFC 9293 §3.10.7.4).
+    /// ns-3 ignores it (the peer then waits for data to complete its handshake); the `ns3.44`
+    /// profile clears this.
+    pub ack_duplicate_synack: bool,
     /// Name of the option bundle these values came from, recorded in summaries.
     pub profile: &'static str,
 }
@@ -298,6 +311,9 @@ impl Default for TcpConfig {
             pipe_counts_sacked_retx: false,
             exit_ack_grows: false,
             sack_report: SackReport::Rfc2018,
+            dup_ack_restarts_rto: true,
+            rto_holds_ssthresh: true,
+            ack_duplicate_synack: true,
             profile: "sluice",
         }
     }
@@ -321,6 +337,9 @@ impl TcpConfig {
             pipe_counts_sacked_retx: true,
             exit_ack_grows: true,
             sack_report: SackReport::Ns3,
+            dup_ack_restarts_rto: false,
+            rto_holds_ssthresh: false,
+            ack_duplicate_synack: false,
             profile: "ns3.44",
             ..TcpConfig::default()
         }
@@ -351,6 +370,9 @@ impl TcpConfig {
             ("pipe_counts_sacked_retx", self.pipe_counts_sacked_retx.to_string()),
             ("exit_ack_grows", self.exit_ack_grows.to_string()),
             ("sack_report", format!("{:?}", self.sack_report).to_lowercase()),
+            ("dup_ack_restarts_rto", self.dup_ack_restarts_rto.to_string()),
+            ("rto_holds_ssthresh", self.rto_holds_ssthresh.to_string()),
+            ("ack_duplicate_synack", self.ack_duplicate_synack.to_string()),
             ("iw", self.iw.as_str().to_string()),
         ];
         if let InitialWindow::Segments(n) = self.iw {

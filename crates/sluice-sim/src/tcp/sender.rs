@@ -31,8 +31,11 @@ impl Endpoint {
             return;
         };
         if flags & F::SYN != 0 {
-            // A retransmitted SYN-ACK: our ACK was lost. Acknowledge again.
-            self.send_ack(now, out);
+            // A retransmitted SYN-ACK: our ACK was lost. Acknowledge again (RFC 9293
+            // §3.10.7.4: an unacceptable segment is answered with an ACK); ns-3 ignores it.
+            if self.cfg.ack_duplicate_synack {
+                self.send_ack(now, out);
+            }
             return;
         }
         let seg_seq = unwrap_near(self.irs, seq, self.rcv_nxt);
@@ -214,10 +217,15 @@ impl Endpoint {
                 }
             }
             CaState::Loss => {
+                let mut grow_by = delivered;
                 if ack >= self.recover {
                     self.set_ca(CaState::Open, now);
+                    if self.cfg.exit_ack_grows {
+                        // ns-3 counts only the segments beyond the recovery point here.
+                        grow_by = (ack - self.recover) / self.smss as u64 * self.smss as u64;
+                    }
                 }
-                self.grow(delivered, sample, ece, now);
+                self.grow(grow_by, sample, ece, now);
             }
             CaState::Open | CaState::Disorder => {
                 // A duplicate leaves cwnd alone (RFC 5681 §3.2 / RFC 6675 §5 step 3; ns-3 grows
@@ -225,6 +233,8 @@ impl Endpoint {
                 if !is_dup {
                     self.set_ca(CaState::Open, now);
                     self.grow(delivered, sample, ece, now);
+                } else if !self.cfg.dup_ack_restarts_rto && self.ca == CaState::Disorder {
+                    return; // ns-3: no NewAck for it, the timer runs on
                 }
             }
         }
@@ -459,7 +469,7 @@ impl Endpoint {
         }
         self.counters.rto_count += 1;
         let head_retransmitted = self.sb.first().is_some_and(|s| s.retrans);
-        if self.ca != CaState::Loss || !head_retransmitted {
+        if !self.cfg.rto_holds_ssthresh || self.ca != CaState::Loss || !head_retransmitted {
             let flight = self.pipe();
             self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, LossCause::Rto, now);
         }
@@ -653,3 +663,6 @@ impl Endpoint {
         self.last_ack_sent = self.rcv_nxt;
     }
 }
+
+
+

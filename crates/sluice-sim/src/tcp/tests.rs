@@ -757,3 +757,85 @@ fn linux_delack_duplicate_segment_reenters_quickack() {
     assert_eq!(p.deliver_to_server(&burst[0..1]).len(), 1, "duplicate: ACK at once");
     assert_eq!(p.s.lnx_ack.quick, 15, "16 granted, one used");
 }
+
+// tests the ns-3 option `rto_holds_ssthresh = false`: every timeout recomputes ssthresh from
+// the bytes in flight, a repeated one of the same head too (ns-3.44 clears the retransmitted
+// marks before its check); RFC 5681 §3.1 keeps it (see rto_sets_loss_window_and_doubles_timer).
+#[test]
+fn ns3_repeated_timeout_lowers_ssthresh_again() {
+    let cfg = TcpConfig { rto_holds_ssthresh: false, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, Some(20 * MSS));
+    p.client_sends();
+    let mut out = Vec::new();
+    p.now = p.c.poll_at().unwrap();
+    p.c.on_wakeup(p.now, &mut out);
+    assert_eq!(p.c.w.ssthresh, 5 * MSS, "first timeout: half of 10 segments in flight");
+    p.now += Dur::from_secs(2);
+    p.c.on_wakeup(p.now, &mut out);
+    assert_eq!(p.c.counters.rto_count, 2);
+    assert_eq!(p.c.w.ssthresh, 2 * MSS, "second: one segment in flight, the 2-SMSS floor");
+}
+
+// tests the ns-3 option `dup_ack_restarts_rto = false`: a cumulative ACK that counts as a
+// duplicate leaves the retransmission timer running; by default it restarts it (RFC 6298 §5.3).
+#[test]
+fn ns3_duplicate_cumulative_ack_leaves_the_timer() {
+    for restarts in [true, false] {
+        let mut p = Pair::new(TcpConfig { dup_ack_restarts_rto: restarts, ..TcpConfig::default() }, None);
+        let burst = p.client_sends();
+        let before = p.c.rto_at;
+        p.now += Dur::from_millis(5);
+        assert!(p.deliver_to_server(&burst[0..1]).is_empty(), "delayed ACK");
+        let adv = p.deliver_to_server(&burst[2..3]);
+        p.deliver_to_client(&adv);
+        assert_eq!(p.c.ca, CaState::Disorder);
+        if restarts {
+            assert_eq!(p.c.rto_at, Some(p.now + p.c.rtt.rto()), "restarted");
+        } else {
+            assert_eq!(p.c.rto_at, before, "left running");
+        }
+    }
+}
+
+// tests the ns-3 option `ack_duplicate_synack = false`: a retransmitted SYN-ACK after the
+// handshake is ignored; by default it is answered with an ACK (RFC 9293 §3.10.7.4).
+#[test]
+fn duplicate_synack_is_acknowledged_or_ignored() {
+    for (answer, expect) in [(true, 1), (false, 0)] {
+        let cfg = std::sync::Arc::new(TcpConfig { ack_duplicate_synack: answer, ..TcpConfig::default() });
+        let (ca, sa) = (SockAddr { addr: 1, port: 1000 }, SockAddr { addr: 2, port: 80 });
+        let mut c = Endpoint::client(cfg.clone(), ca, sa, 7, 0);
+        let mut s = Endpoint::server(cfg, sa, ca, 9, 0);
+        let mut out = Vec::new();
+        c.connect(Time::ZERO, &mut out);
+        s.on_segment(&out.pop().unwrap(), Time(1), &mut out);
+        let synack = out.pop().unwrap();
+        c.on_segment(&synack, Time(2), &mut out);
+        out.clear();
+        c.on_segment(&synack, Time(3), &mut out);
+        assert_eq!(out.len(), expect, "answer = {answer}");
+    }
+}
+
+// tests `exit_ack_grows` after a timeout (ns-3): the ACK that ends the loss state grows cwnd
+// only by the whole segments beyond the recovery point (here none); otherwise it grows it as
+// any ACK of new data (RFC 5681).
+#[test]
+fn ns3_loss_exit_grows_only_beyond_the_recovery_point() {
+    for (ns3, expect) in [(false, 2 * MSS + MSS / 2), (true, 2 * MSS)] {
+        let cfg = TcpConfig { delack: DelAck::Off, exit_ack_grows: ns3, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(2 * MSS));
+        p.client_sends(); // both segments lost
+        let mut out = Vec::new();
+        p.now = p.c.poll_at().unwrap();
+        p.c.on_wakeup(p.now, &mut out);
+        assert_eq!((p.c.ca, p.c.w.cwnd, p.c.w.ssthresh), (CaState::Loss, MSS, 2 * MSS));
+        let acks = p.deliver_to_server(&out);
+        let out = p.deliver_to_client(&acks);
+        assert_eq!(p.c.w.cwnd, 2 * MSS, "slow start in the loss state");
+        let acks = p.deliver_to_server(&out);
+        p.deliver_to_client(&acks);
+        assert_eq!(p.c.ca, CaState::Open);
+        assert_eq!(p.c.w.cwnd, expect, "ns3 = {ns3}");
+    }
+}
