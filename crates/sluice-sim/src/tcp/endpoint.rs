@@ -126,8 +126,8 @@ pub struct Endpoint {
     pub(super) local: SockAddr,
     pub(super) remote: SockAddr,
     pub flow: u32,
-    /// Linux's delayed-ACK engine (used only with `delack = "linux"`).
-    pub(super) lnx_ack: LinuxDelAck,
+    /// Every RTT sample (time, rtt) when tracing is on (checked on every RTT sample).
+    pub rtt_log: Option<Vec<(Time, Dur)>>,
     pub(super) ece_pending: bool,
     pub(super) fin_rcvd: bool,
     pub(super) cwr_pending: bool,
@@ -153,8 +153,8 @@ pub struct Endpoint {
     pub(super) syn_retransmitted: bool,
     pub(super) wscale_negotiated: bool,
     pub(super) syn_tries: u32,
-    /// Every RTT sample (time, rtt) when tracing is on.
-    pub rtt_log: Option<Vec<(Time, Dur)>>,
+    /// Linux's delayed-ACK engine (used only with `delack = "linux"`).
+    pub(super) lnx_ack: LinuxDelAck,
 }
 
 impl Endpoint {
