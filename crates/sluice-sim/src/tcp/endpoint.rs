@@ -35,15 +35,11 @@ pub enum ConnState {
     Failed,
 }
 
-/// Totals kept by an endpoint (the monitor subtracts the warm-up snapshot). The ones updated
-/// per segment come first, so they share a cache line.
+/// Totals kept by an endpoint (the monitor subtracts the warm-up snapshot), ordered for the
+/// endpoint's layout (see `Endpoint`).
 #[derive(Clone, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct TcpCounters {
-    pub payload_sent: u64,
-    pub data_pkts_sent: u64,
-    pub rtt_sum_ns: u64,
-    pub rtt_n: u64,
     /// Bytes delivered in order to the application (receiving side).
     pub delivered: u64,
     /// When the last new byte was delivered to the application.
@@ -54,6 +50,10 @@ pub struct TcpCounters {
     pub fast_retransmits: u64,
     pub triple_dupacks: u64,
     pub syn_sent: u32,
+    pub payload_sent: u64,
+    pub data_pkts_sent: u64,
+    pub rtt_sum_ns: u64,
+    pub rtt_n: u64,
 }
 
 /// Option size of a timestamp option on the wire (padded), subtracted from the MSS option.
@@ -126,24 +126,25 @@ pub struct Endpoint {
     pub(super) local: SockAddr,
     pub(super) remote: SockAddr,
     pub flow: u32,
-    /// Linux's delayed-ACK engine (used only with `delack = "linux"`).
-    pub(super) lnx_ack: LinuxDelAck,
     pub(super) ece_pending: bool,
     pub(super) fin_rcvd: bool,
     pub(super) cwr_pending: bool,
     pub(super) cc: AnyCc,
+    pub dupacks: u32,
+    /// Every RTT sample (time, rtt) when tracing is on (checked on every RTT sample).
+    pub rtt_log: Option<Vec<(Time, Dur)>>,
+    /// Receive-side counters first (on the line before), then the rarely updated ones, then
+    /// the sender's per-segment ones, on the line the RTT estimator starts.
+    pub counters: TcpCounters,
+    pub rtt: RttEstimator,
     /// Duplicate ACKs counted as delivered segments in recovery without SACK (RFC 6937's
     /// estimate; Linux's "Reno SACK").
     pub(super) reno_dup_bytes: u64,
     pub w: CwndState,
-
-    // ---- the sending side
-    pub dupacks: u32,
     /// Recovery point: exclusive end of the data outstanding when recovery (or CWR / Loss) began.
     pub(super) recover: u64,
+    /// Pipe counters and the segment ring's header first: one line for an ACK without loss.
     pub(super) sb: Scoreboard,
-    pub rtt: RttEstimator,
-    pub counters: TcpCounters,
 
     // ---- handshake, recovery episodes, traces
     pub(super) prr_delivered: u64,
@@ -153,8 +154,8 @@ pub struct Endpoint {
     pub(super) syn_retransmitted: bool,
     pub(super) wscale_negotiated: bool,
     pub(super) syn_tries: u32,
-    /// Every RTT sample (time, rtt) when tracing is on.
-    pub rtt_log: Option<Vec<(Time, Dur)>>,
+    /// Linux's delayed-ACK engine (used only with `delack = "linux"`).
+    pub(super) lnx_ack: LinuxDelAck,
 }
 
 impl Endpoint {

@@ -32,15 +32,18 @@ impl Seg {
     }
 }
 
+/// `repr(C)`: the pipe counters and the ring's header first, in one 64-byte block (all an ACK
+/// without loss or SACK reads), then the loss-recovery fields.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct Scoreboard {
-    segs: VecDeque<Seg>,
     pub sacked_bytes: u64,
     pub lost_bytes: u64,
     pub retrans_bytes: u64,
     /// SACKed bytes of segments retransmitted since last marked lost (ns-3 keeps counting
     /// them in flight until they are cumulatively acknowledged).
     pub sacked_retrans_bytes: u64,
+    segs: VecDeque<Seg>,
     /// Highest SACKed offset + 1 (0 if none).
     pub high_sacked: u64,
     /// Every un-SACKed segment below this offset is already marked lost (RFC 6675 IsLost is
