@@ -68,8 +68,9 @@ pub(super) const UNLIMITED: u64 = u64::MAX / 4;
 /// Field order is memory order (`repr(C)`) and follows use, because with many flows an
 /// endpoint is cold whenever a segment reaches it, and each 64-byte line it touches is a cache
 /// miss: first what every segment reads or writes in either role (sequence state, windows,
-/// timers, addresses), then what the sending side adds (window, scoreboard, RTT estimator),
-/// then counters, and last what only the handshake, recovery episodes or traces touch.
+/// timers, addresses), then the counters (the receiver's first) and the RTT estimator, then
+/// what the sending side adds (window, scoreboard), and last what only the handshake, recovery
+/// episodes or the Linux delayed-ACK engine touch.
 /// Aligned to a cache line, so the same fields share a line in every endpoint.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
