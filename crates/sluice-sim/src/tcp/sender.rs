@@ -663,6 +663,3 @@ impl Endpoint {
         self.last_ack_sent = self.rcv_nxt;
     }
 }
-
-
-
