@@ -12,6 +12,7 @@
 //! | [`apps`] | bulk, file transfer, UDP CBR, on-off |
 //! | [`monitor`] | per-flow and per-queue statistics, traces, pcap files, the summary JSON |
 //! | [`packet`] | the simulated packet and its header view |
+//! | [`prefetch`] | cache prefetch hints for the state the next event will read |
 //!
 //! Entry points: [`run_str`] (scenario text in, [`RunOutput`] out) and [`engine::run_model`].
 
@@ -21,6 +22,7 @@ pub mod model;
 pub mod monitor;
 pub mod net;
 pub mod packet;
+pub mod prefetch;
 pub mod scenario;
 pub mod tcp;
 

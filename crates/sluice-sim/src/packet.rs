@@ -93,6 +93,16 @@ pub const TCP_HEADER: u32 = 20;
 pub const UDP_HEADER: u32 = 8;
 
 impl SimPacket {
+    /// One field on each cache line the packet can span (96 bytes: two lines, or three if
+    /// placed badly; see [`crate::prefetch`]).
+    #[inline]
+    pub fn prefetch_lines(&self, p: &mut impl crate::prefetch::Lines) {
+        p.line(self);
+        p.line(&self.dst);
+        p.line(&self.flow);
+        p.line(&self.payload);
+    }
+
     /// Total IP length: IP header + transport header (with options) + payload.
     #[inline]
     pub fn ip_len(&self) -> u32 {

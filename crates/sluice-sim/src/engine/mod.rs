@@ -13,7 +13,7 @@ use crate::apps::App;
 use crate::model::{AppSpec, Model, NodeKind, QdiscSpec, StartSpec};
 use crate::monitor::collect::{self, FlowRecord};
 use crate::monitor::pcap::PcapWriter;
-use crate::net::{addr_node, compute_routes, node_addr, Flags, Iface, IfaceInfo, Node, QPkt};
+use crate::net::{addr_node, compute_routes, node_addr, Flags, Iface, IfaceInfo, NextHop, Node, OnWire, QPkt};
 use crate::packet::{SimPacket, Transport};
 use crate::tcp::{Endpoint, SockAddr};
 use crate::{RunOptions, RunOutput, SimError};
@@ -22,6 +22,7 @@ use sluice_core::packet::Ecn;
 use sluice_core::qdisc::{AnyQdisc, DropReason, DropTail, Offer, QdiscCx};
 use sluice_core::rng::{RngStream, StreamKey};
 use sluice_core::{Dur, Time};
+use crate::prefetch::Prefetch;
 use std::fs::File;
 use std::io::BufWriter;
 
@@ -56,9 +57,18 @@ pub(crate) struct Sim<'m> {
     monitored: Vec<usize>,
     pkts: Vec<SimPacket>,
     free: Vec<u32>,
-    /// Two endpoints per TCP flow: client at 2f, server at 2f + 1 (placeholders for UDP flows).
-    pub eps: Vec<Option<Endpoint>>,
+    /// The TCP endpoints, two per TCP flow: client at an even index, its server after it.
+    pub eps: Vec<Endpoint>,
+    /// Per flow, the index of its client endpoint in `eps` (`NO_EP` for a UDP flow).
+    flow_ep: Vec<u32>,
+    /// Whether to prefetch what the next event reads ([`Sim::prefetch_next`]): only when the
+    /// endpoints and interfaces outgrow a core's cache (below that they stay cached, and the
+    /// prefetches would cost instructions for nothing).
+    prefetch: bool,
     wake: Vec<(Option<Time>, u32)>,
+    /// Per endpoint, its host's one interface (`u32::MAX` if the host has several), where
+    /// what the endpoint sends is queued.
+    ep_uplink: Vec<u32>,
     pub apps: Vec<App>,
     pub flownet: Vec<FlowNet>,
     /// Per flow, the destination node (where the server endpoint lives).
@@ -141,6 +151,9 @@ impl<'m> Sim<'m> {
         compute_routes(&mut nodes, &ifaces.iter().map(|f: &Iface| (f.node, f.peer)).collect::<Vec<_>>());
 
         let mut eps = Vec::with_capacity(model.flows.len() * 2);
+        let mut flow_ep = Vec::with_capacity(model.flows.len());
+        let uplink: Vec<u32> = nodes.iter().map(|nd| if nd.ifaces.len() == 1 { nd.ifaces[0] } else { u32::MAX }).collect();
+        let mut ep_uplink = Vec::with_capacity(model.flows.len() * 2);
         // Endpoints with equal options share one configuration.
         let mut configs: Vec<std::sync::Arc<crate::tcp::TcpConfig>> = Vec::new();
         let mut apps = Vec::with_capacity(model.flows.len());
@@ -167,23 +180,30 @@ impl<'m> Sim<'m> {
                     c.rtt_log = Some(Vec::new());
                     s.rtt_log = Some(Vec::new());
                 }
-                eps.push(Some(c));
-                eps.push(Some(s));
+                flow_ep.push(eps.len() as u32);
+                ep_uplink.extend([uplink[fl.src], uplink[fl.dst]]);
+                eps.push(c);
+                eps.push(s);
             } else {
-                eps.push(None);
-                eps.push(None);
+                flow_ep.push(NO_EP);
             }
             apps.push(App { flow: f as u32, spec: fl.app.clone(), start, stop: fl.stop, rng, gen: 0, on_until: Time::ZERO, stopped: false });
         }
         let n_eps = eps.len();
+        // The longest a full-sized packet spends on one link: the calendar of packet events
+        // looks that far ahead (see `EventQueue`).
+        let horizon = ifaces.iter().map(|f| f.delay + f.rate.tx_time(1_600 + f.l2_overhead as u64)).max().unwrap_or(Dur::ZERO);
         Ok(Sim {
             model,
             now: Time::ZERO,
             end: Time::ZERO + model.duration,
             warm_at: Time::ZERO + model.warmup,
-            q: EventQueue::new(),
+            q: EventQueue::with_horizon(horizon),
             obs: EventQueue::new(),
-            uplink: nodes.iter().map(|nd| if nd.ifaces.len() == 1 { nd.ifaces[0] } else { u32::MAX }).collect(),
+            uplink,
+            prefetch: eps.len() * std::mem::size_of::<Endpoint>() + ifaces.len() * std::mem::size_of::<Iface>() > PREFETCH_ABOVE,
+            ep_uplink,
+            flow_ep,
             nodes,
             monitored: info.iter().enumerate().filter(|(_, i)| i.monitored).map(|(k, _)| k).collect(),
             ifaces,
@@ -242,9 +262,12 @@ impl<'m> Sim<'m> {
             self.now = t;
             self.cur_seq = seq;
             self.events += 1;
+            if self.prefetch {
+                self.prefetch_next();
+            }
 
             match ev {
-                Event::Arrive { iface } => self.arrive(iface),
+                Event::Arrive { iface, .. } => self.arrive(iface),
                 Event::TxDone { iface } => self.tx_done(iface),
                 Event::Refill { iface } => {
                     self.ifaces[iface as usize].set_flag(Flags::REFILL_PENDING, false);
@@ -295,7 +318,9 @@ impl<'m> Sim<'m> {
     }
 
     fn enqueue(&mut self, iface: u32, id: u32) {
-        let mut qp = QPkt::of(id, &self.pkts[id as usize]);
+        let p = &self.pkts[id as usize];
+        let mut qp = QPkt::of(id, p);
+        qp.next = self.next_hop(self.ifaces[iface as usize].peer, p);
         let now = self.now;
         let f = &mut self.ifaces[iface as usize];
         // Empty queue that would pass the packet on: it would be enqueued and dequeued at once,
@@ -405,8 +430,8 @@ impl<'m> Sim<'m> {
             self.lose(p.id);
         } else {
             let seq = self.q.reserve();
-            if f.wire_push(arrive, seq, p.id) {
-                self.q.schedule_with(arrive, seq, Event::Arrive { iface });
+            if f.wire_push(OnWire { at: arrive, seq, id: p.id, next: p.next }) {
+                self.q.schedule_with(arrive, seq, Event::Arrive { iface, pkt: p.id, next: p.next });
             }
         }
     }
@@ -430,6 +455,52 @@ impl<'m> Sim<'m> {
         }
     }
 
+    /// Where packet `p` goes when it reaches `node`: see [`NextHop`].
+    #[inline]
+    fn next_hop(&self, node: u32, p: &SimPacket) -> NextHop {
+        if node_addr(node as usize) == p.dst {
+            return match p.transport {
+                Transport::Tcp { .. } => NextHop::endpoint(self.flow_ep[p.flow as usize] as usize + (self.flow_dst[p.flow as usize] == node) as usize),
+                Transport::Udp => NextHop::NONE,
+            };
+        }
+        let up = self.uplink[node as usize];
+        NextHop::iface(if up != u32::MAX { up } else { self.nodes[node as usize].routes[addr_node(p.dst)] })
+    }
+
+    /// Start loading into cache what the next event will read: the interface it runs at, the
+    /// packet arriving, and the endpoint or interface the packet goes to next (with the
+    /// endpoint's interface, for its reply). With hundreds of flows that state is cold at every
+    /// packet, and fetched one line at a time as the event runs it stalls the event line after
+    /// line; prefetched here, the lines load together while the current event runs. Prefetches
+    /// only: what runs is unchanged.
+    #[inline]
+    fn prefetch_next(&self) {
+        let (iface, pkt, next) = match self.q.peek() {
+            Some(Event::Arrive { iface, pkt, next }) => (iface as usize, pkt as usize, next),
+            Some(Event::TxDone { iface } | Event::Refill { iface }) => (iface as usize, usize::MAX, NextHop::NONE),
+            Some(Event::Wake { ep, .. }) => (usize::MAX, usize::MAX, NextHop::endpoint(ep as usize)),
+            _ => return,
+        };
+        let p = &mut Prefetch;
+        if let Some(f) = self.ifaces.get(iface) {
+            f.prefetch_lines(p);
+        }
+        if let Some(pkt) = self.pkts.get(pkt) {
+            pkt.prefetch_lines(p);
+        }
+        if let Some(ep) = next.as_endpoint() {
+            if let Some(e) = self.eps.get(ep) {
+                e.prefetch_lines(p);
+            }
+            if let Some(f) = self.ep_uplink.get(ep).and_then(|&k| self.ifaces.get(k as usize)) {
+                f.prefetch_lines(p);
+            }
+        } else if let Some(f) = next.as_iface().and_then(|k| self.ifaces.get(k)) {
+            f.prefetch_lines(p);
+        }
+    }
+
     /// A packet was dropped (queue or wire).
     fn lose(&mut self, id: u32) {
         let flow = self.pkts[id as usize].flow as usize;
@@ -442,8 +513,8 @@ impl<'m> Sim<'m> {
     fn arrive(&mut self, iface: u32) {
         let f = &mut self.ifaces[iface as usize];
         let (id, next) = f.wire_pop().expect("an arrival has a packet in flight");
-        if let Some((t, seq)) = next {
-            self.q.schedule_with(t, seq, Event::Arrive { iface });
+        if let Some(n) = next {
+            self.q.schedule_with(n.at, n.seq, Event::Arrive { iface, pkt: n.id, next: n.next });
         }
         let node = f.peer;
         let dst = self.pkts[id as usize].dst;
@@ -462,7 +533,10 @@ impl<'m> Sim<'m> {
             }
             Transport::Tcp { .. } => {
                 let server = addr_node(dst) as u32 == self.flow_dst[flow];
-                let ep = 2 * flow + server as usize;
+                let ep = self.flow_ep[flow] as usize + server as usize;
+                if self.prefetch {
+                    self.eps[ep].prefetch_segments(&mut Prefetch);
+                }
                 self.with_endpoint(ep, |e, now, out| e.on_segment(&pkt, now, out));
                 if server {
                     self.check_fct(flow);
@@ -476,7 +550,7 @@ impl<'m> Sim<'m> {
             return; // not a finite transfer, or already complete
         }
         if let AppSpec::File { size, .. } = self.model.flows[flow].app {
-            if let Some(e) = &self.eps[2 * flow + 1] {
+            if let Some(e) = self.endpoint(flow, true) {
                 if e.counters.delivered >= size {
                     self.flownet[flow].fct = Some(e.counters.last_delivery);
                     self.fct_pending[flow] = false;
@@ -489,7 +563,7 @@ impl<'m> Sim<'m> {
     fn with_endpoint(&mut self, ep: usize, f: impl FnOnce(&mut Endpoint, Time, &mut Vec<SimPacket>)) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
-        let Some(e) = self.eps[ep].as_mut() else { return };
+        let e = &mut self.eps[ep];
         f(e, now, &mut out);
         let want = e.poll_at();
         let host = addr_node(e.local_addr()) as u32;
@@ -522,9 +596,8 @@ impl<'m> Sim<'m> {
                 e.on_wakeup(now, out);
             }
         });
-        let flow = ep as usize / 2;
         if ep % 2 == 1 {
-            self.check_fct(flow);
+            self.check_fct(self.eps[ep as usize].flow as usize);
         }
     }
 
@@ -535,14 +608,15 @@ impl<'m> Sim<'m> {
         let flow = a.flow as usize;
         match a.spec.clone() {
             AppSpec::Bulk { write } => {
-                self.with_endpoint(2 * flow + 1, |_, _, _| {});
-                self.with_endpoint(2 * flow, |e, now, out| {
+                let client = self.flow_ep[flow] as usize;
+                self.with_endpoint(client + 1, |_, _, _| {});
+                self.with_endpoint(client, |e, now, out| {
                     e.app_send(None, write);
                     e.connect(now, out);
                 });
             }
             AppSpec::File { size, write } => {
-                self.with_endpoint(2 * flow, |e, now, out| {
+                self.with_endpoint(self.flow_ep[flow] as usize, |e, now, out| {
                     e.app_send(Some(size), write);
                     e.connect(now, out);
                     e.app_close(now, out);
@@ -564,7 +638,7 @@ impl<'m> Sim<'m> {
         a.gen += 1;
         let flow = a.flow as usize;
         if a.spec.is_tcp() {
-            self.with_endpoint(2 * flow, |e, now, out| {
+            self.with_endpoint(self.flow_ep[flow] as usize, |e, now, out| {
                 e.app_stop(now, out);
             });
         }
@@ -652,14 +726,9 @@ impl<'m> Sim<'m> {
 
     fn sample_cwnd(&mut self) {
         let t = self.now;
-        for (i, e) in self.eps.iter().enumerate() {
-            if i % 2 == 1 {
-                continue;
-            }
-            if let Some(e) = e {
-                if e.is_synchronized() {
-                    self.samples.cwnd(t, e);
-                }
+        for e in self.eps.iter().step_by(2) {
+            if e.is_synchronized() {
+                self.samples.cwnd(t, e);
             }
         }
     }
@@ -669,10 +738,23 @@ impl<'m> Sim<'m> {
             .flows
             .iter()
             .enumerate()
-            .map(|(f, spec)| FlowRecord { spec, start: self.apps[f].start, client: self.eps[2 * f].as_ref(), server: self.eps[2 * f + 1].as_ref(), net: &self.flownet[f] })
+            .map(|(f, spec)| FlowRecord { spec, start: self.apps[f].start, client: self.endpoint(f, false), server: self.endpoint(f, true), net: &self.flownet[f] })
             .collect()
     }
+
+    /// Flow `flow`'s client or server endpoint (none for a UDP flow).
+    pub(crate) fn endpoint(&self, flow: usize, server: bool) -> Option<&Endpoint> {
+        let c = self.flow_ep[flow];
+        (c != NO_EP).then(|| &self.eps[c as usize + server as usize])
+    }
 }
+
+/// Bytes of endpoint and interface state above which the engine prefetches (about a core's
+/// second-level cache on current x86 machines).
+const PREFETCH_ABOVE: usize = 512 * 1024;
+
+/// `Sim::flow_ep` of a flow without TCP endpoints.
+const NO_EP: u32 = u32::MAX;
 
 const PLACEHOLDER: SimPacket = SimPacket {
     src: 0,

@@ -6,6 +6,7 @@
 //! event that is only sometimes needed (a link's transmit-complete) sorts exactly as if it had
 //! been scheduled at the reservation.
 
+use crate::net::NextHop;
 use sluice_core::Time;
 
 /// What happens at an instant. Small: IDs only.
@@ -14,8 +15,10 @@ pub enum Event {
     /// The oldest packet in flight on interface `iface` finishes arriving at the peer node.
     /// (Packets in flight on a link wait in the interface's FIFO — their arrival times only
     /// grow — and only the head is in the heap, with the sequence number it was given when its
-    /// transmission started, so the global order is the same as one event per packet.)
-    Arrive { iface: u32 },
+    /// transmission started, so the global order is the same as one event per packet.) `pkt`
+    /// and `next` say which packet and where it goes next, for warming the cache before the
+    /// event runs.
+    Arrive { iface: u32, pkt: u32, next: NextHop },
     /// Interface `iface` finished serializing a packet.
     TxDone { iface: u32 },
     /// Refill interface `iface`'s device queue from its queue discipline (deferred behind the
@@ -58,27 +61,40 @@ fn key(time: Time, seq: u64) -> u128 {
     (time.0 as u128) << 64 | seq as u128
 }
 
-/// The pending events, in two 4-ary min-heaps keyed by `(time, seq)` that share one sequence
-/// counter, so together they follow the ordering rule exactly: [`EventQueue::pop`] takes the
-/// smaller of the two heads.
+/// The pending events: a calendar for what happens soon and a heap for the rest, sharing one
+/// sequence counter, so together they follow the ordering rule exactly: [`EventQueue::pop`]
+/// takes the smaller of the two heads.
 ///
-/// Why two: every TCP endpoint keeps one wake-up pending, mostly far ahead (a retransmission or
-/// delayed-ACK deadline), so with many flows those entries outnumber the packet events by
-/// far, and every pop of a packet event would sift through their levels. Kept apart, the
-/// packet heap stays as small as the number of packets in flight, and the timer heap is
-/// touched only when a timer is set earlier or fires.
-#[derive(Default)]
+/// Packet events (arrivals, transmit-completes, refills, application ticks) go to the
+/// [`Calendar`] when they fall within its horizon, which is chosen to cover the longest link
+/// delay: finding the next one costs the same whether ten or ten thousand are pending, where a
+/// heap's cost grows with the flows in flight. Endpoint wake-ups and application starts and
+/// stops go to the heap: every TCP endpoint keeps one wake-up pending, mostly far ahead (a
+/// retransmission or delayed-ACK deadline), and they are touched only when set earlier or
+/// when they fire. Packet events beyond the horizon join them.
 pub struct EventQueue {
-    /// Packet events: arrivals, transmit-completes, refills, application ticks.
-    soon: Heap,
-    /// Endpoint wake-ups and application starts and stops.
-    timers: Heap,
+    soon: Calendar,
+    /// Endpoint wake-ups, application starts and stops, and packet events beyond the horizon.
+    later: Heap,
     next_seq: u64,
 }
 
+impl Default for EventQueue {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl EventQueue {
+    /// A queue whose calendar looks 2^14 µs (16 ms) ahead.
     pub fn new() -> Self {
-        EventQueue { soon: Heap::with_capacity(4096), timers: Heap::with_capacity(256), next_seq: 0 }
+        Self::with_horizon(sluice_core::Dur::from_millis(16))
+    }
+
+    /// A queue whose calendar holds packet events up to at least `horizon` ahead of the event
+    /// being run (the longest a packet spends on a link: serialization plus propagation).
+    pub fn with_horizon(horizon: sluice_core::Dur) -> Self {
+        EventQueue { soon: Calendar::covering(horizon.0), later: Heap::with_capacity(256), next_seq: 0 }
     }
 
     #[inline]
@@ -97,35 +113,212 @@ impl EventQueue {
 
     #[inline]
     pub fn schedule_with(&mut self, time: Time, seq: u64, ev: Event) {
-        let heap = if ev.is_timer() { &mut self.timers } else { &mut self.soon };
-        heap.push(Entry { key: key(time, seq), ev });
+        let e = Entry { key: key(time, seq), ev };
+        if ev.is_timer() || !self.soon.insert(e) {
+            self.later.push(e);
+        }
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, u64, Event)> {
-        let top = match (self.soon.peek_key(), self.timers.peek_key()) {
-            (Some(s), Some(t)) if t < s => self.timers.pop(),
-            (Some(_), _) => self.soon.pop(),
-            (None, _) => self.timers.pop(),
-        }?;
+        let top = if self.later.peek_key() < self.soon.min_key {
+            let e = self.later.pop().expect("a key below the empty sentinel");
+            self.soon.advance(e.key);
+            e
+        } else {
+            self.soon.pop_min()?
+        };
         Some((Time((top.key >> 64) as u64), top.key as u64, top.ev))
+    }
+
+    /// The event [`EventQueue::pop`] returns next.
+    #[inline]
+    pub fn peek(&self) -> Option<Event> {
+        if self.later.peek_key() < self.soon.min_key {
+            self.later.v.first().map(|e| e.ev)
+        } else {
+            self.soon.min_entry().map(|e| e.ev)
+        }
     }
 
     /// Time of the earliest pending event.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        let k = match (self.soon.peek_key(), self.timers.peek_key()) {
-            (Some(s), Some(t)) => s.min(t),
-            (s, t) => s.or(t)?,
-        };
-        Some(Time((k >> 64) as u64))
+        let k = self.later.peek_key().min(self.soon.min_key);
+        (k != EMPTY).then_some(Time((k >> 64) as u64))
     }
 
     pub fn len(&self) -> usize {
-        self.soon.len() + self.timers.len()
+        self.soon.len + self.later.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// No entry (end of a list, empty slot).
+const NIL: u32 = u32::MAX;
+
+/// The key of no event: above every real key (times are far below `u64::MAX`).
+const EMPTY: u128 = u128::MAX;
+
+/// Buckets in a calendar.
+const SLOTS: usize = 1 << 14;
+
+/// A calendar queue (a timing wheel) for events in the near future: [`SLOTS`] buckets of
+/// `1 << shift` nanoseconds each, covering `SLOTS << shift` ns from the bucket of the event last
+/// taken. Each bucket is a short unsorted list of entries in a slab; a bitmap of non-empty
+/// buckets finds the next one with a few word scans, and the smallest entry is kept at hand.
+/// Buckets are about as wide as the gap between events, so a bucket holds one or two entries
+/// and every operation takes the same few steps however many events are pending.
+struct Calendar {
+    shift: u32,
+    /// Absolute number (time >> shift) of the bucket of the last event taken from the queue:
+    /// every entry lies in `[base, base + SLOTS)`, so slot order from `base` is time order.
+    base: u64,
+    /// Key of the smallest entry ([`EMPTY`] if none) and its node.
+    min_key: u128,
+    min: u32,
+    /// Free slab nodes, linked through `next`.
+    free: u32,
+    len: usize,
+    head: Box<[u32; SLOTS]>,
+    /// One bit per slot: the slot's list is non-empty.
+    bits: Box<[u64; SLOTS / 64]>,
+    nodes: Vec<Node>,
+}
+
+#[derive(Copy, Clone, Debug)]
+struct Node {
+    e: Entry,
+    next: u32,
+}
+
+impl Calendar {
+    /// A calendar whose buckets are the narrowest that still cover `horizon` ns (at least 256 ns).
+    fn covering(horizon: u64) -> Self {
+        let per_slot = horizon.div_ceil(SLOTS as u64).max(256);
+        let shift = 64 - (per_slot - 1).leading_zeros();
+        Calendar {
+            shift,
+            base: 0,
+            min_key: EMPTY,
+            min: NIL,
+            free: NIL,
+            len: 0,
+            head: Box::new([NIL; SLOTS]),
+            bits: Box::new([0; SLOTS / 64]),
+            nodes: Vec::with_capacity(1024),
+        }
+    }
+
+    #[inline]
+    fn bucket(&self, key: u128) -> u64 {
+        ((key >> 64) as u64) >> self.shift
+    }
+
+    /// Add `e` if it falls within the horizon; false if it does not.
+    #[inline]
+    fn insert(&mut self, e: Entry) -> bool {
+        let b = self.bucket(e.key);
+        debug_assert!(b >= self.base, "an event in the past");
+        if b - self.base >= SLOTS as u64 {
+            return false;
+        }
+        let slot = b as usize % SLOTS;
+        let node = Node { e, next: self.head[slot] };
+        let n = if self.free != NIL {
+            let n = self.free;
+            self.free = self.nodes[n as usize].next;
+            self.nodes[n as usize] = node;
+            n
+        } else {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        };
+        self.head[slot] = n;
+        self.bits[slot / 64] |= 1 << (slot % 64);
+        self.len += 1;
+        if e.key < self.min_key {
+            (self.min_key, self.min) = (e.key, n);
+        }
+        true
+    }
+
+    #[inline]
+    fn min_entry(&self) -> Option<&Entry> {
+        self.nodes.get(self.min as usize).filter(|_| self.min_key != EMPTY).map(|n| &n.e)
+    }
+
+    /// Remove and return the smallest entry.
+    #[inline]
+    fn pop_min(&mut self) -> Option<Entry> {
+        if self.min_key == EMPTY {
+            return None;
+        }
+        let n = self.min;
+        let Node { e, next } = self.nodes[n as usize];
+        let slot = self.bucket(e.key) as usize % SLOTS;
+        // Unlink it from its bucket's list.
+        if self.head[slot] == n {
+            self.head[slot] = next;
+            if next == NIL {
+                self.bits[slot / 64] &= !(1 << (slot % 64));
+            }
+        } else {
+            let mut p = self.head[slot];
+            while self.nodes[p as usize].next != n {
+                p = self.nodes[p as usize].next;
+            }
+            self.nodes[p as usize].next = next;
+        }
+        self.nodes[n as usize].next = self.free;
+        self.free = n;
+        self.len -= 1;
+        self.base = self.bucket(e.key);
+        self.find_min(slot);
+        Some(e)
+    }
+
+    /// The event at `key` was taken from the other part of the queue: nothing earlier can be
+    /// scheduled any more, so the calendar's window starts at its bucket.
+    #[inline]
+    fn advance(&mut self, key: u128) {
+        let b = self.bucket(key);
+        debug_assert!(self.min_key == EMPTY || self.bucket(self.min_key) >= b);
+        self.base = b;
+    }
+
+    /// Set the minimum: the smallest entry of the first non-empty bucket at or after `slot`
+    /// (circularly; `slot` is the bucket of `base`).
+    #[inline]
+    fn find_min(&mut self, slot: usize) {
+        if self.len == 0 {
+            (self.min_key, self.min) = (EMPTY, NIL);
+            return;
+        }
+        const WORDS: usize = SLOTS / 64;
+        let mut w = slot / 64;
+        let mut word = self.bits[w] & (!0u64 << (slot % 64));
+        let mut scanned = 0;
+        while word == 0 {
+            w = (w + 1) % WORDS;
+            scanned += 1;
+            // A full turn brings back the bits below `slot` in its own word: the latest buckets.
+            word = if scanned == WORDS { self.bits[w] & !(!0u64 << (slot % 64)) } else { self.bits[w] };
+            debug_assert!(scanned <= WORDS, "entries but no bucket marked");
+        }
+        let mut best = self.head[w * 64 + word.trailing_zeros() as usize];
+        let mut best_key = self.nodes[best as usize].e.key;
+        let mut p = self.nodes[best as usize].next;
+        while p != NIL {
+            let k = self.nodes[p as usize].e.key;
+            if k < best_key {
+                (best, best_key) = (p, k);
+            }
+            p = self.nodes[p as usize].next;
+        }
+        (self.min_key, self.min) = (best_key, best);
     }
 }
 
@@ -148,8 +341,9 @@ impl Heap {
     }
 
     #[inline]
-    fn peek_key(&self) -> Option<u128> {
-        self.v.first().map(|e| e.key)
+    /// The smallest key, or [`EMPTY`].
+    fn peek_key(&self) -> u128 {
+        self.v.first().map_or(EMPTY, |e| e.key)
     }
 
     #[inline]
@@ -226,32 +420,57 @@ mod tests {
         );
     }
 
-    // The queue returns every entry in (time, seq) order, whatever the insertion order and
-    // whichever of its two heaps holds it.
+    // The queue returns every entry in (time, seq) order, as a discrete-event run uses it:
+    // events are scheduled at or after the one being run, some at the same instant, some with
+    // a sequence number reserved earlier, some beyond the calendar's horizon, and the calendar
+    // turns many times over. An ordered map is the reference.
     #[test]
     fn pops_in_key_order() {
-        let mut q = EventQueue::new();
-        let mut r = sluice_core::rng::RngStream::from_seed(3);
-        let mut expect = Vec::new();
-        for i in 0..5000u32 {
-            let t = Time(r.below(1000));
-            let seq = q.reserve();
-            let ev = if r.chance(0.5) { Event::Wake { ep: i, gen: 0 } } else { Event::Arrive { iface: i } };
-            q.schedule_with(t, seq, ev);
-            expect.push((t, seq));
-            if r.chance(0.3) {
-                expect.sort();
-                let (et, es) = expect.remove(0);
+        for (seed, horizon_ns) in [(3, 1_000_000), (4, 300_000), (5, 50_000)] {
+            let mut q = EventQueue::with_horizon(sluice_core::Dur(horizon_ns));
+            let mut r = sluice_core::rng::RngStream::from_seed(seed);
+            let mut expect = std::collections::BTreeMap::new();
+            let mut now = Time::ZERO;
+            let mut reserved = Vec::new();
+            let mut popped = 0;
+            while popped < 50_000 {
+                for _ in 0..r.below(4) {
+                    let lag = match r.below(10) {
+                        0 => 0,
+                        1 => r.below(20 * horizon_ns),
+                        _ => r.below(horizon_ns),
+                    };
+                    let i = r.below(1000) as u32;
+                    let ev = match r.below(3) {
+                        0 => Event::Wake { ep: i, gen: 0 },
+                        1 => Event::TxDone { iface: i },
+                        _ => Event::Arrive { iface: i, pkt: i, next: NextHop::NONE },
+                    };
+                    let seq = if r.chance(0.1) && !reserved.is_empty() { reserved.swap_remove(0) } else { q.reserve() };
+                    if r.chance(0.05) {
+                        reserved.push(q.reserve());
+                    }
+                    let t = Time(now.0 + lag);
+                    q.schedule_with(t, seq, ev);
+                    expect.insert((t, seq), ev);
+                }
+                if expect.is_empty() {
+                    continue;
+                }
+                let ((et, es), eev) = expect.pop_first().expect("not empty");
                 assert_eq!(q.peek_time(), Some(et));
-                let (t2, s2, _) = q.pop().unwrap();
-                assert_eq!((et, es), (t2, s2));
+                assert_eq!(q.peek(), Some(eev));
+                let (t, s, ev) = q.pop().unwrap();
+                assert_eq!((t, s, ev), (et, es, eev), "seed {seed}, pop {popped}");
+                assert_eq!(q.len(), expect.len());
+                now = t;
+                popped += 1;
             }
+            for ((et, es), _) in expect {
+                let (t, s, _) = q.pop().unwrap();
+                assert_eq!((et, es), (t, s));
+            }
+            assert!(q.pop().is_none() && q.is_empty());
         }
-        expect.sort();
-        for (et, es) in expect {
-            let (t2, s2, _) = q.pop().unwrap();
-            assert_eq!((et, es), (t2, s2));
-        }
-        assert!(q.pop().is_none());
     }
 }

@@ -57,8 +57,8 @@ pub(crate) fn snapshot(sim: &Sim<'_>) -> WarmSnapshot {
     let n = sim.model.flows.len();
     WarmSnapshot {
         time: sim.now,
-        clients: (0..n).map(|f| sim.eps[2 * f].as_ref().map(|e| e.counters.clone())).collect(),
-        servers: (0..n).map(|f| sim.eps[2 * f + 1].as_ref().map(|e| e.counters.clone())).collect(),
+        clients: (0..n).map(|f| sim.endpoint(f, false).map(|e| e.counters.clone())).collect(),
+        servers: (0..n).map(|f| sim.endpoint(f, true).map(|e| e.counters.clone())).collect(),
         net: sim.flownet.clone(),
         queues: sim.ifaces.iter().map(|f| f.qdisc.stats.clone()).collect(),
     }
@@ -225,7 +225,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
     }
     if model.monitor.rtt_trace {
         let (mut t, mut fl, mut r) = (Vec::new(), Vec::new(), Vec::new());
-        for e in sim.eps.iter().flatten() {
+        for e in &sim.eps {
             if let Some(log) = &e.rtt_log {
                 for &(at, rtt) in log {
                     t.push(at.as_secs_f64());

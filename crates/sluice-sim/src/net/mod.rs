@@ -21,6 +21,44 @@ pub struct QPkt {
     pub enq: Time,
     pub ecn: Ecn,
     pub hash: u32,
+    /// What the packet touches when it reaches the far end of this interface
+    /// ([`NextHop`]), so the engine can bring that state into cache one event early.
+    pub next: NextHop,
+}
+
+/// Where a packet goes at the far end of the interface it is queued on: the endpoint that
+/// receives it, or the interface that forwards it. Only a hint for warming the cache before
+/// the arrival runs (the arrival itself routes the packet as usual); computed when the packet
+/// is queued, while its headers are in cache.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct NextHop(u32);
+
+impl NextHop {
+    const ENDPOINT: u32 = 1 << 31;
+    /// Nothing known (a datagram for a host, or no route).
+    pub const NONE: NextHop = NextHop(u32::MAX);
+
+    pub fn endpoint(ep: usize) -> NextHop {
+        debug_assert!((ep as u32) < Self::ENDPOINT - 1);
+        NextHop(ep as u32 | Self::ENDPOINT)
+    }
+    pub fn iface(k: u32) -> NextHop {
+        if k < Self::ENDPOINT {
+            NextHop(k)
+        } else {
+            Self::NONE
+        }
+    }
+    /// The endpoint the packet is delivered to, if any.
+    #[inline]
+    pub fn as_endpoint(self) -> Option<usize> {
+        (self != Self::NONE && self.0 & Self::ENDPOINT != 0).then_some((self.0 & !Self::ENDPOINT) as usize)
+    }
+    /// The interface that forwards the packet, if any.
+    #[inline]
+    pub fn as_iface(self) -> Option<usize> {
+        (self.0 & Self::ENDPOINT == 0).then_some(self.0 as usize)
+    }
 }
 
 impl Queued for QPkt {
@@ -55,7 +93,7 @@ impl QPkt {
         let mut h = (p.src as u64) << 32 | p.dst as u64;
         h ^= (p.sport as u64) << 16 | p.dport as u64;
         h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        QPkt { id, len: p.ip_len(), enq: Time::ZERO, ecn: p.ecn, hash: (h >> 32) as u32 }
+        QPkt { id, len: p.ip_len(), enq: Time::ZERO, ecn: p.ecn, hash: (h >> 32) as u32, next: NextHop::NONE }
     }
 }
 
@@ -106,12 +144,20 @@ pub struct Iface {
     dev_slots: DeviceSlots,
     /// The second-oldest packet on the wire (valid when [`Flags::WIRE_MORE`] is set), so a
     /// burst of two needs no heap buffer: arrival time, sequence number, packet.
-    wire2_at: Time,
-    wire2_seq: u64,
-    wire2_id: u32,
+    wire2: OnWire,
     pub node: u32,
     /// Packets on the wire behind the second, oldest first (arrival times only grow).
-    wire_rest: VecDeque<(Time, u64, u32)>,
+    wire_rest: VecDeque<OnWire>,
+}
+
+/// A packet on the wire behind the oldest: when it arrives, its event sequence number, its slab
+/// index and its [`NextHop`] (the oldest's is in its scheduled arrival event instead).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct OnWire {
+    pub at: Time,
+    pub seq: u64,
+    pub id: u32,
+    pub next: NextHop,
 }
 
 /// Device queue slots, aligned to a cache line.
@@ -182,9 +228,7 @@ impl Iface {
             pass_max: qdisc.pass_through_max_len(),
             qdisc: Instrumented::new(qdisc),
             dev_slots: DeviceSlots::default(),
-            wire2_at: Time::ZERO,
-            wire2_seq: 0,
-            wire2_id: 0,
+            wire2: OnWire::default(),
             node,
             wire_rest: VecDeque::new(),
         }
@@ -255,30 +299,29 @@ impl Iface {
 
     // ----- the wire -----
 
-    /// Put packet `id` on the wire, arriving at `at` with event sequence number `seq`. Returns
-    /// true if it is the only one (then its arrival must be scheduled; later ones are
-    /// scheduled one at a time by [`Iface::wire_pop`]).
+    /// Put a packet on the wire. Returns true if it is the only one (then its arrival must be
+    /// scheduled; later ones are scheduled one at a time by [`Iface::wire_pop`]).
     #[inline]
-    pub fn wire_push(&mut self, at: Time, seq: u64, id: u32) -> bool {
+    pub fn wire_push(&mut self, p: OnWire) -> bool {
         if !self.flags.get(Flags::WIRE) {
-            (self.wire_at, self.wire_seq, self.wire_id) = (at, seq, id);
+            (self.wire_at, self.wire_seq, self.wire_id) = (p.at, p.seq, p.id);
             self.flags.set(Flags::WIRE, true);
             true
         } else if !self.flags.get(Flags::WIRE_MORE) {
-            (self.wire2_at, self.wire2_seq, self.wire2_id) = (at, seq, id);
+            self.wire2 = p;
             self.flags.set(Flags::WIRE_MORE, true);
             false
         } else {
-            self.wire_rest.push_back((at, seq, id));
+            self.wire_rest.push_back(p);
             self.flags.set(Flags::WIRE_REST, true);
             false
         }
     }
 
-    /// Take the oldest packet off the wire. Returns it and, if another follows, that one's
-    /// arrival time and sequence number (its arrival is the next to schedule).
+    /// Take the oldest packet off the wire. Returns its slab index and the packet that follows,
+    /// if any (its arrival is the next to schedule).
     #[inline]
-    pub fn wire_pop(&mut self) -> Option<(u32, Option<(Time, u64)>)> {
+    pub fn wire_pop(&mut self) -> Option<(u32, Option<OnWire>)> {
         if !self.flags.get(Flags::WIRE) {
             return None;
         }
@@ -287,16 +330,23 @@ impl Iface {
             self.flags.set(Flags::WIRE, false);
             return Some((id, None));
         }
-        let (at, seq) = (self.wire2_at, self.wire2_seq);
-        (self.wire_at, self.wire_seq, self.wire_id) = (at, seq, self.wire2_id);
+        let second = self.wire2;
+        (self.wire_at, self.wire_seq, self.wire_id) = (second.at, second.seq, second.id);
         if self.flags.get(Flags::WIRE_REST) {
-            let third = self.wire_rest.pop_front().expect("WIRE_REST: a third packet on the wire");
-            (self.wire2_at, self.wire2_seq, self.wire2_id) = third;
+            self.wire2 = self.wire_rest.pop_front().expect("WIRE_REST: a third packet on the wire");
             self.flags.set(Flags::WIRE_REST, !self.wire_rest.is_empty());
         } else {
             self.flags.set(Flags::WIRE_MORE, false);
         }
-        Some((id, Some((at, seq))))
+        Some((id, Some(second)))
+    }
+
+    /// One field on each of the two lines every packet at this interface reads (see
+    /// [`crate::prefetch`]).
+    #[inline]
+    pub fn prefetch_lines(&self, p: &mut impl crate::prefetch::Lines) {
+        p.line(&self.busy_until);
+        p.line(&self.pass_max);
     }
 }
 
@@ -457,16 +507,17 @@ mod tests {
         let q = AnyQdisc::DropTail(DropTail::new(QueueLimit::Packets(10)));
         let mut f = Iface::new(0, 1, Rate::mbps(10), Dur::ZERO, 0, 1, q, false, false);
         let mut r = RngStream::from_seed(7);
+        let on_wire = |k: u32| OnWire { at: Time(k as u64), seq: k as u64, id: k, next: NextHop::iface(k) };
         let (mut pushed, mut popped) = (0u32, 0u32);
         for _ in 0..2000 {
             if r.chance(0.5) {
-                let first = f.wire_push(Time(pushed as u64), pushed as u64, pushed);
+                let first = f.wire_push(on_wire(pushed));
                 assert_eq!(first, pushed == popped, "only the packet onto an empty wire is scheduled");
                 pushed += 1;
             } else if let Some((id, next)) = f.wire_pop() {
                 assert_eq!(id, popped);
                 popped += 1;
-                assert_eq!(next, (pushed > popped).then_some((Time(popped as u64), popped as u64)));
+                assert_eq!(next, (pushed > popped).then(|| on_wire(popped)));
             } else {
                 assert_eq!(pushed, popped);
             }

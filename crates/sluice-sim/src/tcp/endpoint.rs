@@ -5,6 +5,7 @@ use super::config::{SynRto, TcpConfig};
 use super::delayed_ack::LinuxDelAck;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
+use crate::prefetch::Lines;
 use crate::packet::{SackBlocks, SimPacket, TcpOptions, Transport};
 use sluice_core::packet::{tcp_flags as F, Ecn};
 use sluice_core::seq::{to_wire, unwrap_near, window_field, wscale_for_buffer};
@@ -160,6 +161,33 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
+    /// One field on each cache line a segment's arrival reads, in either role: the lines from
+    /// the start through the scoreboard's (see the layout above; a test keeps the list whole).
+    #[inline]
+    pub fn prefetch_lines(&self, p: &mut impl Lines) {
+        p.line(&self.state);
+        p.line(&self.rcv_nxt);
+        p.line(&self.unacked_segs);
+        p.line(&self.send_at);
+        p.line(&self.local);
+        p.line(&self.counters.delivered);
+        p.line(&self.counters.payload_sent);
+        self.rtt.prefetch_lines(p);
+        p.line(&self.w);
+        self.sb.prefetch_lines(p);
+    }
+
+    /// End of the state a segment's arrival reads: the scoreboard's last byte (layout tests).
+    #[cfg(test)]
+    pub(crate) const HOT_END: usize = std::mem::offset_of!(Endpoint, sb) + std::mem::size_of::<Scoreboard>();
+
+    /// The send scoreboard's segments, which live outside the endpoint: a second step, run when
+    /// the endpoint's own lines are cached, just before a segment is handed to it.
+    #[inline]
+    pub fn prefetch_segments(&self, p: &mut impl Lines) {
+        self.sb.prefetch_ends(p);
+    }
+
     fn new(cfg: Arc<TcpConfig>, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
         let cc = AnyCc::new(cfg.cc);
         let smss = cfg.mss;

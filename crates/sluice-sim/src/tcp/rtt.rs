@@ -26,8 +26,10 @@ pub const RFC793_ALPHA: (u64, u64) = (7, 8);
 /// RFC 793 §3.7 delay variance factor `b` (BETA, "e.g. 1.3 to 2.0"): 2, the conservative end.
 pub const RFC793_BETA: u64 = 2;
 
-/// SRTT, a deviation term and the RTO with exponential backoff.
+/// SRTT, a deviation term and the RTO with exponential backoff. `repr(C)`: the endpoint
+/// prefetches it by its first, middle and last fields.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct RttEstimator {
     /// Smoothed RTT (`None` before the first sample).
     pub srtt: Option<Dur>,
@@ -53,6 +55,14 @@ pub struct RttEstimator {
 }
 
 impl RttEstimator {
+    /// One field on each cache line the estimator can span (see [`crate::prefetch`]).
+    #[inline]
+    pub fn prefetch_lines(&self, p: &mut impl crate::prefetch::Lines) {
+        p.line(&self.srtt);
+        p.line(&self.backoff);
+        p.line(&self.rtt_seq);
+    }
+
     /// `initial_rto` is the RTO before any sample, except under `ns3_legacy`, where it is ns-3's
     /// `InitialEstimation` of SRTT (1 s), which gives an initial RTO of 2 s.
     pub fn new(kind: RtoEstimator, initial_rto: Dur, min_rto: Dur, max_rto: Dur, granularity: Dur) -> Self {

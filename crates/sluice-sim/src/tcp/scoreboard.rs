@@ -70,6 +70,25 @@ pub struct Acked {
 }
 
 impl Scoreboard {
+    /// One field on each cache line the scoreboard can span (see [`crate::prefetch`]).
+    #[inline]
+    pub fn prefetch_lines(&self, p: &mut impl crate::prefetch::Lines) {
+        p.line(&self.sacked_bytes);
+        p.line(&self.segs);
+        p.line(&self.lost_frontier);
+        p.line(&self.known[3]);
+    }
+
+    /// The segments an ACK reads first and a new segment is written after: the ring's two ends
+    /// (its header must be cached already; see `Endpoint::prefetch_segments`).
+    #[inline]
+    pub fn prefetch_ends(&self, p: &mut impl crate::prefetch::Lines) {
+        if let (Some(a), Some(b)) = (self.segs.front(), self.segs.back()) {
+            p.line(a);
+            p.line(b);
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.segs.is_empty()
     }
