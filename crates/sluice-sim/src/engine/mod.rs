@@ -15,6 +15,7 @@ use crate::monitor::collect::{self, FlowRecord};
 use crate::monitor::pcap::PcapWriter;
 use crate::net::{addr_node, compute_routes, node_addr, Flags, Iface, IfaceInfo, NextHop, Node, OnWire, QPkt};
 use crate::packet::{SimPacket, Transport};
+use crate::prefetch::{Lines, Prefetch};
 use crate::tcp::{Endpoint, SockAddr};
 use crate::{RunOptions, RunOutput, SimError};
 use queue::{Event, EventQueue};
@@ -22,7 +23,6 @@ use sluice_core::packet::Ecn;
 use sluice_core::qdisc::{AnyQdisc, DropReason, DropTail, Offer, QdiscCx};
 use sluice_core::rng::{RngStream, StreamKey};
 use sluice_core::{Dur, Time};
-use crate::prefetch::Prefetch;
 use std::fs::File;
 use std::io::BufWriter;
 
@@ -485,6 +485,7 @@ impl<'m> Sim<'m> {
         let p = &mut Prefetch;
         if let Some(f) = self.ifaces.get(iface) {
             f.prefetch_lines(p);
+            f.prefetch_wire_lines(p);
         }
         if let Some(pkt) = self.pkts.get(pkt) {
             pkt.prefetch_lines(p);
@@ -492,9 +493,11 @@ impl<'m> Sim<'m> {
         if let Some(ep) = next.as_endpoint() {
             if let Some(e) = self.eps.get(ep) {
                 e.prefetch_lines(p);
+                p.line(&self.wake[ep]);
             }
             if let Some(f) = self.ep_uplink.get(ep).and_then(|&k| self.ifaces.get(k as usize)) {
                 f.prefetch_lines(p);
+                f.prefetch_wire_lines(p);
             }
         } else if let Some(f) = next.as_iface().and_then(|k| self.ifaces.get(k)) {
             f.prefetch_lines(p);

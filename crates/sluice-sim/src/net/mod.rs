@@ -348,6 +348,16 @@ impl Iface {
         p.line(&self.busy_until);
         p.line(&self.pass_max);
     }
+
+    /// The lines a burst uses as well: the device slots (a packet waiting behind the one being
+    /// serialized) and the second packet on the wire. Worth loading for the interface an
+    /// endpoint is about to send on, and for one whose next packet arrives (a second on the
+    /// wire then moves up).
+    #[inline]
+    pub fn prefetch_wire_lines(&self, p: &mut impl crate::prefetch::Lines) {
+        p.line(&self.dev_slots);
+        p.line(&self.wire2);
+    }
 }
 
 /// The cold half of an interface: names, the loss stream, sampling accumulators.
