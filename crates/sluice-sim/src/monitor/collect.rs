@@ -140,6 +140,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
             fast_retransmits: fr,
             triple_dupacks: tdup,
             rtt_samples: rtt_n,
+            tcp_state: r.client.map(|e| e.state.as_str().to_string()),
         });
     }
     let window_s = t_end.since(t0).as_secs_f64();

@@ -37,6 +37,9 @@ pub struct FlowSummary {
     /// Times the duplicate-ACK counter reached the threshold (spec §6).
     pub triple_dupacks: u64,
     pub rtt_samples: u64,
+    /// The client's connection state at the end of the run (`established`, `fin_wait2`,
+    /// `failed`: the handshake gave up, `aborted`: `data_retries` ran out, …); none for UDP.
+    pub tcp_state: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -23,6 +23,11 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str, notes: &mut Vec<(String
     if let Some(p) = t.validate {
         notes.push(("profile".into(), p.as_str().into()));
     }
+    // The preset's values, then this table's own keys over them.
+    match t.tcp_preset {
+        Some(Preset::Ns3_30) => c.apply_ns3_30(),
+        None => {}
+    }
     if let Some(v) = t.cc {
         c.cc = match v {
             Cc::NewReno => CcKind::NewReno,
@@ -85,6 +90,9 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str, notes: &mut Vec<(String
     }
     if let Some(v) = t.syn_retries {
         c.syn_retries = v;
+    }
+    if let Some(v) = t.data_retries {
+        c.data_retries = Some(v);
     }
     let (mut count, mut timeout) = match c.delack {
         DelAck::On { count, timeout } => (count, timeout),

@@ -29,6 +29,7 @@ pub struct ScenarioFile {
 #[serde(deny_unknown_fields)]
 pub struct TcpTable {
     pub validate: Option<Profile>,
+    pub tcp_preset: Option<Preset>,
     pub cc: Option<Cc>,
     pub mss: Option<u32>,
     pub sack: Option<bool>,
@@ -54,6 +55,7 @@ pub struct TcpTable {
     pub wnd_update: Option<WndUpdateOpt>,
     pub syn_rto: Option<SynRtoOpt>,
     pub syn_retries: Option<u32>,
+    pub data_retries: Option<u32>,
     pub newreno_full_ack: Option<FullAckOpt>,
     pub ecn_cut: Option<EcnCutOpt>,
     pub nagle: Option<bool>,
@@ -70,6 +72,7 @@ macro_rules! choice {
 }
 
 choice!(Profile { Ns3_44 = "ns3.44", Sluice = "sluice" });
+choice!(Preset { Ns3_30 = "ns3.30" });
 choice!(Cc { NewReno = "new_reno", None = "none" });
 choice!(DelAckOpt { On = "on", Off = "off", Linux = "linux" });
 choice!(RtoOpt { Rfc6298 = "rfc6298", Linux = "linux", Ns3Legacy = "ns3_legacy", Rfc793 = "rfc793" });

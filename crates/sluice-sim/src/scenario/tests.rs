@@ -86,6 +86,34 @@ fn profile_then_overrides() {
     assert_eq!(t.min_rto, Dur::from_millis(200));
 }
 
+// tests spec §7 (preamble): `tcp_preset = "ns3.30"` gives the ns-3.29–3.31 endpoint defaults;
+// a key in the same table overrides it, and a flow's table can take the preset on its own.
+#[test]
+fn ns3_30_preset_then_overrides() {
+    use crate::tcp::{DelAck, DupAckRule, InitialWindow, Recovery, SynRto};
+    let text = BASE.replace("[topology]", "[tcp]\ntcp_preset = \"ns3.30\"\nmss = 1448\n[topology]");
+    let m = load_str(&text, None).unwrap();
+    let t = &m.flows[0].tcp;
+    assert_eq!(t.preset, "ns3.30");
+    assert_eq!(t.mss, 1448, "explicit key wins over the preset's 536");
+    assert_eq!(t.iw, InitialWindow::Segments(1));
+    assert_eq!(t.recovery, Recovery::Classic);
+    assert_eq!((t.snd_buf, t.rcv_buf), (131_072, 131_072));
+    assert_eq!(t.delack, DelAck::On { count: 2, timeout: Dur::from_millis(200) });
+    assert_eq!((t.syn_rto, t.syn_retries, t.data_retries), (SynRto::Ns3, 5, Some(6)), "ConnCount 6 SYNs, DataRetries 6");
+    assert_eq!(t.dupack, DupAckRule::Ns3);
+    assert_eq!(t.min_rto, Dur::from_secs(1));
+    assert!(t.sack && t.timestamps && t.window_scaling && !t.ecn && !t.nagle);
+    let plain = load_str(BASE, None).unwrap();
+    assert_eq!((plain.flows[0].tcp.preset, plain.flows[0].tcp.data_retries), ("none", None));
+    let text = BASE.replace("app = { kind = \"bulk\" }", "app = { kind = \"bulk\" }\ntcp = { tcp_preset = \"ns3.30\", data_retries = 2 }");
+    let m = load_str(&text, None).unwrap();
+    assert_eq!((m.flows[0].tcp.mss, m.flows[0].tcp.data_retries), (536, Some(2)));
+    let e = error_of("[topology]", "[tcp]\ntcp_preset = \"ns3.31\"\n[topology]");
+    assert_eq!(e.path, "tcp.tcp_preset");
+    assert!(e.message.contains("ns3.30"), "lists the presets: {e}");
+}
+
 #[test]
 fn unknown_keys_are_named() {
     let e = error_of("warmup = \"2s\"", "warmup = \"2s\"\nwarmpu = \"1s\"");

@@ -224,6 +224,9 @@ pub struct TcpConfig {
     pub syn_rto: SynRto,
     /// SYN retransmissions before giving up.
     pub syn_retries: u32,
+    /// Retransmission timeouts in a row (without a new ACK) after which the connection is
+    /// aborted at the next one; `None`: never (ns-3 DataRetries, 6 in its defaults).
+    pub data_retries: Option<u32>,
     pub full_ack: FullAck,
     pub ecn_cut: EcnCut,
     pub nagle: bool,
@@ -271,6 +274,8 @@ pub struct TcpConfig {
     pub ack_duplicate_synack: bool,
     /// Name of the option bundle these values came from, recorded in summaries.
     pub profile: &'static str,
+    /// The endpoint preset the options started from (`tcp_preset`; "none" if none).
+    pub preset: &'static str,
 }
 
 impl Default for TcpConfig {
@@ -300,6 +305,7 @@ impl Default for TcpConfig {
             wnd_update: WndUpdateRule::Rfc9293,
             syn_rto: SynRto::Rfc6298,
             syn_retries: 5,
+            data_retries: None,
             full_ack: FullAck::Ssthresh,
             ecn_cut: EcnCut::Prr,
             nagle: false,
@@ -315,6 +321,7 @@ impl Default for TcpConfig {
             rto_holds_ssthresh: true,
             ack_duplicate_synack: true,
             profile: "sluice",
+            preset: "none",
         }
     }
 }
@@ -340,15 +347,48 @@ impl TcpConfig {
             dup_ack_restarts_rto: false,
             rto_holds_ssthresh: false,
             ack_duplicate_synack: false,
+            data_retries: Some(6),
             profile: "ns3.44",
             ..TcpConfig::default()
         }
+    }
+
+    /// `tcp_preset = "ns3.30"` (spec §7): the ns-3 endpoint defaults of 2019–2020 (ns-3.29 to
+    /// 3.31), for reproducing papers of that era. Sets parameter values only; the behaviour
+    /// options of a `validate` profile given with it stay.
+    pub fn apply_ns3_30(&mut self) {
+        self.cc = CcKind::NewReno;
+        self.recovery = Recovery::Classic;
+        self.mss = 536;
+        self.iw = InitialWindow::Segments(1);
+        self.initial_ssthresh = u32::MAX as u64;
+        self.snd_buf = 131_072;
+        self.rcv_buf = 131_072;
+        self.delack = DelAck::On { count: 2, timeout: Dur::from_millis(200) };
+        self.rto = RtoEstimator::Rfc6298;
+        self.min_rto = Dur::from_secs(1);
+        self.clock_granularity = Dur::from_millis(1);
+        self.dupthresh = 3;
+        self.limited_transmit = true;
+        self.sack = true;
+        self.timestamps = true;
+        self.window_scaling = true;
+        self.ecn = false;
+        self.nagle = false;
+        // ConnTimeout 3 s doubled per retry, ConnCount 6 SYNs; DataRetries 6.
+        self.syn_rto = SynRto::Ns3;
+        self.syn_retries = 5;
+        self.data_retries = Some(6);
+        self.wnd_update = WndUpdateRule::Ns3;
+        self.dupack = DupAckRule::Ns3;
+        self.preset = "ns3.30";
     }
 
     /// Option values as (name, value) pairs, for the summary.
     pub fn describe(&self) -> Vec<(&'static str, String)> {
         let mut v = vec![
             ("profile", self.profile.to_string()),
+            ("tcp_preset", self.preset.to_string()),
             ("cc", self.cc.as_str().to_string()),
             ("mss", self.mss.to_string()),
             ("sack", self.sack.to_string()),
@@ -374,6 +414,8 @@ impl TcpConfig {
             ("rto_holds_ssthresh", self.rto_holds_ssthresh.to_string()),
             ("ack_duplicate_synack", self.ack_duplicate_synack.to_string()),
             ("iw", self.iw.as_str().to_string()),
+            ("syn_retries", self.syn_retries.to_string()),
+            ("data_retries", self.data_retries.map_or("none".into(), |n| n.to_string())),
         ];
         if let InitialWindow::Segments(n) = self.iw {
             v.push(("initial_cwnd", n.to_string()));

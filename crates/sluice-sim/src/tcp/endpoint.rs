@@ -34,6 +34,28 @@ pub enum ConnState {
     TimeWait,
     /// The handshake failed (SYN retries exhausted).
     Failed,
+    /// Given up after `data_retries` retransmission timeouts in a row without a new ACK (as
+    /// ns-3's DataRetries; a real stack would also send a reset, which is not modelled).
+    Aborted,
+}
+
+impl ConnState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConnState::Closed => "closed",
+            ConnState::Listen => "listen",
+            ConnState::SynSent => "syn_sent",
+            ConnState::SynRcvd => "syn_rcvd",
+            ConnState::Established => "established",
+            ConnState::FinWait1 => "fin_wait1",
+            ConnState::FinWait2 => "fin_wait2",
+            ConnState::CloseWait => "close_wait",
+            ConnState::LastAck => "last_ack",
+            ConnState::TimeWait => "time_wait",
+            ConnState::Failed => "failed",
+            ConnState::Aborted => "aborted",
+        }
+    }
 }
 
 /// Totals kept by an endpoint (the monitor subtracts the warm-up snapshot), ordered for the
@@ -156,6 +178,8 @@ pub struct Endpoint {
     pub(super) syn_retransmitted: bool,
     pub(super) wscale_negotiated: bool,
     pub(super) syn_tries: u32,
+    /// Retransmission timeouts since SND.UNA last advanced (against `data_retries`).
+    pub(super) rto_streak: u32,
     /// Linux's delayed-ACK engine (used only with `delack = "linux"`).
     pub(super) lnx_ack: LinuxDelAck,
 }
@@ -236,6 +260,7 @@ impl Endpoint {
             send_at: None,
             persist_backoff: 0,
             syn_tries: 0,
+            rto_streak: 0,
             syn_retransmitted: false,
             cwr_pending: false,
             last_wnd_field: None,
@@ -432,7 +457,7 @@ impl Endpoint {
             return;
         }
         match self.state {
-            ConnState::Closed | ConnState::Failed => {}
+            ConnState::Closed | ConnState::Failed | ConnState::Aborted => {}
             ConnState::Listen => {
                 if flags & F::SYN != 0 && flags & F::ACK == 0 {
                     self.accept_syn(seq, window, opts, flags, now, out);

@@ -138,6 +138,7 @@ impl Endpoint {
         // SACKed before, plus the newly SACKed ones.
         let delivered = a.bytes.max(ack - self.snd_una) - a.sacked_before + newly_sacked;
         self.snd_una = ack;
+        self.rto_streak = 0;
 
         // RTT sample: Karn's rule from the newest acked segment; with timestamps also from
         // retransmitted segments (RFC 7323 §4.3).
@@ -467,6 +468,11 @@ impl Endpoint {
         if self.snd_max <= self.snd_una {
             return;
         }
+        self.rto_streak += 1;
+        if self.cfg.data_retries.is_some_and(|n| self.rto_streak > n) {
+            self.abort();
+            return;
+        }
         self.counters.rto_count += 1;
         let head_retransmitted = self.sb.first().is_some_and(|s| s.retrans);
         if !self.cfg.rto_holds_ssthresh || self.ca != CaState::Loss || !head_retransmitted {
@@ -485,6 +491,12 @@ impl Endpoint {
         if self.sb.next_lost() == Some(0) {
             self.retransmit_head(now, out);
         }
+    }
+
+    /// Give the connection up (see [`ConnState::Aborted`]): nothing is sent or answered again.
+    fn abort(&mut self) {
+        self.state = ConnState::Aborted;
+        (self.rto_at, self.delack_at, self.persist_at, self.send_at) = (None, None, None, None);
     }
 
     pub(super) fn on_persist(&mut self, now: Time, out: &mut Vec<SimPacket>) {

@@ -839,3 +839,38 @@ fn ns3_loss_exit_grows_only_beyond_the_recovery_point() {
         assert_eq!(p.c.w.cwnd, expect, "ns3 = {ns3}");
     }
 }
+
+// tests `data_retries` (ns-3 DataRetries, spec §7): with n = 2 the first two timeouts in a row
+// retransmit and the third aborts the connection, which then sends and answers nothing; a new
+// ACK in between starts the count again.
+#[test]
+fn data_retries_abort_after_consecutive_timeouts() {
+    let mut p = Pair::new(TcpConfig { data_retries: Some(2), delack: DelAck::Off, ..TcpConfig::default() }, Some(20 * MSS));
+    let burst = p.client_sends();
+    // One timeout, then the first segment is acknowledged: the streak restarts.
+    let mut out = Vec::new();
+    p.now = p.c.poll_at().unwrap();
+    p.c.on_wakeup(p.now, &mut out);
+    assert_eq!(out.len(), 1, "first timeout retransmits");
+    let acks = p.deliver_to_server(&burst[..1]);
+    out.clear();
+    p.c.on_segment(&acks[0], p.now, &mut out);
+    assert!(p.c.snd_una > 1, "the head was acknowledged");
+    for k in 1..=2 {
+        out.clear();
+        p.now = p.c.poll_at().unwrap();
+        p.c.on_wakeup(p.now, &mut out);
+        assert_eq!(p.c.state, ConnState::Established, "timeout {k} after the new ACK still retransmits");
+        assert!(!out.is_empty());
+    }
+    out.clear();
+    p.now = p.c.poll_at().unwrap();
+    p.c.on_wakeup(p.now, &mut out);
+    assert_eq!(p.c.state, ConnState::Aborted, "the third in a row aborts");
+    assert!(out.is_empty(), "nothing is sent on abort");
+    assert_eq!(p.c.poll_at(), None, "no timer left");
+    assert_eq!(p.c.counters.rto_count, 3, "the aborting expiry is not a retransmission timeout");
+    let late = p.deliver_to_server(&burst[1..3]);
+    p.c.on_segment(&late[0], p.now, &mut out);
+    assert!(out.is_empty() && p.c.poll_at().is_none(), "an aborted connection answers nothing");
+}
