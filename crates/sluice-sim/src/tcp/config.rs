@@ -70,6 +70,19 @@ pub enum SynRto {
     Ns3,
 }
 
+/// Which of RFC 6675's NextSeg rules send in SACK recovery when no lost segment waits
+/// (spec §2.5.4).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NextSeg {
+    /// All four: after (1) lost segments and (2) new data, (3) the first un-SACKed hole below
+    /// the highest SACK, then (4) once per recovery a rescue retransmission of the highest
+    /// un-SACKed segment.
+    Rfc6675,
+    /// ns-3 (`TcpTxBuffer::NextSeg`): rule (3) only when no unsent data is left (unsent data
+    /// the peer's window holds back sends nothing), and no rescue.
+    Ns3,
+}
+
 /// Which SACK blocks a receiver reports.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum SackReport {
@@ -260,6 +273,8 @@ pub struct TcpConfig {
     pub exit_ack_grows: bool,
     /// Which SACK blocks the receiver reports.
     pub sack_report: SackReport,
+    /// NextSeg rules (3) and (4) (spec §2.5.4).
+    pub nextseg: NextSeg,
     /// A cumulative ACK that counts as a duplicate (it SACKs new data) restarts the
     /// retransmission timer like any ACK of new data (RFC 6298 §5.3). ns-3 does not (it skips
     /// `NewAck` in Disorder); the `ns3.44` profile clears this.
@@ -317,6 +332,7 @@ impl Default for TcpConfig {
             pipe_counts_sacked_retx: false,
             exit_ack_grows: false,
             sack_report: SackReport::Rfc2018,
+            nextseg: NextSeg::Rfc6675,
             dup_ack_restarts_rto: true,
             rto_holds_ssthresh: true,
             ack_duplicate_synack: true,
@@ -344,6 +360,7 @@ impl TcpConfig {
             pipe_counts_sacked_retx: true,
             exit_ack_grows: true,
             sack_report: SackReport::Ns3,
+            nextseg: NextSeg::Ns3,
             dup_ack_restarts_rto: false,
             rto_holds_ssthresh: false,
             ack_duplicate_synack: false,
@@ -410,6 +427,7 @@ impl TcpConfig {
             ("pipe_counts_sacked_retx", self.pipe_counts_sacked_retx.to_string()),
             ("exit_ack_grows", self.exit_ack_grows.to_string()),
             ("sack_report", format!("{:?}", self.sack_report).to_lowercase()),
+            ("nextseg", format!("{:?}", self.nextseg).to_lowercase()),
             ("dup_ack_restarts_rto", self.dup_ack_restarts_rto.to_string()),
             ("rto_holds_ssthresh", self.rto_holds_ssthresh.to_string()),
             ("ack_duplicate_synack", self.ack_duplicate_synack.to_string()),

@@ -180,6 +180,8 @@ pub struct Endpoint {
     pub(super) syn_tries: u32,
     /// Retransmission timeouts since SND.UNA last advanced (against `data_retries`).
     pub(super) rto_streak: u32,
+    /// RFC 6675 RescueRxt: a rescue retransmission is allowed once SND.UNA passes it.
+    pub(super) rescue_rxt: Option<u64>,
     /// Linux's delayed-ACK engine (used only with `delack = "linux"`).
     pub(super) lnx_ack: LinuxDelAck,
 }
@@ -261,6 +263,7 @@ impl Endpoint {
             persist_backoff: 0,
             syn_tries: 0,
             rto_streak: 0,
+            rescue_rxt: None,
             syn_retransmitted: false,
             cwr_pending: false,
             last_wnd_field: None,

@@ -44,6 +44,10 @@ pub struct Scoreboard {
     /// them in flight until they are cumulatively acknowledged).
     pub sacked_retrans_bytes: u64,
     segs: VecDeque<Seg>,
+    /// Un-SACKed bytes both lost and retransmitted (a NextSeg rule (3) or (4) retransmission
+    /// is retransmitted without being lost, so `retrans_bytes` alone does not say how many
+    /// lost bytes still wait).
+    lost_retrans_bytes: u64,
     /// Highest SACKed offset + 1 (0 if none).
     pub high_sacked: u64,
     /// Every un-SACKed segment below this offset is already marked lost (RFC 6675 IsLost is
@@ -138,6 +142,9 @@ impl Scoreboard {
             if s.retrans {
                 self.retrans_bytes -= s.len();
             }
+            if s.lost && s.retrans {
+                self.lost_retrans_bytes -= s.len();
+            }
         }
     }
 
@@ -184,6 +191,9 @@ impl Scoreboard {
             }
             if s.retrans {
                 self.retrans_bytes += s.len();
+            }
+            if s.lost && s.retrans {
+                self.lost_retrans_bytes += s.len();
             }
         }
     }
@@ -268,10 +278,9 @@ impl Scoreboard {
         if s.sacked || s.lost {
             return 0;
         }
-        let m = self.update(i, |m| {
-            m.lost = true;
-            m.retrans = false;
-        });
+        // A segment retransmitted before it was judged lost (NextSeg rules 3 and 4) keeps its
+        // retransmission in flight: lost and retransmitted, it is not sent again.
+        let m = self.update(i, |m| m.lost = true);
         self.rexmit_hint = self.rexmit_hint.min(m.start);
         m.len()
     }
@@ -323,9 +332,8 @@ impl Scoreboard {
     /// Advances the retransmission hint to the segment found, so repeated calls while the
     /// window is closed do not walk the same segments again.
     pub fn next_lost(&mut self) -> Option<usize> {
-        // Retransmitted segments are always lost ones, so this counts lost segments still
-        // waiting for their retransmission.
-        if self.lost_bytes <= self.retrans_bytes {
+        // Lost segments still waiting for their retransmission.
+        if self.lost_bytes <= self.lost_retrans_bytes {
             return None;
         }
         let from = self.segs.partition_point(|s| s.end <= self.rexmit_hint);
@@ -337,9 +345,25 @@ impl Scoreboard {
         Some(i)
     }
 
-    /// Mark segment `i` as retransmitted at `now`; returns its range.
+    /// RFC 6675 NextSeg rule (3): the first un-SACKed segment below the highest SACKed byte
+    /// that is neither lost nor retransmitted yet.
+    pub fn next_hole(&self) -> Option<usize> {
+        let top = self.segs.partition_point(|s| s.start < self.high_sacked);
+        let from = self.segs.partition_point(|s| s.end <= self.rexmit_hint);
+        (from..top).find(|&i| {
+            let s = &self.segs[i];
+            !s.sacked && !s.lost && !s.retrans
+        })
+    }
+
+    /// The highest un-SACKed segment (RFC 6675 NextSeg rule (4), the rescue retransmission).
+    pub fn last_unsacked(&self) -> Option<usize> {
+        (0..self.segs.len()).rev().find(|&i| !self.segs[i].sacked)
+    }
+
+    /// Mark segment `i` as retransmitted at `now`; returns its range. A lost one (NextSeg rule
+    /// 1, RTO), or under rules (3) and (4) one not (yet) judged lost.
     pub fn retransmit(&mut self, i: usize, now: Time) -> (u64, u64) {
-        debug_assert!(self.segs[i].lost, "only lost segments are retransmitted");
         let m = self.update(i, |m| {
             m.retrans = true;
             m.ever_retrans = true;
@@ -353,7 +377,7 @@ impl Scoreboard {
 
     /// Recompute the counters from scratch and compare (tests).
     pub fn check(&self) {
-        let (mut s, mut l, mut r, mut sr) = (0, 0, 0, 0);
+        let (mut s, mut l, mut r, mut sr, mut lr) = (0, 0, 0, 0, 0);
         for g in &self.segs {
             if g.sacked {
                 s += g.len();
@@ -367,11 +391,17 @@ impl Scoreboard {
                 if g.retrans {
                     r += g.len();
                 }
+                if g.lost && g.retrans {
+                    lr += g.len();
+                }
             }
         }
-        assert_eq!((s, l, r, sr), (self.sacked_bytes, self.lost_bytes, self.retrans_bytes, self.sacked_retrans_bytes), "scoreboard counters drifted");
+        assert_eq!(
+            (s, l, r, sr, lr),
+            (self.sacked_bytes, self.lost_bytes, self.retrans_bytes, self.sacked_retrans_bytes, self.lost_retrans_bytes),
+            "scoreboard counters drifted"
+        );
         for g in &self.segs {
-            assert!(!g.retrans || g.lost, "a retransmitted segment is a lost one");
             if g.end <= self.lost_frontier {
                 assert!(g.sacked || g.lost, "below the frontier every un-SACKed segment is lost");
             }

@@ -3,7 +3,7 @@
 //! response (RFC 3168 §6.1.2).
 
 use super::cc::{AckSample, CaState, CongestionControl, LossCause};
-use super::config::{DupAckRule, EcnCut, FullAck, PrrVariant, Recovery, WndUpdateRule};
+use super::config::{DupAckRule, EcnCut, FullAck, NextSeg, PrrVariant, Recovery, WndUpdateRule};
 use super::endpoint::{ts_clock, ConnState, Endpoint, PERSIST_TIMEOUT};
 use crate::packet::{SackBlocks, SimPacket, TcpOptions, Transport};
 use sluice_core::packet::{tcp_flags as F, Ecn};
@@ -382,7 +382,9 @@ impl Endpoint {
             }
         }
         // RFC 6675 (4.3) / RFC 6582: retransmit the first segment presumed lost, whatever the
-        // window says — again, if an earlier episode already retransmitted it.
+        // window says — again, if an earlier episode already retransmitted it. RescueRxt starts
+        // at its end, so no rescue comes before it is acknowledged.
+        self.rescue_rxt = self.sb.first().map(|s| s.end);
         if self.sb.head_lost_again() {
             self.retransmit(0, now, out);
         }
@@ -547,6 +549,28 @@ impl Endpoint {
         }
     }
 
+    /// RFC 6675 NextSeg rules (3) and (4), in SACK recovery when neither a lost segment nor new
+    /// data can go: the first un-SACKed hole below the highest SACKed byte, else, once per
+    /// recovery (when SND.UNA has passed RescueRxt), the highest un-SACKed segment. Returns
+    /// whether one was sent.
+    fn retransmit_hole(&mut self, now: Time, out: &mut Vec<SimPacket>) -> bool {
+        if self.ca != CaState::Recovery || !self.sack_ok {
+            return false;
+        }
+        if let Some(i) = self.sb.next_hole() {
+            self.retransmit(i, now, out);
+            return true;
+        }
+        if self.cfg.nextseg == NextSeg::Rfc6675 && self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
+            if let Some(i) = self.sb.last_unsacked() {
+                self.retransmit(i, now, out);
+                self.rescue_rxt = Some(self.recover);
+                return true;
+            }
+        }
+        false
+    }
+
     fn retransmit(&mut self, i: usize, now: Time, out: &mut Vec<SimPacket>) {
         let (start, end) = self.sb.retransmit(i, now);
         let len = self.emit_data(start, end, false, now, out);
@@ -643,6 +667,10 @@ impl Endpoint {
                 if self.snd_wnd < smss.min(len) && self.snd_max == self.snd_una && self.persist_at.is_none() {
                     self.persist_at = Some(now + PERSIST_TIMEOUT);
                 }
+                // Rule (2) failed for the peer's window: RFC 6675 goes on to rules (3)–(4).
+                if self.cfg.nextseg == NextSeg::Rfc6675 && room >= smss && self.retransmit_hole(now, out) {
+                    continue;
+                }
                 break;
             }
             if self.app_closed && self.snd_max == self.app_end {
@@ -653,6 +681,10 @@ impl Endpoint {
                     ConnState::CloseWait => ConnState::LastAck,
                     _ => ConnState::FinWait1,
                 };
+                break;
+            }
+            if room >= smss && self.retransmit_hole(now, out) {
+                continue;
             }
             break;
         }

@@ -4,7 +4,7 @@
 
 use super::cc::{CaState, CongestionControl};
 use super::*;
-use super::config::SackReport;
+use super::config::{NextSeg, SackReport};
 use crate::packet::{SimPacket, Transport};
 use sluice_core::packet::{tcp_flags as F, Ecn};
 use sluice_core::{Dur, Time};
@@ -873,4 +873,64 @@ fn data_retries_abort_after_consecutive_timeouts() {
     let late = p.deliver_to_server(&burst[1..3]);
     p.c.on_segment(&late[0], p.now, &mut out);
     assert!(out.is_empty() && p.c.poll_at().is_none(), "an aborted connection answers nothing");
+}
+
+/// Ten segments of a finite transfer, `lost` dropped on the way; everything else reaches the
+/// server and its ACKs reach the client. Returns the pair, the first flight and what the client
+/// sent in response, in order.
+fn tail_losses(cfg: TcpConfig, lost: &[usize]) -> (Pair, Vec<SimPacket>, Vec<SimPacket>) {
+    let mut p = Pair::new(TcpConfig { delack: DelAck::Off, ..cfg }, Some(10 * MSS));
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 10);
+    let arrived: Vec<SimPacket> = burst.iter().enumerate().filter(|(i, _)| !lost.contains(i)).map(|(_, s)| s.clone()).collect();
+    p.now += Dur::from_millis(10);
+    let acks = p.deliver_to_server(&arrived);
+    p.now += Dur::from_millis(10);
+    let sent = p.deliver_to_client(&acks);
+    (p, burst, sent)
+}
+
+// tests RFC 6675 NextSeg rule (3) (spec §2.5.4): with no new data to send, an un-SACKed hole
+// below the highest SACKed segment that is not yet judged lost is retransmitted in recovery,
+// under both NextSeg variants (ns-3 has rule 3 when no unsent data is left), not left to the RTO.
+#[test]
+fn nextseg_rule3_retransmits_an_unlost_hole_below_the_highest_sack() {
+    for nextseg in [NextSeg::Rfc6675, NextSeg::Ns3] {
+        // Segments 1 and 8 lost: 8 has only segment 9 SACKed above it, so it is not lost.
+        let (mut p, burst, sent) = tail_losses(TcpConfig { nextseg, ..TcpConfig::default() }, &[1, 8]);
+        assert_eq!(p.c.ca, CaState::Recovery);
+        let mut retx: Vec<u32> = sent.iter().map(seg_seq).collect();
+        if !retx.contains(&seg_seq(&burst[8])) {
+            // Not yet: the retransmitted segment 1 comes back as a partial ACK first.
+            let acks = p.deliver_to_server(&sent);
+            retx.extend(p.deliver_to_client(&acks).iter().map(seg_seq));
+        }
+        assert_eq!(retx[0], seg_seq(&burst[1]), "{nextseg:?}: the head first");
+        assert!(retx.contains(&seg_seq(&burst[8])), "{nextseg:?}: rule 3 retransmits segment 8");
+        assert_eq!(p.c.counters.rto_count, 0);
+        p.c.sb.check();
+    }
+}
+
+// tests RFC 6675 NextSeg rule (4), the rescue retransmission (spec §2.5.4): a lost last segment
+// with nothing SACKed above it is resent once SND.UNA passes RescueRxt (the end of the first
+// retransmission), instead of waiting for the RTO; ns-3 sends no rescue.
+#[test]
+fn nextseg_rescue_retransmits_the_tail_once_per_recovery() {
+    for (nextseg, rescue) in [(NextSeg::Rfc6675, true), (NextSeg::Ns3, false)] {
+        let (mut p, burst, sent) = tail_losses(TcpConfig { nextseg, ..TcpConfig::default() }, &[1, 9]);
+        assert_eq!(p.c.ca, CaState::Recovery);
+        assert_eq!(sent.iter().map(seg_seq).collect::<Vec<_>>(), vec![seg_seq(&burst[1])], "{nextseg:?}: no rescue before the head is acknowledged");
+        // The retransmitted head arrives: a partial ACK up to segment 9.
+        let acks = p.deliver_to_server(&sent);
+        let after: Vec<u32> = p.deliver_to_client(&acks).iter().map(seg_seq).collect();
+        assert_eq!(p.c.snd_una, 1 + 9 * MSS, "partial ACK");
+        if rescue {
+            assert_eq!(after, vec![seg_seq(&burst[9])], "rescue: the highest un-SACKed segment");
+            assert_eq!(p.c.rescue_rxt, Some(p.c.recover), "RescueRxt = RecoveryPoint: once per recovery");
+        } else {
+            assert!(after.is_empty(), "ns-3: the tail waits for the RTO");
+        }
+        p.c.sb.check();
+    }
 }
