@@ -77,6 +77,11 @@ mod tests {
         e.prefetch_lines(&mut r);
         let want: std::collections::BTreeSet<usize> = (0..=(Endpoint::HOT_END - 1) / 64).collect();
         assert_eq!(r.lines, want);
+        // Receiving only: from the start through `counters.delivered` and `last_delivery`.
+        let mut r = Recorder::of(&e);
+        e.prefetch_receive_lines(&mut r);
+        let want: std::collections::BTreeSet<usize> = (0..=(Endpoint::RECEIVE_END - 1) / 64).collect();
+        assert_eq!(r.lines, want);
     }
 
     // An interface's first two lines: serializer and wire head, queue statistics.

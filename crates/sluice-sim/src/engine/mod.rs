@@ -461,7 +461,7 @@ impl<'m> Sim<'m> {
     fn next_hop(&self, node: u32, p: &SimPacket) -> NextHop {
         if node_addr(node as usize) == p.dst {
             return match p.transport {
-                Transport::Tcp { .. } => NextHop::endpoint(self.flow_ep[p.flow as usize] as usize + (self.flow_dst[p.flow as usize] == node) as usize),
+                Transport::Tcp { .. } => NextHop::endpoint(self.flow_ep[p.flow as usize] as usize + (self.flow_dst[p.flow as usize] == node) as usize, p.payload > 0),
                 Transport::Udp => NextHop::NONE,
             };
         }
@@ -480,7 +480,7 @@ impl<'m> Sim<'m> {
         let (iface, pkt, next) = match self.q.peek() {
             Some(Event::Arrive { iface, pkt, next }) => (iface as usize, pkt as usize, next),
             Some(Event::TxDone { iface } | Event::Refill { iface }) => (iface as usize, usize::MAX, NextHop::NONE),
-            Some(Event::Wake { ep, .. }) => (usize::MAX, usize::MAX, NextHop::endpoint(ep as usize)),
+            Some(Event::Wake { ep, .. }) => (usize::MAX, usize::MAX, NextHop::endpoint(ep as usize, false)),
             _ => return,
         };
         let p = &mut Prefetch;
@@ -491,9 +491,15 @@ impl<'m> Sim<'m> {
         if let Some(pkt) = self.pkts.get(pkt) {
             pkt.prefetch_lines(p);
         }
-        if let Some(ep) = next.as_endpoint() {
+        if let Some((ep, data)) = next.as_endpoint() {
             if let Some(e) = self.eps.get(ep) {
-                e.prefetch_lines(p);
+                // A data segment's receiver reads its receiving state only (a bulk receiver,
+                // or a sender's peer); an ACK's, its sending state too.
+                if data {
+                    e.prefetch_receive_lines(p);
+                } else {
+                    e.prefetch_lines(p);
+                }
                 p.line(&self.wake[ep]);
             }
             if let Some(f) = self.ep_uplink.get(ep).and_then(|&k| self.ifaces.get(k as usize)) {
@@ -538,7 +544,7 @@ impl<'m> Sim<'m> {
             Transport::Tcp { .. } => {
                 let server = addr_node(dst) as u32 == self.flow_dst[flow];
                 let ep = self.flow_ep[flow] as usize + server as usize;
-                if self.prefetch {
+                if self.prefetch && pkt.payload == 0 {
                     self.eps[ep].prefetch_segments(&mut Prefetch);
                 }
                 self.with_endpoint(ep, |e, now, out| e.on_segment(&pkt, now, out));

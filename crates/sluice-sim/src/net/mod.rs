@@ -35,12 +35,15 @@ pub struct NextHop(u32);
 
 impl NextHop {
     const ENDPOINT: u32 = 1 << 31;
+    /// With `ENDPOINT`: the packet carries data (its receiver reads only the receiving state).
+    const DATA: u32 = 1 << 30;
     /// Nothing known (a datagram for a host, or no route).
     pub const NONE: NextHop = NextHop(u32::MAX);
 
-    pub fn endpoint(ep: usize) -> NextHop {
-        debug_assert!((ep as u32) < Self::ENDPOINT - 1);
-        NextHop(ep as u32 | Self::ENDPOINT)
+    /// Delivery to endpoint `ep`; `data`: the packet carries payload.
+    pub fn endpoint(ep: usize, data: bool) -> NextHop {
+        debug_assert!((ep as u32) < Self::DATA - 1);
+        NextHop(ep as u32 | Self::ENDPOINT | if data { Self::DATA } else { 0 })
     }
     pub fn iface(k: u32) -> NextHop {
         if k < Self::ENDPOINT {
@@ -49,10 +52,10 @@ impl NextHop {
             Self::NONE
         }
     }
-    /// The endpoint the packet is delivered to, if any.
+    /// The endpoint the packet is delivered to, if any, and whether it carries data.
     #[inline]
-    pub fn as_endpoint(self) -> Option<usize> {
-        (self != Self::NONE && self.0 & Self::ENDPOINT != 0).then_some((self.0 & !Self::ENDPOINT) as usize)
+    pub fn as_endpoint(self) -> Option<(usize, bool)> {
+        (self != Self::NONE && self.0 & Self::ENDPOINT != 0).then_some(((self.0 & !(Self::ENDPOINT | Self::DATA)) as usize, self.0 & Self::DATA != 0))
     }
     /// The interface that forwards the packet, if any.
     #[inline]

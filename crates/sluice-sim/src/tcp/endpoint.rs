@@ -203,6 +203,22 @@ impl Endpoint {
         self.sb.prefetch_lines(p);
     }
 
+    /// One field on each cache line a data segment's arrival reads at an endpoint with nothing
+    /// of its own to send: the lines through the receive-side counters.
+    #[inline]
+    pub fn prefetch_receive_lines(&self, p: &mut impl Lines) {
+        p.line(&self.state);
+        p.line(&self.rcv_nxt);
+        p.line(&self.unacked_segs);
+        p.line(&self.send_at);
+        p.line(&self.local);
+        p.line(&self.counters.delivered);
+    }
+
+    /// End of the receiving state (layout tests).
+    #[cfg(test)]
+    pub(crate) const RECEIVE_END: usize = std::mem::offset_of!(Endpoint, counters) + std::mem::size_of::<u64>() * 2;
+
     /// End of the state a segment's arrival reads: the scoreboard's last byte (layout tests).
     #[cfg(test)]
     pub(crate) const HOT_END: usize = std::mem::offset_of!(Endpoint, sb) + std::mem::size_of::<Scoreboard>();

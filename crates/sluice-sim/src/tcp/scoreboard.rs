@@ -55,6 +55,9 @@ pub struct Scoreboard {
     lost_frontier: u64,
     /// No segment below this offset is waiting for a retransmission.
     rexmit_hint: u64,
+    /// No segment below this offset is a NextSeg rule (3) hole (a segment stops being one for
+    /// good once SACKed, lost or retransmitted, so the search never needs to look below).
+    hole_hint: u64,
     /// Ranges recently marked SACKed, so a block reported again is not walked again.
     known: [(u64, u64); 4],
 }
@@ -347,13 +350,23 @@ impl Scoreboard {
 
     /// RFC 6675 NextSeg rule (3): the first un-SACKed segment below the highest SACKed byte
     /// that is neither lost nor retransmitted yet.
-    pub fn next_hole(&self) -> Option<usize> {
+    pub fn next_hole(&mut self) -> Option<usize> {
+        if self.high_sacked <= self.hole_hint {
+            return None;
+        }
         let top = self.segs.partition_point(|s| s.start < self.high_sacked);
-        let from = self.segs.partition_point(|s| s.end <= self.rexmit_hint);
-        (from..top).find(|&i| {
+        let from = self.segs.partition_point(|s| s.end <= self.hole_hint);
+        for i in from..top {
             let s = &self.segs[i];
-            !s.sacked && !s.lost && !s.retrans
-        })
+            if !s.sacked && !s.lost && !s.retrans {
+                self.hole_hint = s.start;
+                return Some(i);
+            }
+        }
+        if let Some(s) = top.checked_sub(1).map(|i| self.segs[i]) {
+            self.hole_hint = self.hole_hint.max(s.end);
+        }
+        None
     }
 
     /// The highest un-SACKed segment (RFC 6675 NextSeg rule (4), the rescue retransmission).
@@ -407,6 +420,9 @@ impl Scoreboard {
             }
             if g.end <= self.rexmit_hint {
                 assert!(!(g.lost && !g.sacked && !g.retrans), "a segment below the hint waits for retransmission");
+            }
+            if g.end <= self.hole_hint {
+                assert!(g.sacked || g.lost || g.retrans, "a hole below the hole hint");
             }
         }
     }

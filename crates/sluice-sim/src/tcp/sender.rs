@@ -633,8 +633,13 @@ impl Endpoint {
         if !self.is_synchronized() {
             return;
         }
-        let smss = self.smss as u64;
         self.fill_send_buffer();
+        // Nothing outstanding, nothing unsent, no FIN due: nothing to send. (A receiving
+        // endpoint comes here after every segment; this keeps it off its sending state.)
+        if self.snd_max == self.snd_una && self.snd_max >= self.app_buffered && !(self.app_closed && self.snd_max == self.app_end) {
+            return;
+        }
+        let smss = self.smss as u64;
         loop {
             let pipe = self.pipe();
             let cwnd = self.w.cwnd;
