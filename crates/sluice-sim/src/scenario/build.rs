@@ -26,6 +26,7 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str, notes: &mut Vec<(String
     // The preset's values, then this table's own keys over them.
     match t.tcp_preset {
         Some(Preset::Ns3_30) => c.apply_ns3_30(),
+        Some(Preset::Ns3_13) => c.apply_ns3_13(),
         None => {}
     }
     if let Some(v) = t.cc {

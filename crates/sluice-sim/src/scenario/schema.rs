@@ -72,7 +72,7 @@ macro_rules! choice {
 }
 
 choice!(Profile { Ns3_44 = "ns3.44", Sluice = "sluice" });
-choice!(Preset { Ns3_30 = "ns3.30" });
+choice!(Preset { Ns3_30 = "ns3.30", Ns3_13 = "ns3.13" });
 choice!(Cc { NewReno = "new_reno", None = "none" });
 choice!(DelAckOpt { On = "on", Off = "off", Linux = "linux" });
 choice!(RtoOpt { Rfc6298 = "rfc6298", Linux = "linux", Ns3Legacy = "ns3_legacy", Rfc793 = "rfc793" });

@@ -114,6 +114,18 @@ fn ns3_30_preset_then_overrides() {
     assert!(e.message.contains("ns3.30"), "lists the presets: {e}");
 }
 
+// tests spec §7.3: `tcp_preset = "ns3.13"`, the ns-3 endpoint of 2012–13.
+#[test]
+fn ns3_13_preset() {
+    use crate::tcp::{FullAck, InitialWindow, Recovery, RtoEstimator, WndUpdateRule};
+    let text = BASE.replace("[topology]", "[tcp]\ntcp_preset = \"ns3.13\"\n[topology]");
+    let t = load_str(&text, None).unwrap().flows[0].tcp.clone();
+    assert_eq!((t.preset, t.mss, t.iw, t.initial_ssthresh), ("ns3.13", 1000, InitialWindow::Segments(1), 65_535));
+    assert!(!t.sack && !t.timestamps && !t.window_scaling && !t.limited_transmit && !t.recover_check);
+    assert_eq!((t.recovery, t.full_ack, t.wnd_update), (Recovery::Classic, FullAck::FlightSize, WndUpdateRule::Always));
+    assert_eq!((t.rto, t.min_rto), (RtoEstimator::Ns3Legacy, Dur::from_millis(200)));
+}
+
 #[test]
 fn unknown_keys_are_named() {
     let e = error_of("warmup = \"2s\"", "warmup = \"2s\"\nwarmpu = \"1s\"");

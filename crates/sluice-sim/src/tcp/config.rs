@@ -241,6 +241,10 @@ pub struct TcpConfig {
     /// aborted at the next one; `None`: never (ns-3 DataRetries, 6 in its defaults).
     pub data_retries: Option<u32>,
     pub full_ack: FullAck,
+    /// RFC 6582 §3.2 step 1: duplicate ACKs start fast recovery only once the cumulative ACK
+    /// has reached `recover` (one reduction per window of data, no false fast retransmit after
+    /// a timeout). ns-3.13's NewReno has no such test (the `ns3.13` preset clears this).
+    pub recover_check: bool,
     pub ecn_cut: EcnCut,
     pub nagle: bool,
     /// Send the MSS option in SYNs (RFC 9293). ns-3 sends none and both ends use their
@@ -322,6 +326,7 @@ impl Default for TcpConfig {
             syn_retries: 5,
             data_retries: None,
             full_ack: FullAck::Ssthresh,
+            recover_check: true,
             ecn_cut: EcnCut::Prr,
             nagle: false,
             syn_mss_option: true,
@@ -401,6 +406,37 @@ impl TcpConfig {
         self.preset = "ns3.30";
     }
 
+    /// `tcp_preset = "ns3.13"` (spec §7.3): the ns-3 endpoint of 2012–13 (ns-3.9–3.16), for the
+    /// papers of that era: NewReno as ns-3.13 wrote it (fast recovery on the third duplicate
+    /// without the `recover` test, full ACK deflating to FlightSize, no PRR, no limited
+    /// transmit), no window scaling, timestamps or SACK, ns-3.13's RTO estimator.
+    pub fn apply_ns3_13(&mut self) {
+        self.cc = CcKind::NewReno;
+        self.recovery = Recovery::Classic;
+        self.full_ack = FullAck::FlightSize;
+        self.recover_check = false;
+        self.limited_transmit = false;
+        self.mss = 1000;
+        self.iw = InitialWindow::Segments(1);
+        self.initial_ssthresh = 65_535;
+        self.snd_buf = 131_072;
+        self.rcv_buf = 131_072;
+        self.sack = false;
+        self.timestamps = false;
+        self.window_scaling = false;
+        self.ecn = false;
+        self.nagle = false;
+        self.delack = DelAck::On { count: 2, timeout: Dur::from_millis(200) };
+        self.rto = RtoEstimator::Ns3Legacy;
+        (self.min_rto, self.max_rto) = RtoEstimator::Ns3Legacy.bounds();
+        self.dupthresh = 3;
+        self.syn_rto = SynRto::Ns3;
+        self.syn_retries = 5;
+        self.wnd_update = WndUpdateRule::Always;
+        self.dupack = DupAckRule::Ns3;
+        self.preset = "ns3.13";
+    }
+
     /// Option values as (name, value) pairs, for the summary.
     pub fn describe(&self) -> Vec<(&'static str, String)> {
         let mut v = vec![
@@ -432,6 +468,7 @@ impl TcpConfig {
             ("rto_holds_ssthresh", self.rto_holds_ssthresh.to_string()),
             ("ack_duplicate_synack", self.ack_duplicate_synack.to_string()),
             ("iw", self.iw.as_str().to_string()),
+            ("recover_check", self.recover_check.to_string()),
             ("syn_retries", self.syn_retries.to_string()),
             ("data_retries", self.data_retries.map_or("none".into(), |n| n.to_string())),
         ];

@@ -319,7 +319,7 @@ impl Endpoint {
                 self.set_ca(CaState::Disorder, now);
                 let head_lost = self.sack_ok && self.sb.first().is_some_and(|s| s.lost);
                 // RFC 6582 §3.2 step 1: enter only if the ACK covers `recover`.
-                if (self.dupacks >= self.cfg.dupthresh || head_lost) && self.snd_una >= self.recover {
+                if (self.dupacks >= self.cfg.dupthresh || head_lost) && (self.snd_una >= self.recover || !self.cfg.recover_check) {
                     self.enter_recovery(delivered, now, out);
                 } else if self.cfg.limited_transmit && !self.sack_ok && self.dupacks < self.cfg.dupthresh {
                     // With SACK, pipe already counts the SACKed segments out and cwnd − pipe

@@ -934,3 +934,20 @@ fn nextseg_rescue_retransmits_the_tail_once_per_recovery() {
         p.c.sb.check();
     }
 }
+
+// tests RFC 6582 §3.2 step 1 and the ns-3.13 option `recover_check = false`: three duplicate
+// ACKs for data sent before the recovery point (here left by an earlier episode) start fast
+// recovery only without the check.
+#[test]
+fn recover_check_blocks_recovery_below_the_recovery_point() {
+    for check in [true, false] {
+        let mut p = Pair::new(TcpConfig { recover_check: check, ..reno_cfg() }, Some(10 * MSS));
+        let burst = p.client_sends();
+        p.c.recover = p.c.snd_max; // as if a timeout had just set it
+        let dups = p.deliver_to_server(&burst[1..4]);
+        let out = p.deliver_to_client(&dups);
+        let retx = out.iter().any(|s| seg_seq(s) == seg_seq(&burst[0]));
+        assert_eq!(retx, !check, "check {check}");
+        assert_eq!(p.c.ca == CaState::Recovery, !check);
+    }
+}
