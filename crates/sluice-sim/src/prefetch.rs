@@ -84,7 +84,7 @@ mod tests {
         assert_eq!(r.lines, want);
     }
 
-    // An interface's first two lines: serializer and wire head, queue statistics.
+    // An interface's first two lines: serializer and wire head, queue statistics; more for a burst.
     #[test]
     fn iface_lines_are_its_first_two() {
         use sluice_core::qdisc::{AnyQdisc, DropTail};
@@ -94,6 +94,15 @@ mod tests {
         let mut r = Recorder::of(&f);
         f.prefetch_lines(&mut r);
         assert_eq!(r.lines, [0, 1].into());
+        // Sending adds the device slots' and the second wire packet's lines; an arrival reads
+        // the wire head (line 0) and that second packet.
+        let mut r = Recorder::of(&f);
+        f.prefetch_send_lines(&mut r);
+        assert_eq!(r.lines.len(), 4);
+        let mut r = Recorder::of(&f);
+        f.prefetch_arrival_lines(&mut r);
+        assert_eq!(r.lines.len(), 2);
+        assert!(r.lines.contains(&0));
     }
 
     // Packets sit in a slab at every offset modulo a line: each one's lines are all named.

@@ -477,16 +477,15 @@ impl<'m> Sim<'m> {
     /// only: what runs is unchanged.
     #[inline]
     fn prefetch_next(&self) {
+        // Transmit-completes and refills run at busy interfaces, which are cached.
         let (iface, pkt, next) = match self.q.peek() {
             Some(Event::Arrive { iface, pkt, next }) => (iface as usize, pkt as usize, next),
-            Some(Event::TxDone { iface } | Event::Refill { iface }) => (iface as usize, usize::MAX, NextHop::NONE),
             Some(Event::Wake { ep, .. }) => (usize::MAX, usize::MAX, NextHop::endpoint(ep as usize, false)),
             _ => return,
         };
         let p = &mut Prefetch;
         if let Some(f) = self.ifaces.get(iface) {
-            f.prefetch_lines(p);
-            f.prefetch_wire_lines(p);
+            f.prefetch_arrival_lines(p);
         }
         if let Some(pkt) = self.pkts.get(pkt) {
             pkt.prefetch_lines(p);
@@ -503,8 +502,7 @@ impl<'m> Sim<'m> {
                 p.line(&self.wake[ep]);
             }
             if let Some(f) = self.ep_uplink.get(ep).and_then(|&k| self.ifaces.get(k as usize)) {
-                f.prefetch_lines(p);
-                f.prefetch_wire_lines(p);
+                f.prefetch_send_lines(p);
             }
         } else if let Some(f) = next.as_iface().and_then(|k| self.ifaces.get(k)) {
             f.prefetch_lines(p);

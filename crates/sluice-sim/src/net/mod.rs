@@ -344,21 +344,29 @@ impl Iface {
         Some((id, Some(second)))
     }
 
-    /// One field on each of the two lines every packet at this interface reads (see
-    /// [`crate::prefetch`]).
+    /// One field on each of the two lines a packet queued here reads (see [`crate::prefetch`]):
+    /// serializer and wire head, queue statistics.
     #[inline]
     pub fn prefetch_lines(&self, p: &mut impl crate::prefetch::Lines) {
         p.line(&self.busy_until);
         p.line(&self.pass_max);
     }
 
-    /// The lines a burst uses as well: the device slots (a packet waiting behind the one being
-    /// serialized) and the second packet on the wire. Worth loading for the interface an
-    /// endpoint is about to send on, and for one whose next packet arrives (a second on the
-    /// wire then moves up).
+    /// For the interface an endpoint is about to send a burst on: the lines above, the device
+    /// slots (a packet waiting behind the one being serialized) and the second packet on the
+    /// wire.
     #[inline]
-    pub fn prefetch_wire_lines(&self, p: &mut impl crate::prefetch::Lines) {
+    pub fn prefetch_send_lines(&self, p: &mut impl crate::prefetch::Lines) {
+        self.prefetch_lines(p);
         p.line(&self.dev_slots);
+        p.line(&self.wire2);
+    }
+
+    /// For an interface whose oldest packet on the wire arrives: the wire head, and the second
+    /// packet, which then moves up.
+    #[inline]
+    pub fn prefetch_arrival_lines(&self, p: &mut impl crate::prefetch::Lines) {
+        p.line(&self.wire_at);
         p.line(&self.wire2);
     }
 }
