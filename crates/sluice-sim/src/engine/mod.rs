@@ -230,7 +230,6 @@ impl<'m> Sim<'m> {
     }
 
     fn run(&mut self) {
-        self.q.set_prefetch(self.prefetch);
         for a in 0..self.apps.len() {
             let t = self.apps[a].start;
             self.q.schedule(t, Event::AppStart { app: a as u32 });

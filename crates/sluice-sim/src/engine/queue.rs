@@ -97,12 +97,6 @@ impl EventQueue {
         EventQueue { soon: Calendar::covering(horizon.0), later: Heap::with_capacity(256), next_seq: 0 }
     }
 
-    /// Prefetch the entries the next pops will read (worth it only when the engine's state
-    /// outgrows the cache: entries written long ago are cold then; see [`crate::prefetch`]).
-    pub fn set_prefetch(&mut self, on: bool) {
-        self.soon.prefetch = on;
-    }
-
     #[inline]
     pub fn schedule(&mut self, time: Time, ev: Event) {
         let seq = self.reserve();
@@ -186,8 +180,6 @@ struct Calendar {
     /// Key of the smallest entry ([`EMPTY`] if none) and its node.
     min_key: u128,
     min: u32,
-    /// Whether to prefetch the entry after the minimum ([`EventQueue::set_prefetch`]).
-    prefetch: bool,
     /// Free slab nodes, linked through `next`.
     free: u32,
     len: usize,
@@ -215,7 +207,6 @@ impl Calendar {
             base: 0,
             min_key: EMPTY,
             min: NIL,
-            prefetch: false,
             free: NIL,
             len: 0,
             head: Box::new([NIL; SLOTS]),
@@ -289,9 +280,6 @@ impl Calendar {
         self.len -= 1;
         self.base = self.bucket(e.key);
         self.find_min(slot);
-        if self.prefetch {
-            self.prefetch_after_min();
-        }
         Some(e)
     }
 
@@ -314,32 +302,6 @@ impl Calendar {
         }
         let n = self.smallest_in(self.first_occupied(slot));
         (self.min_key, self.min) = (self.nodes[n as usize].e.key, n);
-    }
-
-    /// Start loading the first entry of the next non-empty bucket after the minimum's: the next
-    /// pop but one reads it, and with many flows it was written long ago (see
-    /// [`crate::prefetch`]).
-    #[inline]
-    fn prefetch_after_min(&self) {
-        if self.len < 2 {
-            return;
-        }
-        // Look no further than the rest of this word of the bitmap and the next.
-        let from = (self.bucket(self.min_key) as usize + 1) % SLOTS;
-        let w = from / 64;
-        let here = self.bits[w] & (!0u64 << (from % 64));
-        let slot = if here != 0 {
-            w * 64 + here.trailing_zeros() as usize
-        } else {
-            let w = (w + 1) % (SLOTS / 64);
-            if self.bits[w] == 0 {
-                return;
-            }
-            w * 64 + self.bits[w].trailing_zeros() as usize
-        };
-        if let Some(node) = self.nodes.get(self.head[slot] as usize) {
-            crate::prefetch::line(node);
-        }
     }
 
     /// The first non-empty slot at or after `from`, circularly: every entry lies within one turn
