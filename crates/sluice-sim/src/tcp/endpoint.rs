@@ -191,12 +191,7 @@ impl Endpoint {
     /// the start through the scoreboard's (see the layout above; a test keeps the list whole).
     #[inline]
     pub fn prefetch_lines(&self, p: &mut impl Lines) {
-        p.line(&self.state);
-        p.line(&self.rcv_nxt);
-        p.line(&self.unacked_segs);
-        p.line(&self.send_at);
-        p.line(&self.local);
-        p.line(&self.counters.delivered);
+        self.prefetch_receive_lines(p);
         p.line(&self.counters.payload_sent);
         self.rtt.prefetch_lines(p);
         p.line(&self.w);
