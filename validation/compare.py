@@ -8,7 +8,9 @@ compares aggregate goodput, bottleneck drop ratio, Jain's index, mean queue leng
 The same comparison, with the issue's tolerances, is asserted by the Rust integration tests
 (``crates/sluice-sim/tests/integration/reference.rs``).
 
-Usage:  python3 validation/compare.py [--markdown docs/validation-table.md] [--jitter]
+Usage:  python3 validation/compare.py [--markdown docs/validation-table.md] [--record FILE ...]
+
+``--record`` adds ns-3 runs made with ``validation/ns3_dumbbell.py --out FILE`` (drop-tail cases).
 """
 from __future__ import annotations
 
@@ -45,6 +47,17 @@ def scenario(case: dict, jitter: str | None) -> str:
         f"mss = {a['segment_size']}",
         f'snd_buf = "{a["sndbuf"]}B"',
         f'rcv_buf = "{a["rcvbuf"]}B"',
+    ]
+    # ns-3 attributes a record may set beyond the reference cases' (ns3_dumbbell.py flags).
+    if a.get("init_cwnd"):
+        lines.append(f"initial_cwnd = {a['init_cwnd']}")
+    if a.get("recovery") == "classic":
+        lines.append('recovery = "classic"')
+    if a.get("min_rto"):
+        lines.append(f'min_rto = "{a["min_rto"]}"')
+    if a.get("delack"):
+        lines.append(f"delack_count = {a['delack']}")
+    lines += [
         "[topology]",
         'kind = "dumbbell"',
         f"pairs = {len(flows)}",
@@ -70,11 +83,13 @@ def scenario(case: dict, jitter: str | None) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--markdown", type=Path, help="also write the table as Markdown to this file")
+    ap.add_argument("--record", type=Path, action="append", default=[],
+                    help="also compare this ns3_dumbbell.py record (repeatable)")
     args = ap.parse_args()
     subprocess.run(["cargo", "build", "--release", "-q", "--bin", "sluice-sim"], cwd=ROOT, check=True)
     fx = json.loads(FIXTURE.read_text())
     rows = []
-    for case in fx["cases"]:
+    for case in fx["cases"] + [json.loads(p.read_text()) for p in args.record]:
         a = case["args"]
         if a["qdisc"] != "fifo" or a["tcp"] != "ns3::TcpNewReno" or case["case"].endswith("seed2") or "noflowmon" in case["case"]:
             continue

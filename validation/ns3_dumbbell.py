@@ -47,6 +47,7 @@ DEFAULTS = {
     "pie_tupdate": "15ms", "codel_target": "5ms", "codel_interval": "100ms",
     "tcp": "ns3::TcpNewReno", "segment_size": 1448, "mtu": 1500, "no_sack": False,
     "sndbuf": 8 << 20, "rcvbuf": 8 << 20, "min_rto": None, "delack": None, "init_cwnd": None,
+    "recovery": "prr",
     "duration": 60.0, "warmup": 10.0, "start_window": 0.0, "file_size": 0, "send_size": 11584,
     "seed": 1, "run": 1, "qsample": "10ms",
 }
@@ -194,6 +195,7 @@ HELP = {
     "min_rto": "TcpSocketBase::MinRto, e.g. 200ms (default: ns-3's 1 s)",
     "delack": "TcpSocket::DelAckCount (default: ns-3's 2)",
     "init_cwnd": "TcpSocket::InitialCwnd, segments (default: ns-3's 10)",
+    "recovery": "TcpL4Protocol::RecoveryType: prr (ns-3's default, TcpPrrRecovery) or classic (TcpClassicRecovery)",
     "duration": "simulated seconds; the senders stop then",
     "warmup": "start of the measurement window, s",
     "start_window": "flows start uniformly at random in [0, start_window) s",
@@ -265,6 +267,8 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
         C.SetDefault("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(parse_time_s(a["min_rto"]))))
     if a.get("delack"):
         C.SetDefault("ns3::TcpSocket::DelAckCount", ns.UintegerValue(int(a["delack"])))
+    if a.get("recovery", "prr") == "classic":
+        C.SetDefault("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(ns.TcpClassicRecovery.GetTypeId()))
     if a.get("init_cwnd"):
         C.SetDefault("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(int(a["init_cwnd"])))
     C.SetDefault("ns3::CoDelQueueDisc::Target", ns.StringValue(str(a["codel_target"])))
@@ -485,6 +489,8 @@ def main() -> int:
             ap.add_argument(flag, action="store_true")
         elif key == "qdisc":
             ap.add_argument(flag, choices=["fifo", "codel", "pie"], default=val)
+        elif key == "recovery":
+            ap.add_argument(flag, choices=["prr", "classic"], default=val, help=HELP[key])
         elif key == "rtt_table":
             ap.add_argument(flag, choices=["eval9"], default=val,
                             help="eval9: flow k uses one-way delays left [0,0,0,12,12,12,25,25,25][k%%9] ms, "

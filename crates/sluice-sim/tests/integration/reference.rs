@@ -10,6 +10,7 @@ use sluice_core::units::{parse_duration, parse_rate, QueueLimit};
 use sluice_core::{Dur, Time};
 use sluice_sim::engine::run_model;
 use sluice_sim::model::{AppSpec, StartSpec};
+use sluice_sim::tcp::{InitialWindow, Recovery, TcpConfig};
 use sluice_sim::{RunOptions, Summary};
 
 fn fixture() -> serde_json::Value {
@@ -21,10 +22,35 @@ fn dur(v: &serde_json::Value) -> Dur {
     parse_duration(v.as_str().unwrap()).unwrap()
 }
 
-/// Run the Sluice equivalent of one ns-3 reference case.
-pub fn run_case(name: &str) -> (Summary, serde_json::Value) {
+/// A case of the shared reference, or one of our own ns-3 runs (`validation/fixtures/ns3/NAME.json`).
+fn case(name: &str) -> serde_json::Value {
     let fx = fixture();
-    let case = fx["cases"].as_array().unwrap().iter().find(|c| c["case"] == name).unwrap_or_else(|| panic!("no case {name}")).clone();
+    if let Some(c) = fx["cases"].as_array().unwrap().iter().find(|c| c["case"] == name) {
+        return c.clone();
+    }
+    let path = format!("{}/../../validation/fixtures/ns3/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("no case {name}"))).expect("record parses")
+}
+
+/// The TCP options of a case: the `ns3.44` profile with the ns-3 attributes its run set.
+fn case_tcp(a: &serde_json::Value) -> TcpConfig {
+    let mut t = ns3_tcp();
+    t.mss = a["segment_size"].as_u64().unwrap() as u32;
+    t.snd_buf = a["sndbuf"].as_u64().unwrap();
+    t.rcv_buf = a["rcvbuf"].as_u64().unwrap();
+    // ns3_dumbbell.py records optional flags as given on its command line (strings).
+    if let Some(n) = a["init_cwnd"].as_u64().or_else(|| a["init_cwnd"].as_str().and_then(|v| v.parse().ok())) {
+        t.iw = InitialWindow::Segments(n as u32);
+    }
+    if a["recovery"] == "classic" {
+        t.recovery = Recovery::Classic;
+    }
+    t
+}
+
+/// Run the Sluice equivalent of one ns-3 case.
+pub fn run_case(name: &str) -> (Summary, serde_json::Value) {
+    let case = case(name);
     let a = &case["args"];
     let flows = case["flows"].as_array().unwrap();
     let d = Dumbbell {
@@ -49,7 +75,7 @@ pub fn run_case(name: &str) -> (Summary, serde_json::Value) {
     };
     // ns-3's BulkSendApplication writes `send_size` bytes at a time into the send buffer.
     let write = a["send_size"].as_u64().expect("send_size in the fixture");
-    let m = d.model(flows.len(), AppSpec::Bulk { write }, ns3_tcp(), &starts);
+    let m = d.model(flows.len(), AppSpec::Bulk { write }, case_tcp(a), &starts);
     let out = run_model(&m, &RunOptions::default()).unwrap();
     (out.summary, case)
 }
@@ -105,6 +131,13 @@ fn access90_newreno_matches_ns3() {
 #[test]
 fn dc90_newreno_matches_ns3() {
     assert_agrees("d-dc90-newreno-fifo-10s");
+}
+
+// An ns-3.30-era endpoint on a 10 Mb/s bottleneck: classic recovery, initial window 1, MSS 536,
+// 128 KiB buffers (what `tcp_preset = "ns3.30"` sets), run in ns-3.44 with those attributes.
+#[test]
+fn access9_ns330_endpoint_matches_ns3() {
+    assert_agrees("f-access9-ns330-10mbps");
 }
 
 #[test]
