@@ -53,6 +53,8 @@ def scenario(case: dict, jitter: str | None) -> str:
         lines.append(f"initial_cwnd = {a['init_cwnd']}")
     if a.get("recovery") == "classic":
         lines.append('recovery = "classic"')
+    if a.get("no_sack"):
+        lines.append("sack = false")
     if a.get("min_rto"):
         lines.append(f'min_rto = "{a["min_rto"]}"')
     if a.get("delack"):

@@ -45,6 +45,9 @@ fn case_tcp(a: &serde_json::Value) -> TcpConfig {
     if a["recovery"] == "classic" {
         t.recovery = Recovery::Classic;
     }
+    if a["no_sack"] == true {
+        t.sack = false;
+    }
     t
 }
 
@@ -138,6 +141,12 @@ fn dc90_newreno_matches_ns3() {
 #[test]
 fn access9_ns330_endpoint_matches_ns3() {
     assert_agrees("f-access9-ns330-10mbps");
+}
+
+// The same without SACK: NewReno's own recovery (RFC 6582 partial ACKs, ns-3's rules).
+#[test]
+fn access9_ns330_endpoint_without_sack_matches_ns3() {
+    assert_agrees("g-access9-nosack-10mbps");
 }
 
 #[test]
