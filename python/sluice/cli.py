@@ -140,6 +140,17 @@ def _fmt(x: Any, scale: float = 1.0, digits: int = 3) -> str:
     return f"{float(x) * scale:.{digits}f}"
 
 
+_BROKEN = {
+    "failed": "the handshake failed (SYN retries exhausted)",
+    "aborted": "the connection was aborted (data_retries timeouts in a row)",
+}
+
+
+def _connection_warnings(summary: dict) -> list[str]:
+    """One line per TCP flow whose connection failed or was aborted (`tcp_state`)."""
+    return [f"flow {f.get('id')}: {_BROKEN[f['tcp_state']]}" for f in summary.get("flows", []) if f.get("tcp_state") in _BROKEN]
+
+
 def _print_summary(result: api.Result) -> None:
     """Print the readable summary: flows, queues, aggregate."""
     s = result.summary
@@ -168,6 +179,8 @@ def _print_summary(result: api.Result) -> None:
             _fmt(f.get("mean_rtt_s"), 1e3, 1),
         )
     _out.print(flows)
+    for line in _connection_warnings(s):
+        _out.print(f"[yellow]{line}[/yellow]")
 
     queues = Table(title="Queues (len in packets)", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 1), collapse_padding=True)
     for name in ("queue", "enqueued", "dropped", "marked", "drop %", "mean len", "std len",

@@ -146,3 +146,17 @@ def test_simulation_panic_exits_3_with_reproduce_command(
     assert result.exit_code == 3
     line = one_error_line(result.stderr)
     assert f"sluice run {tiny_path} --seed 4" in line
+
+
+def test_run_warns_about_failed_connections(tiny_text: str, tmp_path: Path) -> None:
+    # Almost every packet on the bottleneck is lost: after one SYN retry (1 s, then 2 s) the
+    # handshake gives up within the 5 s run.
+    tcp = 'validate = "ns3.44"\nsyn_retries = 1\nsyn_rto = "rfc6298"'
+    text = tiny_text.replace('validate = "ns3.44"', tcp).replace('delay = "5ms" }', 'delay = "5ms", loss = 0.9999 }')
+    path = tmp_path / "lossy.toml"
+    path.write_text(text)
+    result = runner.invoke(app, ["run", str(path), "--summary", str(tmp_path / "s.json"), "--no-figure"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert [f["tcp_state"] for f in summary["flows"]] == ["failed", "failed"]
+    assert "flow 0: the handshake failed" in result.stdout and "flow 1:" in result.stdout
