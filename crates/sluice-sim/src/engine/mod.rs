@@ -310,17 +310,35 @@ impl<'m> Sim<'m> {
     /// A packet leaves `node` towards its destination.
     #[inline]
     fn forward(&mut self, node: u32, id: u32) {
-        let dst = addr_node(self.pkts[id as usize].dst);
-        let up = self.uplink[node as usize];
-        let iface = if up != u32::MAX { up } else { self.nodes[node as usize].routes[dst] };
-        debug_assert!(iface != u32::MAX, "no route from {} to node {dst}", self.nodes[node as usize].name);
+        let dst = self.pkts[id as usize].dst;
+        let iface = self.route(node, dst);
+        debug_assert!(iface != u32::MAX, "no route from {} to node {}", self.nodes[node as usize].name, addr_node(dst));
         self.enqueue(iface, id);
+    }
+
+    /// The interface `node` sends a packet for address `dst` on (`u32::MAX`: no route).
+    #[inline]
+    fn route(&self, node: u32, dst: u32) -> u32 {
+        let up = self.uplink[node as usize];
+        if up != u32::MAX {
+            up
+        } else {
+            self.nodes[node as usize].routes[addr_node(dst)]
+        }
+    }
+
+    /// The endpoint of `flow` at `node`: the server if `node` is the flow's destination.
+    #[inline]
+    fn endpoint_at(&self, flow: usize, node: u32) -> usize {
+        self.flow_ep[flow] as usize + (self.flow_dst[flow] == node) as usize
     }
 
     fn enqueue(&mut self, iface: u32, id: u32) {
         let p = &self.pkts[id as usize];
         let mut qp = QPkt::of(id, p);
-        qp.next = self.next_hop(self.ifaces[iface as usize].peer, p);
+        if self.prefetch {
+            qp.next = self.next_hop(self.ifaces[iface as usize].peer, p);
+        }
         let now = self.now;
         let f = &mut self.ifaces[iface as usize];
         // Empty queue that would pass the packet on: it would be enqueued and dequeued at once,
@@ -460,12 +478,11 @@ impl<'m> Sim<'m> {
     fn next_hop(&self, node: u32, p: &SimPacket) -> NextHop {
         if node_addr(node as usize) == p.dst {
             return match p.transport {
-                Transport::Tcp { .. } => NextHop::endpoint(self.flow_ep[p.flow as usize] as usize + (self.flow_dst[p.flow as usize] == node) as usize, p.payload > 0),
+                Transport::Tcp { .. } => NextHop::endpoint(self.endpoint_at(p.flow as usize, node), p.payload > 0),
                 Transport::Udp => NextHop::NONE,
             };
         }
-        let up = self.uplink[node as usize];
-        NextHop::iface(if up != u32::MAX { up } else { self.nodes[node as usize].routes[addr_node(p.dst)] })
+        NextHop::iface(self.route(node, p.dst))
     }
 
     /// Start loading into cache what the next event will read: the interface it runs at, the
@@ -539,8 +556,8 @@ impl<'m> Sim<'m> {
                 fnet.udp_last_rcvd = self.now;
             }
             Transport::Tcp { .. } => {
-                let server = addr_node(dst) as u32 == self.flow_dst[flow];
-                let ep = self.flow_ep[flow] as usize + server as usize;
+                let ep = self.endpoint_at(flow, node);
+                let server = ep % 2 == 1;
                 if self.prefetch && pkt.payload == 0 {
                     self.eps[ep].prefetch_segments(&mut Prefetch);
                 }
