@@ -26,12 +26,6 @@ impl Lines for Prefetch {
     }
 }
 
-/// Start loading the cache line holding `x`.
-#[inline(always)]
-pub fn line<T>(x: &T) {
-    Prefetch.line(x)
-}
-
 /// A visitor that records which 64-byte lines of a structure at `base` were visited (tests).
 #[cfg(test)]
 pub(crate) struct Recorder {

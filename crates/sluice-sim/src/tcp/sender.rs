@@ -636,7 +636,7 @@ impl Endpoint {
         self.fill_send_buffer();
         // Nothing outstanding, nothing unsent, no FIN due: nothing to send. (A receiving
         // endpoint comes here after every segment; this keeps it off its sending state.)
-        if self.snd_max == self.snd_una && self.snd_max >= self.app_buffered && !(self.app_closed && self.snd_max == self.app_end) {
+        if self.snd_max == self.snd_una && self.snd_max >= self.app_buffered && !self.fin_due() {
             return;
         }
         let smss = self.smss as u64;
@@ -678,7 +678,7 @@ impl Endpoint {
                 }
                 break;
             }
-            if self.app_closed && self.snd_max == self.app_end {
+            if self.fin_due() {
                 // FIN occupies one sequence number after the data.
                 let start = self.snd_max;
                 self.send_new(start, start + 1, now, out);
@@ -693,6 +693,12 @@ impl Endpoint {
             }
             break;
         }
+    }
+
+    /// The application has closed and every byte it wrote is sent: the FIN goes next.
+    #[inline]
+    fn fin_due(&self) -> bool {
+        self.app_closed && self.snd_max == self.app_end
     }
 
     /// A pure ACK (with SACK blocks and timestamps as negotiated).
