@@ -164,6 +164,13 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str, notes: &mut Vec<(String
     if let Some(v) = t.newreno_full_ack {
         c.full_ack = if v == FullAckOpt::FlightSize { FullAck::FlightSize } else { FullAck::Ssthresh };
     }
+    if let Some(v) = t.pacing {
+        c.pacing = match v {
+            PacingOpt::Off => Pacing::Off,
+            PacingOpt::Cc => Pacing::Cc,
+            PacingOpt::Linux => Pacing::Linux,
+        };
+    }
     if let Some(v) = t.ecn_cut {
         c.ecn_cut = if v == EcnCutOpt::Immediate { EcnCut::Immediate } else { EcnCut::Prr };
     }

@@ -59,6 +59,7 @@ pub struct TcpTable {
     pub newreno_full_ack: Option<FullAckOpt>,
     pub ecn_cut: Option<EcnCutOpt>,
     pub nagle: Option<bool>,
+    pub pacing: Option<PacingOpt>,
 }
 
 macro_rules! choice {
@@ -78,6 +79,7 @@ choice!(DelAckOpt { On = "on", Off = "off", Linux = "linux" });
 choice!(RtoOpt { Rfc6298 = "rfc6298", Linux = "linux", Ns3Legacy = "ns3_legacy", Rfc793 = "rfc793" });
 choice!(IwOpt { Rfc6928 = "rfc6928", Rfc3390 = "rfc3390", Rfc5681 = "rfc5681" });
 choice!(RecoveryOpt { Prr = "prr", Classic = "classic" });
+choice!(PacingOpt { Off = "off", Cc = "cc", Linux = "linux" });
 choice!(PrrOpt { Rfc9937 = "rfc9937", Rfc6937 = "rfc6937" });
 choice!(DupAckOpt { Default = "default", Strict = "strict", Ns3 = "ns3", Linux = "linux" });
 choice!(WndUpdateOpt { Rfc9293 = "rfc9293", Ns3 = "ns3", Linux = "linux", Always = "always" });

@@ -282,3 +282,30 @@ fn delack_linux_option() {
         assert!(e.message.contains(v), "lists {v}: {e}");
     }
 }
+
+// tests spec §2.8's option: `pacing` parses per table (a flow's own over the scenario's), the
+// validate profile keeps ns-3's unpaced fast retransmission, and a bad value names the field
+// and the choices.
+#[test]
+fn pacing_option() {
+    use crate::tcp::Pacing;
+    let text = BASE.replace("[topology]", "[tcp]\npacing = \"linux\"\n[topology]");
+    let t = load_str(&text, None).unwrap().flows[0].tcp.clone();
+    assert_eq!((t.pacing, t.pace_fast_retransmit), (Pacing::Linux, true));
+    assert_eq!(
+        load_str(BASE, None).unwrap().flows[0].tcp.pacing,
+        Pacing::Cc,
+        "default: the algorithm's own rate"
+    );
+    let text = BASE
+        .replace("[topology]", "[tcp]\nvalidate = \"ns3.44\"\n[topology]")
+        .replace(
+            "app = { kind = \"bulk\" }",
+            "app = { kind = \"bulk\" }\ntcp = { pacing = \"off\" }",
+        );
+    let t = load_str(&text, None).unwrap().flows[0].tcp.clone();
+    assert_eq!((t.pacing, t.pace_fast_retransmit), (Pacing::Off, false));
+    let e = error_of("[topology]", "[tcp]\npacing = \"fq\"\n[topology]");
+    assert_eq!(e.path, "tcp.pacing");
+    assert!(e.message.contains("linux"), "lists the choices: {e}");
+}

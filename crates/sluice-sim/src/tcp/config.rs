@@ -83,6 +83,32 @@ pub enum NextSeg {
     Ns3,
 }
 
+/// Whether and how data segments are paced (spec §2.8): a segment of `L` payload bytes may leave
+/// no earlier than `L·8/rate` after the one before it. Pacing never overrides the windows.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Pacing {
+    /// Never, even when the congestion control sets a rate.
+    Off,
+    /// At the congestion control's own rate when it sets one (BBR); others send as the windows
+    /// allow.
+    Cc,
+    /// The congestion control's rate, else Linux's internal pacing rate for any algorithm
+    /// (`tcp_update_pacing_rate`): `ratio · max(cwnd, in flight) / SRTT` with ratio 200 % in
+    /// slow start (cwnd below half of ssthresh) and 120 % after; none before the first RTT
+    /// sample.
+    Linux,
+}
+
+impl Pacing {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Pacing::Off => "off",
+            Pacing::Cc => "cc",
+            Pacing::Linux => "linux",
+        }
+    }
+}
+
 /// Which SACK blocks a receiver reports.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum SackReport {
@@ -277,6 +303,12 @@ pub struct TcpConfig {
     pub exit_ack_grows: bool,
     /// Which SACK blocks the receiver reports.
     pub sack_report: SackReport,
+    /// Pacing of data segments (spec §2.8).
+    pub pacing: Pacing,
+    /// Under pacing, the fast retransmission waits for the next pacing slot like every other
+    /// segment (Linux, spec §2.8). ns-3 sends it at once (`DoRetransmit` skips the pacing
+    /// check); the `ns3.44` profile clears this.
+    pub pace_fast_retransmit: bool,
     /// NextSeg rules (3) and (4) (spec §2.5.4).
     pub nextseg: NextSeg,
     /// A cumulative ACK that counts as a duplicate (it SACKs new data) restarts the
@@ -337,6 +369,8 @@ impl Default for TcpConfig {
             pipe_counts_sacked_retx: false,
             exit_ack_grows: false,
             sack_report: SackReport::Rfc2018,
+            pacing: Pacing::Cc,
+            pace_fast_retransmit: true,
             nextseg: NextSeg::Rfc6675,
             dup_ack_restarts_rto: true,
             rto_holds_ssthresh: true,
@@ -369,6 +403,7 @@ impl TcpConfig {
             dup_ack_restarts_rto: false,
             rto_holds_ssthresh: false,
             ack_duplicate_synack: false,
+            pace_fast_retransmit: false,
             data_retries: Some(6),
             profile: "ns3.44",
             ..TcpConfig::default()
@@ -464,6 +499,8 @@ impl TcpConfig {
             ("exit_ack_grows", self.exit_ack_grows.to_string()),
             ("sack_report", format!("{:?}", self.sack_report).to_lowercase()),
             ("nextseg", format!("{:?}", self.nextseg).to_lowercase()),
+            ("pacing", self.pacing.as_str().to_string()),
+            ("pace_fast_retransmit", self.pace_fast_retransmit.to_string()),
             ("dup_ack_restarts_rto", self.dup_ack_restarts_rto.to_string()),
             ("rto_holds_ssthresh", self.rto_holds_ssthresh.to_string()),
             ("ack_duplicate_synack", self.ack_duplicate_synack.to_string()),

@@ -140,8 +140,11 @@ pub struct Endpoint {
     pub(super) rto_at: Option<Time>,
     pub(super) delack_at: Option<Time>,
     pub(super) persist_at: Option<Time>,
-    /// When to send the first data after the handshake (see `TcpConfig::first_data_delay`).
+    /// When to try sending again: the first data after the handshake (see
+    /// `TcpConfig::first_data_delay`), or the next segment pacing holds back.
     pub(super) send_at: Option<Time>,
+    /// Earliest time pacing lets the next data segment leave (spec §2.8; zero when unpaced).
+    pub(super) pace_next: Time,
     /// Shared by every endpoint with the same options (read-only).
     pub(super) cfg: Arc<TcpConfig>,
     pub(super) ooo: Vec<(u64, u64)>,
@@ -182,6 +185,8 @@ pub struct Endpoint {
     pub(super) rto_streak: u32,
     /// RFC 6675 RescueRxt: a rescue retransmission is allowed once SND.UNA passes it.
     pub(super) rescue_rxt: Option<u64>,
+    /// The fast retransmission waits for its pacing slot (`TcpConfig::pace_fast_retransmit`).
+    pub(super) fast_rtx_pending: bool,
     /// Linux's delayed-ACK engine (used only with `delack = "linux"`).
     pub(super) lnx_ack: LinuxDelAck,
 }
@@ -271,10 +276,12 @@ impl Endpoint {
             rto_at: None,
             persist_at: None,
             send_at: None,
+            pace_next: Time::ZERO,
             persist_backoff: 0,
             syn_tries: 0,
             rto_streak: 0,
             rescue_rxt: None,
+            fast_rtx_pending: false,
             syn_retransmitted: false,
             cwr_pending: false,
             last_wnd_field: None,

@@ -3,12 +3,12 @@
 //! response (RFC 3168 §6.1.2).
 
 use super::cc::{AckSample, CaState, CongestionControl, LossCause};
-use super::config::{DupAckRule, EcnCut, FullAck, NextSeg, PrrVariant, Recovery, WndUpdateRule};
+use super::config::{DupAckRule, EcnCut, FullAck, NextSeg, Pacing, PrrVariant, Recovery, WndUpdateRule};
 use super::endpoint::{ts_clock, ConnState, Endpoint, PERSIST_TIMEOUT};
 use crate::packet::{SackBlocks, SimPacket, TcpOptions, Transport};
 use sluice_core::packet::{tcp_flags as F, Ecn};
 use sluice_core::seq::{to_wire, unwrap_near};
-use sluice_core::{Dur, Time};
+use sluice_core::{Dur, Rate, Time};
 
 /// PRR's proportional share ⌈prr_delivered · ssthresh / RecoverFS⌉ (RFC 6937 §3.1), exact; or,
 /// with `u32_product`, as ns-3.44 computes it: the product in wrapping 32-bit arithmetic.
@@ -386,7 +386,12 @@ impl Endpoint {
         // at its end, so no rescue comes before it is acknowledged.
         self.rescue_rxt = self.sb.first().map(|s| s.end);
         if self.sb.head_lost_again() {
-            self.retransmit(0, now, out);
+            if self.cfg.pace_fast_retransmit && !self.pace_allows(now) {
+                // It takes the next pacing slot (send_pending sends it first).
+                self.fast_rtx_pending = true;
+            } else {
+                self.retransmit(0, now, out);
+            }
         }
     }
 
@@ -471,6 +476,7 @@ impl Endpoint {
             return;
         }
         self.rto_streak += 1;
+        self.fast_rtx_pending = false;
         if self.cfg.data_retries.is_some_and(|n| self.rto_streak > n) {
             self.abort();
             return;
@@ -618,6 +624,14 @@ impl Endpoint {
         let opts = TcpOptions { ts: if self.ts_ok { Some((ts_clock(now), self.ts_recent)) } else { None }, ..Default::default() };
         let pkt = self.segment(to_wire(self.iss, start), to_wire(self.irs, self.rcv_nxt), flags, window, opts, payload as u32, ecn);
         out.push(pkt);
+        // A segment spaces the next one; one that left while pacing held others back (a
+        // window probe, or a fast retransmission without `pace_fast_retransmit`) leaves the
+        // pacing clock as it was (ns-3 restarts only an expired pacing timer).
+        if self.pace_next <= now {
+            if let Some(rate) = self.pacing_rate() {
+                self.pace_next = now + rate.tx_time(payload);
+            }
+        }
         // A data segment carries our ACK: the delayed ACK is satisfied.
         self.unacked_segs = 0;
         self.delack_at = None;
@@ -641,6 +655,15 @@ impl Endpoint {
         }
         let smss = self.smss as u64;
         loop {
+            if !self.pace_allows(now) {
+                break;
+            }
+            if std::mem::take(&mut self.fast_rtx_pending) && self.sb.first().is_some_and(|s| s.lost && !s.retrans && !s.sacked) {
+                // The fast retransmission pacing held back: whatever the window says, as if
+                // sent on entering recovery.
+                self.retransmit(0, now, out);
+                continue;
+            }
             let pipe = self.pipe();
             let cwnd = self.w.cwnd;
             let room = cwnd.saturating_sub(pipe);
@@ -693,6 +716,32 @@ impl Endpoint {
             }
             break;
         }
+    }
+
+    /// The rate data segments leave at, if paced (spec §2.8; see [`Pacing`]).
+    pub(super) fn pacing_rate(&self) -> Option<Rate> {
+        match self.cfg.pacing {
+            Pacing::Off => None,
+            Pacing::Cc => self.cc.pacing_rate(),
+            Pacing::Linux => self.cc.pacing_rate().or_else(|| {
+                let srtt = self.rtt.srtt?.0.max(1) as u128;
+                let ratio: u128 = if self.w.cwnd < self.w.ssthresh / 2 { 200 } else { 120 };
+                let window = self.w.cwnd.max(self.snd_max - self.snd_una) as u128;
+                let bps = ratio * window * 8_000_000_000 / (100 * srtt);
+                Some(Rate(bps.clamp(1, u64::MAX as u128) as u64))
+            }),
+        }
+    }
+
+    /// Whether pacing lets a data segment leave now; if not, the wake-up is set for when it
+    /// may (`send_pending` then runs again).
+    #[inline]
+    fn pace_allows(&mut self, now: Time) -> bool {
+        if self.pace_next <= now {
+            return true;
+        }
+        self.send_at = Some(self.send_at.map_or(self.pace_next, |t| t.min(self.pace_next)));
+        false
     }
 
     /// The application has closed and every byte it wrote is sent: the FIN goes next.

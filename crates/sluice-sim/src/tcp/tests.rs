@@ -951,3 +951,181 @@ fn recover_check_blocks_recovery_below_the_recovery_point() {
         assert_eq!(p.c.ca == CaState::Recovery, !check);
     }
 }
+
+/// Wake the client whenever it asks to be woken, for `until`; the data segments it sends, with
+/// their times.
+fn run_client_timers(p: &mut Pair, until: Time) -> Vec<(Time, SimPacket)> {
+    let mut sent = Vec::new();
+    while let Some(t) = p.c.poll_at().filter(|&t| t <= until) {
+        p.now = t;
+        let mut out = Vec::new();
+        p.c.on_wakeup(p.now, &mut out);
+        sent.extend(out.into_iter().filter(|s| s.payload > 0).map(|s| (t, s)));
+    }
+    sent
+}
+
+// tests spec §2.8 with a congestion control that sets a pacing rate: each segment of L bytes
+// leaves L·8/rate after the one before it, the initial window included, and pacing never
+// overrides the window (the eleventh segment waits for an ACK). With pacing off, the same
+// algorithm sends its initial window at once.
+#[test]
+fn pacing_spaces_segments_at_the_congestion_controls_rate() {
+    // 1448 B · 8 / 11.584 Mb/s = 1 ms.
+    let rate = sluice_core::Rate::bps(11_584_000);
+    let cfg = TcpConfig {
+        delack: DelAck::Off,
+        ..TcpConfig::default()
+    };
+    let mut p = Pair::new(cfg.clone(), None);
+    p.c.cc = super::cc::AnyCc::FixedRate(super::cc::FixedRate(rate));
+    let t0 = p.now;
+    let first = p.client_sends();
+    assert_eq!(first.len(), 1, "one segment, then the pacing gap");
+    assert_eq!(p.c.poll_at(), Some(t0 + Dur::from_millis(1)));
+    let rest = run_client_timers(&mut p, t0 + Dur::from_millis(50));
+    let times: Vec<Time> = rest.iter().map(|(t, _)| *t).collect();
+    let want: Vec<Time> = (1..10).map(|i| t0 + Dur::from_millis(i)).collect();
+    assert_eq!(times, want, "the rest of the initial window, 1 ms apart");
+    assert_eq!(
+        p.c.snd_max - p.c.snd_una,
+        10 * MSS,
+        "cwnd holds the eleventh back"
+    );
+
+    let mut unpaced = Pair::new(
+        TcpConfig {
+            pacing: super::config::Pacing::Off,
+            ..cfg
+        },
+        None,
+    );
+    unpaced.c.cc = super::cc::AnyCc::FixedRate(super::cc::FixedRate(rate));
+    assert_eq!(
+        unpaced.client_sends().len(),
+        10,
+        "pacing = \"off\": the window at once"
+    );
+}
+
+// tests spec §2.8 with `pacing = "linux"` (Linux's internal pacing rate for any algorithm):
+// none before the first RTT sample; then ratio·max(cwnd, in flight)/SRTT with ratio 200 % in
+// slow start and 120 % once cwnd reaches half of ssthresh. The default (`"cc"`) does not pace
+// NewReno.
+#[test]
+fn linux_pacing_rate_follows_cwnd_over_srtt() {
+    for (ssthresh, ratio) in [(u32::MAX as u64, 2.0), (12 * MSS, 1.2)] {
+        let cfg = TcpConfig {
+            delack: DelAck::Off,
+            pacing: super::config::Pacing::Linux,
+            initial_ssthresh: ssthresh,
+            ..TcpConfig::default()
+        };
+        let mut p = Pair::new(cfg, None);
+        let burst = p.client_sends();
+        assert_eq!(
+            burst.len(),
+            10,
+            "no RTT sample yet: the initial window at once"
+        );
+        p.now += Dur::from_millis(10);
+        let acks = p.deliver_to_server(&burst);
+        p.now += Dur::from_millis(10);
+        // The first ACK: RTT 20 ms, cwnd 11 segments; two may go, pacing lets one.
+        let out = p.deliver_to_client(&acks[..1]);
+        assert_eq!(
+            out.iter().filter(|s| s.payload > 0).count(),
+            1,
+            "ratio {ratio}"
+        );
+        let srtt = p.c.rtt.srtt.expect("sampled").0 as f64;
+        let window = p.c.w.cwnd.max(p.c.snd_max - p.c.snd_una) as f64;
+        let gap = MSS as f64 * srtt / (ratio * window);
+        let next = p.c.poll_at().expect("the paced segment's wake-up");
+        assert!(
+            (next.since(p.now).0 as f64 - gap).abs() <= 1.0,
+            "ratio {ratio}: gap {} ns, want {gap:.0}",
+            next.since(p.now).0
+        );
+        let until = p.now + Dur::from_millis(5);
+        let more = run_client_timers(&mut p, until);
+        assert_eq!(
+            more.len(),
+            1,
+            "ratio {ratio}: the second segment at the gap, then cwnd is full"
+        );
+        assert_eq!(more[0].0, next);
+    }
+    let mut plain = Pair::new(
+        TcpConfig {
+            delack: DelAck::Off,
+            ..TcpConfig::default()
+        },
+        None,
+    );
+    let burst = plain.client_sends();
+    plain.now += Dur::from_millis(20);
+    let acks = plain.deliver_to_server(&burst);
+    assert_eq!(
+        plain.deliver_to_client(&acks[..1]).len(),
+        2,
+        "pacing = \"cc\" with NewReno: no pacing"
+    );
+}
+
+// tests spec §2.8 with `pace_fast_retransmit`: under pacing, the fast retransmission on the
+// third duplicate ACK takes the next pacing slot like any segment (Linux); with the option
+// cleared (the ns3.44 profile) it leaves at once, as ns-3's DoRetransmit does.
+#[test]
+fn fast_retransmission_waits_for_its_pacing_slot() {
+    for wait in [true, false] {
+        let cfg = TcpConfig {
+            delack: DelAck::Off,
+            pace_fast_retransmit: wait,
+            ..TcpConfig::default()
+        };
+        let mut p = Pair::new(cfg, None);
+        p.c.cc =
+            super::cc::AnyCc::FixedRate(super::cc::FixedRate(sluice_core::Rate::bps(11_584_000)));
+        let t0 = p.now;
+        let mut sent = p.client_sends();
+        sent.extend(
+            run_client_timers(&mut p, t0 + Dur::from_millis(20))
+                .into_iter()
+                .map(|(_, s)| s),
+        );
+        assert_eq!(sent.len(), 10);
+        // Segment 1 is lost; the rest arrive: one ACK of new data, then duplicates.
+        p.now = t0 + Dur::from_millis(30);
+        let delivered: Vec<SimPacket> = sent
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != 1)
+            .map(|(_, s)| s.clone())
+            .collect();
+        let acks = p.deliver_to_server(&delivered);
+        p.now = t0 + Dur::from_millis(40);
+        // The ACK of segment 0 sends one new segment and starts a 1 ms pacing gap.
+        let out = p.deliver_to_client(&acks[..1]);
+        assert_eq!(out.iter().filter(|s| s.payload > 0).count(), 1);
+        let out = p.deliver_to_client(&acks[1..4]);
+        let rtx: Vec<&SimPacket> = out
+            .iter()
+            .filter(|s| seg_seq(s) == seg_seq(&sent[1]))
+            .collect();
+        assert_eq!(p.c.ca, CaState::Recovery);
+        if wait {
+            assert!(rtx.is_empty(), "the retransmission waits for the gap");
+            assert_eq!(p.c.poll_at(), Some(p.now + Dur::from_millis(1)));
+            let until = p.now + Dur::from_millis(1);
+            let later = run_client_timers(&mut p, until);
+            assert_eq!(
+                seg_seq(&later[0].1),
+                seg_seq(&sent[1]),
+                "first in the next slot"
+            );
+        } else {
+            assert_eq!(rtx.len(), 1, "ns-3: the retransmission leaves at once");
+        }
+    }
+}

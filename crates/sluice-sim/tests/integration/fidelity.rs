@@ -133,3 +133,42 @@ fn tracing_does_not_change_the_run() {
     };
     assert_eq!(summary(&plain), summary(&traced));
 }
+
+// Pacing (spec §2.8, `pacing = "linux"`) at 120-200 % of cwnd per SRTT never holds a flow
+// below what its window allows: a flow limited by the receiver's window (128 KiB, no loss in
+// a 100-packet buffer) has the same goodput paced and unpaced, at the bottleneck rate.
+#[test]
+fn pacing_costs_a_window_limited_flow_nothing() {
+    let d = Dumbbell {
+        buffer: QueueLimit::Packets(100),
+        duration: Dur::from_secs(30),
+        warmup: Dur::from_secs(10),
+        ..Dumbbell::default()
+    };
+    let run = |pacing| {
+        let tcp = sluice_sim::tcp::TcpConfig {
+            pacing,
+            ..sluice_sim::tcp::TcpConfig::default()
+        };
+        run_model(&d.model(1, AppSpec::BULK, tcp, &[]), &RunOptions::default())
+            .unwrap()
+            .summary
+    };
+    let (paced, unpaced) = (
+        run(sluice_sim::tcp::Pacing::Linux),
+        run(sluice_sim::tcp::Pacing::Cc),
+    );
+    assert_eq!(paced.flows[0].lost_packets, 0);
+    assert!(
+        paced.aggregate_goodput_bps >= 0.95 * 10e6,
+        "paced goodput {}",
+        paced.aggregate_goodput_bps
+    );
+    let r = paced.aggregate_goodput_bps / unpaced.aggregate_goodput_bps;
+    assert!((r - 1.0).abs() < 0.01, "paced / unpaced goodput {r}");
+    assert_eq!(
+        paced.options.get("tcp.pacing").and_then(|v| v.as_str()),
+        Some("linux"),
+        "the summary records the option"
+    );
+}

@@ -78,6 +78,31 @@ pub trait CongestionControl {
 pub enum AnyCc {
     NewReno(NewReno),
     None(NoCc),
+    /// NewReno that paces at a fixed rate: the pacing seam's tests, until an algorithm of
+    /// its own sets a rate.
+    #[cfg(test)]
+    FixedRate(FixedRate),
+}
+
+/// NewReno window growth plus a fixed pacing rate (tests).
+#[cfg(test)]
+#[derive(Clone, Debug)]
+pub struct FixedRate(pub Rate);
+
+#[cfg(test)]
+impl CongestionControl for FixedRate {
+    fn name(&self) -> &'static str {
+        "fixed_rate"
+    }
+    fn on_ack(&mut self, w: &mut CwndState, ack: &AckSample, now: Time) {
+        NewReno.on_ack(w, ack, now)
+    }
+    fn ssthresh_after_loss(&mut self, w: &CwndState, in_flight: u64, cause: LossCause, now: Time) -> u64 {
+        NewReno.ssthresh_after_loss(w, in_flight, cause, now)
+    }
+    fn pacing_rate(&self) -> Option<Rate> {
+        Some(self.0)
+    }
 }
 
 impl AnyCc {
@@ -101,6 +126,8 @@ macro_rules! dispatch {
         match $self {
             AnyCc::NewReno($c) => $e,
             AnyCc::None($c) => $e,
+            #[cfg(test)]
+            AnyCc::FixedRate($c) => $e,
         }
     };
 }
