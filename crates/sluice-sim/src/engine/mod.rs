@@ -90,11 +90,54 @@ pub(crate) struct Sim<'m> {
 
 /// Build and run a model.
 pub fn run_model(model: &Model, opts: &RunOptions) -> Result<RunOutput, SimError> {
-    let wall = std::time::Instant::now();
-    let mut sim = Sim::build(model, opts)?;
-    sim.run();
-    let wall_s = wall.elapsed().as_secs_f64();
-    collect::finish(sim, wall_s)
+    let mut run = Stepper::new(model, opts)?;
+    while run.advance(u64::MAX) {}
+    run.finish()
+}
+
+/// A run that advances a slice at a time: what benchmarks use to interleave two runs in one
+/// process, so that both meet the same machine conditions (`sluice-bench`). Sliced or not, a run
+/// processes the same events in the same order: [`run_model`] is this with one slice.
+pub struct Stepper<'m> {
+    sim: Sim<'m>,
+    /// Wall time spent building the run and in [`Stepper::advance`].
+    wall: std::time::Duration,
+    done: bool,
+}
+
+impl<'m> Stepper<'m> {
+    pub fn new(model: &'m Model, opts: &RunOptions) -> Result<Stepper<'m>, SimError> {
+        let t = std::time::Instant::now();
+        let mut sim = Sim::build(model, opts)?;
+        sim.start();
+        Ok(Stepper { sim, wall: t.elapsed(), done: false })
+    }
+
+    /// Run up to `events` more events (simulation and observation events alike); false once
+    /// the run has reached its end.
+    pub fn advance(&mut self, events: u64) -> bool {
+        if self.done {
+            return false;
+        }
+        let t = std::time::Instant::now();
+        if !self.sim.step(events) {
+            self.sim.stop();
+            self.done = true;
+        }
+        self.wall += t.elapsed();
+        !self.done
+    }
+
+    /// Data segments sent so far (the benchmarks' unit of work).
+    pub fn data_packets(&self) -> u64 {
+        self.sim.data_packets
+    }
+
+    /// The summary and tables; the run must have reached its end.
+    pub fn finish(self) -> Result<RunOutput, SimError> {
+        assert!(self.done, "Stepper::finish before the run reached its end");
+        collect::finish(self.sim, self.wall.as_secs_f64())
+    }
 }
 
 impl<'m> Sim<'m> {
@@ -229,7 +272,8 @@ impl<'m> Sim<'m> {
         })
     }
 
-    fn run(&mut self) {
+    /// Schedule the applications and the observation events.
+    fn start(&mut self) {
         for a in 0..self.apps.len() {
             let t = self.apps[a].start;
             self.q.schedule(t, Event::AppStart { app: a as u32 });
@@ -242,22 +286,26 @@ impl<'m> Sim<'m> {
         if self.model.monitor.cwnd_trace.is_some() {
             self.obs.schedule(Time::ZERO, Event::CwndSample);
         }
-        loop {
+    }
+
+    /// Run up to `budget` events; false when the run is over (no event left before the end).
+    fn step(&mut self, budget: u64) -> bool {
+        for _ in 0..budget {
             // Observation events run from their own queue, before the simulation events of the
             // same instant: they see the state as it stands and can never change what happens.
             let next_obs = self.obs.peek_time();
             if next_obs.is_some_and(|to| self.q.peek_time().is_none_or(|ts| to <= ts)) {
                 let (t, _, ev) = self.obs.pop().expect("peeked");
                 if t >= self.end {
-                    break;
+                    return false;
                 }
                 self.now = t;
                 self.observe(t, ev);
                 continue;
             }
-            let Some((t, seq, ev)) = self.q.pop() else { break };
+            let Some((t, seq, ev)) = self.q.pop() else { return false };
             if t >= self.end {
-                break;
+                return false;
             }
             self.now = t;
             self.cur_seq = seq;
@@ -280,6 +328,11 @@ impl<'m> Sim<'m> {
                 Event::QueueSample | Event::CwndSample | Event::WarmupEnd => unreachable!("observation events run from their own queue"),
             }
         }
+        true
+    }
+
+    /// The end of the run: the warm-up snapshot if the run ended before it, pcap files flushed.
+    fn stop(&mut self) {
         self.now = self.end;
         if self.warm.is_none() {
             self.warm = Some(collect::snapshot(self));
