@@ -14,6 +14,7 @@ This stub is checked against the compiled module by ``python -m mypy.stubtest sl
 (tests/python/test_stubs.py).
 """
 
+from collections.abc import Callable
 from typing import final
 
 __all__ = ["RunResult", "run", "validate", "version", "_panic_for_test"]
@@ -45,6 +46,7 @@ def run(
     out_dir: str | None = None,
     *,
     source: str | None = None,
+    progress: Callable[[float, float], object] | None = None,
 ) -> RunResult:
     """Parse, validate and run a scenario.
 
@@ -58,8 +60,12 @@ def run(
         Directory for files the scenario asks the simulator to write (pcap); created if missing.
     source
         The file the text came from; used only in the reproduce command of a ``SimulationPanic``.
+    progress
+        Called as ``progress(simulated_s, end_s)`` about ten times a second of wall time and once
+        at the end. An exception it raises stops the run and propagates.
 
-    The interpreter lock is released while the simulation runs.
+    The interpreter lock is released while the simulation runs and taken back between slices
+    of events, so signals are handled: Ctrl-C stops the run with ``KeyboardInterrupt``.
     """
 
 def validate(scenario: str, seed: int | None = None, *, source: str | None = None) -> None:

@@ -18,6 +18,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -171,6 +172,7 @@ def run(
     scenario: ScenarioLike,
     seed: int | None = None,
     out_dir: str | os.PathLike[str] | None = None,
+    progress: Callable[[float, float], object] | None = None,
 ) -> Result:
     """Run one simulation.
 
@@ -185,6 +187,10 @@ def run(
     out_dir
         Directory for files the simulator writes itself (pcap traces the scenario asks for).
         Parquet tables and ``summary.json`` are written by :meth:`Result.save`.
+    progress
+        Called as ``progress(simulated_s, end_s)`` about ten times a second while the run goes
+        on, and once at the end (for a progress bar). An exception it raises stops the run and
+        propagates. Ctrl-C stops a run with ``KeyboardInterrupt`` either way.
 
     Raises
     ------
@@ -203,7 +209,7 @@ def run(
     """
     text, source = read_scenario(scenario)
     out = None if out_dir is None else os.fspath(out_dir)
-    native = _sluice.run(text, seed, out, source=source)
+    native = _sluice.run(text, seed, out, source=source, progress=progress)
     return Result.from_native(native)
 
 

@@ -29,6 +29,7 @@ __all__ = ["app", "main"]
 EXIT_OUTPUT = 1
 EXIT_BAD_INPUT = 2
 EXIT_PANIC = 3
+EXIT_INTERRUPTED = 130
 
 
 
@@ -235,16 +236,30 @@ def run_cmd(
 ) -> None:
     """Run one simulation and print a summary of flows and queues.
 
-    With --out DIR it writes DIR/summary.json, DIR/flows.parquet, DIR/queues.parquet, one Parquet file per time series (queue_samples, and cwnd / rtt when traced) and DIR/overview.png. A spinner shows on standard error while the simulation runs.
+    With --out DIR it writes DIR/summary.json, DIR/flows.parquet, DIR/queues.parquet, one Parquet file per time series (queue_samples, and cwnd / rtt when traced) and DIR/overview.png. A progress bar (simulated seconds) shows on standard error while the simulation runs; Ctrl-C stops it (exit status 130, nothing written).
 
     Example:  sluice run scenarios/reference/single-newreno.toml --seed 2 --out results/single
     """
     _read(scenario)  # one-line errors for a missing or unreadable file
-    try:
-        with _err.status(f"Running {scenario.name} ...", spinner="dots"):
-            result = api.run(scenario, seed=seed, out_dir=out)
-    except (SluiceError, OSError) as e:
-        _report(e, scenario)
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    reached = [0.0, 0.0]  # simulated seconds reached, end
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[sim]}"), TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=_err, transient=True) as bar:
+        task = bar.add_task(f"Running {scenario.name}", total=None, sim="")
+
+        def progress(now: float, end: float) -> None:
+            reached[:] = [now, end]
+            bar.update(task, total=end, completed=now, sim=f"{now:,.1f} / {end:,.6g} s simulated")
+
+        try:
+            result = api.run(scenario, seed=seed, out_dir=out, progress=progress)
+        except KeyboardInterrupt:
+            bar.stop()
+            _fail(f"interrupted at {reached[0]:,.1f} s of {reached[1]:,.6g} s simulated; nothing written", EXIT_INTERRUPTED)
+        except (SluiceError, OSError) as e:
+            bar.stop()
+            _report(e, scenario)
 
     _print_summary(result)
 

@@ -228,3 +228,47 @@ def test_unwritable_out_dir_raises_output_error(tiny_text: str, tmp_path: Path) 
     e = info.value
     assert isinstance(e, OSError) and isinstance(e, sluice.SluiceError)
     assert e.errno and e.filename and "os error" not in str(e)
+
+
+def test_progress_reports_simulated_time_and_changes_nothing(tiny_text: str) -> None:
+    # 200 s at 10 Mbit/s: over a million events, so the run reports between slices too.
+    text = tiny_text.replace('duration = "5s"', 'duration = "200s"')
+    seen: list[tuple[float, float]] = []
+    r = sluice.run(text, progress=lambda now, end: seen.append((now, end)))
+    assert len(seen) >= 2
+    assert all(end == 200.0 for _, end in seen)
+    times = [now for now, _ in seen]
+    assert times == sorted(times) and 0 < times[0] < 200.0 and times[-1] == 200.0
+    assert without_wall_time(r.summary) == without_wall_time(sluice.run(text).summary)
+
+
+def test_progress_callback_exception_stops_the_run(tiny_text: str) -> None:
+    text = tiny_text.replace('duration = "5s"', 'duration = "200s"')
+    calls: list[float] = []
+
+    def stop(now: float, end: float) -> None:
+        calls.append(now)
+        raise ValueError("enough")
+
+    with pytest.raises(ValueError, match="enough"):
+        sluice.run(text, progress=stop)
+    assert len(calls) == 1 and calls[0] < 200.0
+
+
+def test_ctrl_c_stops_a_run(tiny_text: str) -> None:
+    # SIGINT while the simulator runs (the lock released) stops it with KeyboardInterrupt at
+    # the next slice, long before the end.
+    import _thread
+    import threading
+    import time
+
+    text = tiny_text.replace('duration = "5s"', 'duration = "20000s"')
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sluice.run(text)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - t0 < 5.0

@@ -137,7 +137,7 @@ def test_simulation_panic_exits_3_with_reproduce_command(
     import sluice.api
     from sluice import _sluice
 
-    def panicking_run(scenario: object, seed: int | None = None, out_dir: object = None) -> None:
+    def panicking_run(scenario: object, seed: int | None = None, out_dir: object = None, progress: object = None) -> None:
         text, source = sluice.api.read_scenario(scenario)  # type: ignore[arg-type]
         _sluice._panic_for_test(text, seed, source=source)
 
@@ -160,3 +160,23 @@ def test_run_warns_about_failed_connections(tiny_text: str, tmp_path: Path) -> N
     summary = json.loads((tmp_path / "s.json").read_text())
     assert [f["tcp_state"] for f in summary["flows"]] == ["failed", "failed"]
     assert "flow 0: the handshake failed" in result.stdout and "flow 1:" in result.stdout
+
+
+def test_ctrl_c_exits_130_with_how_far_the_run_got(tiny_text: str, tmp_path: Path) -> None:
+    # A real process and a real SIGINT, once the simulation is under way.
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    scen = tmp_path / "long.toml"
+    scen.write_text(tiny_text.replace('duration = "5s"', 'duration = "20000s"'))
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "sluice", "run", str(scen), "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4.0)  # imports, then the run
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and "interrupted at" in lines[0] and "of 20,000 s simulated" in lines[0], err
+    assert not out.exists(), "nothing written"

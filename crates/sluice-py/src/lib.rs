@@ -32,6 +32,9 @@ enum Failure {
     Sim(SimError),
     /// The simulator panicked: a bug in Sluice, never the user's fault.
     Panic { scenario: String, seed: Option<u64>, message: String, source: Option<String> },
+    /// Python stopped the run between two slices: a signal (Ctrl-C raises KeyboardInterrupt)
+    /// or an exception from the progress callback, raised again as it was.
+    Python(PyErr),
 }
 
 impl From<SimError> for Failure {
@@ -88,6 +91,9 @@ fn to_pyerr(py: Python<'_>, failure: Failure) -> PyErr {
             // Display gives "path: message" on one line; the class keeps the parts apart too.
             make_error(py, "ScenarioError", (e.to_string(),), Some(&kwargs))
         }
+        Failure::Python(e) => e,
+        // Only `Failure::Python` stops a run from here; kept for completeness.
+        Failure::Sim(e @ SimError::Stopped { .. }) => pyo3::exceptions::PyRuntimeError::new_err(e.to_string()),
         Failure::Sim(SimError::Io { path, source }) => {
             let errno = source.raw_os_error().unwrap_or(0);
             // OSError prints "[Errno N] ..." itself; drop Rust's " (os error N)" suffix.
@@ -209,18 +215,38 @@ impl From<RunOutput> for RunResult {
 
 /// Parse, validate and run a scenario given as TOML text; see `_sluice.pyi`.
 #[pyfunction]
-#[pyo3(signature = (scenario, seed = None, out_dir = None, *, source = None))]
+#[pyo3(signature = (scenario, seed = None, out_dir = None, *, source = None, progress = None))]
 fn run(
     py: Python<'_>,
     scenario: &str,
     seed: Option<u64>,
     out_dir: Option<PathBuf>,
     source: Option<&str>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<RunResult> {
     let opts = RunOptions { out_dir };
     // The run holds no Python objects, so other Python threads (progress bars, pools) go on.
+    // Between slices of events it takes the interpreter back for a moment: to handle signals
+    // (Ctrl-C stops the run with KeyboardInterrupt) and to report progress.
     let result = py.detach(|| {
-        guarded(scenario, seed, source, || Ok(sluice_sim::run_str(scenario, seed, &opts)?))
+        guarded(scenario, seed, source, || {
+            let mut stopped = None;
+            let mut observe = |now: f64, end: f64| {
+                let r = Python::attach(|py| {
+                    py.check_signals()?;
+                    if let Some(cb) = &progress {
+                        cb.call1(py, (now, end))?;
+                    }
+                    Ok::<(), PyErr>(())
+                });
+                r.map_err(|e| stopped = Some(e)).is_ok()
+            };
+            match sluice_sim::run_str_observed(scenario, seed, &opts, &mut observe) {
+                Ok(out) => Ok(out),
+                Err(SimError::Stopped { .. }) => Err(Failure::Python(stopped.take().expect("stopped by Python"))),
+                Err(e) => Err(e.into()),
+            }
+        })
     });
     result.map(RunResult::from).map_err(|f| to_pyerr(py, f))
 }

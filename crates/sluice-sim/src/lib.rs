@@ -47,12 +47,38 @@ pub enum SimError {
     /// Writing an output file failed.
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
+    /// The caller's progress observer stopped the run at simulated time `at_s`.
+    #[error("run stopped at {at_s:.3} s of simulated time")]
+    Stopped { at_s: f64 },
 }
 
 /// Parse, validate and run a scenario given as TOML text. `seed` overrides the scenario's seed.
 pub fn run_str(text: &str, seed: Option<u64>, opts: &RunOptions) -> Result<RunOutput, SimError> {
     let model = scenario::load_str(text, seed)?;
     engine::run_model(&model, opts)
+}
+
+/// Events between two calls of a [`run_str_observed`] observer: about a tenth of a second of
+/// wall time on the reference scenarios.
+pub const OBSERVE_EVERY: u64 = 1_000_000;
+
+/// [`run_str`], calling `observe(simulated time reached, end time)` in seconds every
+/// [`OBSERVE_EVERY`] events and once at the end, for progress bars and interruption: when it
+/// returns false the run stops with [`SimError::Stopped`]. What runs does not depend on the
+/// observer: the summary is the one [`run_str`] gives.
+pub fn run_str_observed(text: &str, seed: Option<u64>, opts: &RunOptions, observe: &mut dyn FnMut(f64, f64) -> bool) -> Result<RunOutput, SimError> {
+    let model = scenario::load_str(text, seed)?;
+    let mut run = engine::Stepper::new(&model, opts)?;
+    loop {
+        let more = run.advance(OBSERVE_EVERY);
+        let (now, end) = run.progress();
+        if !observe(now.as_secs_f64(), end.as_secs_f64()) {
+            return Err(SimError::Stopped { at_s: now.as_secs_f64() });
+        }
+        if !more {
+            return run.finish();
+        }
+    }
 }
 
 /// The crate version, recorded in summaries.

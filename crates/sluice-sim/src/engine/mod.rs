@@ -133,6 +133,11 @@ impl<'m> Stepper<'m> {
         self.sim.data_packets
     }
 
+    /// Simulated time reached, and the time the run ends at.
+    pub fn progress(&self) -> (Time, Time) {
+        (self.sim.now, self.sim.end)
+    }
+
     /// The summary and tables; the run must have reached its end.
     pub fn finish(self) -> Result<RunOutput, SimError> {
         assert!(self.done, "Stepper::finish before the run reached its end");

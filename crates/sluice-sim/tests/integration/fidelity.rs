@@ -172,3 +172,36 @@ fn pacing_costs_a_window_limited_flow_nothing() {
         "the summary records the option"
     );
 }
+
+// A run observed between slices of events (progress bars, interruption) and a run advanced in
+// small slices (`sluice-bench`) give the summary of one straight run; an observer that says
+// stop ends the run with `Stopped` at the time reached.
+#[test]
+fn slicing_and_observing_a_run_change_nothing() {
+    // The single-flow reference scenario lengthened to 300 s: a few slices of observation.
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/reference/single-newreno.toml")).unwrap().replace("duration = \"60s\"", "duration = \"300s\"");
+    assert!(text.contains("300s"));
+    let clean = |mut s: sluice_sim::Summary| {
+        s.wall_time_s = 0.0;
+        s.to_json()
+    };
+    let straight = clean(sluice_sim::run_str(&text, None, &RunOptions::default()).unwrap().summary);
+    let mut seen = Vec::new();
+    let observed = sluice_sim::run_str_observed(&text, None, &RunOptions::default(), &mut |now, end| {
+        seen.push((now, end));
+        true
+    })
+    .unwrap();
+    assert_eq!(clean(observed.summary), straight);
+    assert!(seen.len() >= 2 && seen.windows(2).all(|w| w[0].0 <= w[1].0), "{seen:?}");
+    assert_eq!(*seen.last().unwrap(), (300.0, 300.0));
+    let model = sluice_sim::scenario::load_str(&text, None).unwrap();
+    let mut run = sluice_sim::engine::Stepper::new(&model, &RunOptions::default()).unwrap();
+    while run.advance(997) {}
+    assert_eq!(clean(run.finish().unwrap().summary), straight);
+    let stopped = sluice_sim::run_str_observed(&text, None, &RunOptions::default(), &mut |_, _| false);
+    match stopped {
+        Err(sluice_sim::SimError::Stopped { at_s }) => assert!(at_s > 0.0 && at_s < 300.0, "{at_s}"),
+        other => panic!("expected Stopped, got {:?}", other.map(|o| o.summary.scenario)),
+    }
+}
