@@ -205,3 +205,30 @@ fn slicing_and_observing_a_run_change_nothing() {
         other => panic!("expected Stopped, got {:?}", other.map(|o| o.summary.scenario)),
     }
 }
+
+// `sluice-bench` (what bench/run.py reads): two scenarios interleaved, per round each run's
+// wall time, data packets and cost per packet, and the ratio; bad arguments are one line and
+// exit status 2.
+#[test]
+fn sluice_bench_reports_both_runs_and_their_ratio() {
+    let bin = env!("CARGO_BIN_EXE_sluice-bench");
+    let base = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/reference/single-newreno.toml");
+    let out = std::process::Command::new(bin).args([base, base, "--rounds", "2", "--slice", "50000"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ratios = v["ratio"].as_array().unwrap();
+    assert_eq!(ratios.len(), 2);
+    for side in ["base", "other"] {
+        let rounds = v[side]["rounds"].as_array().unwrap();
+        assert_eq!(rounds.len(), 2);
+        // The same scenario both times: the same work, packet for packet.
+        assert_eq!(rounds[0]["data_packets"], v["base"]["rounds"][0]["data_packets"]);
+        assert!(rounds[0]["ns_per_data_pkt"].as_f64().unwrap() > 0.0);
+    }
+    assert!(ratios.iter().all(|r| r.as_f64().unwrap() > 0.0));
+    let bad = std::process::Command::new(bin).args([base]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: expected two scenario files"), "{err}");
+}
