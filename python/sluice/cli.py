@@ -245,7 +245,7 @@ def run_cmd(
 
     reached = [0.0, 0.0]  # simulated seconds reached, end
     columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[sim]}"), TimeElapsedColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=_err, transient=True) as bar:
+    with Progress(*columns, console=_err, transient=True, disable=not _err.is_terminal) as bar:
         task = bar.add_task(f"Running {scenario.name}", total=None, sim="")
 
         def progress(now: float, end: float) -> None:
