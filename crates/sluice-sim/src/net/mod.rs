@@ -422,6 +422,9 @@ pub fn compute_routes(nodes: &mut [Node], ifaces: &[(u32, u32)]) {
     for (i, nd) in nodes.iter_mut().enumerate() {
         nd.routes = if multi[i] { vec![u32::MAX; n] } else { Vec::new() };
     }
+    // Only nodes with several interfaces keep a table (the routers): the per-destination loop
+    // below visits those alone, so set-up stays linear in hosts.
+    let routers: Vec<usize> = (0..n).filter(|&u| multi[u]).collect();
     let mut search = RouteSearch::new(n, ifaces);
     // Next hops towards each node searched so far (searches are shared by the leaves behind it).
     let mut towards: Vec<Option<Vec<u32>>> = vec![None; n];
@@ -434,9 +437,9 @@ pub fn compute_routes(nodes: &mut [Node], ifaces: &[(u32, u32)]) {
             _ => dst,
         };
         let hops = towards[via].get_or_insert_with(|| search.next_hops(via, &multi));
-        for (u, nd) in nodes.iter_mut().enumerate() {
-            if multi[u] && u != via {
-                nd.routes[dst] = hops[u];
+        for &u in &routers {
+            if u != via {
+                nodes[u].routes[dst] = hops[u];
             }
         }
         if via != dst && multi[via] {

@@ -156,7 +156,13 @@ impl Endpoint {
             nr = nr.max(self.ooo[j].1);
             j += 1;
         }
-        self.ooo.splice(i..j, [(nl, nr)]);
+        // Ranges i..j merge into one: usually it extends one range (j = i + 1) or is new (j = i).
+        if j == i {
+            self.ooo.insert(i, (nl, nr));
+        } else {
+            self.ooo[i] = (nl, nr);
+            self.ooo.drain(i + 1..j);
+        }
         if self.cfg.sack_report == SackReport::Rfc2018 {
             // RFC 2018 §4: the first block reports the most recent arrival.
             self.sack_recent.retain(|&(a, b)| b < nl || a > nr);
