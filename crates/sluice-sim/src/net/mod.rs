@@ -425,6 +425,15 @@ pub fn compute_routes(nodes: &mut [Node], ifaces: &[(u32, u32)]) {
     // Only nodes with several interfaces keep a table (the routers): the per-destination loop
     // below visits those alone, so set-up stays linear in hosts.
     let routers: Vec<usize> = (0..n).filter(|&u| multi[u]).collect();
+    // The last hop to each node from a neighbour with a table: the lowest-numbered interface
+    // from that neighbour to it (one pass over the routers' interfaces).
+    let mut last_hop = vec![u32::MAX; n];
+    for &u in &routers {
+        for &k in &nodes[u].ifaces {
+            let peer = ifaces[k as usize].1 as usize;
+            last_hop[peer] = last_hop[peer].min(k);
+        }
+    }
     let mut search = RouteSearch::new(n, ifaces);
     // Next hops towards each node searched so far (searches are shared by the leaves behind it).
     let mut towards: Vec<Option<Vec<u32>>> = vec![None; n];
@@ -443,9 +452,9 @@ pub fn compute_routes(nodes: &mut [Node], ifaces: &[(u32, u32)]) {
             }
         }
         if via != dst && multi[via] {
-            // The last hop: the lowest-numbered interface from the neighbour to the leaf.
-            let last = nodes[via].ifaces.iter().copied().filter(|&k| ifaces[k as usize].1 as usize == dst).min();
-            nodes[via].routes[dst] = last.unwrap_or(u32::MAX);
+            // The last hop: the lowest-numbered interface from the neighbour to the leaf (a
+            // leaf has one interface, so one neighbour: `via`).
+            nodes[via].routes[dst] = last_hop[dst];
         }
     }
 }

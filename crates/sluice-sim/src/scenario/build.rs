@@ -336,14 +336,15 @@ fn build_topology(t: &Topology) -> R<Net> {
         _ => {
             let GraphTable { nodes: gn, links: gl } = super::typed(rest, "topology")?;
             let mut nodes = Vec::new();
+            let mut index = std::collections::HashMap::new();
             for (i, n) in gn.iter().enumerate() {
-                if nodes.iter().any(|x: &NodeSpec| x.name == n.name) {
+                if index.insert(n.name.clone(), i).is_some() {
                     return err(format!("topology.nodes[{i}].name"), format!("duplicate node name {:?}", n.name));
                 }
                 nodes.push(NodeSpec { name: n.name.clone(), kind: if n.kind == NodeKindOpt::Host { NodeKind::Host } else { NodeKind::Router } });
             }
             let find = |name: &str, path: String| -> R<usize> {
-                nodes.iter().position(|n| n.name == name).ok_or_else(|| ScenarioError::new(path, format!("no node named {name:?}")))
+                index.get(name).copied().ok_or_else(|| ScenarioError::new(path, format!("no node named {name:?}")))
             };
             let mut links = Vec::new();
             for (i, l) in gl.iter().enumerate() {
@@ -459,6 +460,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
         return err("flows", "at least one [[flows]] entry is required");
     }
     let mut flows = Vec::new();
+    let mut names = std::collections::HashSet::new();
     for (i, fl) in f.flows.iter().enumerate() {
         let p = format!("flows[{i}]");
         let src = resolve(&net, &fl.src, &format!("{p}.src"))?;
@@ -506,7 +508,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
                 return err(format!("{p}.stop"), "must be later than the flow's (latest possible) start");
             }
             let name = if count > 1 { format!("{base}{k}") } else { base.clone() };
-            if flows.iter().any(|x: &FlowSpec| x.name == name) {
+            if !names.insert(name.clone()) {
                 // Names key each flow's random stream: two flows with one name would draw alike.
                 return err(format!("{p}.name"), format!("flow name {name:?} is already used; flow names must be unique"));
             }
