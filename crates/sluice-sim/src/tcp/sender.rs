@@ -658,7 +658,8 @@ impl Endpoint {
             if !self.pace_allows(now) {
                 break;
             }
-            if std::mem::take(&mut self.fast_rtx_pending) && self.sb.first().is_some_and(|s| s.lost && !s.retrans && !s.sacked) {
+            // (`ca` first: the flag lives with the recovery state, off the lines every send reads.)
+            if self.ca == CaState::Recovery && std::mem::take(&mut self.fast_rtx_pending) && self.sb.first().is_some_and(|s| s.lost && !s.retrans && !s.sacked) {
                 // The fast retransmission pacing held back: whatever the window says, as if
                 // sent on entering recovery.
                 self.retransmit(0, now, out);
