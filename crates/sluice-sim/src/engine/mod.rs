@@ -5,7 +5,10 @@
 //! (see [`queue`] for the ordering rule). Per packet per hop there is one arrival event, and a
 //! transmit-complete event only while packets wait behind the one being serialized. Endpoint
 //! timers are lazy: the endpoint keeps its deadlines, the engine keeps one pending wake-up per
-//! endpoint and re-arms it when it fires early (generation counters discard stale ones).
+//! endpoint and re-arms it when it fires early (generation counters discard stale ones). The
+//! engine also notes the endpoint's earliest deadline after every call into it, so a wake-up that
+//! finds its deadline moved (most do: every new ACK restarts the retransmission timer) re-arms
+//! from that note without touching the endpoint.
 
 pub mod queue;
 
@@ -65,7 +68,8 @@ pub(crate) struct Sim<'m> {
     /// endpoints and interfaces outgrow a core's cache (below that they stay cached, and the
     /// prefetches would cost instructions for nothing).
     prefetch: bool,
-    wake: Vec<(Option<Time>, u32)>,
+    /// Per endpoint, its wake-up ([`WakeSlot`]).
+    wake: Vec<WakeSlot>,
     /// Per endpoint, its host's one interface (`u32::MAX` if the host has several), where
     /// what the endpoint sends is queued.
     ep_uplink: Vec<u32>,
@@ -259,7 +263,7 @@ impl<'m> Sim<'m> {
             pkts: Vec::with_capacity(4096),
             free: Vec::new(),
             eps,
-            wake: vec![(None, 0); n_eps],
+            wake: vec![WakeSlot::IDLE; n_eps],
             apps,
             flownet: vec![FlowNet::default(); model.flows.len()],
             flow_dst: model.flows.iter().map(|f| f.dst as u32).collect(),
@@ -554,7 +558,13 @@ impl<'m> Sim<'m> {
         // Transmit-completes and refills run at busy interfaces, which are cached.
         let (iface, pkt, next) = match self.q.peek() {
             Some(Event::Arrive { iface, pkt, next }) => (iface as usize, pkt as usize, next),
-            Some(Event::Wake { ep, .. }) => (usize::MAX, usize::MAX, NextHop::endpoint(ep as usize, false)),
+            // Most wake-ups re-arm from their slot without reading the endpoint (see `wake`).
+            Some(Event::Wake { ep, .. }) => {
+                if let Some(w) = self.wake.get(ep as usize) {
+                    Prefetch.line(w);
+                }
+                return;
+            }
             _ => return,
         };
         let p = &mut Prefetch;
@@ -565,21 +575,28 @@ impl<'m> Sim<'m> {
             pkt.prefetch_lines(p);
         }
         if let Some((ep, data)) = next.as_endpoint() {
-            if let Some(e) = self.eps.get(ep) {
-                // A data segment's receiver reads its receiving state only (a bulk receiver,
-                // or a sender's peer); an ACK's, its sending state too.
-                if data {
-                    e.prefetch_receive_lines(p);
-                } else {
-                    e.prefetch_lines(p);
-                }
-                p.line(&self.wake[ep]);
-            }
-            if let Some(f) = self.ep_uplink.get(ep).and_then(|&k| self.ifaces.get(k as usize)) {
-                f.prefetch_send_lines(p);
-            }
+            self.prefetch_endpoint(ep, data);
         } else if let Some(f) = next.as_iface().and_then(|k| self.ifaces.get(k)) {
             f.prefetch_lines(p);
+        }
+    }
+
+    /// Prefetch what running endpoint `ep` reads: its own lines (only the receiving ones for a
+    /// data segment: a bulk receiver, or a sender's peer), its wake-up slot, and the interface
+    /// its replies leave by.
+    #[inline]
+    fn prefetch_endpoint(&self, ep: usize, data: bool) {
+        let p = &mut Prefetch;
+        if let Some(e) = self.eps.get(ep) {
+            if data {
+                e.prefetch_receive_lines(p);
+            } else {
+                e.prefetch_lines(p);
+            }
+            p.line(&self.wake[ep]);
+        }
+        if let Some(f) = self.ep_uplink.get(ep).and_then(|&k| self.ifaces.get(k as usize)) {
+            f.prefetch_send_lines(p);
         }
     }
 
@@ -657,22 +674,39 @@ impl<'m> Sim<'m> {
             self.forward(host, id);
         }
         self.out = out;
-        if let Some(t) = want {
-            let (sched, gen) = &mut self.wake[ep];
-            if sched.is_none_or(|s| t < s) {
-                *gen += 1;
-                *sched = Some(t);
-                let g = *gen;
-                self.q.schedule(t.max(now), Event::Wake { ep: ep as u32, gen: g });
-            }
+        let w = &mut self.wake[ep];
+        w.due = want.unwrap_or(NEVER);
+        if w.due < w.armed {
+            self.arm(ep);
         }
     }
 
+    /// Schedule endpoint `ep`'s wake-up at its noted deadline, superseding the pending one.
+    fn arm(&mut self, ep: usize) {
+        let w = &mut self.wake[ep];
+        w.gen = w.gen.wrapping_add(1);
+        w.armed = w.due;
+        let ev = Event::Wake { ep: ep as u32, gen: w.gen };
+        self.q.schedule(w.due.max(self.now), ev);
+    }
+
     fn wake(&mut self, ep: u32, gen: u32) {
-        if self.wake[ep as usize].1 != gen {
+        let w = &mut self.wake[ep as usize];
+        if w.gen != gen {
             return; // superseded
         }
-        self.wake[ep as usize].0 = None;
+        w.armed = NEVER;
+        if w.due > self.now {
+            // The deadline moved later (or went away) since this wake-up was set: the endpoint
+            // has nothing to do now, and the slot says when it will.
+            if w.due != NEVER {
+                self.arm(ep as usize);
+            }
+            return;
+        }
+        if self.prefetch {
+            self.prefetch_endpoint(ep as usize, false);
+        }
         self.with_endpoint(ep as usize, |e, now, out| {
             if e.poll_at().is_some_and(|t| t <= now) {
                 e.on_wakeup(now, out);
@@ -835,6 +869,25 @@ impl<'m> Sim<'m> {
 /// second-level cache on current x86 machines).
 const PREFETCH_ABOVE: usize = 512 * 1024;
 
+/// No deadline: later than any time a run reaches.
+const NEVER: Time = Time(u64::MAX);
+
+/// An endpoint's wake-up: the deadline its pending `Wake` event was set for and that event's
+/// generation, and the endpoint's earliest deadline as of the last call into it. The endpoint
+/// itself runs only when a wake-up finds `due` reached.
+#[derive(Copy, Clone, Debug)]
+struct WakeSlot {
+    /// When the pending wake-up fires ([`NEVER`]: none pending).
+    armed: Time,
+    /// The endpoint's earliest deadline ([`NEVER`]: none).
+    due: Time,
+    gen: u32,
+}
+
+impl WakeSlot {
+    const IDLE: WakeSlot = WakeSlot { armed: NEVER, due: NEVER, gen: 0 };
+}
+
 /// `Sim::flow_ep` of a flow without TCP endpoints.
 const NO_EP: u32 = u32::MAX;
 
@@ -851,3 +904,58 @@ const PLACEHOLDER: SimPacket = SimPacket {
     payload: 0,
     flow: 0,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Lossy, with file transfers that finish and delayed ACKs: deadlines are set, moved later,
+    // moved earlier and cleared all through the run.
+    const LOSSY: &str = r#"
+name = "wake"
+duration = "4s"
+[topology]
+kind = "dumbbell"
+pairs = 3
+access_rate = "100Mbps"
+access_delay = "2ms"
+bottleneck = { rate = "10Mbps", delay = "10ms", loss = 0.01 }
+queue = { kind = "drop_tail", limit = "20pkt" }
+[[flows]]
+count = 2
+src = "senders"
+dst = "receivers"
+app = { kind = "bulk" }
+[[flows]]
+count = 1
+src = "senders"
+dst = "receivers"
+app = { kind = "file", size = "200kB" }
+"#;
+
+    // After every event, each endpoint's slot holds its earliest deadline, and a wake-up is
+    // pending at or before it: no deadline goes unserved, though most wake-ups that fire find
+    // it moved and re-arm without running the endpoint.
+    #[test]
+    fn every_deadline_has_a_wake_up_at_or_before_it() {
+        let model = crate::scenario::load_str(LOSSY, None).unwrap();
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        let (mut checked, mut rearmed) = (0u64, 0u64);
+        let mut armed_before = vec![NEVER; run.sim.eps.len()];
+        while run.advance(1) {
+            let sim = &run.sim;
+            for (ep, e) in sim.eps.iter().enumerate() {
+                let w = sim.wake[ep];
+                assert_eq!(w.due, e.poll_at().unwrap_or(NEVER), "endpoint {ep}'s slot at {:?}", sim.now);
+                assert!(w.armed <= w.due, "endpoint {ep}: deadline {:?} but wake-up at {:?}", w.due, w.armed);
+                if w.armed != armed_before[ep] && armed_before[ep] == sim.now && w.armed > sim.now {
+                    rearmed += 1;
+                }
+                armed_before[ep] = w.armed;
+                checked += 1;
+            }
+        }
+        assert!(checked > 50_000, "checked {checked}, re-armed {rearmed}");
+        assert!(rearmed > 10, "wake-ups re-armed from the slot: {rearmed}");
+    }
+}
