@@ -6,7 +6,7 @@ Ratios against ns-3 use ns-3 runs of the same cases on the same machine, stored 
 ``validation/fixtures/ns3/`` by ``validation/ns3_dumbbell.py`` (see bench/README.md).
 Nothing here is a test: numbers go to ``bench/results.json`` and ``bench/results.md``.
 
-Usage:  python3 bench/run.py [--quick] [--repeat N]
+Usage:  python3 bench/run.py [--quick] [--repeat N] [--pair-rounds N] [--cachegrind]
 
 Cases run in rounds (every case once per round) and the fastest run of each counts.
 """
@@ -146,6 +146,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="skip the 900-flow case")
     ap.add_argument("--repeat", type=int, default=3, help="rounds (runs per case); the fastest run counts (default 3)")
+    ap.add_argument("--pair-rounds", type=int, default=11,
+                    help="rounds of each interleaved pair; their median is the figure to quote (default 11: on a "
+                         "shared machine medians of 5 rounds of the same build scatter by about ±0.05)")
     ap.add_argument("--cachegrind", action="store_true",
                     help="also count instructions and last-level misses per packet at 10 and 900 flows (valgrind, ~1 min)")
     args = ap.parse_args()
@@ -177,7 +180,7 @@ def main() -> int:
         for key, a, b in PAIRS:
             if a in files and b in files:
                 print(f"interleaved {a} / {b} ...", flush=True)
-                r = sorted(interleaved_ratios(files[a], files[b], args.repeat))
+                r = sorted(interleaved_ratios(files[a], files[b], args.pair_rounds))
                 interleaved[key] = {"ratios": r, "median": r[len(r) // 2], "min": r[0], "max": r[-1]}
     rows = []
     for c in cases:
@@ -223,7 +226,7 @@ def main() -> int:
     for r in rows:
         lines.append(f"| {r['case']} | {r['flows']} | {r['buffer_pkts']} | {r['wall_s']:.3f} | {r['events_per_s']/1e6:.2f} M | {r['data_pkts_per_s']/1e6:.2f} M | {r['ns_per_data_pkt']:.0f} | " + (f"{r['ns3_wall_s']:.1f} | {r['ns3_events_per_s'] / 1e3:.0f} k | {r['speedup_vs_ns3']:.0f}x |" if "ns3_wall_s" in r else "– | – | – |"))
     lines += ["", f"ns-3 reference: {result['ns3_reference']}", "", "Per-packet cost ratios (1.0 = perfectly flat; target ≤ 1.5). Interleaved: the two cases run in one",
-              f"process in alternating slices (`sluice-bench`), median [range] of {args.repeat} rounds — the figure to quote, as both",
+              f"process in alternating slices (`sluice-bench`), median [range] of {args.pair_rounds} rounds — the figure to quote, as both",
               "meet the same machine conditions. Sequential: fastest run over fastest run, and the same-round median [range]:", ""]
     for k, v in flat.items():
         p = paired[k]
