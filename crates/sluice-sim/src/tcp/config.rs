@@ -301,6 +301,14 @@ pub struct TcpConfig {
     /// worked example). With it, the ACK that ends the loss state after a timeout grows cwnd
     /// by the whole segments beyond the recovery point only (ns-3). Set by the `ns3.44` profile.
     pub exit_ack_grows: bool,
+    /// Without SACK, keep ns-3's emulated SACK marks on the scoreboard
+    /// (`TcpTxBuffer::AddRenoSack`) instead of a count of duplicate ACKs: each duplicate ACK in
+    /// disorder or recovery marks the first un-SACKed segment after the head as SACKed; a
+    /// cumulative ACK whose new head carries such a mark moves the mark up and declares the head
+    /// lost (in any state, so it is retransmitted); a timeout clears the marks; bytes in flight
+    /// and recovery's ssthresh (from bytes in flight plus one segment) follow the marks, and the
+    /// marks outlive the recovery episode. Only the `ns3.44` profile sets this.
+    pub reno_sack_marks: bool,
     /// Which SACK blocks the receiver reports.
     pub sack_report: SackReport,
     /// Pacing of data segments (spec §2.8).
@@ -368,6 +376,7 @@ impl Default for TcpConfig {
             partial_ack_nextseg: false,
             pipe_counts_sacked_retx: false,
             exit_ack_grows: false,
+            reno_sack_marks: false,
             sack_report: SackReport::Rfc2018,
             pacing: Pacing::Cc,
             pace_fast_retransmit: true,
@@ -398,6 +407,7 @@ impl TcpConfig {
             partial_ack_nextseg: true,
             pipe_counts_sacked_retx: true,
             exit_ack_grows: true,
+            reno_sack_marks: true,
             sack_report: SackReport::Ns3,
             nextseg: NextSeg::Ns3,
             dup_ack_restarts_rto: false,
@@ -497,6 +507,7 @@ impl TcpConfig {
             ("partial_ack_nextseg", self.partial_ack_nextseg.to_string()),
             ("pipe_counts_sacked_retx", self.pipe_counts_sacked_retx.to_string()),
             ("exit_ack_grows", self.exit_ack_grows.to_string()),
+            ("reno_sack_marks", self.reno_sack_marks.to_string()),
             ("sack_report", format!("{:?}", self.sack_report).to_lowercase()),
             ("nextseg", format!("{:?}", self.nextseg).to_lowercase()),
             ("pacing", self.pacing.as_str().to_string()),

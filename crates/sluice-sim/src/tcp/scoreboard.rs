@@ -369,6 +369,37 @@ impl Scoreboard {
         None
     }
 
+    /// ns-3's SACK emulation without SACK (`TcpTxBuffer::AddRenoSack`): a duplicate ACK means
+    /// one more segment reached the receiver, so mark the first un-SACKed segment after the
+    /// head (never the head) as SACKed. Returns the bytes marked (0 if none is left).
+    pub fn add_reno_sack(&mut self) -> u64 {
+        let Some(i) = (1..self.segs.len()).find(|&i| !self.segs[i].sacked) else { return 0 };
+        let m = self.update(i, |m| m.sacked = true);
+        self.high_sacked = self.high_sacked.max(m.end);
+        m.len()
+    }
+
+    /// After a cumulative ACK under the emulation: a mark on the new head was a wrong guess
+    /// (the head has not arrived, or it would be acknowledged). Move the mark to the next
+    /// un-SACKed segment and declare the head lost (ns-3's `DiscardUpTo`).
+    pub fn fix_reno_sack_head(&mut self) {
+        if self.segs.front().is_some_and(|h| h.sacked) {
+            self.update(0, |m| m.sacked = false);
+            self.add_reno_sack();
+            self.mark_head_lost();
+        }
+    }
+
+    /// Clear every emulated SACK mark (ns-3's `ResetRenoSack`, on a timeout).
+    pub fn reset_reno_sack(&mut self) {
+        for i in 0..self.segs.len() {
+            if self.segs[i].sacked {
+                self.update(i, |m| m.sacked = false);
+            }
+        }
+        self.high_sacked = 0;
+    }
+
     /// The highest un-SACKed segment (RFC 6675 NextSeg rule (4), the rescue retransmission).
     pub fn last_unsacked(&self) -> Option<usize> {
         (0..self.segs.len()).rev().find(|&i| !self.segs[i].sacked)
@@ -438,6 +469,33 @@ mod tests {
             b.push(1 + i * mss, 1 + (i + 1) * mss, Time::ZERO);
         }
         b
+    }
+
+    // ns-3's SACK emulation without SACK: marks go on the first un-SACKed segment after the
+    // head, one per call; a mark found on the head after a cumulative ACK moves up and the
+    // head is declared lost; a timeout clears them all.
+    #[test]
+    fn reno_sack_marks_follow_ns3() {
+        let mut b = board(6, 100);
+        assert_eq!(b.add_reno_sack(), 100);
+        assert_eq!(b.add_reno_sack(), 100);
+        let marked: Vec<bool> = b.segs().iter().map(|s| s.sacked).collect();
+        assert_eq!(marked, [false, true, true, false, false, false], "never the head");
+        assert_eq!(b.pipe(600), 400);
+        // The head arrives and is acknowledged: the mark now on the head was a wrong guess.
+        b.ack_to(101);
+        b.fix_reno_sack_head();
+        let s: Vec<(bool, bool)> = b.segs().iter().map(|s| (s.sacked, s.lost)).collect();
+        assert_eq!(s, [(false, true), (true, false), (true, false), (false, false), (false, false)]);
+        assert_eq!(b.next_lost(), Some(0), "the head goes out again");
+        b.check();
+        // Nothing left to mark after the head: nothing marked.
+        let mut c = board(1, 100);
+        assert_eq!(c.add_reno_sack(), 0);
+        b.reset_reno_sack();
+        assert_eq!(b.sacked_bytes, 0);
+        assert!(b.segs().iter().all(|s| !s.sacked));
+        b.check();
     }
 
     // tests RFC 6675 §4 IsLost and §3 pipe on a single hole.

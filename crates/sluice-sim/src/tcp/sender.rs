@@ -133,10 +133,16 @@ impl Endpoint {
     #[allow(clippy::too_many_arguments)]
     fn new_ack(&mut self, ack: u64, newly_sacked: u64, is_dup: bool, ece: bool, opts: &TcpOptions, now: Time, out: &mut Vec<SimPacket>) {
         let a = self.sb.ack_to(ack);
+        let reno_marks = self.reno_marks();
+        if reno_marks {
+            self.sb.fix_reno_sack_head();
+        }
         let (sent_at, acked_retx) = (a.rtt_from, a.any_retx);
         // Newly delivered bytes (RFC 6937 DeliveredData): cumulatively acknowledged ones not
-        // SACKed before, plus the newly SACKed ones.
-        let delivered = a.bytes.max(ack - self.snd_una) - a.sacked_before + newly_sacked;
+        // SACKed before, plus the newly SACKed ones. Emulated SACK marks delivered nothing:
+        // their bytes count when acknowledged (as ns-3's rate sampling counts them).
+        let sacked_before = if reno_marks { 0 } else { a.sacked_before };
+        let delivered = a.bytes.max(ack - self.snd_una) - sacked_before + newly_sacked;
         self.snd_una = ack;
         self.rto_streak = 0;
 
@@ -194,11 +200,11 @@ impl Endpoint {
                         self.first_partial_done = true;
                         self.restart_rto(now);
                     }
-                    if !self.sack_ok {
+                    if (self.sack_ok || reno_marks) && self.cfg.partial_ack_nextseg {
+                        self.partial_ack_nextseg(now, out);
+                    } else if !self.sack_ok {
                         // RFC 6582 step 5: retransmit the new head at once.
                         self.retransmit_head(now, out);
-                    } else if self.cfg.partial_ack_nextseg {
-                        self.partial_ack_nextseg(now, out);
                     }
                     // With SACK (RFC 6675) the scoreboard and pipe decide, in send_pending.
                     return;
@@ -270,6 +276,12 @@ impl Endpoint {
         }
     }
 
+    /// The scoreboard carries ns-3's emulated SACK marks (`TcpConfig::reno_sack_marks`).
+    #[inline]
+    fn reno_marks(&self) -> bool {
+        !self.sack_ok && self.cfg.reno_sack_marks
+    }
+
     /// Outstanding bytes per RFC 6675 `pipe` (with the Reno estimate when SACK is off).
     pub(super) fn pipe(&self) -> u64 {
         let extra = if self.cfg.pipe_counts_sacked_retx { self.sb.sacked_retrans_bytes } else { 0 };
@@ -297,12 +309,27 @@ impl Endpoint {
         match self.ca {
             CaState::Recovery => {
                 if !self.sack_ok {
-                    match self.cfg.recovery {
-                        Recovery::Classic => self.w.cwnd += self.smss as u64, // RFC 6582 step 2
-                        Recovery::Prr(_) => self.reno_dup_bytes += self.smss as u64,
+                    if self.cfg.reno_sack_marks {
+                        self.sb.add_reno_sack();
+                    }
+                    // RFC 6582 step 2 inflates cwnd; the PRR estimate counts the segment out of
+                    // pipe. An emulated mark does the latter for both (ns-3 keeps cwnd at
+                    // ssthresh in classic recovery; its inflated window is only traced).
+                    if !self.cfg.reno_sack_marks {
+                        match self.cfg.recovery {
+                            Recovery::Classic => self.w.cwnd += self.smss as u64,
+                            Recovery::Prr(_) => self.reno_dup_bytes += self.smss as u64,
+                        }
                     }
                 }
-                let delivered = if self.sack_ok { delivered } else { self.smss as u64 };
+                // Without SACK a duplicate ACK is taken to have delivered one segment (RFC 6937
+                // §3). The RFC 9937 variant adds that segment itself on every duplicate ACK
+                // (`recovery_ack`), so it is not counted here as well.
+                let delivered = match self.cfg.recovery {
+                    _ if self.sack_ok => delivered,
+                    Recovery::Prr(PrrVariant::Rfc9937) => 0,
+                    _ => self.smss as u64,
+                };
                 if let Recovery::Prr(_) = self.cfg.recovery {
                     self.recovery_ack(delivered, true, false, now);
                 }
@@ -323,8 +350,13 @@ impl Endpoint {
                     self.enter_recovery(delivered, now, out);
                 } else if self.cfg.limited_transmit && !self.sack_ok && self.dupacks < self.cfg.dupthresh {
                     // With SACK, pipe already counts the SACKed segments out and cwnd − pipe
-                    // governs new data (RFC 6675 §5 step 3), in send_pending.
-                    self.limited_transmit(now, out);
+                    // governs new data (RFC 6675 §5 step 3), in send_pending; so it does with
+                    // emulated marks.
+                    if self.cfg.reno_sack_marks {
+                        self.sb.add_reno_sack();
+                    } else {
+                        self.limited_transmit(now, out);
+                    }
                 }
             }
             CaState::Loss => {}
@@ -355,7 +387,16 @@ impl Endpoint {
     fn enter_recovery(&mut self, delivered: u64, now: Time, out: &mut Vec<SimPacket>) {
         self.sb.mark_head_lost();
         let outstanding = self.snd_max - self.snd_una;
-        let flight = if self.sack_ok { self.pipe() } else { outstanding };
+        let flight = if self.sack_ok {
+            self.pipe()
+        } else if self.cfg.reno_sack_marks {
+            // One more segment has left the network; ns-3 takes bytes in flight plus one
+            // segment (`EnterRecovery`, "for compatibility with old ns-3 versions").
+            self.sb.add_reno_sack();
+            self.pipe() + self.smss as u64
+        } else {
+            outstanding
+        };
         self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, LossCause::DupAcks, now);
         self.recover = self.snd_max;
         self.first_partial_done = false;
@@ -365,12 +406,12 @@ impl Endpoint {
             Recovery::Classic => {
                 // SACK: cwnd = ssthresh and pipe governs (RFC 6675); Reno: inflate by the
                 // duplicates already seen (RFC 5681 §3.2 step 3).
-                self.w.cwnd = if self.sack_ok { self.w.ssthresh } else { self.w.ssthresh + self.dupacks as u64 * self.smss as u64 };
+                self.w.cwnd = if self.sack_ok || self.cfg.reno_sack_marks { self.w.ssthresh } else { self.w.ssthresh + self.dupacks as u64 * self.smss as u64 };
             }
             Recovery::Prr(v) => {
                 self.prr_delivered = 0;
                 self.prr_out = 0;
-                if !self.sack_ok {
+                if !self.sack_ok && !self.cfg.reno_sack_marks {
                     self.reno_dup_bytes = (self.dupacks as u64 * self.smss as u64).min(outstanding);
                 }
                 self.recover_fs = match v {
@@ -400,7 +441,7 @@ impl Endpoint {
     fn recovery_ack(&mut self, delivered: u64, is_dup: bool, acked_retx: bool, now: Time) {
         let _ = now;
         let Recovery::Prr(variant) = self.cfg.recovery else {
-            if !self.sack_ok && !is_dup && delivered > 0 {
+            if !self.sack_ok && !self.cfg.reno_sack_marks && !is_dup && delivered > 0 {
                 // RFC 6582 §3.2 step 5: deflate by the amount acked, add back one SMSS.
                 let smss = self.smss as u64;
                 self.w.cwnd = self.w.cwnd.saturating_sub(delivered) + if delivered >= smss { smss } else { 0 };
@@ -492,6 +533,9 @@ impl Endpoint {
         self.dupacks = 0;
         self.reno_dup_bytes = 0;
         self.set_ca(CaState::Loss, now);
+        if self.reno_marks() {
+            self.sb.reset_reno_sack();
+        }
         self.sb.mark_all_lost();
         self.rtt.back_off();
         self.rto_at = Some(now + self.rtt.rto());

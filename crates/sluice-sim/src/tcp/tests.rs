@@ -476,6 +476,66 @@ fn limited_transmit_sends_one_new_segment_per_early_dupack() {
     assert!(q.deliver_to_client(&dup).is_empty(), "without limited transmit nothing is sent");
 }
 
+// tests the ns3.44 profile without SACK (`reno_sack_marks`, ns-3's `AddRenoSack`): the two
+// early duplicates each mark a segment and release one new one through pipe; the third marks a
+// third and starts recovery with ssthresh from bytes in flight plus one segment, not from the
+// whole flight (12 − 3 marked − 1 lost + 1 = 9 segments, so 4.5 instead of 6), and cwnd is not
+// inflated; a timeout clears the marks.
+#[test]
+fn ns3_reno_sack_marks_without_sack() {
+    let cfg = TcpConfig { reno_sack_marks: true, ..reno_cfg() };
+    let mut p = Pair::new(cfg, Some(40 * MSS));
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 10);
+    for (k, seg) in burst[1..3].iter().enumerate() {
+        let dup = p.deliver_to_server(std::slice::from_ref(seg));
+        let out = p.deliver_to_client(&dup);
+        assert_eq!(out.len(), 1, "duplicate {} releases one new segment", k + 1);
+        assert_eq!(p.c.sb.sacked_bytes, (k as u64 + 1) * MSS);
+    }
+    let dup = p.deliver_to_server(&burst[3..4]);
+    let out = p.deliver_to_client(&dup);
+    assert_eq!(seg_seq(&out[0]), seg_seq(&burst[0]), "third duplicate: fast retransmit");
+    assert_eq!(p.c.sb.sacked_bytes, 3 * MSS);
+    assert_eq!(p.c.w.ssthresh, 9 * MSS / 2);
+    assert_eq!(p.c.w.cwnd, p.c.w.ssthresh, "no inflation: the marks take the segments out of pipe");
+    // The same exchange counting duplicates (Sluice's default): ssthresh from the whole flight.
+    let mut q = Pair::new(reno_cfg(), Some(40 * MSS));
+    let burst = q.client_sends();
+    for seg in &burst[1..4] {
+        let dup = q.deliver_to_server(std::slice::from_ref(seg));
+        q.deliver_to_client(&dup);
+    }
+    assert_eq!(q.c.w.ssthresh, 6 * MSS);
+    // A timeout clears the marks.
+    p.now = p.c.poll_at().unwrap();
+    let mut out = Vec::new();
+    p.c.on_wakeup(p.now, &mut out);
+    assert_eq!(p.c.counters.rto_count, 1);
+    assert_eq!(p.c.sb.sacked_bytes, 0);
+}
+
+// tests spec §2.5.5 without SACK: a duplicate ACK in PRR recovery counts one segment as
+// delivered. The RFC 9937 variant adds that segment itself (as ns-3 does), so the endpoint must
+// not add RFC 6937's estimate on top; the RFC 6937 variant takes the estimate.
+#[test]
+fn prr_without_sack_counts_one_segment_per_duplicate() {
+    for (variant, per_dup) in [(PrrVariant::Rfc9937, MSS), (PrrVariant::Rfc6937, MSS)] {
+        let cfg = TcpConfig { sack: false, delack: DelAck::Off, recovery: Recovery::Prr(variant), ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(40 * MSS));
+        let burst = p.client_sends();
+        for seg in &burst[1..4] {
+            let dup = p.deliver_to_server(std::slice::from_ref(seg));
+            p.deliver_to_client(&dup);
+        }
+        assert_eq!(p.c.ca, CaState::Recovery);
+        let before = p.c.prr_delivered;
+        let dup = p.deliver_to_server(&burst[4..5]);
+        p.deliver_to_client(&dup);
+        assert_eq!(p.c.prr_delivered - before, per_dup, "{variant:?}");
+    }
+}
+
 // tests RFC 6675 §5: an ACK that advances SND.UNA and SACKs new data is a duplicate as well
 // ("regardless of its status as a cumulative acknowledgment"): it counts towards DupThresh and
 // does not grow cwnd. The strict RFC 5681 rule takes it as an ordinary new ACK.
