@@ -309,6 +309,11 @@ pub struct TcpConfig {
     /// and recovery's ssthresh (from bytes in flight plus one segment) follow the marks, and the
     /// marks outlive the recovery episode. Only the `ns3.44` profile sets this.
     pub reno_sack_marks: bool,
+    /// Out-of-order data the receiver holds takes room in its buffer, so the advertised
+    /// window shrinks by it (RFC 9293 §3.8.6: the window is the free buffer space; Linux).
+    /// ns-3 advertises the whole buffer beyond the next expected byte whatever it holds out of
+    /// order (`TcpRxBuffer::MaxRxSequence`); the `ns3.44` profile clears this.
+    pub ooo_shrinks_window: bool,
     /// Which SACK blocks the receiver reports.
     pub sack_report: SackReport,
     /// Pacing of data segments (spec §2.8).
@@ -377,6 +382,7 @@ impl Default for TcpConfig {
             pipe_counts_sacked_retx: false,
             exit_ack_grows: false,
             reno_sack_marks: false,
+            ooo_shrinks_window: true,
             sack_report: SackReport::Rfc2018,
             pacing: Pacing::Cc,
             pace_fast_retransmit: true,
@@ -408,6 +414,7 @@ impl TcpConfig {
             pipe_counts_sacked_retx: true,
             exit_ack_grows: true,
             reno_sack_marks: true,
+            ooo_shrinks_window: false,
             sack_report: SackReport::Ns3,
             nextseg: NextSeg::Ns3,
             dup_ack_restarts_rto: false,
@@ -508,6 +515,7 @@ impl TcpConfig {
             ("pipe_counts_sacked_retx", self.pipe_counts_sacked_retx.to_string()),
             ("exit_ack_grows", self.exit_ack_grows.to_string()),
             ("reno_sack_marks", self.reno_sack_marks.to_string()),
+            ("ooo_shrinks_window", self.ooo_shrinks_window.to_string()),
             ("sack_report", format!("{:?}", self.sack_report).to_lowercase()),
             ("nextseg", format!("{:?}", self.nextseg).to_lowercase()),
             ("pacing", self.pacing.as_str().to_string()),

@@ -583,6 +583,9 @@ impl Endpoint {
 
     /// Free receive space (the application reads in-order data at once).
     pub(super) fn rcv_wnd(&self) -> u64 {
+        if !self.cfg.ooo_shrinks_window {
+            return self.rcv_buf;
+        }
         let held: u64 = self.ooo.iter().map(|(a, b)| b - a).sum();
         self.rcv_buf.saturating_sub(held)
     }

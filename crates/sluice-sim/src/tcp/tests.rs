@@ -351,6 +351,26 @@ fn receiver_never_shrinks_its_window() {
     }
 }
 
+// tests RFC 9293 §3.8.6 against ns-3 (`ooo_shrinks_window`): out-of-order data held takes
+// receive buffer space, so once SND.UNA advances past a first hole while a second remains, the
+// window is the buffer less what is held; ns-3 advertises the whole buffer beyond the next
+// expected byte whatever it holds.
+#[test]
+fn out_of_order_data_held_shrinks_the_window_unless_ns3() {
+    for (shrinks, held) in [(true, 4 * MSS), (false, 0)] {
+        let cfg = TcpConfig { rcv_buf: 20 * MSS, window_scaling: false, delack: DelAck::Off, ooo_shrinks_window: shrinks, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(20 * MSS));
+        let burst = p.client_sends();
+        assert_eq!(burst.len(), 10);
+        // Segments 0 and 5 are lost; 1–4 and 6–9 are held out of order.
+        p.deliver_to_server(&burst[1..5]);
+        p.deliver_to_server(&burst[6..10]);
+        let acks = p.deliver_to_server(&burst[0..1]);
+        let Transport::Tcp { window, .. } = acks.last().unwrap().transport else { unreachable!() };
+        assert_eq!(window as u64, 20 * MSS - held, "ooo_shrinks_window = {shrinks}");
+    }
+}
+
 /// A lossy, reordering channel between the two endpoints, driven until a transfer completes.
 /// Returns (delivered bytes, simulated seconds).
 fn lossy_transfer(cfg: TcpConfig, bytes: u64, loss: f64, seed: u64) -> (u64, f64) {
