@@ -314,6 +314,10 @@ pub struct TcpConfig {
     /// ns-3 advertises the whole buffer beyond the next expected byte whatever it holds out of
     /// order (`TcpRxBuffer::MaxRxSequence`); the `ns3.44` profile clears this.
     pub ooo_shrinks_window: bool,
+    /// Reno slow start stops at ssthresh, the rest of the ACK going to congestion avoidance
+    /// (Linux `tcp_slow_start`). ns-3's NewReno adds a whole segment while cwnd is below
+    /// ssthresh, past it if need be (`TcpNewReno::SlowStart`); the `ns3.44` profile clears this.
+    pub slow_start_capped: bool,
     /// Which SACK blocks the receiver reports.
     pub sack_report: SackReport,
     /// Pacing of data segments (spec §2.8).
@@ -383,6 +387,7 @@ impl Default for TcpConfig {
             exit_ack_grows: false,
             reno_sack_marks: false,
             ooo_shrinks_window: true,
+            slow_start_capped: true,
             sack_report: SackReport::Rfc2018,
             pacing: Pacing::Cc,
             pace_fast_retransmit: true,
@@ -415,6 +420,7 @@ impl TcpConfig {
             exit_ack_grows: true,
             reno_sack_marks: true,
             ooo_shrinks_window: false,
+            slow_start_capped: false,
             sack_report: SackReport::Ns3,
             nextseg: NextSeg::Ns3,
             dup_ack_restarts_rto: false,
@@ -516,6 +522,7 @@ impl TcpConfig {
             ("exit_ack_grows", self.exit_ack_grows.to_string()),
             ("reno_sack_marks", self.reno_sack_marks.to_string()),
             ("ooo_shrinks_window", self.ooo_shrinks_window.to_string()),
+            ("slow_start_capped", self.slow_start_capped.to_string()),
             ("sack_report", format!("{:?}", self.sack_report).to_lowercase()),
             ("nextseg", format!("{:?}", self.nextseg).to_lowercase()),
             ("pacing", self.pacing.as_str().to_string()),

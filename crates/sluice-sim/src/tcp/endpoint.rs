@@ -231,7 +231,7 @@ impl Endpoint {
     }
 
     fn new(cfg: Arc<TcpConfig>, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
-        let cc = AnyCc::new(cfg.cc);
+        let cc = AnyCc::new(&cfg);
         let smss = cfg.mss;
         let cwnd = cc.initial_cwnd(cfg.iw, smss);
         let rcv_shift = if cfg.window_scaling { wscale_for_buffer(cfg.rcv_buf) } else { 0 };

@@ -332,15 +332,20 @@ impl Scoreboard {
     }
 
     /// The first lost, un-SACKed segment not yet retransmitted (RFC 6675 NextSeg rule 1).
-    /// Advances the retransmission hint to the segment found, so repeated calls while the
-    /// window is closed do not walk the same segments again.
-    pub fn next_lost(&mut self) -> Option<usize> {
+    /// With `below_highest_sack` (ns-3's reading of rule (1.b)), while a SACKed segment lies
+    /// above SND.UNA only segments below the highest SACKed one qualify: after a timeout, lost
+    /// segments above it wait for SACKs to pass them. Advances the retransmission hint to the
+    /// segment found, so repeated calls while the window is closed do not walk the same
+    /// segments again.
+    pub fn next_lost(&mut self, below_highest_sack: bool) -> Option<usize> {
         // Lost segments still waiting for their retransmission.
         if self.lost_bytes <= self.lost_retrans_bytes {
             return None;
         }
         let from = self.segs.partition_point(|s| s.end <= self.rexmit_hint);
-        let i = (from..self.segs.len()).find(|&i| {
+        let sack_seen = self.segs.front().is_some_and(|h| self.high_sacked > h.start);
+        let top = if below_highest_sack && sack_seen { self.high_sacked } else { u64::MAX };
+        let i = (from..self.segs.len()).take_while(|&i| self.segs[i].start < top).find(|&i| {
             let s = &self.segs[i];
             s.lost && !s.sacked && !s.retrans
         })?;
@@ -471,6 +476,25 @@ mod tests {
         b
     }
 
+    // NextSeg rule (1.b) as ns-3 applies it: after a timeout marks everything lost, lost
+    // segments above the highest SACKed one wait while it lies above SND.UNA.
+    #[test]
+    fn lost_segments_above_the_highest_sack_wait_under_rule_1b() {
+        let mut b = board(6, 100);
+        b.sack(201, 301);
+        b.mark_all_lost();
+        for i in [0, 1] {
+            assert_eq!(b.next_lost(true), Some(i));
+            b.retransmit(i, Time::ZERO);
+        }
+        assert_eq!(b.next_lost(true), None, "segments 3-5 lie above the highest SACK");
+        assert_eq!(b.next_lost(false), Some(3));
+        // Once SND.UNA passes the SACKed segment, they qualify again.
+        b.ack_to(401);
+        assert_eq!(b.next_lost(true), Some(0));
+        b.check();
+    }
+
     // ns-3's SACK emulation without SACK: marks go on the first un-SACKed segment after the
     // head, one per call; a mark found on the head after a cumulative ACK moves up and the
     // head is declared lost; a timeout clears them all.
@@ -487,7 +511,7 @@ mod tests {
         b.fix_reno_sack_head();
         let s: Vec<(bool, bool)> = b.segs().iter().map(|s| (s.sacked, s.lost)).collect();
         assert_eq!(s, [(false, true), (true, false), (true, false), (false, false), (false, false)]);
-        assert_eq!(b.next_lost(), Some(0), "the head goes out again");
+        assert_eq!(b.next_lost(false), Some(0), "the head goes out again");
         b.check();
         // Nothing left to mark after the head: nothing marked.
         let mut c = board(1, 100);
@@ -512,7 +536,7 @@ mod tests {
         assert_eq!(b.update_lost(3, mss as u32), mss);
         // pipe = 10 − 3 sacked − 1 lost.
         assert_eq!(b.pipe(out), 6 * mss);
-        let i = b.next_lost().unwrap();
+        let i = b.next_lost(false).unwrap();
         assert_eq!(i, 0);
         b.retransmit(i, Time(5));
         assert_eq!(b.pipe(out), 7 * mss);
@@ -541,7 +565,7 @@ mod tests {
                         b.update_lost(3, mss as u32);
                     }
                     2 => {
-                        if let Some(i) = b.next_lost() {
+                        if let Some(i) = b.next_lost(false) {
                             b.retransmit(i, Time(1));
                         }
                     }

@@ -540,7 +540,7 @@ impl Endpoint {
         self.rtt.back_off();
         self.rto_at = Some(now + self.rtt.rto());
         self.send_pending(now, out);
-        if self.sb.next_lost() == Some(0) {
+        if self.sb.next_lost(self.cfg.nextseg == NextSeg::Ns3) == Some(0) {
             self.retransmit_head(now, out);
         }
     }
@@ -571,7 +571,7 @@ impl Endpoint {
         if head_in_flight {
             return;
         }
-        if let Some(i) = self.sb.next_lost() {
+        if let Some(i) = self.sb.next_lost(self.cfg.nextseg == NextSeg::Ns3) {
             self.retransmit(i, now, out);
             return;
         }
@@ -712,7 +712,7 @@ impl Endpoint {
             let pipe = self.pipe();
             let cwnd = self.w.cwnd;
             let room = cwnd.saturating_sub(pipe);
-            if let Some(i) = self.sb.next_lost() {
+            if let Some(i) = self.sb.next_lost(self.cfg.nextseg == NextSeg::Ns3) {
                 let s = self.sb.segs()[i];
                 // A retransmission stays inside the peer's window unless the timer fired.
                 let in_window = s.end <= self.snd_una + self.snd_wnd.max(smss) || self.ca == CaState::Loss;

@@ -10,7 +10,7 @@ mod none;
 pub use new_reno::NewReno;
 pub use none::NoCc;
 
-use super::config::{CcKind, InitialWindow};
+use super::config::{CcKind, InitialWindow, TcpConfig};
 use sluice_core::{Dur, Rate, Time};
 
 /// The window state the endpoint owns and lends to the algorithm.
@@ -95,10 +95,10 @@ impl CongestionControl for FixedRate {
         "fixed_rate"
     }
     fn on_ack(&mut self, w: &mut CwndState, ack: &AckSample, now: Time) {
-        NewReno.on_ack(w, ack, now)
+        NewReno::default().on_ack(w, ack, now)
     }
     fn ssthresh_after_loss(&mut self, w: &CwndState, in_flight: u64, cause: LossCause, now: Time) -> u64 {
-        NewReno.ssthresh_after_loss(w, in_flight, cause, now)
+        NewReno::default().ssthresh_after_loss(w, in_flight, cause, now)
     }
     fn pacing_rate(&self) -> Option<Rate> {
         Some(self.0)
@@ -106,9 +106,9 @@ impl CongestionControl for FixedRate {
 }
 
 impl AnyCc {
-    pub fn new(kind: CcKind) -> AnyCc {
-        match kind {
-            CcKind::NewReno => AnyCc::NewReno(NewReno),
+    pub fn new(cfg: &TcpConfig) -> AnyCc {
+        match cfg.cc {
+            CcKind::NewReno => AnyCc::NewReno(NewReno { capped: cfg.slow_start_capped }),
             CcKind::None => AnyCc::None(NoCc),
         }
     }

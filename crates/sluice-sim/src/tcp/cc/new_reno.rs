@@ -4,8 +4,18 @@
 use super::{AckSample, CongestionControl, CwndState, LossCause};
 use sluice_core::Time;
 
-#[derive(Clone, Debug, Default)]
-pub struct NewReno;
+#[derive(Clone, Debug)]
+pub struct NewReno {
+    /// Slow start stops at ssthresh (Linux `tcp_slow_start`); ns-3 adds the whole segment
+    /// even past ssthresh (`TcpNewReno::SlowStart`; `TcpConfig::slow_start_capped`).
+    pub capped: bool,
+}
+
+impl Default for NewReno {
+    fn default() -> Self {
+        NewReno { capped: true }
+    }
+}
 
 impl CongestionControl for NewReno {
     fn name(&self) -> &'static str {
@@ -18,9 +28,12 @@ impl CongestionControl for NewReno {
             return;
         }
         if w.cwnd < w.ssthresh {
-            // RFC 5681 §3.1 slow start: cwnd += min(N, SMSS), up to ssthresh.
+            // RFC 5681 §3.1 slow start: cwnd += min(N, SMSS), up to ssthresh if capped.
             let before = w.cwnd;
-            w.cwnd = (w.cwnd + ack.bytes_acked.min(smss)).min(w.ssthresh);
+            w.cwnd += ack.bytes_acked.min(smss);
+            if self.capped {
+                w.cwnd = w.cwnd.min(w.ssthresh);
+            }
             // Segments of this ACK that slow start did not use go to congestion avoidance
             // (ns-3's and Linux's leftover, once cwnd has reached ssthresh).
             let segs = ack.bytes_acked.div_ceil(smss);
@@ -49,7 +62,7 @@ mod tests {
     // tests RFC 5681 §3.1: slow start adds min(N, SMSS); avoidance ~1 SMSS per window.
     #[test]
     fn growth_rules() {
-        let mut cc = NewReno;
+        let mut cc = NewReno::default();
         let mut w = CwndState { cwnd: 10 * 1448, ssthresh: u64::MAX, smss: 1448 };
         cc.on_ack(&mut w, &ack(2 * 1448), Time::ZERO);
         assert_eq!(w.cwnd, 11 * 1448, "delayed ACK of 2 segments grows by one SMSS");
@@ -62,11 +75,28 @@ mod tests {
         assert!((1300..=1448).contains(&grown), "one window of ACKs grows cwnd by about one SMSS, got {grown}");
     }
 
+    // tests the slow-start crossing with ssthresh between two whole segments: Linux stops at
+    // ssthresh and spends the rest of the segment on one avoidance step; ns-3 adds the whole
+    // segment (`TcpNewReno::SlowStart`) and, nothing of the ACK being left, no avoidance step.
+    #[test]
+    fn slow_start_past_ssthresh_linux_and_ns3() {
+        let mut w = CwndState { cwnd: 4 * 1448, ssthresh: 4 * 1448 + 724, smss: 1448 };
+        NewReno::default().on_ack(&mut w, &ack(1448), Time::ZERO);
+        assert_eq!(w.cwnd, 4 * 1448 + 724 + 1448 * 1448 / (4 * 1448 + 724));
+        let mut w = CwndState { cwnd: 4 * 1448, ssthresh: 4 * 1448 + 724, smss: 1448 };
+        NewReno { capped: false }.on_ack(&mut w, &ack(1448), Time::ZERO);
+        assert_eq!(w.cwnd, 5 * 1448);
+        // A delayed ACK of two segments: the second goes to avoidance in both.
+        let mut w = CwndState { cwnd: 4 * 1448, ssthresh: 4 * 1448 + 724, smss: 1448 };
+        NewReno { capped: false }.on_ack(&mut w, &ack(2 * 1448), Time::ZERO);
+        assert_eq!(w.cwnd, 5 * 1448 + 1448 * 1448 / (5 * 1448));
+    }
+
     // tests slow start's end: cwnd stops at ssthresh and the rest of the ACK is congestion
     // avoidance (ns-3 TcpNewReno::IncreaseWindow, Linux tcp_reno_cong_avoid).
     #[test]
     fn slow_start_stops_at_ssthresh_and_the_rest_is_avoidance() {
-        let mut cc = NewReno;
+        let mut cc = NewReno::default();
         // A delayed ACK of 2 segments at cwnd 4 SMSS, ssthresh 5 SMSS: +1 SMSS, then one step.
         let mut w = CwndState { cwnd: 4 * 1448, ssthresh: 5 * 1448, smss: 1448 };
         cc.on_ack(&mut w, &ack(2 * 1448), Time::ZERO);
@@ -84,7 +114,7 @@ mod tests {
     // tests RFC 5681 eq. (4).
     #[test]
     fn ssthresh_is_half_the_flight_with_floor() {
-        let mut cc = NewReno;
+        let mut cc = NewReno::default();
         let w = CwndState { cwnd: 10 * 1448, ssthresh: u64::MAX, smss: 1448 };
         assert_eq!(cc.ssthresh_after_loss(&w, 10 * 1448, LossCause::DupAcks, Time::ZERO), 5 * 1448);
         assert_eq!(cc.ssthresh_after_loss(&w, 1448, LossCause::DupAcks, Time::ZERO), 2 * 1448);
