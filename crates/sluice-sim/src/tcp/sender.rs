@@ -414,11 +414,12 @@ impl Endpoint {
                 if !self.sack_ok && !self.cfg.reno_sack_marks {
                     self.reno_dup_bytes = (self.dupacks as u64 * self.smss as u64).min(outstanding);
                 }
+                // May be 0 (everything outstanding SACKed or lost): then no duplicate ACK
+                // counts an extra segment (`recovery_ack`), and the share divides by 1.
                 self.recover_fs = match v {
                     PrrVariant::Rfc9937 => self.pipe(),
                     PrrVariant::Rfc6937 => outstanding,
-                }
-                .max(1);
+                };
                 self.recovery_ack(delivered, true, false, now);
             }
         }

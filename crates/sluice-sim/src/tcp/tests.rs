@@ -535,6 +535,28 @@ fn ns3_reno_sack_marks_without_sack() {
     assert_eq!(p.c.sb.sacked_bytes, 0);
 }
 
+// tests spec §2.5.5 (RFC 9937 variant as ns-3 implements it): RecoverFS is pipe at entry, and
+// the extra segment per duplicate ACK applies only while prr_delivered < RecoverFS. With every
+// outstanding segment SACKed or lost, pipe and RecoverFS are 0: the entering ACK delivers its
+// one SACKed segment, and only the fast retransmission goes out.
+#[test]
+fn prr_entry_with_nothing_in_flight_sends_only_the_retransmission() {
+    let cfg = TcpConfig { delack: DelAck::Off, iw: InitialWindow::Segments(4), ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, Some(4 * MSS));
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 4);
+    let mut out = Vec::new();
+    for seg in &burst[1..4] {
+        let dup = p.deliver_to_server(std::slice::from_ref(seg));
+        out = p.deliver_to_client(&dup);
+    }
+    assert_eq!(p.c.ca, CaState::Recovery);
+    assert_eq!(p.c.recover_fs, 0);
+    assert_eq!(out.len(), 1, "the fast retransmission alone");
+    assert_eq!(seg_seq(&out[0]), seg_seq(&burst[0]));
+    assert_eq!(p.c.w.cwnd, MSS);
+}
+
 // tests spec §2.5.5 without SACK: a duplicate ACK in PRR recovery counts one segment as
 // delivered. The RFC 9937 variant adds that segment itself (as ns-3 does), so the endpoint must
 // not add RFC 6937's estimate on top; the RFC 6937 variant takes the estimate.
