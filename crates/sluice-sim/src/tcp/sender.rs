@@ -72,6 +72,11 @@ impl Endpoint {
                     newly_sacked += self.sb.sack(l, r);
                 }
             }
+            // RFC 6675 §5: the scoreboard, loss marks included, follows every ACK that brings
+            // SACK information, whatever the state (after a timeout too).
+            if newly_sacked > 0 {
+                self.sb.update_lost(self.cfg.dupthresh, self.smss);
+            }
         }
 
         self.update_window(seg_seq, ack, wnd_bytes, snd_una_before);
