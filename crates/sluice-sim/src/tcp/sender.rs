@@ -73,7 +73,8 @@ impl Endpoint {
                 }
             }
             // RFC 6675 §5: the scoreboard, loss marks included, follows every ACK that brings
-            // SACK information, whatever the state (after a timeout too).
+            // SACK information, whatever the state (after a timeout too). Only new SACK
+            // information can mark a segment lost, so this is the one place that updates them.
             if newly_sacked > 0 {
                 self.sb.update_lost(self.cfg.dupthresh, self.smss);
             }
@@ -182,9 +183,6 @@ impl Endpoint {
         } else {
             self.dupacks = 0;
         }
-        if self.sack_ok {
-            self.sb.update_lost(self.cfg.dupthresh, self.smss);
-        }
 
         match self.ca {
             CaState::Recovery => {
@@ -281,6 +279,13 @@ impl Endpoint {
         }
     }
 
+    /// The first lost segment waiting for its retransmission (NextSeg rule 1, with ns-3's
+    /// reading of (1.b) under `nextseg = "ns3"`).
+    #[inline]
+    fn next_lost(&mut self) -> Option<usize> {
+        self.sb.next_lost(self.cfg.nextseg == NextSeg::Ns3)
+    }
+
     /// The scoreboard carries ns-3's emulated SACK marks (`TcpConfig::reno_sack_marks`).
     #[inline]
     fn reno_marks(&self) -> bool {
@@ -308,23 +313,17 @@ impl Endpoint {
         if !self.cc.fast_recovery() {
             return; // plain RFC 793: counted, nothing else
         }
-        if self.sack_ok {
-            self.sb.update_lost(self.cfg.dupthresh, self.smss);
-        }
         match self.ca {
             CaState::Recovery => {
-                if !self.sack_ok {
-                    if self.cfg.reno_sack_marks {
-                        self.sb.add_reno_sack();
-                    }
-                    // RFC 6582 step 2 inflates cwnd; the PRR estimate counts the segment out of
-                    // pipe. An emulated mark does the latter for both (ns-3 keeps cwnd at
-                    // ssthresh in classic recovery; its inflated window is only traced).
-                    if !self.cfg.reno_sack_marks {
-                        match self.cfg.recovery {
-                            Recovery::Classic => self.w.cwnd += self.smss as u64,
-                            Recovery::Prr(_) => self.reno_dup_bytes += self.smss as u64,
-                        }
+                // RFC 6582 step 2 inflates cwnd; the PRR estimate counts the segment out of pipe.
+                // An emulated mark does the latter for both (ns-3 keeps cwnd at ssthresh in
+                // classic recovery; its inflated window is only traced).
+                if self.reno_marks() {
+                    self.sb.add_reno_sack();
+                } else if !self.sack_ok {
+                    match self.cfg.recovery {
+                        Recovery::Classic => self.w.cwnd += self.smss as u64,
+                        Recovery::Prr(_) => self.reno_dup_bytes += self.smss as u64,
                     }
                 }
                 // Without SACK a duplicate ACK is taken to have delivered one segment (RFC 6937
@@ -546,7 +545,7 @@ impl Endpoint {
         self.rtt.back_off();
         self.rto_at = Some(now + self.rtt.rto());
         self.send_pending(now, out);
-        if self.sb.next_lost(self.cfg.nextseg == NextSeg::Ns3) == Some(0) {
+        if self.next_lost() == Some(0) {
             self.retransmit_head(now, out);
         }
     }
@@ -577,7 +576,7 @@ impl Endpoint {
         if head_in_flight {
             return;
         }
-        if let Some(i) = self.sb.next_lost(self.cfg.nextseg == NextSeg::Ns3) {
+        if let Some(i) = self.next_lost() {
             self.retransmit(i, now, out);
             return;
         }
@@ -718,7 +717,7 @@ impl Endpoint {
             let pipe = self.pipe();
             let cwnd = self.w.cwnd;
             let room = cwnd.saturating_sub(pipe);
-            if let Some(i) = self.sb.next_lost(self.cfg.nextseg == NextSeg::Ns3) {
+            if let Some(i) = self.next_lost() {
                 let s = self.sb.segs()[i];
                 // A retransmission stays inside the peer's window unless the timer fired.
                 let in_window = s.end <= self.snd_una + self.snd_wnd.max(smss) || self.ca == CaState::Loss;
