@@ -61,20 +61,26 @@ fn key(time: Time, seq: u64) -> u128 {
     (time.0 as u128) << 64 | seq as u128
 }
 
-/// The pending events: a calendar for what happens soon and a heap for the rest, sharing one
-/// sequence counter, so together they follow the ordering rule exactly: [`EventQueue::pop`]
-/// takes the smaller of the two heads.
+/// The pending events: a calendar for what happens soon, a coarse wheel for timers, and a heap
+/// for the rest, sharing one sequence counter, so together they follow the ordering rule
+/// exactly: [`EventQueue::pop`] takes the smaller of the calendar's and the heap's heads, and
+/// the wheel hands its timers to the calendar before either head could pass them.
 ///
 /// Packet events (arrivals, transmit-completes, refills, application ticks) go to the
 /// [`Calendar`] when they fall within its horizon, which is chosen to cover the longest link
 /// delay: finding the next one costs the same whether ten or ten thousand are pending, where a
 /// heap's cost grows with the flows in flight. Endpoint wake-ups and application starts and
-/// stops go to the heap: every TCP endpoint keeps one wake-up pending, mostly far ahead (a
-/// retransmission or delayed-ACK deadline), and they are touched only when set earlier or
-/// when they fire. Packet events beyond the horizon join them.
+/// stops go to the [`Wheel`]: every TCP endpoint keeps one wake-up pending, mostly far ahead (a
+/// retransmission or delayed-ACK deadline), and with many flows a heap of them is cold, so each
+/// one set or taken walks a path of cache misses; the wheel files a timer with one append and
+/// moves each of its buckets to the calendar, in one sequential pass, as the bucket comes due.
+/// Events beyond the wheel's reach (or set inside a bucket already moved, and too far ahead
+/// for the calendar) go to the heap.
 pub struct EventQueue {
     soon: Calendar,
-    /// Endpoint wake-ups, application starts and stops, and packet events beyond the horizon.
+    /// Endpoint wake-ups and application starts and stops, until their bucket comes due.
+    timers: Wheel,
+    /// Packet events beyond the calendar's horizon, and timers beyond the wheel's.
     later: Heap,
     next_seq: u64,
 }
@@ -94,7 +100,11 @@ impl EventQueue {
     /// A queue whose calendar holds packet events up to at least `horizon` ahead of the event
     /// being run (the longest a packet spends on a link: serialization plus propagation).
     pub fn with_horizon(horizon: sluice_core::Dur) -> Self {
-        EventQueue { soon: Calendar::covering(horizon.0), later: Heap::with_capacity(256), next_seq: 0 }
+        let soon = Calendar::covering(horizon.0);
+        // Buckets a quarter of the calendar's horizon wide: a bucket moved when it comes due
+        // fits in the calendar whole.
+        let timers = Wheel::new(soon.shift + SLOTS.trailing_zeros() - 2);
+        EventQueue { soon, timers, later: Heap::with_capacity(256), next_seq: 0 }
     }
 
     #[inline]
@@ -114,8 +124,34 @@ impl EventQueue {
     #[inline]
     pub fn schedule_with(&mut self, time: Time, seq: u64, ev: Event) {
         let e = Entry { key: key(time, seq), ev };
-        if ev.is_timer() || !self.soon.insert(e) {
+        if ev.is_timer() {
+            if self.timers.insert(e) {
+                self.settle();
+            } else if !self.soon.insert(e) {
+                self.later.push(e);
+            }
+        } else if !self.soon.insert(e) {
             self.later.push(e);
+        }
+    }
+
+    /// Move the wheel's first bucket to the calendar (or, what lies beyond its horizon, to the
+    /// heap) while that bucket starts at or before the earliest event of the other two, so the
+    /// next event is always at the head of the calendar or of the heap.
+    #[inline]
+    fn settle(&mut self) {
+        while let Some(start) = self.timers.first_key() {
+            if start > self.soon.min_key.min(self.later.peek_key()) {
+                break;
+            }
+            let mut bucket = self.timers.take_first();
+            for &e in &bucket {
+                if !self.soon.insert(e) {
+                    self.later.push(e);
+                }
+            }
+            bucket.clear();
+            self.timers.give_back(bucket);
         }
     }
 
@@ -128,6 +164,7 @@ impl EventQueue {
         } else {
             self.soon.pop_min()?
         };
+        self.settle();
         Some((Time((top.key >> 64) as u64), top.key as u64, top.ev))
     }
 
@@ -149,7 +186,7 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.soon.len + self.later.len()
+        self.soon.len + self.timers.len + self.later.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -336,6 +373,104 @@ impl Calendar {
     }
 }
 
+/// Buckets in a wheel.
+const WHEEL_SLOTS: usize = 1 << 12;
+
+/// A coarse timing wheel for timers: [`WHEEL_SLOTS`] buckets of `1 << shift` nanoseconds, each
+/// an unordered vector of entries. A bucket is never searched: [`EventQueue`] takes it whole,
+/// in time order of buckets, and files its entries in the calendar (which orders them) before
+/// the first of them can be due. Filing a timer is one append to a bucket that, with timers
+/// set a similar time ahead, was appended to just before.
+struct Wheel {
+    shift: u32,
+    /// Absolute number (time >> shift) of the first bucket not yet taken: every entry lies in
+    /// `[base, base + WHEEL_SLOTS)`.
+    base: u64,
+    /// Absolute number of the first non-empty bucket (`u64::MAX` if none).
+    first: u64,
+    len: usize,
+    /// One bit per slot: the slot's bucket is non-empty.
+    bits: Box<[u64; WHEEL_SLOTS / 64]>,
+    buckets: Vec<Vec<Entry>>,
+    /// Emptied bucket vectors, most recently used last: an empty bucket takes one, so the wheel
+    /// reuses a few warm allocations instead of growing a cold one per bucket.
+    spare: Vec<Vec<Entry>>,
+}
+
+impl Wheel {
+    fn new(shift: u32) -> Self {
+        Wheel { shift, base: 0, first: u64::MAX, len: 0, bits: Box::new([0; WHEEL_SLOTS / 64]), buckets: vec![Vec::new(); WHEEL_SLOTS], spare: Vec::new() }
+    }
+
+    /// File `e` if its bucket has not been taken and lies within reach; false if not.
+    #[inline]
+    fn insert(&mut self, e: Entry) -> bool {
+        let b = ((e.key >> 64) as u64) >> self.shift;
+        if b < self.base || b - self.base >= WHEEL_SLOTS as u64 {
+            return false;
+        }
+        let slot = b as usize % WHEEL_SLOTS;
+        let bucket = &mut self.buckets[slot];
+        if bucket.capacity() == 0 {
+            if let Some(v) = self.spare.pop() {
+                *bucket = v;
+            }
+        }
+        bucket.push(e);
+        self.bits[slot / 64] |= 1 << (slot % 64);
+        self.len += 1;
+        self.first = self.first.min(b);
+        true
+    }
+
+    /// The key of the first non-empty bucket's start (below every key in it), if any.
+    #[inline]
+    fn first_key(&self) -> Option<u128> {
+        (self.first != u64::MAX).then(|| ((self.first << self.shift) as u128) << 64)
+    }
+
+    /// Take the first non-empty bucket's entries (there must be one); every earlier bucket is
+    /// taken with it. Hand the emptied vector back with [`Wheel::give_back`].
+    #[inline]
+    fn take_first(&mut self) -> Vec<Entry> {
+        let b = self.first;
+        let slot = b as usize % WHEEL_SLOTS;
+        let bucket = std::mem::take(&mut self.buckets[slot]);
+        self.bits[slot / 64] &= !(1 << (slot % 64));
+        self.len -= bucket.len();
+        self.base = b + 1;
+        self.first = if self.len == 0 { u64::MAX } else { self.next_occupied(b + 1) };
+        bucket
+    }
+
+    /// Return an emptied bucket vector (kept for its capacity).
+    #[inline]
+    fn give_back(&mut self, v: Vec<Entry>) {
+        debug_assert!(v.is_empty());
+        self.spare.push(v);
+    }
+
+    /// The first non-empty bucket at or after absolute bucket `from` (at least one exists, and
+    /// all lie within one turn of `from`).
+    #[inline]
+    fn next_occupied(&self, from: u64) -> u64 {
+        let start = from as usize % WHEEL_SLOTS;
+        let mut w = start / 64;
+        let mut word = self.bits[w] & (!0u64 << (start % 64));
+        let mut skipped = 0;
+        while word == 0 {
+            w = (w + 1) % (WHEEL_SLOTS / 64);
+            word = self.bits[w];
+            skipped += 1;
+        }
+        let slot = w * 64 + word.trailing_zeros() as usize;
+        // Slots from `start` onwards, wrapping once.
+        let ahead = (slot + WHEEL_SLOTS - start) % WHEEL_SLOTS;
+        debug_assert!(skipped <= WHEEL_SLOTS / 64);
+        from + ahead as u64
+    }
+}
+
 /// A 4-ary min-heap of entries. Four children per node halve the depth of a binary heap, and
 /// the children of a node share a cache line or two, which matters when thousands of packets
 /// are in flight.
@@ -436,8 +571,9 @@ mod tests {
 
     // The queue returns every entry in (time, seq) order, as a discrete-event run uses it:
     // events are scheduled at or after the one being run, some at the same instant, some with
-    // a sequence number reserved earlier, some beyond the calendar's horizon, and the calendar
-    // turns many times over. An ordered map is the reference.
+    // a sequence number reserved earlier, some beyond the calendar's horizon, some timers beyond
+    // the wheel's, and the calendar and the wheel turn many times over. An ordered map is the
+    // reference.
     #[test]
     fn pops_in_key_order() {
         for (seed, horizon_ns) in [(3, 1_000_000), (4, 300_000), (5, 50_000), (6, 5_000_000_000)] {
@@ -449,9 +585,11 @@ mod tests {
             let mut popped = 0;
             while popped < 50_000 {
                 for _ in 0..r.below(4) {
-                    let lag = match r.below(10) {
-                        0 => 0,
-                        1 => r.below(20 * horizon_ns),
+                    let lag = match r.below(100) {
+                        0..=9 => 0,
+                        10..=19 => r.below(20 * horizon_ns),
+                        // Beyond the wheel's reach (4096 buckets of a quarter horizon or more).
+                        20 => r.below(4000 * horizon_ns.max(1_000_000)),
                         _ => r.below(horizon_ns),
                     };
                     let i = r.below(1000) as u32;
