@@ -135,15 +135,20 @@ impl EventQueue {
         }
     }
 
-    /// Move the wheel's first bucket to the calendar (or, what lies beyond its horizon, to the
-    /// heap) while that bucket starts at or before the earliest event of the other two, so the
-    /// next event is always at the head of the calendar or of the heap.
+    /// Keep the next event at the head of the calendar or of the heap: move the wheel's first
+    /// bucket to the calendar (or, what lies beyond its horizon, to the heap) while that bucket
+    /// starts before the earliest event of the other two (keys are unique, so a bucket that
+    /// starts at that key holds only later ones).
     #[inline]
     fn settle(&mut self) {
-        while let Some(start) = self.timers.first_key() {
-            if start > self.soon.min_key.min(self.later.peek_key()) {
-                break;
-            }
+        if self.timers.first_key < self.soon.min_key.min(self.later.peek_key()) {
+            self.settle_buckets();
+        }
+    }
+
+    #[inline(never)]
+    fn settle_buckets(&mut self) {
+        while self.timers.first_key < self.soon.min_key.min(self.later.peek_key()) {
             let mut bucket = self.timers.take_first();
             for &e in &bucket {
                 if !self.soon.insert(e) {
@@ -386,8 +391,10 @@ struct Wheel {
     /// Absolute number (time >> shift) of the first bucket not yet taken: every entry lies in
     /// `[base, base + WHEEL_SLOTS)`.
     base: u64,
-    /// Absolute number of the first non-empty bucket (`u64::MAX` if none).
+    /// Absolute number of the first non-empty bucket (`u64::MAX` if none), and the key of its
+    /// start, below every key in it ([`EMPTY`] if none).
     first: u64,
+    first_key: u128,
     len: usize,
     /// One bit per slot: the slot's bucket is non-empty.
     bits: Box<[u64; WHEEL_SLOTS / 64]>,
@@ -399,7 +406,7 @@ struct Wheel {
 
 impl Wheel {
     fn new(shift: u32) -> Self {
-        Wheel { shift, base: 0, first: u64::MAX, len: 0, bits: Box::new([0; WHEEL_SLOTS / 64]), buckets: vec![Vec::new(); WHEEL_SLOTS], spare: Vec::new() }
+        Wheel { shift, base: 0, first: u64::MAX, first_key: EMPTY, len: 0, bits: Box::new([0; WHEEL_SLOTS / 64]), buckets: vec![Vec::new(); WHEEL_SLOTS], spare: Vec::new() }
     }
 
     /// File `e` if its bucket has not been taken and lies within reach; false if not.
@@ -419,14 +426,11 @@ impl Wheel {
         bucket.push(e);
         self.bits[slot / 64] |= 1 << (slot % 64);
         self.len += 1;
-        self.first = self.first.min(b);
+        if b < self.first {
+            self.first = b;
+            self.first_key = ((b << self.shift) as u128) << 64;
+        }
         true
-    }
-
-    /// The key of the first non-empty bucket's start (below every key in it), if any.
-    #[inline]
-    fn first_key(&self) -> Option<u128> {
-        (self.first != u64::MAX).then(|| ((self.first << self.shift) as u128) << 64)
     }
 
     /// Take the first non-empty bucket's entries (there must be one); every earlier bucket is
@@ -440,6 +444,7 @@ impl Wheel {
         self.len -= bucket.len();
         self.base = b + 1;
         self.first = if self.len == 0 { u64::MAX } else { self.next_occupied(b + 1) };
+        self.first_key = if self.len == 0 { EMPTY } else { ((self.first << self.shift) as u128) << 64 };
         bucket
     }
 
