@@ -318,6 +318,18 @@ pub struct TcpConfig {
     /// (Linux `tcp_slow_start`). ns-3's NewReno adds a whole segment while cwnd is below
     /// ssthresh, past it if need be (`TcpNewReno::SlowStart`); the `ns3.44` profile clears this.
     pub slow_start_capped: bool,
+    /// A retransmitted segment shorter than the MSS (an application write boundary left it so)
+    /// takes the start of the next un-SACKed segment with the same loss mark and goes out
+    /// full-size, as ns-3 cuts every retransmission from its buffer afresh
+    /// (`TcpTxBuffer::GetTransmittedSegment`). Off, a retransmission reuses the segment's
+    /// original boundaries. Only the `ns3.44` profile sets this.
+    pub retx_merge: bool,
+    /// The congestion control hears of whole segments only: the bytes an ACK delivers (those
+    /// of segments it acknowledges whole, not SACKed before) count in segments, the remainder
+    /// carried to later ACKs, and recovery acts only on an ACK of a whole segment (ns-3's
+    /// `segsAcked` and `m_bytesAckedNotProcessed`). Off, every byte an ACK delivers counts at
+    /// once. Only the `ns3.44` profile sets this.
+    pub acked_whole_segments: bool,
     /// Which SACK blocks the receiver reports.
     pub sack_report: SackReport,
     /// Pacing of data segments (spec §2.8).
@@ -388,6 +400,8 @@ impl Default for TcpConfig {
             reno_sack_marks: false,
             ooo_shrinks_window: true,
             slow_start_capped: true,
+            retx_merge: false,
+            acked_whole_segments: false,
             sack_report: SackReport::Rfc2018,
             pacing: Pacing::Cc,
             pace_fast_retransmit: true,
@@ -421,6 +435,8 @@ impl TcpConfig {
             reno_sack_marks: true,
             ooo_shrinks_window: false,
             slow_start_capped: false,
+            retx_merge: true,
+            acked_whole_segments: true,
             sack_report: SackReport::Ns3,
             nextseg: NextSeg::Ns3,
             dup_ack_restarts_rto: false,
@@ -523,6 +539,8 @@ impl TcpConfig {
             ("reno_sack_marks", self.reno_sack_marks.to_string()),
             ("ooo_shrinks_window", self.ooo_shrinks_window.to_string()),
             ("slow_start_capped", self.slow_start_capped.to_string()),
+            ("retx_merge", self.retx_merge.to_string()),
+            ("acked_whole_segments", self.acked_whole_segments.to_string()),
             ("sack_report", format!("{:?}", self.sack_report).to_lowercase()),
             ("nextseg", format!("{:?}", self.nextseg).to_lowercase()),
             ("pacing", self.pacing.as_str().to_string()),

@@ -167,6 +167,9 @@ pub struct Endpoint {
     /// Duplicate ACKs counted as delivered segments in recovery without SACK (RFC 6937's
     /// estimate; Linux's "Reno SACK").
     pub(super) reno_dup_bytes: u64,
+    /// Bytes acknowledged short of a whole segment, carried to later ACKs
+    /// (`TcpConfig::acked_whole_segments`).
+    pub(super) acked_rem: u64,
     pub w: CwndState,
     /// Recovery point: exclusive end of the data outstanding when recovery (or CWR / Loss) began.
     pub(super) recover: u64,
@@ -271,6 +274,7 @@ impl Endpoint {
             prr_out: 0,
             recover_fs: 0,
             reno_dup_bytes: 0,
+            acked_rem: 0,
             first_partial_done: false,
             rtt,
             rto_at: None,

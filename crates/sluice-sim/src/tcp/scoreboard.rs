@@ -2,7 +2,7 @@
 //! RFC 6675 `pipe` kept incrementally.
 //!
 //! Segments cover `[snd_una, snd_max)` in order, as sent (a retransmission reuses the original
-//! boundaries). Invariant (checked by [`Scoreboard::check`] in tests):
+//! boundaries, unless [`Scoreboard::merge_next`] first lengthens a short one). Invariant (checked by [`Scoreboard::check`] in tests):
 //! `pipe = outstanding − sacked − lost + retrans`, where `lost` and `retrans` count only un-SACKed
 //! bytes — i.e. RFC 6675's pipe: an un-SACKed octet counts once if not lost, once more if
 //! retransmitted.
@@ -67,6 +67,9 @@ pub struct Scoreboard {
 pub struct Acked {
     /// Bytes now below SND.UNA.
     pub bytes: u64,
+    /// Of those, the bytes of segments acknowledged whole (a segment acknowledged in part is
+    /// trimmed and counts when its rest is acknowledged: ns-3's rate sampling).
+    pub whole: u64,
     /// Of those, bytes that had already been SACKed (delivered earlier: RFC 6937's
     /// DeliveredData counts them once, when SACKed).
     pub sacked_before: u64,
@@ -160,6 +163,7 @@ impl Scoreboard {
             if front.end <= ack {
                 self.unmark(&front);
                 a.bytes += front.len();
+                a.whole += front.len();
                 if front.sacked {
                     a.sacked_before += front.len();
                 } else {
@@ -410,6 +414,27 @@ impl Scoreboard {
         (0..self.segs.len()).rev().find(|&i| !self.segs[i].sacked)
     }
 
+    /// Before retransmitting segment `i`, make it up to `max_len` bytes long by taking the
+    /// start of the segment after it, if that one is not SACKed, has the same loss mark and
+    /// ends at or below `limit` (ns-3's `TcpTxBuffer::GetTransmittedSegment`: a retransmission
+    /// is cut from the buffer afresh, so a short segment left by an application write boundary
+    /// goes out again full-size, merged with at most the next one). The bytes keep their marks;
+    /// a segment emptied by it goes away.
+    pub fn merge_next(&mut self, i: usize, max_len: u64, limit: u64) {
+        let (Some(&cur), Some(&next)) = (self.segs.get(i), self.segs.get(i + 1)) else { return };
+        if cur.len() >= max_len || next.sacked || next.lost != cur.lost || next.end > limit {
+            return;
+        }
+        let take = (max_len - cur.len()).min(next.len());
+        self.update(i, |m| m.end += take);
+        if take == next.len() {
+            self.unmark(&next);
+            self.segs.remove(i + 1);
+        } else {
+            self.update(i + 1, |m| m.start += take);
+        }
+    }
+
     /// Mark segment `i` as retransmitted at `now`; returns its range. A lost one (NextSeg rule
     /// 1, RTO), or under rules (3) and (4) one not (yet) judged lost.
     pub fn retransmit(&mut self, i: usize, now: Time) -> (u64, u64) {
@@ -474,6 +499,49 @@ mod tests {
             b.push(1 + i * mss, 1 + (i + 1) * mss, Time::ZERO);
         }
         b
+    }
+
+    // ns-3's retransmission cut (`TcpConfig::retx_merge`): a short segment takes the start of
+    // the next one if that is un-SACKed with the same loss mark, the whole of it if it fits, and
+    // nothing from a SACKed one, one with another loss mark, or one past the limit (the FIN).
+    #[test]
+    fn merge_next_lengthens_a_short_segment() {
+        let m = 100;
+        let mut b = Scoreboard::default();
+        for (s, e) in [(1, 101), (101, 176), (176, 276), (276, 296), (296, 396), (396, 397)] {
+            b.push(s, e, Time::ZERO);
+        }
+        b.mark_all_lost();
+        b.merge_next(1, m, 396);
+        let ranges: Vec<(u64, u64)> = b.segs().iter().map(|g| (g.start, g.end)).collect();
+        assert_eq!(ranges, [(1, 101), (101, 201), (201, 276), (276, 296), (296, 396), (396, 397)]);
+        b.check();
+        b.merge_next(3, m, 396); // 20 bytes, then the next segment's whole 100 would be too much
+        assert_eq!((b.segs()[3].start, b.segs()[3].end, b.segs()[4].start), (276, 376, 376));
+        b.check();
+        let before = b.segs().clone();
+        b.merge_next(4, m, 396); // the next is the FIN, past the limit
+        assert_eq!(b.segs(), &before);
+        // Absorbing a whole next segment removes it.
+        let mut b = Scoreboard::default();
+        for (s, e) in [(1, 61), (61, 101), (101, 201)] {
+            b.push(s, e, Time::ZERO);
+        }
+        b.merge_next(0, m, 1000);
+        assert_eq!(b.segs().iter().map(|g| (g.start, g.end)).collect::<Vec<_>>(), [(1, 101), (101, 201)]);
+        b.check();
+        // A SACKed next segment, or one with another loss mark, stays as it is.
+        let mut b = Scoreboard::default();
+        for (s, e) in [(1, 61), (61, 161), (161, 221), (221, 321)] {
+            b.push(s, e, Time::ZERO);
+        }
+        b.sack(61, 161);
+        b.merge_next(0, m, 1000);
+        assert_eq!(b.segs()[0].end, 61);
+        b.mark_head_lost();
+        b.merge_next(2, m, 1000); // segment 2 is not lost, the head is; 2 and 3 alike
+        assert_eq!((b.segs()[2].end, b.segs()[3].start), (261, 261));
+        b.check();
     }
 
     // NextSeg rule (1.b) as ns-3 applies it: after a timeout marks everything lost, lost
@@ -542,7 +610,7 @@ mod tests {
         assert_eq!(b.pipe(out), 7 * mss);
         b.check();
         let a = b.ack_to(1 + 4 * mss);
-        assert_eq!(a, Acked { bytes: 4 * mss, sacked_before: 3 * mss, rtt_from: None, any_retx: true });
+        assert_eq!(a, Acked { bytes: 4 * mss, whole: 4 * mss, sacked_before: 3 * mss, rtt_from: None, any_retx: true });
         assert_eq!(b.pipe(6 * mss), 6 * mss);
         b.check();
     }

@@ -148,7 +148,20 @@ impl Endpoint {
         // SACKed before, plus the newly SACKed ones. Emulated SACK marks delivered nothing:
         // their bytes count when acknowledged (as ns-3's rate sampling counts them).
         let sacked_before = if reno_marks { 0 } else { a.sacked_before };
-        let delivered = a.bytes.max(ack - self.snd_una) - sacked_before + newly_sacked;
+        let smss = self.smss as u64;
+        let whole_segs = self.cfg.acked_whole_segments;
+        let delivered = if whole_segs { a.whole } else { a.bytes.max(ack - self.snd_una) } - sacked_before + newly_sacked;
+        // What the congestion control is told was acknowledged: the bytes delivered, or with
+        // `acked_whole_segments` whole segments of them, the remainder carried to later ACKs.
+        let grow_by = if whole_segs {
+            self.acked_rem += delivered % smss;
+            let carry = self.acked_rem / smss;
+            self.acked_rem %= smss;
+            (delivered / smss + carry) * smss
+        } else {
+            delivered
+        };
+        let acked_bytes = if whole_segs { (ack - self.snd_una) / smss * smss } else { a.bytes };
         self.snd_una = ack;
         self.rto_streak = 0;
 
@@ -189,7 +202,7 @@ impl Endpoint {
                 if ack >= self.recover {
                     self.exit_recovery(now);
                     if self.cfg.exit_ack_grows {
-                        self.grow(a.bytes, sample, ece, now);
+                        self.grow(acked_bytes, sample, ece, now);
                     }
                 } else {
                     // Partial ACK: stay in recovery. Without SACK the next segment is taken as
@@ -198,7 +211,10 @@ impl Endpoint {
                     if !self.sack_ok {
                         self.sb.mark_head_lost();
                     }
-                    self.recovery_ack(delivered, false, acked_retx, now);
+                    // ns-3 runs the recovery algorithm only for an ACK of a whole segment.
+                    if !whole_segs || grow_by > 0 {
+                        self.recovery_ack(delivered, false, acked_retx, now);
+                    }
                     if !self.first_partial_done {
                         self.first_partial_done = true;
                         self.restart_rto(now);
@@ -218,7 +234,7 @@ impl Endpoint {
                     self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
                     self.set_ca(CaState::Open, now);
                     if self.cfg.exit_ack_grows {
-                        self.grow(a.bytes, sample, ece, now);
+                        self.grow(if whole_segs { grow_by } else { a.bytes }, sample, ece, now);
                     }
                 } else {
                     self.recovery_ack(delivered, false, acked_retx, now);
@@ -227,7 +243,7 @@ impl Endpoint {
                 }
             }
             CaState::Loss => {
-                let mut grow_by = delivered;
+                let mut grow_by = grow_by;
                 if ack >= self.recover {
                     self.set_ca(CaState::Open, now);
                     if self.cfg.exit_ack_grows {
@@ -242,7 +258,7 @@ impl Endpoint {
                 // only in Open). Any other cumulative ACK ends the disorder.
                 if !is_dup {
                     self.set_ca(CaState::Open, now);
-                    self.grow(delivered, sample, ece, now);
+                    self.grow(grow_by, sample, ece, now);
                 } else if !self.cfg.dup_ack_restarts_rto && self.ca == CaState::Disorder {
                     return; // ns-3: no NewAck for it, the timer runs on
                 }
@@ -277,6 +293,13 @@ impl Endpoint {
             self.ca = to;
             self.cc.on_state_change(&mut self.w, from, to, now);
         }
+    }
+
+    /// RFC 6675 §5 step (2): the segment at SND.UNA is judged lost (with SACK, or ns-3's
+    /// emulated marks: ns-3's `IsLost`, which also wants a mark above it).
+    fn head_lost(&self) -> bool {
+        let Some(h) = self.sb.first() else { return false };
+        h.lost && (self.sack_ok || (self.reno_marks() && self.sb.high_sacked > h.end))
     }
 
     /// The first lost segment waiting for its retransmission (NextSeg rule 1, with ns-3's
@@ -339,7 +362,7 @@ impl Endpoint {
                 }
             }
             CaState::Cwr => {
-                let head_lost = self.sack_ok && self.sb.first().is_some_and(|s| s.lost);
+                let head_lost = self.head_lost();
                 if self.dupacks >= self.cfg.dupthresh || head_lost {
                     self.enter_recovery(delivered, now, out);
                 } else {
@@ -348,7 +371,7 @@ impl Endpoint {
             }
             CaState::Open | CaState::Disorder => {
                 self.set_ca(CaState::Disorder, now);
-                let head_lost = self.sack_ok && self.sb.first().is_some_and(|s| s.lost);
+                let head_lost = self.head_lost();
                 // RFC 6582 §3.2 step 1: enter only if the ACK covers `recover`.
                 if (self.dupacks >= self.cfg.dupthresh || head_lost) && (self.snd_una >= self.recover || !self.cfg.recover_check) {
                     self.enter_recovery(delivered, now, out);
@@ -394,9 +417,12 @@ impl Endpoint {
         let flight = if self.sack_ok {
             self.pipe()
         } else if self.cfg.reno_sack_marks {
-            // One more segment has left the network; ns-3 takes bytes in flight plus one
-            // segment (`EnterRecovery`, "for compatibility with old ns-3 versions").
+            // One more segment has left the network, and the head is lost — an earlier
+            // retransmission of it too, so it leaves the count of bytes in flight first
+            // (`MarkHeadAsLost`); ns-3 then takes bytes in flight plus one segment
+            // (`EnterRecovery`, "for compatibility with old ns-3 versions").
             self.sb.add_reno_sack();
+            self.sb.head_lost_again();
             self.pipe() + self.smss as u64
         } else {
             outstanding
@@ -627,6 +653,9 @@ impl Endpoint {
     }
 
     fn retransmit(&mut self, i: usize, now: Time, out: &mut Vec<SimPacket>) {
+        if self.cfg.retx_merge {
+            self.sb.merge_next(i, self.smss as u64, self.app_end);
+        }
         let (start, end) = self.sb.retransmit(i, now);
         let len = self.emit_data(start, end, false, now, out);
         self.counters.retx_bytes += len;
@@ -721,7 +750,10 @@ impl Endpoint {
                 let s = self.sb.segs()[i];
                 // A retransmission stays inside the peer's window unless the timer fired.
                 let in_window = s.end <= self.snd_una + self.snd_wnd.max(smss) || self.ca == CaState::Loss;
-                if room >= s.len().min(smss) && in_window {
+                // The room it needs: its own length, or with `retx_merge` (it may go out longer)
+                // a full segment unless less data than that is left (ns-3's silly-window test).
+                let need = if self.cfg.retx_merge { self.app_buffered.max(s.end) - s.start } else { s.len() };
+                if room >= need.min(smss) && in_window {
                     self.retransmit(i, now, out);
                     continue;
                 }

@@ -1231,3 +1231,66 @@ fn fast_retransmission_waits_for_its_pacing_slot() {
         }
     }
 }
+
+fn payload_and_seq(p: &SimPacket) -> (u64, u32) {
+    (p.payload as u64, seg_seq(p))
+}
+
+// tests `retx_merge` (ns-3 `TcpTxBuffer::GetTransmittedSegment`): writes of 1.25 segments into a
+// 4-segment send buffer leave a 0.75-segment runt at the end of the first burst; when it is lost
+// and the timer fires, ns-3 retransmits it full-size, taking the start of the segment after it,
+// and the next retransmission starts where that one ended. Off, the runt goes out as it was.
+#[test]
+fn ns3_retransmission_of_a_short_segment_goes_out_full_size() {
+    for merge in [false, true] {
+        let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 4 * MSS, retx_merge: merge, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, None);
+        p.c.app_send(None, MSS + MSS / 4);
+        let burst = p.client_sends();
+        let sizes: Vec<u64> = burst.iter().map(|s| s.payload as u64).collect();
+        assert_eq!(sizes, [MSS, MSS, MSS, 3 * MSS / 4], "three writes of 1.25 segments");
+        let acks = p.deliver_to_server(&burst[0..3]);
+        let more = p.deliver_to_client(&acks);
+        assert_eq!(more.iter().map(|s| s.payload as u64).sum::<u64>(), 5 * MSS / 2, "two more writes");
+        // The runt and everything after it are lost; the timer fires.
+        p.now = p.c.poll_at().unwrap();
+        let mut out = Vec::new();
+        p.c.on_wakeup(p.now, &mut out);
+        let (len, seq) = payload_and_seq(&out[0]);
+        assert_eq!(seq, seg_seq(&burst[3]), "the head again");
+        assert_eq!(len, if merge { MSS } else { 3 * MSS / 4 }, "merge = {merge}");
+        // Its ACK lets two more go in slow start; the first starts where the retransmission ended.
+        let acks = p.deliver_to_server(&out);
+        let next = p.deliver_to_client(&acks);
+        assert_eq!(seg_seq(&next[0]), seg_seq(&burst[3]).wrapping_add(len as u32));
+        p.c.sb.check();
+    }
+}
+
+// tests `acked_whole_segments` (ns-3 `segsAcked` with `m_bytesAckedNotProcessed`): in
+// congestion avoidance an ACK grows cwnd only if it delivers a whole segment, counting the
+// remainders of earlier ACKs; off, every ACK of new data grows it.
+#[test]
+fn ns3_congestion_avoidance_counts_whole_segments() {
+    for whole in [false, true] {
+        let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 2 * MSS, initial_ssthresh: 2 * MSS, acked_whole_segments: whole, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, None);
+        p.c.app_send(None, MSS + MSS / 2);
+        let mut grew = Vec::new();
+        let mut flight = p.client_sends();
+        for _ in 0..4 {
+            let seg = flight.remove(0);
+            let before = p.c.w.cwnd;
+            let acks = p.deliver_to_server(std::slice::from_ref(&seg));
+            flight.extend(p.deliver_to_client(&acks));
+            grew.push((seg.payload as u64, p.c.w.cwnd > before));
+        }
+        let expect = if whole {
+            // 1, ½ (carried), 1 (½ carried), ½ + ½ = 1.
+            [(MSS, true), (MSS / 2, false), (MSS, true), (MSS / 2, true)]
+        } else {
+            [(MSS, true), (MSS / 2, true), (MSS, true), (MSS / 2, true)]
+        };
+        assert_eq!(grew, expect, "whole = {whole}");
+    }
+}
