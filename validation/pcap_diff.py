@@ -37,6 +37,8 @@ def packets(path: str, ns3: bool) -> list[tuple[int, int, int, int, int]]:
     while off + 16 <= len(b):
         ts, frac, incl, _ = struct.unpack("<IIII", b[off:off + 16])
         off += 16
+        if off + incl > len(b):
+            break  # a capture cut short (a run stopped with --until) ends mid-record
         ip = b[off + 2:off + incl]  # skip the 2-byte PPP header
         off += incl
         src = struct.unpack(">I", ip[12:16])[0]
