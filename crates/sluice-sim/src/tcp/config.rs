@@ -287,6 +287,12 @@ pub struct TcpConfig {
     /// ssthresh 268 kB and 16 kB delivered), shrinking the share to almost nothing. An ns-3
     /// defect, reproduced only by the `ns3.44` profile for validation.
     pub prr_u32_product: bool,
+    /// Compute PRR's catch-up limit `max(prr_delivered − prr_out, DeliveredData)` as ns-3.44
+    /// does, in 32-bit unsigned arithmetic read back as a signed int: once more has been sent
+    /// than delivered in the recovery, the difference wraps, wins the max and comes back
+    /// negative, so the ACK's own delivered bytes no longer let anything out. An ns-3 defect,
+    /// reproduced only by the `ns3.44` profile for validation.
+    pub prr_u32_limit: bool,
     /// On a partial ACK in SACK recovery, send one segment at once outside cwnd as ns-3 does
     /// (`DoRetransmit`): the first lost segment, else new data, else the head. RFC 6675 has no
     /// such step; only the `ns3.44` profile sets it.
@@ -394,6 +400,7 @@ impl Default for TcpConfig {
             ack_first_segment: false,
             first_data_delay: Dur::ZERO,
             prr_u32_product: false,
+            prr_u32_limit: false,
             partial_ack_nextseg: false,
             pipe_counts_sacked_retx: false,
             exit_ack_grows: false,
@@ -429,6 +436,7 @@ impl TcpConfig {
             ack_first_segment: true,
             first_data_delay: Dur(1),
             prr_u32_product: true,
+            prr_u32_limit: true,
             partial_ack_nextseg: true,
             pipe_counts_sacked_retx: true,
             exit_ack_grows: true,
@@ -533,6 +541,7 @@ impl TcpConfig {
             ("syn_mss_option", self.syn_mss_option.to_string()),
             ("ack_first_segment", self.ack_first_segment.to_string()),
             ("prr_u32_product", self.prr_u32_product.to_string()),
+            ("prr_u32_limit", self.prr_u32_limit.to_string()),
             ("partial_ack_nextseg", self.partial_ack_nextseg.to_string()),
             ("pipe_counts_sacked_retx", self.pipe_counts_sacked_retx.to_string()),
             ("exit_ack_grows", self.exit_ack_grows.to_string()),

@@ -24,6 +24,17 @@ pub(super) fn prr_share(prr_delivered: u64, ssthresh: u64, recover_fs: u64, u32_
     }
 }
 
+/// PRR's catch-up base `max(prr_delivered − prr_out, DeliveredData)` (RFC 6937 §3.1 PRR-SSRB,
+/// RFC 9937's PRR-CRB limit before its safe-ACK bonus), exactly, or as ns-3.44 computes it in
+/// 32-bit unsigned arithmetic read back as an int (`TcpConfig::prr_u32_limit`).
+pub(super) fn prr_limit_base(prr_delivered: u64, prr_out: u64, delivered: u64, u32_limit: bool) -> i64 {
+    if u32_limit {
+        (prr_delivered as u32).wrapping_sub(prr_out as u32).max(delivered as u32) as i32 as i64
+    } else {
+        (prr_delivered as i64 - prr_out as i64).max(delivered as i64)
+    }
+}
+
 impl Endpoint {
     /// A segment in a synchronized state: ACK processing, then data.
     pub(super) fn established_segment(&mut self, pkt: &SimPacket, now: Time, out: &mut Vec<SimPacket>) {
@@ -495,7 +506,7 @@ impl Endpoint {
             let share = prr_share(self.prr_delivered, ssthresh, self.recover_fs, self.cfg.prr_u32_product);
             share as i64 - self.prr_out as i64
         } else {
-            let base = (self.prr_delivered as i64 - self.prr_out as i64).max(delivered as i64);
+            let base = prr_limit_base(self.prr_delivered, self.prr_out, delivered, self.cfg.prr_u32_limit);
             let limit = match variant {
                 PrrVariant::Rfc9937 => base + if acked_retx { smss as i64 } else { 0 },
                 PrrVariant::Rfc6937 => base + smss as i64,

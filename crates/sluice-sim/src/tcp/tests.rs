@@ -644,6 +644,20 @@ fn prr_share_exact_and_ns3_wrapping() {
     assert!(TcpConfig::ns3_44().prr_u32_product && !TcpConfig::default().prr_u32_product);
 }
 
+// tests PRR's catch-up base: max(prr_delivered − prr_out, DeliveredData), and ns-3.44's, whose
+// unsigned difference wraps once more has gone out than was delivered, wins the max and comes
+// back negative. Numbers from an ns-3 trace of the 90-flow access-link case (flow 81 at 0.906 s:
+// one segment delivered, one more sent than delivered so far; ns-3 set cwnd to bytes in flight).
+#[test]
+fn prr_limit_exact_and_ns3_wrapping() {
+    use super::sender::prr_limit_base;
+    assert_eq!(prr_limit_base(10 * MSS, 8 * MSS, MSS, false), 2 * MSS as i64);
+    assert_eq!(prr_limit_base(10 * MSS, 8 * MSS, MSS, true), 2 * MSS as i64, "no wrap: both agree");
+    assert_eq!(prr_limit_base(5 * MSS, 6 * MSS, MSS, false), MSS as i64, "the ACK's own delivery");
+    assert_eq!(prr_limit_base(5 * MSS, 6 * MSS, MSS, true), -(MSS as i64), "wrapped: the difference");
+    assert!(TcpConfig::ns3_44().prr_u32_limit && !TcpConfig::default().prr_u32_limit);
+}
+
 // tests the send buffer: unacknowledged plus unsent bytes never exceed snd_buf, and the
 // application writes only whole `write` units (ns-3 BulkSendApplication's SendSize).
 #[test]
