@@ -29,6 +29,7 @@ import argparse
 import json
 import math
 import platform
+import random
 import sys
 import time
 from pathlib import Path
@@ -48,6 +49,7 @@ DEFAULTS = {
     "tcp": "ns3::TcpNewReno", "segment_size": 1448, "mtu": 1500, "no_sack": False,
     "sndbuf": 8 << 20, "rcvbuf": 8 << 20, "min_rto": None, "delack": None, "init_cwnd": None,
     "recovery": "prr",
+    "access_delay_jitter": None, "jitter_seed": 1,
     "duration": 60.0, "warmup": 10.0, "start_window": 0.0, "file_size": 0, "send_size": 11584,
     "seed": 1, "run": 1, "qsample": "10ms",
 }
@@ -191,6 +193,10 @@ HELP = {
     "flows": "number of sender/receiver pairs",
     "access_delay": "one-way delay of every access link (unless --sender-delays/--receiver-delays/--rtt-table)",
     "buffer": "limit of the queue disc under test, packets",
+    "access_delay_jitter": "add a fixed offset drawn uniformly in [0, this] (whole ns) to every access "
+                           "link's delay, e.g. 120us; the drawn delays are recorded per flow",
+    "jitter_seed": "seed of the offsets' generator (Python's random.Random, sender then receiver "
+                   "link of each flow in flow order)",
     "tcp": "ns-3 TCP type id: ns3::TcpNewReno, ns3::TcpCubic, ...",
     "min_rto": "TcpSocketBase::MinRto, e.g. 200ms (default: ns-3's 1 s)",
     "delack": "TcpSocket::DelAckCount (default: ns-3's 2)",
@@ -233,9 +239,23 @@ def args_from_case(name: str, starts: str) -> dict:
 
 
 def flow_delays(a: dict) -> list[tuple[str, str]]:
+    base = base_delays(a)
+    jitter_ns = round(parse_time_s(a.get("access_delay_jitter") or "0s") * 1e9)
+    if jitter_ns <= 0:
+        return base
+    # Our own draws (the reference's generator is not known), recorded with the run, so Sluice
+    # can be given the same delays.
+    rng = random.Random(int(a.get("jitter_seed") or 1))
+    out = []
+    for sd, rd in base:
+        s_ns = round(parse_time_s(sd) * 1e9) + rng.randint(0, jitter_ns)
+        r_ns = round(parse_time_s(rd) * 1e9) + rng.randint(0, jitter_ns)
+        out.append((f"{s_ns}ns", f"{r_ns}ns"))
+    return out
+
+
+def base_delays(a: dict) -> list[tuple[str, str]]:
     n = int(a["flows"])
-    if parse_time_s(a.get("access_delay_jitter") or "0s") > 0:
-        raise SystemExit("access_delay_jitter is not supported by this script (the x-...-jitter120us case)")
     if a.get("sender_delays") or a.get("receiver_delays"):
         sl = str(a.get("sender_delays") or a["access_delay"]).split(",")
         rl = str(a.get("receiver_delays") or a["access_delay"]).split(",")

@@ -173,7 +173,7 @@ fn per_flow_difference(name: &str) -> f64 {
 // follows shows here long before it moves an aggregate outside the tolerances above.
 #[test]
 fn identical_cases_agree_flow_by_flow() {
-    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo"] {
+    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo", "x-access90-newreno-fifo-jitter120us-drawn"] {
         let d = per_flow_difference(name);
         assert!(d < 1e-5, "{name}: a flow's goodput differs from ns-3's by {:.2e}", d);
     }
