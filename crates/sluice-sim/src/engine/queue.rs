@@ -204,8 +204,20 @@ const NIL: u32 = u32::MAX;
 /// The key of no event: above every real key (times are far below `u64::MAX`).
 const EMPTY: u128 = u128::MAX;
 
-/// Buckets in a calendar.
+/// Buckets in a calendar, and in the timers' wheel.
 const SLOTS: usize = 1 << 12;
+
+/// The first set bit of a slot bitmap at or after slot `from`, circularly (one must be set).
+#[inline]
+fn first_set_from(bits: &[u64; SLOTS / 64], from: usize) -> usize {
+    let mut w = from / 64;
+    let mut word = bits[w] & (!0u64 << (from % 64));
+    while word == 0 {
+        w = (w + 1) % (SLOTS / 64);
+        word = bits[w];
+    }
+    w * 64 + word.trailing_zeros() as usize
+}
 
 /// A calendar queue (a timing wheel) for events in the near future: [`SLOTS`] buckets of
 /// `1 << shift` nanoseconds each, covering `SLOTS << shift` ns from the bucket of the event last
@@ -352,13 +364,7 @@ impl Calendar {
     #[inline]
     fn first_occupied(&self, from: usize) -> usize {
         debug_assert!(self.len > 0);
-        let mut w = from / 64;
-        let mut word = self.bits[w] & (!0u64 << (from % 64));
-        while word == 0 {
-            w = (w + 1) % (SLOTS / 64);
-            word = self.bits[w];
-        }
-        w * 64 + word.trailing_zeros() as usize
+        first_set_from(&self.bits, from)
     }
 
     /// The node with the smallest key in slot `s` (non-empty).
@@ -378,10 +384,7 @@ impl Calendar {
     }
 }
 
-/// Buckets in a wheel.
-const WHEEL_SLOTS: usize = 1 << 12;
-
-/// A coarse timing wheel for timers: [`WHEEL_SLOTS`] buckets of `1 << shift` nanoseconds, each
+/// A coarse timing wheel for timers: [`SLOTS`] buckets of `1 << shift` nanoseconds, each
 /// an unordered vector of entries. A bucket is never searched: [`EventQueue`] takes it whole,
 /// in time order of buckets, and files its entries in the calendar (which orders them) before
 /// the first of them can be due. Filing a timer is one append to a bucket that, with timers
@@ -389,15 +392,13 @@ const WHEEL_SLOTS: usize = 1 << 12;
 struct Wheel {
     shift: u32,
     /// Absolute number (time >> shift) of the first bucket not yet taken: every entry lies in
-    /// `[base, base + WHEEL_SLOTS)`.
+    /// `[base, base + SLOTS)`.
     base: u64,
-    /// Absolute number of the first non-empty bucket (`u64::MAX` if none), and the key of its
-    /// start, below every key in it ([`EMPTY`] if none).
-    first: u64,
+    /// The key of the first non-empty bucket's start, below every key in it ([`EMPTY`] if none).
     first_key: u128,
     len: usize,
     /// One bit per slot: the slot's bucket is non-empty.
-    bits: Box<[u64; WHEEL_SLOTS / 64]>,
+    bits: Box<[u64; SLOTS / 64]>,
     buckets: Vec<Vec<Entry>>,
     /// Emptied bucket vectors, most recently used last: an empty bucket takes one, so the wheel
     /// reuses a few warm allocations instead of growing a cold one per bucket.
@@ -406,17 +407,17 @@ struct Wheel {
 
 impl Wheel {
     fn new(shift: u32) -> Self {
-        Wheel { shift, base: 0, first: u64::MAX, first_key: EMPTY, len: 0, bits: Box::new([0; WHEEL_SLOTS / 64]), buckets: vec![Vec::new(); WHEEL_SLOTS], spare: Vec::new() }
+        Wheel { shift, base: 0, first_key: EMPTY, len: 0, bits: Box::new([0; SLOTS / 64]), buckets: vec![Vec::new(); SLOTS], spare: Vec::new() }
     }
 
     /// File `e` if its bucket has not been taken and lies within reach; false if not.
     #[inline]
     fn insert(&mut self, e: Entry) -> bool {
         let b = ((e.key >> 64) as u64) >> self.shift;
-        if b < self.base || b - self.base >= WHEEL_SLOTS as u64 {
+        if b < self.base || b - self.base >= SLOTS as u64 {
             return false;
         }
-        let slot = b as usize % WHEEL_SLOTS;
+        let slot = b as usize % SLOTS;
         let bucket = &mut self.buckets[slot];
         if bucket.capacity() == 0 {
             if let Some(v) = self.spare.pop() {
@@ -426,25 +427,27 @@ impl Wheel {
         bucket.push(e);
         self.bits[slot / 64] |= 1 << (slot % 64);
         self.len += 1;
-        if b < self.first {
-            self.first = b;
-            self.first_key = ((b << self.shift) as u128) << 64;
-        }
+        self.first_key = self.first_key.min(self.start_key(b));
         true
+    }
+
+    /// The key of absolute bucket `b`'s start.
+    #[inline]
+    fn start_key(&self, b: u64) -> u128 {
+        ((b << self.shift) as u128) << 64
     }
 
     /// Take the first non-empty bucket's entries (there must be one); every earlier bucket is
     /// taken with it. Hand the emptied vector back with [`Wheel::give_back`].
     #[inline]
     fn take_first(&mut self) -> Vec<Entry> {
-        let b = self.first;
-        let slot = b as usize % WHEEL_SLOTS;
+        let b = ((self.first_key >> 64) as u64) >> self.shift;
+        let slot = b as usize % SLOTS;
         let bucket = std::mem::take(&mut self.buckets[slot]);
         self.bits[slot / 64] &= !(1 << (slot % 64));
         self.len -= bucket.len();
         self.base = b + 1;
-        self.first = if self.len == 0 { u64::MAX } else { self.next_occupied(b + 1) };
-        self.first_key = if self.len == 0 { EMPTY } else { ((self.first << self.shift) as u128) << 64 };
+        self.first_key = if self.len == 0 { EMPTY } else { self.start_key(self.next_occupied(b + 1)) };
         bucket
     }
 
@@ -459,20 +462,10 @@ impl Wheel {
     /// all lie within one turn of `from`).
     #[inline]
     fn next_occupied(&self, from: u64) -> u64 {
-        let start = from as usize % WHEEL_SLOTS;
-        let mut w = start / 64;
-        let mut word = self.bits[w] & (!0u64 << (start % 64));
-        let mut skipped = 0;
-        while word == 0 {
-            w = (w + 1) % (WHEEL_SLOTS / 64);
-            word = self.bits[w];
-            skipped += 1;
-        }
-        let slot = w * 64 + word.trailing_zeros() as usize;
+        let start = from as usize % SLOTS;
+        let slot = first_set_from(&self.bits, start);
         // Slots from `start` onwards, wrapping once.
-        let ahead = (slot + WHEEL_SLOTS - start) % WHEEL_SLOTS;
-        debug_assert!(skipped <= WHEEL_SLOTS / 64);
-        from + ahead as u64
+        from + ((slot + SLOTS - start) % SLOTS) as u64
     }
 }
 
