@@ -165,10 +165,10 @@ impl Endpoint {
         // What the congestion control is told was acknowledged: the bytes delivered, or with
         // `acked_whole_segments` whole segments of them, the remainder carried to later ACKs.
         let grow_by = if whole_segs {
-            self.acked_rem += delivered % smss;
-            let carry = self.acked_rem / smss;
-            self.acked_rem %= smss;
-            (delivered / smss + carry) * smss
+            self.acked_rem += delivered;
+            let whole = self.acked_rem / smss * smss;
+            self.acked_rem -= whole;
+            whole
         } else {
             delivered
         };
