@@ -123,7 +123,7 @@ def interleaved_ratios(a: Path, b: Path, rounds: int) -> list[float]:
 
 def cachegrind_counts(case: tuple) -> dict | None:
     """Instructions and last-level data misses per data packet under cachegrind (a 1 MiB, 16-way
-    last-level cache, as this machine's per-core L2), on the case shortened to 40 s with a 10 s
+    last-level cache, twice this machine's 512 KiB per-core L2), on the case shortened to 40 s with a 10 s
     warm-up. Deterministic, unlike wall time on a shared machine: the flatness of the work
     itself. None if valgrind is missing."""
     import re
