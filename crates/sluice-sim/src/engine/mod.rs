@@ -229,8 +229,8 @@ impl<'m> Sim<'m> {
                 let mut c = Endpoint::client(cfg.clone(), client_addr, server_addr, erng.next_u32(), f as u32);
                 let mut s = Endpoint::server(cfg, server_addr, client_addr, erng.next_u32(), f as u32);
                 if model.monitor.rtt_trace {
-                    c.rtt_log = Some(Vec::new());
-                    s.rtt_log = Some(Vec::new());
+                    c.log_rtt();
+                    s.log_rtt();
                 }
                 flow_ep.push(eps.len() as u32);
                 ep_uplink.extend([uplink[fl.src], uplink[fl.dst]]);

@@ -227,7 +227,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
     if model.monitor.rtt_trace {
         let (mut t, mut fl, mut r) = (Vec::new(), Vec::new(), Vec::new());
         for e in &sim.eps {
-            if let Some(log) = &e.rtt_log {
+            if let Some(log) = e.rtt_log() {
                 for &(at, rtt) in log {
                     t.push(at.as_secs_f64());
                     fl.push(e.flow as i64);

@@ -85,20 +85,24 @@ pub(super) const TS_OVERHEAD: u32 = 12;
 pub(super) const PERSIST_TIMEOUT: Dur = Dur::from_secs(6);
 /// Effectively unlimited application data.
 pub(super) const UNLIMITED: u64 = u64::MAX / 4;
+/// The deadline of a timer that is not armed.
+pub(super) const NEVER: Time = Time::MAX;
 
 /// One end of a TCP connection.
 ///
 /// Field order is memory order (`repr(C)`) and follows use, because with many flows an
 /// endpoint is cold whenever a segment reaches it, and each 64-byte line it touches is a cache
-/// miss: first what every segment reads or writes in either role (sequence state, windows,
-/// timers, addresses), then the counters (the receiver's first) and the RTT estimator, then
-/// what the sending side adds (window, scoreboard), and last what only the handshake, recovery
-/// episodes or the Linux delayed-ACK engine touch.
+/// miss. Four lines hold what every segment reads or writes in either role, so an endpoint
+/// that only receives reads those four: sequence and window state, the timers (the engine
+/// polls all four after every event), addresses, and the receive-side counters last. The
+/// sending side adds the rest of the counters, the congestion window, the RTT estimator and
+/// the scoreboard's header. Last come what only the handshake, recovery episodes, reordering
+/// at the receiver, RTT logs or the Linux delayed-ACK engine touch.
 /// Aligned to a cache line, so the same fields share a line in every endpoint.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub struct Endpoint {
-    // ---- every segment, either role
+    // ---- line 0: state, sequence numbers
     pub state: ConnState,
     /// Shift applied to window fields we receive (the peer's announced shift).
     pub(super) snd_shift: u8,
@@ -118,6 +122,7 @@ pub struct Endpoint {
     pub(super) wl1: u64,
     pub(super) wl2: u64,
     pub(super) peer_seq_high: u64,
+    // ---- line 1: receive sequence, application buffer
     pub rcv_nxt: u64,
     /// One past the last byte the application will hand over (data starts at offset 1).
     pub(super) app_end: u64,
@@ -132,38 +137,39 @@ pub struct Endpoint {
     // Negotiated in the handshake.
     pub(super) smss: u32,
     pub(super) ts_recent: u32,
+    // ---- line 2: timers
     pub(super) unacked_segs: u32,
     /// Window field of the last ACK received (for the strict duplicate-ACK rule).
     pub(super) last_wnd_field: Option<u16>,
     pub(super) ip_id: u16,
-    pub(super) persist_backoff: u32,
-    pub(super) rto_at: Option<Time>,
-    pub(super) delack_at: Option<Time>,
-    pub(super) persist_at: Option<Time>,
-    /// When to try sending again: the first data after the handshake (see
-    /// `TcpConfig::first_data_delay`), or the next segment pacing holds back.
-    pub(super) send_at: Option<Time>,
-    /// Earliest time pacing lets the next data segment leave (spec §2.8; zero when unpaced).
-    pub(super) pace_next: Time,
-    /// Shared by every endpoint with the same options (read-only).
-    pub(super) cfg: Arc<TcpConfig>,
-    pub(super) ooo: Vec<(u64, u64)>,
-    /// Recently received out-of-order ranges, newest first (RFC 2018 block order).
-    pub(super) sack_recent: Vec<(u64, u64)>,
-    pub(super) local: SockAddr,
-    pub(super) remote: SockAddr,
-    pub flow: u32,
     pub(super) ece_pending: bool,
     pub(super) fin_rcvd: bool,
     pub(super) cwr_pending: bool,
+    /// Out-of-order data or SACK blocks are held (`ooo` or `sack_recent` is not empty), so
+    /// in-order arrivals need not look at them.
+    pub(super) reasm_held: bool,
+    /// `rtt_log` is kept.
+    pub(super) rtt_logged: bool,
+    pub(super) persist_backoff: u32,
+    pub flow: u32,
+    /// Timer deadlines, [`NEVER`] when not armed.
+    pub(super) rto_at: Time,
+    pub(super) delack_at: Time,
+    pub(super) persist_at: Time,
+    /// When to try sending again: the first data after the handshake (see
+    /// `TcpConfig::first_data_delay`), or the next segment pacing holds back.
+    pub(super) send_at: Time,
+    /// Shared by every endpoint with the same options (read-only).
+    pub(super) cfg: Arc<TcpConfig>,
+    // ---- line 3: addresses, then the counters (the receiver's first)
+    pub(super) local: SockAddr,
+    pub(super) remote: SockAddr,
+    pub counters: TcpCounters,
+    // ---- sending
+    /// Earliest time pacing lets the next data segment leave (spec §2.8; zero when unpaced).
+    pub(super) pace_next: Time,
     pub(super) cc: AnyCc,
     pub dupacks: u32,
-    /// Every RTT sample (time, rtt) when tracing is on (checked on every RTT sample).
-    pub rtt_log: Option<Vec<(Time, Dur)>>,
-    /// Receive-side counters first (on the line before), then the rarely updated ones, then
-    /// the sender's per-segment ones, on the line the RTT estimator starts.
-    pub counters: TcpCounters,
-    pub rtt: RttEstimator,
     /// Duplicate ACKs counted as delivered segments in recovery without SACK (RFC 6937's
     /// estimate; Linux's "Reno SACK").
     pub(super) reno_dup_bytes: u64,
@@ -173,10 +179,11 @@ pub struct Endpoint {
     pub w: CwndState,
     /// Recovery point: exclusive end of the data outstanding when recovery (or CWR / Loss) began.
     pub(super) recover: u64,
+    pub rtt: RttEstimator,
     /// Pipe counters and the segment ring's header first: one line for an ACK without loss.
     pub(super) sb: Scoreboard,
 
-    // ---- handshake, recovery episodes, traces
+    // ---- handshake, recovery episodes, reordering, traces
     pub(super) prr_delivered: u64,
     pub(super) prr_out: u64,
     pub(super) recover_fs: u64,
@@ -190,6 +197,12 @@ pub struct Endpoint {
     pub(super) rescue_rxt: Option<u64>,
     /// The fast retransmission waits for its pacing slot (`TcpConfig::pace_fast_retransmit`).
     pub(super) fast_rtx_pending: bool,
+    /// Out-of-order data held by the receiver: sorted, merged ranges.
+    pub(super) ooo: Vec<(u64, u64)>,
+    /// Recently received out-of-order ranges, newest first (RFC 2018 block order).
+    pub(super) sack_recent: Vec<(u64, u64)>,
+    /// Every RTT sample (time, rtt) when tracing is on.
+    pub(super) rtt_log: Vec<(Time, Dur)>,
     /// Linux's delayed-ACK engine (used only with `delack = "linux"`).
     pub(super) lnx_ack: LinuxDelAck,
 }
@@ -213,8 +226,6 @@ impl Endpoint {
         p.line(&self.state);
         p.line(&self.rcv_nxt);
         p.line(&self.unacked_segs);
-        p.line(&self.send_at);
-        p.line(&self.local);
         p.line(&self.counters.delivered);
     }
 
@@ -277,9 +288,9 @@ impl Endpoint {
             acked_rem: 0,
             first_partial_done: false,
             rtt,
-            rto_at: None,
-            persist_at: None,
-            send_at: None,
+            rto_at: NEVER,
+            persist_at: NEVER,
+            send_at: NEVER,
             pace_next: Time::ZERO,
             persist_backoff: 0,
             syn_tries: 0,
@@ -295,7 +306,7 @@ impl Endpoint {
             ooo: Vec::new(),
             sack_recent: Vec::new(),
             unacked_segs: 0,
-            delack_at: None,
+            delack_at: NEVER,
             lnx_ack: LinuxDelAck::default(),
             ts_recent: 0,
             last_ack_sent: 0,
@@ -303,7 +314,9 @@ impl Endpoint {
             ece_pending: false,
             fin_rcvd: false,
             counters: TcpCounters::default(),
-            rtt_log: None,
+            rtt_log: Vec::new(),
+            rtt_logged: false,
+            reasm_held: false,
             ip_id: 0,
         }
     }
@@ -318,6 +331,16 @@ impl Endpoint {
         let mut e = Endpoint::new(cfg, local, remote, iss, flow);
         e.state = ConnState::Listen;
         e
+    }
+
+    /// Keep every RTT sample from now on (see [`Endpoint::rtt_log`]).
+    pub fn log_rtt(&mut self) {
+        self.rtt_logged = true;
+    }
+
+    /// Every RTT sample (time, rtt) since [`Endpoint::log_rtt`], if it was called.
+    pub fn rtt_log(&self) -> Option<&[(Time, Dur)]> {
+        self.rtt_logged.then_some(&self.rtt_log[..])
     }
 
     pub fn config(&self) -> &TcpConfig {
@@ -390,7 +413,8 @@ impl Endpoint {
 
     /// The earliest time this endpoint needs [`Endpoint::on_wakeup`].
     pub fn poll_at(&self) -> Option<Time> {
-        [self.rto_at, self.delack_at, self.persist_at, self.send_at].into_iter().flatten().min()
+        let t = self.rto_at.min(self.delack_at).min(self.persist_at).min(self.send_at);
+        (t != NEVER).then_some(t)
     }
 
     /// Start the handshake: send SYN.
@@ -444,7 +468,7 @@ impl Endpoint {
         if self.syn_tries > 1 {
             self.syn_retransmitted = true;
         }
-        self.rto_at = Some(now + self.syn_timeout());
+        self.rto_at = now + self.syn_timeout();
     }
 
     fn snd_shift_offered(&self) -> bool {
@@ -478,7 +502,7 @@ impl Endpoint {
         };
         if flags & F::RST != 0 {
             self.state = ConnState::Closed;
-            self.rto_at = None;
+            self.rto_at = NEVER;
             return;
         }
         match self.state {
@@ -507,7 +531,7 @@ impl Endpoint {
                     if self.cfg.first_data_delay == Dur::ZERO {
                         self.send_pending(now, out);
                     } else {
-                        self.send_at = Some(now + self.cfg.first_data_delay);
+                        self.send_at = now + self.cfg.first_data_delay;
                     }
                 } else if flags & F::SYN != 0 && flags & F::ACK == 0 {
                     // Simultaneous open is not modelled; ignore.
@@ -575,7 +599,7 @@ impl Endpoint {
     }
 
     fn on_established(&mut self) {
-        self.rto_at = None;
+        self.rto_at = NEVER;
         self.syn_tries = 0;
         if self.syn_retransmitted && self.cfg.syn_rto == SynRto::Rfc6298 {
             // RFC 6298 §5.7: RTO of at least 3 s once data transfer starts.
@@ -588,6 +612,9 @@ impl Endpoint {
     /// Free receive space (the application reads in-order data at once).
     pub(super) fn rcv_wnd(&self) -> u64 {
         if !self.cfg.ooo_shrinks_window {
+            return self.rcv_buf;
+        }
+        if !self.reasm_held {
             return self.rcv_buf;
         }
         let held: u64 = self.ooo.iter().map(|(a, b)| b - a).sum();
@@ -603,20 +630,20 @@ impl Endpoint {
 
     /// Fire expired timers.
     pub fn on_wakeup(&mut self, now: Time, out: &mut Vec<SimPacket>) {
-        if self.send_at.is_some_and(|t| t <= now) {
-            self.send_at = None;
+        if self.send_at <= now {
+            self.send_at = NEVER;
             self.send_pending(now, out);
         }
-        if self.delack_at.is_some_and(|t| t <= now) {
-            self.delack_at = None;
+        if self.delack_at <= now {
+            self.delack_at = NEVER;
             self.on_delack_timer(now, out);
         }
-        if self.persist_at.is_some_and(|t| t <= now) {
-            self.persist_at = None;
+        if self.persist_at <= now {
+            self.persist_at = NEVER;
             self.on_persist(now, out);
         }
-        if self.rto_at.is_some_and(|t| t <= now) {
-            self.rto_at = None;
+        if self.rto_at <= now {
+            self.rto_at = NEVER;
             match self.state {
                 ConnState::SynSent | ConnState::SynRcvd => {
                     if self.syn_tries > self.cfg.syn_retries {

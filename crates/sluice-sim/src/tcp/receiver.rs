@@ -3,7 +3,7 @@
 //! TS.Recent (RFC 7323 §4.3).
 
 use super::config::{DelAck, SackReport};
-use super::endpoint::{ConnState, Endpoint};
+use super::endpoint::{ConnState, Endpoint, NEVER};
 use crate::packet::{SackBlocks, SimPacket, TcpOptions};
 use sluice_core::packet::{tcp_flags as F, Ecn};
 use sluice_core::seq::to_wire;
@@ -54,19 +54,22 @@ impl Endpoint {
             return;
         }
         // In order (possibly overlapping what we have).
-        let had_gap = !self.ooo.is_empty();
+        let had_gap = self.reasm_held && !self.ooo.is_empty();
         let before = self.rcv_nxt;
         self.rcv_nxt = end;
-        // Pull in any out-of-order data now contiguous.
-        while let Some(&(l, r)) = self.ooo.first() {
-            if l > self.rcv_nxt {
-                break;
+        if self.reasm_held {
+            // Pull in any out-of-order data now contiguous.
+            while let Some(&(l, r)) = self.ooo.first() {
+                if l > self.rcv_nxt {
+                    break;
+                }
+                self.rcv_nxt = self.rcv_nxt.max(r);
+                self.ooo.remove(0);
             }
-            self.rcv_nxt = self.rcv_nxt.max(r);
-            self.ooo.remove(0);
+            let rcv_nxt = self.rcv_nxt;
+            self.sack_recent.retain(|&(_, r)| r > rcv_nxt);
+            self.reasm_held = !self.ooo.is_empty() || !self.sack_recent.is_empty();
         }
-        let rcv_nxt = self.rcv_nxt;
-        self.sack_recent.retain(|&(_, r)| r > rcv_nxt);
         let new_bytes = self.rcv_nxt - before;
         if new_bytes > 0 {
             self.counters.delivered += new_bytes;
@@ -105,8 +108,8 @@ impl Endpoint {
                 if self.lnx_ack.more_than_one_segment(unacked) || self.lnx_ack.in_quickack() {
                     self.ack_data_now(now, out);
                 } else {
-                    match self.lnx_ack.deadline(now, self.delack_at, self.rtt.srtt) {
-                        Some(t) => self.delack_at = Some(t),
+                    match self.lnx_ack.deadline(now, (self.delack_at != NEVER).then_some(self.delack_at), self.rtt.srtt) {
+                        Some(t) => self.delack_at = t,
                         None => self.ack_data_now(now, out),
                     }
                 }
@@ -116,8 +119,8 @@ impl Endpoint {
                 let first = before == 1 && self.cfg.ack_first_segment;
                 if self.unacked_segs >= count || first {
                     self.send_ack(now, out);
-                } else if self.delack_at.is_none() {
-                    self.delack_at = Some(now + timeout);
+                } else if self.delack_at == NEVER {
+                    self.delack_at = now + timeout;
                 }
             }
         }
@@ -169,6 +172,7 @@ impl Endpoint {
             self.sack_recent.insert(0, (nl, nr));
             self.sack_recent.truncate(4);
         }
+        self.reasm_held = true;
     }
 
     /// ns-3's SACK list: the bytes of `[l, r)` not already held (trimmed at either end) go in
@@ -218,8 +222,11 @@ impl Endpoint {
     /// SACK blocks for the next ACK: the block holding the newest arrival first, then the other
     /// recently reported blocks (RFC 2018 §4). Three fit beside timestamps, four without.
     pub(super) fn sack_blocks(&self) -> SackBlocks {
-        let max = if self.ts_ok { 3 } else { 4 };
         let mut b = SackBlocks::default();
+        if !self.reasm_held {
+            return b;
+        }
+        let max = if self.ts_ok { 3 } else { 4 };
         if self.cfg.sack_report == SackReport::Ns3 {
             for &(l, r) in self.sack_recent.iter().take(max) {
                 b.push((to_wire(self.irs, l), to_wire(self.irs, r)));

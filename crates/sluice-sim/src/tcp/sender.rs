@@ -4,7 +4,7 @@
 
 use super::cc::{AckSample, CaState, CongestionControl, LossCause};
 use super::config::{DupAckRule, EcnCut, FullAck, NextSeg, Pacing, PrrVariant, Recovery, WndUpdateRule};
-use super::endpoint::{ts_clock, ConnState, Endpoint, PERSIST_TIMEOUT};
+use super::endpoint::{ts_clock, ConnState, Endpoint, NEVER, PERSIST_TIMEOUT};
 use crate::packet::{SackBlocks, SimPacket, TcpOptions, Transport};
 use sluice_core::packet::{tcp_flags as F, Ecn};
 use sluice_core::seq::{to_wire, unwrap_near};
@@ -140,7 +140,7 @@ impl Endpoint {
             self.wl1 = seg_seq;
             self.wl2 = ack;
             if wnd > 0 {
-                self.persist_at = None;
+                self.persist_at = NEVER;
                 self.persist_backoff = 0;
             }
         }
@@ -187,8 +187,8 @@ impl Endpoint {
             self.rtt.sample(r, self.snd_una, self.snd_max);
             self.counters.rtt_sum_ns += r.0;
             self.counters.rtt_n += 1;
-            if let Some(log) = &mut self.rtt_log {
-                log.push((now, r));
+            if self.rtt_logged {
+                self.rtt_log.push((now, r));
             }
         }
 
@@ -292,9 +292,9 @@ impl Endpoint {
 
     fn restart_rto(&mut self, now: Time) {
         if self.snd_max > self.snd_una {
-            self.rto_at = Some(now + self.rtt.rto());
+            self.rto_at = now + self.rtt.rto();
         } else {
-            self.rto_at = None;
+            self.rto_at = NEVER;
         }
     }
 
@@ -580,7 +580,7 @@ impl Endpoint {
         }
         self.sb.mark_all_lost();
         self.rtt.back_off();
-        self.rto_at = Some(now + self.rtt.rto());
+        self.rto_at = now + self.rtt.rto();
         self.send_pending(now, out);
         if self.next_lost() == Some(0) {
             self.retransmit_head(now, out);
@@ -590,7 +590,7 @@ impl Endpoint {
     /// Give the connection up (see [`ConnState::Aborted`]): nothing is sent or answered again.
     fn abort(&mut self) {
         self.state = ConnState::Aborted;
-        (self.rto_at, self.delack_at, self.persist_at, self.send_at) = (None, None, None, None);
+        (self.rto_at, self.delack_at, self.persist_at, self.send_at) = (NEVER, NEVER, NEVER, NEVER);
     }
 
     pub(super) fn on_persist(&mut self, now: Time, out: &mut Vec<SimPacket>) {
@@ -601,7 +601,7 @@ impl Endpoint {
         let start = self.snd_max;
         self.send_new(start, start + 1, now, out);
         self.persist_backoff = (self.persist_backoff + 1).min(6);
-        self.persist_at = Some(now + PERSIST_TIMEOUT.saturating_mul(1 << self.persist_backoff.min(4)));
+        self.persist_at = now + PERSIST_TIMEOUT.saturating_mul(1 << self.persist_backoff.min(4));
     }
 
     /// ns-3's partial ACK with SACK (`DoRetransmit`): unless the new head is a retransmission
@@ -674,8 +674,8 @@ impl Endpoint {
         if matches!(self.ca, CaState::Recovery | CaState::Cwr) {
             self.prr_out += end - start;
         }
-        if self.rto_at.is_none() {
-            self.rto_at = Some(now + self.rtt.rto());
+        if self.rto_at == NEVER {
+            self.rto_at = now + self.rtt.rto();
         }
     }
 
@@ -686,8 +686,8 @@ impl Endpoint {
         if matches!(self.ca, CaState::Recovery | CaState::Cwr) {
             self.prr_out += end - start;
         }
-        if self.rto_at.is_none() {
-            self.rto_at = Some(now + self.rtt.rto());
+        if self.rto_at == NEVER {
+            self.rto_at = now + self.rtt.rto();
         }
         self.cc.on_sent(end - start, self.pipe(), now);
     }
@@ -723,7 +723,7 @@ impl Endpoint {
         }
         // A data segment carries our ACK: the delayed ACK is satisfied.
         self.unacked_segs = 0;
-        self.delack_at = None;
+        self.delack_at = NEVER;
         self.last_ack_sent = self.rcv_nxt;
         self.counters.payload_sent += payload;
         self.counters.data_pkts_sent += 1;
@@ -785,8 +785,8 @@ impl Endpoint {
                     self.send_new(start, start + len, now, out);
                     continue;
                 }
-                if self.snd_wnd < smss.min(len) && self.snd_max == self.snd_una && self.persist_at.is_none() {
-                    self.persist_at = Some(now + PERSIST_TIMEOUT);
+                if self.snd_wnd < smss.min(len) && self.snd_max == self.snd_una && self.persist_at == NEVER {
+                    self.persist_at = now + PERSIST_TIMEOUT;
                 }
                 // Rule (2) failed for the peer's window: RFC 6675 goes on to rules (3)–(4).
                 if self.cfg.nextseg == NextSeg::Rfc6675 && room >= smss && self.retransmit_hole(now, out) {
@@ -833,7 +833,7 @@ impl Endpoint {
         if self.pace_next <= now {
             return true;
         }
-        self.send_at = Some(self.send_at.map_or(self.pace_next, |t| t.min(self.pace_next)));
+        self.send_at = self.send_at.min(self.pace_next);
         false
     }
 
@@ -856,7 +856,7 @@ impl Endpoint {
         let pkt = self.segment(seq, to_wire(self.irs, self.rcv_nxt), flags, window, opts, 0, Ecn::NotEct);
         out.push(pkt);
         self.unacked_segs = 0;
-        self.delack_at = None;
+        self.delack_at = NEVER;
         self.last_ack_sent = self.rcv_nxt;
     }
 }
