@@ -82,13 +82,6 @@ fn reference_scenarios_load_and_single_runs() {
     assert!((out.summary.aggregate_goodput_bps - 9.64e6).abs() < 0.05e6);
 }
 
-#[test]
-#[ignore]
-fn print_sizes() {
-    eprintln!("Endpoint {} SimPacket {} TcpConfig {}", std::mem::size_of::<sluice_sim::tcp::Endpoint>(), std::mem::size_of::<sluice_sim::packet::SimPacket>(), std::mem::size_of::<sluice_sim::tcp::TcpConfig>());
-    eprintln!("Iface {} QPkt {}", std::mem::size_of::<sluice_sim::net::Iface>(), std::mem::size_of::<sluice_sim::net::QPkt>());
-}
-
 // A scenario's pcap of the bottleneck opens in tshark with valid checksums and no malformed frames.
 #[test]
 fn scenario_pcap_opens_cleanly_in_tshark() {

@@ -149,16 +149,6 @@ fn access9_ns330_endpoint_without_sack_matches_ns3() {
     assert_agrees("g-access9-nosack-10mbps");
 }
 
-#[test]
-#[ignore]
-fn print_access9_counts() {
-    let (s, _) = run_case("a-access9-newreno-fifo");
-    eprintln!("events {} data {} wall {}", s.events, s.data_packets, s.wall_time_s);
-    for f in &s.flows {
-        eprintln!("{} rto {} fr {} retx {} gp {:.2}", f.name, f.rto_count, f.fast_retransmits, f.retransmitted_bytes, f.goodput_bps / 1e6);
-    }
-}
-
 /// Per flow, goodput as ns-3 measured it, to the fixture's precision: what a packet-for-packet
 /// identical run gives (the largest relative difference over the flows is returned).
 fn per_flow_difference(name: &str) -> f64 {
