@@ -45,7 +45,17 @@ fn number_and_unit<'a>(s: &'a str, what: &str, units: &str) -> Result<(f64, &'a 
     Ok((v, unit))
 }
 
-/// Parse a duration: `ns`, `us` (or `µs`), `ms`, `s`, `min`.
+/// `v · scale` rounded to a whole number, or an error when that does not fit in 64 bits (a
+/// saturated value would silently stand for something the file does not say).
+fn whole(v: f64, scale: f64, s: &str, what: &str, max: &str) -> Result<u64, String> {
+    let x = (v * scale).round();
+    if x >= u64::MAX as f64 {
+        return Err(format!("{what} {s:?} is too large (at most {max})"));
+    }
+    Ok(x as u64)
+}
+
+/// Parse a duration: `ns`, `us` (or `µs`), `ms`, `s`, `min`. At most 2⁶⁴ − 1 ns (584 years).
 pub fn parse_duration(s: &str) -> Result<Dur, String> {
     const UNITS: &str = "\"2ms\", \"10us\", \"1.5s\" (units: ns, us, ms, s, min)";
     let (v, unit) = number_and_unit(s, "a duration", UNITS)?;
@@ -57,10 +67,10 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
         "min" => 60e9,
         _ => return Err(format!("expected a duration like {UNITS}, got {s:?}")),
     };
-    Ok(Dur((v * scale).round() as u64))
+    whole(v, scale, s, "a duration", "18446744073s").map(Dur)
 }
 
-/// Parse a rate: `bps`, `kbps`, `Mbps`, `Gbps` (bits per second, decimal prefixes).
+/// Parse a rate: `bps`, `kbps` (or `Kbps`), `Mbps`, `Gbps` (bits per second, decimal prefixes).
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
     const UNITS: &str = "\"100Mbps\", \"1Gbps\", \"64kbps\" (units: bps, kbps, Mbps, Gbps)";
     let (v, unit) = number_and_unit(s, "a rate", UNITS)?;
@@ -71,16 +81,18 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         "Gbps" => 1e9,
         _ => return Err(format!("expected a rate like {UNITS}, got {s:?}")),
     };
-    Ok(Rate((v * scale).round() as u64))
+    whole(v, scale, s, "a rate", "18446744073Gbps").map(Rate)
 }
 
-/// Parse a size: `B`, `kB`/`KB`, `MB`, `GB` (decimal), `KiB`, `MiB`, `GiB` (binary).
+/// Parse a size: `B`, `kB`, `MB`, `GB` (decimal), `KiB`, `MiB`, `GiB` (binary). `KB` is refused:
+/// it means 1000 B to some readers and 1024 B to others.
 pub fn parse_size(s: &str) -> Result<ByteSize, String> {
     const UNITS: &str = "\"1500B\", \"64KiB\", \"5MB\" (units: B, kB, MB, GB, KiB, MiB, GiB)";
     let (v, unit) = number_and_unit(s, "a size", UNITS)?;
     let scale = match unit {
         "B" => 1.0,
-        "kB" | "KB" => 1e3,
+        "kB" => 1e3,
+        "KB" => return Err(format!("{s:?} is ambiguous: write kB (1000 B) or KiB (1024 B)")),
         "MB" => 1e6,
         "GB" => 1e9,
         "KiB" => 1024.0,
@@ -88,10 +100,10 @@ pub fn parse_size(s: &str) -> Result<ByteSize, String> {
         "GiB" => 1024.0 * 1024.0 * 1024.0,
         _ => return Err(format!("expected a size like {UNITS}, got {s:?}")),
     };
-    Ok(ByteSize((v * scale).round() as u64))
+    whole(v, scale, s, "a size", "18446744073GB").map(ByteSize)
 }
 
-/// Parse a queue limit: `"900pkt"` (or `"900p"`) or a size (`"1500000B"`, `"1.5MB"`).
+/// Parse a queue limit: `"900pkt"` (or `"900p"`, `"900pkts"`) or a size (`"1500000B"`, `"1.5MB"`).
 pub fn parse_queue_limit(s: &str) -> Result<QueueLimit, String> {
     const UNITS: &str = "\"900pkt\" or \"1500000B\" (units: pkt, or a size unit B, kB, MB, KiB, MiB)";
     let (v, unit) = number_and_unit(s, "a queue limit", UNITS)?;
@@ -102,9 +114,13 @@ pub fn parse_queue_limit(s: &str) -> Result<QueueLimit, String> {
             }
             Ok(QueueLimit::Packets(v as u32))
         }
-        _ => parse_size(s)
-            .map(|b| QueueLimit::Bytes(b.0))
-            .map_err(|_| format!("expected a queue limit like {UNITS}, got {s:?}")),
+        _ => parse_size(s).map(|b| QueueLimit::Bytes(b.0)).map_err(|e| {
+            if e.contains("ambiguous") || e.contains("too large") {
+                e
+            } else {
+                format!("expected a queue limit like {UNITS}, got {s:?}")
+            }
+        }),
     }
 }
 
@@ -223,6 +239,31 @@ mod tests {
         assert!(parse_queue_limit("5 packets").is_err());
         assert!(parse_queue_limit("1.5pkt").is_err());
         assert!(parse_size("abc").is_err());
+    }
+
+    #[test]
+    fn refuses_values_that_do_not_fit_rather_than_saturating() {
+        // 10¹⁴ s is 10²³ ns, beyond 64 bits: an error, not 584 years.
+        assert!(parse_duration("99999999999999s").unwrap_err().contains("too large"));
+        assert!(parse_rate("99999999999999999999Gbps").unwrap_err().contains("too large"));
+        assert!(parse_size("99999999999GB").unwrap_err().contains("too large"));
+        assert!(parse_queue_limit("99999999999GB").unwrap_err().contains("too large"));
+        // The largest durations that fit still parse (to f64's 53 bits beyond 104 days).
+        assert!(parse_duration("18446744073s").unwrap() > Dur(18_446_744_072_000_000_000));
+        assert_eq!(parse_duration("1000000s").unwrap(), Dur(1_000_000_000_000_000));
+    }
+
+    #[test]
+    fn ambiguous_kilobytes_are_refused_with_both_readings() {
+        let e = parse_size("64KB").unwrap_err();
+        assert!(e.contains("kB") && e.contains("KiB"), "{e}");
+        assert!(parse_queue_limit("64KB").unwrap_err().contains("KiB"));
+        assert_eq!(parse_size("64kB").unwrap(), ByteSize(64_000));
+        // The documented aliases.
+        assert_eq!(parse_rate("64Kbps").unwrap(), Rate(64_000));
+        assert_eq!(parse_duration("10µs").unwrap(), Dur(10_000));
+        assert_eq!(parse_queue_limit("9p").unwrap(), QueueLimit::Packets(9));
+        assert_eq!(parse_queue_limit("9pkts").unwrap(), QueueLimit::Packets(9));
     }
 
     #[test]
