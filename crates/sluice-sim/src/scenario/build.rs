@@ -13,16 +13,14 @@ fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> R<T> {
     Err(ScenarioError::new(path, msg))
 }
 
-/// Apply a `[tcp]` table on top of `base`.
-fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str, notes: &mut Vec<(String, String)>) -> R<TcpConfig> {
+/// Apply a `[tcp]` table on top of `base`: its profile (`validate`) replaces `base`, then its
+/// preset, then its own keys.
+fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
     let mut c = match t.validate {
-        Some(Profile::Ns3_44) => TcpConfig { snd_buf: base.snd_buf, rcv_buf: base.rcv_buf, ..TcpConfig::ns3_44() },
-        Some(Profile::Sluice) => TcpConfig { snd_buf: base.snd_buf, rcv_buf: base.rcv_buf, ..TcpConfig::default() },
+        Some(Profile::Ns3_44) => TcpConfig::ns3_44(),
+        Some(Profile::Sluice) => TcpConfig::default(),
         None => base.clone(),
     };
-    if let Some(p) = t.validate {
-        notes.push(("profile".into(), p.as_str().into()));
-    }
     // The preset's values, then this table's own keys over them.
     match t.tcp_preset {
         Some(Preset::Ns3_30) => c.apply_ns3_30(),
@@ -177,7 +175,40 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str, notes: &mut Vec<(String
     if c.min_rto > c.max_rto {
         return err(format!("{path}.min_rto"), format!("must not exceed max_rto ({})", c.max_rto));
     }
+    // A full-sized data segment must fit an IPv4 packet: 20 B IP + 20 B TCP + options + MSS.
+    let max_mss = 65_535 - 40 - if c.timestamps { 12 } else { 0 };
+    if c.mss > max_mss {
+        let why = if c.timestamps { " with timestamps on (12 option bytes per segment)" } else { "" };
+        return err(format!("{path}.mss"), format!("must be at most {max_mss} bytes{why}, so that a segment fits the 65535-byte IPv4 packet; got {}", c.mss));
+    }
     Ok(c)
+}
+
+/// A flow's TCP configuration: the scenario's profile and preset unless the flow names its own,
+/// then the `[tcp]` keys, then the flow's keys. A flow's table overrides only the keys it gives,
+/// `validate` and `tcp_preset` included.
+fn flow_tcp(global: &TcpTable, own: &TcpTable, path: &str) -> R<TcpConfig> {
+    let merged = TcpTable { validate: own.validate.or(global.validate), tcp_preset: own.tcp_preset.or(global.tcp_preset), ..global.clone() };
+    let base = apply_tcp(&TcpConfig::default(), &merged, "tcp")?;
+    apply_tcp(&base, &TcpTable { validate: None, tcp_preset: None, ..own.clone() }, path)
+}
+
+/// A link rate: zero would make the link infinitely fast, so it is refused.
+fn check_rate(r: sluice_core::Rate, path: &str) -> R<sluice_core::Rate> {
+    if r.0 == 0 {
+        return err(path, "must be at least 1bps (a rate rounding to 0 bit/s is refused)");
+    }
+    Ok(r)
+}
+
+/// Link-layer bytes per packet: PPP's 2, Ethernet's 38 with preamble and gap, tunnels more.
+fn check_l2(v: Option<u32>, path: &str) -> R<u32> {
+    const MAX: u32 = 256;
+    match v {
+        Some(n) if n > MAX => err(path, format!("at most {MAX} bytes per packet, got {n}")),
+        Some(n) => Ok(n),
+        None => Ok(2),
+    }
 }
 
 fn qspec(q: &QueueTable, path: &str) -> R<QdiscSpec> {
@@ -276,7 +307,8 @@ fn build_topology(t: &Topology) -> R<Net> {
                 Some(q) => qspec(&q, "topology.access_queue")?,
                 None => BIG,
             };
-            let l2 = l2_overhead.unwrap_or(2);
+            let l2 = check_l2(l2_overhead, "topology.l2_overhead")?;
+            check_rate(*access_rate, "topology.access_rate")?;
             let dev = device_queue.unwrap_or(1);
             check_device(dev, "topology.device_queue")?;
             let jit = jitter.unwrap_or(Dur::ZERO);
@@ -293,16 +325,17 @@ fn build_topology(t: &Topology) -> R<Net> {
                 None => BIG,
             };
             let loss = (check_loss(bottleneck.loss, "topology.bottleneck.loss")?, check_loss(bottleneck.reverse_loss, "topology.bottleneck.reverse_loss")?);
-            if bottleneck.rate.0 == 0 {
-                return err("topology.bottleneck.rate", "must be greater than zero");
-            }
+            check_rate(bottleneck.rate, "topology.bottleneck.rate")?;
             links.push(link(a, b, &nodes, bottleneck.rate, bottleneck.delay, fq, rq, loss, Dur::ZERO, l2, dev));
             let groups = vec![("senders".to_string(), (0..n).collect()), ("receivers".to_string(), (n..2 * n).collect())];
             Ok(Net { nodes, links, groups, core_queues: Some(vec!["A->B".into(), "B->A".into()]) })
         }
         "parking_lot" => {
             let ParkingLotTable { hops, rate, delay, queue, access_rate, access_delay, access_queue } = super::typed(rest, "topology")?;
-            let (hops, rate, delay, queue, access_rate, access_delay) = (&hops, &rate, &delay, &queue, &access_rate, &access_delay);
+            let (hops, rate, delay, queue, access_rate) = (&hops, &rate, &delay, &queue, &access_rate);
+            check_rate(*rate, "topology.rate")?;
+            check_rate(*access_rate, "topology.access_rate")?;
+            let access_delay = &access_delay.unwrap_or(Dur::ZERO);
             let h = *hops as usize;
             if h == 0 {
                 return err("topology.hops", "must be at least 1");
@@ -365,7 +398,9 @@ fn build_topology(t: &Topology) -> R<Net> {
                 let loss = (check_loss(l.loss, &format!("{p}.loss"))?, check_loss(l.reverse_loss, &format!("{p}.reverse_loss"))?);
                 let dev = l.device_queue.unwrap_or(1);
                 check_device(dev, &format!("{p}.device_queue"))?;
-                links.push(link(a, b, &nodes, l.rate, l.delay, q, rq, loss, l.jitter.unwrap_or(Dur::ZERO), l.l2_overhead.unwrap_or(2), dev));
+                let rate = check_rate(l.rate, &format!("{p}.rate"))?;
+                let l2 = check_l2(l.l2_overhead, &format!("{p}.l2_overhead"))?;
+                links.push(link(a, b, &nodes, rate, l.delay, q, rq, loss, l.jitter.unwrap_or(Dur::ZERO), l2, dev));
             }
             Ok(Net { nodes, links, groups: vec![], core_queues: None })
         }
@@ -407,9 +442,7 @@ fn resolve(net: &Net, e: &Endpoints, path: &str) -> R<Vec<usize>> {
 fn app_spec(v: &AppTable, path: &str) -> R<AppSpec> {
     let (kind, rest) = super::kind_of(v, path, APP_KINDS)?;
     let udp = |rate: sluice_core::Rate, size: u64| -> R<u32> {
-        if rate.0 == 0 {
-            return err(format!("{path}.rate"), "must be greater than zero");
-        }
+        check_rate(rate, &format!("{path}.rate"))?;
         if size == 0 || size > 65_000 {
             return err(format!("{path}.packet_size"), "must be between 1B and 65000B");
         }
@@ -433,13 +466,19 @@ fn app_spec(v: &AppTable, path: &str) -> R<AppSpec> {
         }
         _ => {
             let OnOffTable { rate, packet_size, mean_on, mean_off } = super::typed(rest, path)?;
-            if mean_on == Dur::ZERO || mean_off == Dur::ZERO {
-                return err(format!("{path}.mean_on"), "on and off periods must be greater than zero");
+            for (key, d) in [("mean_on", mean_on), ("mean_off", mean_off)] {
+                if d == Dur::ZERO {
+                    return err(format!("{path}.{key}"), "must be greater than zero");
+                }
             }
             AppSpec::OnOff { rate, packet_size: udp(rate, packet_size.0)?, mean_on, mean_off }
         }
     })
 }
+
+/// The longest run a scenario may ask for. Time is 64-bit nanoseconds (584 years), so this
+/// leaves every sum of a time and a delay far from overflow.
+const MAX_DURATION: Dur = Dur(100_000_000 * 1_000_000_000);
 
 /// Build the model; `seed` overrides the file's.
 pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
@@ -449,12 +488,18 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
     if f.duration == Dur::ZERO {
         return err("duration", "must be greater than zero");
     }
+    if f.duration > MAX_DURATION {
+        return err("duration", format!("must be at most {MAX_DURATION} (about 3 years of simulated time), got {}", f.duration));
+    }
     let warmup = f.warmup.unwrap_or(Dur::ZERO);
     if warmup >= f.duration {
         return err("warmup", format!("must be shorter than duration ({})", f.duration));
     }
     let mut notes = Vec::new();
-    let tcp = apply_tcp(&TcpConfig::default(), &f.tcp, "tcp", &mut notes)?;
+    if let Some(p) = f.tcp.validate {
+        notes.push(("profile".into(), p.as_str().into()));
+    }
+    let tcp = apply_tcp(&TcpConfig::default(), &f.tcp, "tcp")?;
     let mut net = build_topology(&f.topology)?;
     if f.flows.is_empty() {
         return err("flows", "at least one [[flows]] entry is required");
@@ -471,7 +516,12 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
         }
         let app = app_spec(&fl.app, &format!("{p}.app"))?;
         let ftcp = match &fl.tcp {
-            Some(t) => apply_tcp(&tcp, t, &format!("{p}.tcp"), &mut Vec::new())?,
+            Some(t) => {
+                if let Some(v) = t.validate {
+                    notes.push((format!("{p}.tcp.validate"), v.as_str().into()));
+                }
+                flow_tcp(&f.tcp, t, &format!("{p}.tcp"))?
+            }
             None => tcp.clone(),
         };
         let base = fl.name.clone().unwrap_or_else(|| format!("f{i}"));

@@ -1,6 +1,7 @@
 //! The scenario file schema (TOML): the single source of truth. Every table denies unknown keys;
 //! algorithm choices are tagged enums, so errors list the allowed values.
 
+use serde::de::Error as _;
 use serde::Deserialize;
 use sluice_core::units::{ByteSize, QueueLimit};
 use sluice_core::{Dur, Rate};
@@ -149,7 +150,8 @@ pub struct ParkingLotTable {
     pub delay: Dur,
     pub queue: QueueTable,
     pub access_rate: Rate,
-    pub access_delay: Dur,
+    #[serde(default)]
+    pub access_delay: Option<Dur>,
     #[serde(default)]
     pub access_queue: Option<QueueTable>,
 }
@@ -193,19 +195,68 @@ pub struct GraphLink {
     pub device_queue: Option<u32>,
 }
 
-#[derive(Deserialize, Debug)]
-#[serde(untagged)]
+/// One name or a list of names: `src = "senders"`, `pcap = ["A->B", "B->A"]`.
+#[derive(Debug)]
 pub enum Endpoints {
     One(String),
     Many(Vec<String>),
 }
 
-#[derive(Deserialize, Debug)]
-#[serde(untagged)]
+/// A flow's start: a time, `{ uniform = [lo, hi] }`, or one time per generated flow.
+#[derive(Debug)]
 pub enum StartTable {
     At(Dur),
     Uniform { uniform: (Dur, Dur) },
     List(Vec<Dur>),
+}
+
+// Hand-written rather than `#[serde(untagged)]`, whose only error is "data did not match any
+// variant": these say which shapes are allowed and, inside a list, which entry is wrong.
+
+impl<'de> Deserialize<'de> for Endpoints {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const EXPECTED: &str = "expected a name (\"s0\") or a list of names ([\"s0\", \"s1\"])";
+        match toml::Value::deserialize(d)? {
+            toml::Value::String(s) => Ok(Endpoints::One(s)),
+            toml::Value::Array(a) => a
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    toml::Value::String(s) => Ok(s),
+                    other => Err(D::Error::custom(format!("entry [{i}]: expected a name (a string), got {}", other.type_str()))),
+                })
+                .collect::<Result<_, _>>()
+                .map(Endpoints::Many),
+            other => Err(D::Error::custom(format!("{EXPECTED}, got {}", other.type_str()))),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for StartTable {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const EXPECTED: &str = "expected a duration (\"2s\"), { uniform = [\"1s\", \"8s\"] } or a list of durations, one per generated flow";
+        let dur = |v: toml::Value, at: &str| Dur::deserialize(v).map_err(|e| D::Error::custom(format!("{at}{}", e.message())));
+        match toml::Value::deserialize(d)? {
+            v @ (toml::Value::String(_) | toml::Value::Integer(_)) => dur(v, "").map(StartTable::At),
+            toml::Value::Array(a) => a.into_iter().enumerate().map(|(i, v)| dur(v, &format!("entry [{i}]: "))).collect::<Result<_, _>>().map(StartTable::List),
+            toml::Value::Table(mut t) => {
+                let bounds = t.remove("uniform");
+                if let Some(k) = t.keys().next() {
+                    return Err(D::Error::custom(format!("unknown key `{k}`; {EXPECTED}")));
+                }
+                match bounds {
+                    Some(toml::Value::Array(a)) if a.len() == 2 => {
+                        let mut a = a.into_iter();
+                        let lo = dur(a.next().expect("two entries"), "uniform[0]: ")?;
+                        let hi = dur(a.next().expect("two entries"), "uniform[1]: ")?;
+                        Ok(StartTable::Uniform { uniform: (lo, hi) })
+                    }
+                    _ => Err(D::Error::custom("uniform: expected two durations, [lo, hi]")),
+                }
+            }
+            other => Err(D::Error::custom(format!("{EXPECTED}, got {}", other.type_str()))),
+        }
+    }
 }
 
 /// An application table: its `kind` picks one of the tables below (see [`APP_KINDS`]).

@@ -309,3 +309,117 @@ fn pacing_option() {
     assert_eq!(e.path, "tcp.pacing");
     assert!(e.message.contains("linux"), "lists the choices: {e}");
 }
+
+#[test]
+fn zero_and_rounded_to_zero_link_rates_are_refused_everywhere() {
+    // A 0 bit/s link would serialize in no time: an infinitely fast link, never what was meant.
+    for (from, to, path) in [
+        ("access_rate = \"100Mbps\"", "access_rate = \"0bps\"", "topology.access_rate"),
+        ("access_rate = \"100Mbps\"", "access_rate = \"0.4bps\"", "topology.access_rate"),
+        ("rate = \"10Mbps\"", "rate = \"0Gbps\"", "topology.bottleneck.rate"),
+        ("app = { kind = \"bulk\" }", "app = { kind = \"udp_cbr\", rate = \"0kbps\", packet_size = \"100B\" }", "flows[0].app.rate"),
+    ] {
+        let e = error_of(from, to);
+        assert_eq!(e.path, path, "{e}");
+        assert!(e.message.contains("at least 1bps"), "{e}");
+    }
+    let lot = |rate: &str, access: &str| {
+        format!("name = \"p\"\nduration = \"1s\"\n[topology]\nkind = \"parking_lot\"\nhops = 1\nrate = \"{rate}\"\ndelay = \"1ms\"\nqueue = {{ kind = \"drop_tail\", limit = \"10pkt\" }}\naccess_rate = \"{access}\"\n[[flows]]\nsrc = \"long_src\"\ndst = \"long_dst\"\napp = {{ kind = \"bulk\" }}\n")
+    };
+    // `access_delay` may be left out, as in the dumbbell (0 s).
+    let m = load_str(&lot("10Mbps", "100Mbps"), None).unwrap();
+    assert!(m.links.iter().all(|l| l.rate.0 > 0));
+    assert_eq!(load_str(&lot("0bps", "100Mbps"), None).unwrap_err().path, "topology.rate");
+    assert_eq!(load_str(&lot("10Mbps", "0bps"), None).unwrap_err().path, "topology.access_rate");
+    let graph = |rate: &str| {
+        format!("name = \"g\"\nduration = \"1s\"\n[topology]\nkind = \"graph\"\nnodes = [{{ name = \"h1\", kind = \"host\" }}, {{ name = \"h2\", kind = \"host\" }}]\nlinks = [{{ a = \"h1\", b = \"h2\", rate = \"10Mbps\", delay = \"1ms\" }}, {{ a = \"h2\", b = \"h1\", rate = \"{rate}\", delay = \"1ms\" }}]\n[[flows]]\nsrc = \"h1\"\ndst = \"h2\"\napp = {{ kind = \"bulk\" }}\n")
+    };
+    assert!(load_str(&graph("1bps"), None).is_ok());
+    assert_eq!(load_str(&graph("0bps"), None).unwrap_err().path, "topology.links[1].rate");
+}
+
+#[test]
+fn on_off_periods_name_the_zero_one() {
+    let app = |on: &str, off: &str| format!("app = {{ kind = \"on_off\", rate = \"1Mbps\", packet_size = \"1000B\", mean_on = \"{on}\", mean_off = \"{off}\" }}");
+    assert_eq!(error_of("app = { kind = \"bulk\" }", &app("1s", "0s")).path, "flows[0].app.mean_off");
+    assert_eq!(error_of("app = { kind = \"bulk\" }", &app("0s", "1s")).path, "flows[0].app.mean_on");
+}
+
+#[test]
+fn mss_must_leave_a_segment_inside_an_ipv4_packet() {
+    // 20 B IP + 20 B TCP + 12 B timestamp option + 65483 B = 65535 B, the IPv4 maximum.
+    let (g, _) = tcp_of("mss = 65483", "");
+    assert_eq!(g.mss, 65_483);
+    let e = error_of("[topology]", "[tcp]\nmss = 65484\n[topology]");
+    assert_eq!(e.path, "tcp.mss");
+    assert!(e.message.contains("65483") && e.message.contains("timestamps"), "{e}");
+    // Without timestamps the option bytes are free.
+    let (g, _) = tcp_of("mss = 65495\ntimestamps = false", "");
+    assert_eq!(g.mss, 65_495);
+    // A flow turning timestamps back on for the inherited MSS is caught at the flow.
+    let text = format!("{}\n[[flows]]\nname = \"x\"\nsrc = \"s0\"\ndst = \"r0\"\napp = {{ kind = \"bulk\" }}\ntcp = {{ timestamps = true }}\n", BASE.replace("[topology]", "[tcp]\nmss = 65495\ntimestamps = false\n[topology]"));
+    assert_eq!(load_str(&text, None).unwrap_err().path, "flows[1].tcp.mss");
+}
+
+#[test]
+fn l2_overhead_is_bounded() {
+    assert!(load_str(&BASE.replace("pairs = 2", "pairs = 2\nl2_overhead = 38"), None).is_ok());
+    let e = error_of("pairs = 2", "pairs = 2\nl2_overhead = 2305841982");
+    assert_eq!(e.path, "topology.l2_overhead");
+    assert!(e.message.contains("256"), "{e}");
+}
+
+#[test]
+fn durations_and_sizes_beyond_range_are_refused_not_clamped() {
+    let e = error_of("duration = \"10s\"", "duration = \"99999999999999s\"");
+    assert_eq!(e.path, "duration");
+    assert!(e.message.contains("too large"), "{e}");
+    // Representable, but beyond what a run may ask for.
+    let e = error_of("duration = \"10s\"", "duration = \"1000000000s\"");
+    assert_eq!(e.path, "duration");
+    assert!(e.message.contains("at most"), "{e}");
+    let e = error_of("rate = \"10Mbps\"", "rate = \"99999999999999999999Gbps\"");
+    assert_eq!(e.path, "topology.bottleneck.rate");
+    let e = error_of("limit = \"50pkt\"", "limit = \"64KB\"");
+    assert_eq!(e.path, "topology.queue.limit");
+    assert!(e.message.contains("KiB"), "{e}");
+}
+
+#[test]
+fn a_flow_table_overrides_only_the_keys_it_gives_profile_included() {
+    // The flow picks its own profile; the scenario's [tcp] keys still apply, then the flow's.
+    let (g, f) = tcp_of("mss = 200\nrcv_buf = \"1MiB\"\nsack = false", "validate = \"ns3.44\", dupthresh = 5");
+    assert_eq!((g.mss, g.rcv_buf, g.sack), (200, 1 << 20, false));
+    assert_eq!((f.mss, f.rcv_buf, f.sack, f.dupthresh), (200, 1 << 20, false, 5));
+    let ns3 = crate::tcp::TcpConfig::ns3_44();
+    assert_eq!((f.dupack, f.wnd_update, f.data_retries), (ns3.dupack, ns3.wnd_update, ns3.data_retries), "the flow runs ns-3's behaviour options");
+    // And the other way round: a scenario-wide profile with one flow back on Sluice's defaults.
+    let (g, f) = tcp_of("validate = \"ns3.44\"\nmss = 1000", "validate = \"sluice\"");
+    assert_eq!((g.dupack, g.mss), (ns3.dupack, 1000));
+    let sluice = crate::tcp::TcpConfig::default();
+    assert_eq!((f.dupack, f.wnd_update, f.mss), (sluice.dupack, sluice.wnd_update, 1000));
+}
+
+#[test]
+fn start_and_endpoint_errors_say_what_is_allowed() {
+    let e = error_of("count = 2", "count = 2\nstart = true");
+    assert_eq!(e.path, "flows[0].start");
+    assert!(e.message.contains("uniform") && e.message.contains("list"), "{e}");
+    let e = error_of("count = 2", "count = 2\nstart = [\"1s\", \"2x\"]");
+    assert!(e.message.contains("entry [1]") && e.message.contains("duration"), "{e}");
+    let e = error_of("count = 2", "count = 2\nstart = { uniform = [\"1s\"] }");
+    assert!(e.message.contains("two durations"), "{e}");
+    let e = error_of("count = 2", "count = 2\nstart = { unifrom = [\"1s\", \"2s\"] }");
+    assert!(e.message.contains("unifrom"), "{e}");
+    let e = error_of("src = \"senders\"", "src = 3");
+    assert_eq!(e.path, "flows[0].src");
+    assert!(e.message.contains("name"), "{e}");
+    let e = error_of("src = \"senders\"", "src = [\"s0\", 1]");
+    assert!(e.message.contains("entry [1]"), "{e}");
+    let e = error_of("app = { kind = \"bulk\" }", "app = { kind = \"bulk\" }\n[monitor]\npcap = { all = true }");
+    assert_eq!(e.path, "monitor.pcap");
+    // The accepted shapes still load.
+    let m = load_str(&BASE.replace("count = 2", "count = 2\nstart = { uniform = [\"1s\", \"2s\"] }"), None).unwrap();
+    assert_eq!(m.flows[0].start, StartSpec::Uniform(Time(1_000_000_000), Time(2_000_000_000)));
+    assert!(load_str(&BASE.replace("count = 2", "count = 2\nstart = 0"), None).is_ok());
+}
