@@ -116,8 +116,8 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
         goodputs.push(goodput);
         let efficiency = if sent > 0 { (sent.saturating_sub(retx)) as f64 / sent as f64 } else { 1.0 };
         let data_pkts = match r.client {
-            Some(e) => e.counters.data_pkts_sent,
-            None => r.net.udp_sent_pkts,
+            Some(e) => e.counters.data_pkts_sent - warm.clients[f].as_ref().map_or(0, |w| w.data_pkts_sent),
+            None => r.net.udp_sent_pkts - wn.udp_sent_pkts,
         };
         flows.push(FlowSummary {
             id: f as u32,

@@ -30,7 +30,9 @@ pub struct FlowSummary {
     pub fct_s: Option<f64>,
     /// Mean of RTT samples within the window.
     pub mean_rtt_s: Option<f64>,
+    /// Payload bytes the sender put on the wire within the window, retransmissions included.
     pub payload_bytes_sent: u64,
+    /// Data segments (TCP, with payload) or datagrams (UDP) sent within the window.
     pub data_packets_sent: u64,
     pub rto_count: u64,
     pub fast_retransmits: u64,
@@ -71,7 +73,8 @@ pub struct Summary {
     pub warmup_s: f64,
     pub wall_time_s: f64,
     pub events: u64,
-    /// Data packets (TCP segments with payload, UDP) that crossed any link.
+    /// Data packets (TCP segments with payload, UDP datagrams) the hosts sent over the whole
+    /// run, warm-up included: the benchmarks' unit of work.
     pub data_packets: u64,
     pub flows: Vec<FlowSummary>,
     pub queues: Vec<QueueSummary>,
