@@ -259,10 +259,14 @@ def test_ctrl_c_stops_a_run(tiny_text: str) -> None:
     # SIGINT while the simulator runs (the lock released) stops it with KeyboardInterrupt at
     # the next slice, long before the end.
     import _thread
+    import signal
     import threading
     import time
 
     text = tiny_text.replace('duration = "5s"', 'duration = "20000s"')
+    # Python's own handler, whatever this process inherited (a shell starts background jobs
+    # with SIGINT ignored, and then Python ignores it too).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, _thread.interrupt_main)
     timer.start()
     t0 = time.monotonic()
@@ -271,4 +275,5 @@ def test_ctrl_c_stops_a_run(tiny_text: str) -> None:
             sluice.run(text)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - t0 < 5.0

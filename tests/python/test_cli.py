@@ -172,7 +172,15 @@ def test_ctrl_c_exits_130_with_how_far_the_run_got(tiny_text: str, tmp_path: Pat
     scen = tmp_path / "long.toml"
     scen.write_text(tiny_text.replace('duration = "5s"', 'duration = "20000s"'))
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "sluice", "run", str(scen), "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # The child restores SIGINT's default: a shell starts background jobs (a CI runner's, say)
+    # with SIGINT ignored, and Python then leaves Ctrl-C ignored, as it should for the user.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sluice", "run", str(scen), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     time.sleep(4.0)  # imports, then the run
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
