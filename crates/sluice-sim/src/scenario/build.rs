@@ -201,6 +201,17 @@ fn check_rate(r: sluice_core::Rate, path: &str) -> R<sluice_core::Rate> {
     Ok(r)
 }
 
+/// Node names make queue names (`"A->B"`) and pcap file names (`A-to-B.pcap`), so they are
+/// kept to characters that are safe in both.
+fn check_node_name(name: &str, path: &str) -> R<()> {
+    let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    let first_ok = name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    if name.len() > 64 || !first_ok || !name.chars().all(ok_char) || name.contains("->") {
+        return err(path, format!("{name:?}: a node name is 1-64 letters, digits, '_', '-' and '.', starting with a letter, digit or '_', without \"->\" (it names queues \"A->B\" and pcap files)"));
+    }
+    Ok(())
+}
+
 /// Link-layer bytes per packet: PPP's 2, Ethernet's 38 with preamble and gap, tunnels more.
 fn check_l2(v: Option<u32>, path: &str) -> R<u32> {
     const MAX: u32 = 256;
@@ -371,6 +382,7 @@ fn build_topology(t: &Topology) -> R<Net> {
             let mut nodes = Vec::new();
             let mut index = std::collections::HashMap::new();
             for (i, n) in gn.iter().enumerate() {
+                check_node_name(&n.name, &format!("topology.nodes[{i}].name"))?;
                 if index.insert(n.name.clone(), i).is_some() {
                     return err(format!("topology.nodes[{i}].name"), format!("duplicate node name {:?}", n.name));
                 }
@@ -380,12 +392,17 @@ fn build_topology(t: &Topology) -> R<Net> {
                 index.get(name).copied().ok_or_else(|| ScenarioError::new(path, format!("no node named {name:?}")))
             };
             let mut links = Vec::new();
+            let mut joined = std::collections::HashMap::new();
             for (i, l) in gl.iter().enumerate() {
                 let p = format!("topology.links[{i}]");
                 let a = find(&l.a, format!("{p}.a"))?;
                 let b = find(&l.b, format!("{p}.b"))?;
                 if a == b {
                     return err(format!("{p}.b"), "a link must join two different nodes");
+                }
+                // Queues, pcap files and routes are named by the two nodes a link joins.
+                if let Some(j) = joined.insert((a.min(b), a.max(b)), i) {
+                    return err(p, format!("links[{j}] already joins {:?} and {:?} (one link per pair of nodes: its queues are named \"{}->{}\" and \"{}->{}\")", l.a, l.b, l.a, l.b, l.b, l.a));
                 }
                 let q = match &l.queue {
                     Some(q) => qspec(q, &format!("{p}.queue"))?,

@@ -332,10 +332,35 @@ fn zero_and_rounded_to_zero_link_rates_are_refused_everywhere() {
     assert_eq!(load_str(&lot("0bps", "100Mbps"), None).unwrap_err().path, "topology.rate");
     assert_eq!(load_str(&lot("10Mbps", "0bps"), None).unwrap_err().path, "topology.access_rate");
     let graph = |rate: &str| {
-        format!("name = \"g\"\nduration = \"1s\"\n[topology]\nkind = \"graph\"\nnodes = [{{ name = \"h1\", kind = \"host\" }}, {{ name = \"h2\", kind = \"host\" }}]\nlinks = [{{ a = \"h1\", b = \"h2\", rate = \"10Mbps\", delay = \"1ms\" }}, {{ a = \"h2\", b = \"h1\", rate = \"{rate}\", delay = \"1ms\" }}]\n[[flows]]\nsrc = \"h1\"\ndst = \"h2\"\napp = {{ kind = \"bulk\" }}\n")
+        format!("name = \"g\"\nduration = \"1s\"\n[topology]\nkind = \"graph\"\nnodes = [{{ name = \"h1\", kind = \"host\" }}, {{ name = \"r\", kind = \"router\" }}, {{ name = \"h2\", kind = \"host\" }}]\nlinks = [{{ a = \"h1\", b = \"r\", rate = \"10Mbps\", delay = \"1ms\" }}, {{ a = \"r\", b = \"h2\", rate = \"{rate}\", delay = \"1ms\" }}]\n[[flows]]\nsrc = \"h1\"\ndst = \"h2\"\napp = {{ kind = \"bulk\" }}\n")
     };
     assert!(load_str(&graph("1bps"), None).is_ok());
     assert_eq!(load_str(&graph("0bps"), None).unwrap_err().path, "topology.links[1].rate");
+}
+
+// Node names become queue names ("A->B") and pcap file names, and a pair of nodes has one link:
+// anything else would give two queues one name, or a file name with a slash in it.
+#[test]
+fn graph_names_and_links_are_unambiguous() {
+    let graph = |names: [&str; 3], links: &str| {
+        let nodes = format!("[{{ name = {:?}, kind = \"host\" }}, {{ name = {:?}, kind = \"router\" }}, {{ name = {:?}, kind = \"host\" }}]", names[0], names[1], names[2]);
+        format!("name = \"g\"\nduration = \"1s\"\n[topology]\nkind = \"graph\"\nnodes = {nodes}\nlinks = [{links}]\n[[flows]]\nsrc = {:?}\ndst = {:?}\napp = {{ kind = \"bulk\" }}\n", names[0], names[2])
+    };
+    let chain = |a: &str, r: &str, b: &str| format!("{{ a = {a:?}, b = {r:?}, rate = \"10Mbps\", delay = \"1ms\" }}, {{ a = {r:?}, b = {b:?}, rate = \"10Mbps\", delay = \"1ms\" }}");
+    assert!(load_str(&graph(["h_1", "core-2.a", "H3"], &chain("h_1", "core-2.a", "H3")), None).is_ok());
+    for (i, bad) in ["", "a/b", "a->b", "x y", ".hidden", "-x", &"n".repeat(65)].into_iter().enumerate() {
+        let mut names = ["h1", "r", "h2"];
+        names[i % 3] = bad;
+        let e = load_str(&graph(names, &chain(names[0], names[1], names[2])), None).unwrap_err();
+        assert_eq!(e.path, format!("topology.nodes[{}].name", i % 3), "{bad:?}: {e}");
+        assert!(e.message.contains("letters, digits"), "{e}");
+    }
+    // A second link between the same two nodes, in either direction.
+    for extra in ["{ a = \"h1\", b = \"r\", rate = \"1Mbps\", delay = \"5ms\" }", "{ a = \"r\", b = \"h1\", rate = \"1Mbps\", delay = \"5ms\" }"] {
+        let e = load_str(&graph(["h1", "r", "h2"], &format!("{}, {extra}", chain("h1", "r", "h2"))), None).unwrap_err();
+        assert_eq!(e.path, "topology.links[2]", "{e}");
+        assert!(e.message.contains("links[0] already joins"), "{e}");
+    }
 }
 
 #[test]
