@@ -246,7 +246,7 @@ impl<'m> Sim<'m> {
             } else {
                 flow_ep.push(NO_EP);
             }
-            apps.push(App { flow: f as u32, spec: fl.app.clone(), start, stop: fl.stop, rng, gen: 0, on_until: Time::ZERO, stopped: false, train_start: Time::ZERO, train_sent: 0 });
+            apps.push(App { flow: f as u32, spec: fl.app.clone(), start, stop: fl.stop, rng, gen: 0, on_until: Time::ZERO, stopped: false, train_start: Time::ZERO, train_sent: 0, on_carry: Dur::ZERO });
         }
         let n_eps = eps.len();
         // The longest a full-sized packet spends on one link: the calendar of packet events
@@ -775,9 +775,10 @@ impl<'m> Sim<'m> {
             AppSpec::OnOff { mean_on, .. } => {
                 let a = &mut self.apps[app as usize];
                 let on = Dur::from_secs_f64(a.rng.exponential(mean_on.as_secs_f64()));
-                a.on_until = self.now + on;
-                a.udp_train(self.now);
-                self.udp_send(app);
+                a.on_carry = Dur::ZERO;
+                a.on_period(self.now, self.now + on);
+                let (at, gen) = (a.on_next(), a.gen);
+                self.q.schedule(at, Event::AppTick { app, gen });
             }
         }
     }
@@ -800,27 +801,39 @@ impl<'m> Sim<'m> {
             return;
         }
         if let AppSpec::OnOff { mean_on, mean_off, .. } = a.spec {
-            if self.now >= a.on_until {
-                // Off period, then a new on period.
+            if a.on_packet_due(self.now) {
+                a.on_sent();
+                let next = a.on_next();
+                self.udp_emit(app);
+                self.q.schedule(next, Event::AppTick { app, gen });
+            } else {
+                // The on period is over: an off period, then the next on period.
+                a.on_period_end();
                 let off = Dur::from_secs_f64(a.rng.exponential(mean_off.as_secs_f64()));
                 let on = Dur::from_secs_f64(a.rng.exponential(mean_on.as_secs_f64()));
                 let resume = self.now + off;
-                a.on_until = resume + on;
-                a.udp_train(resume);
-                self.q.schedule(resume, Event::AppTick { app, gen });
-                return;
+                a.on_period(resume, resume + on);
+                self.q.schedule(a.on_next(), Event::AppTick { app, gen });
             }
+            return;
         }
         self.udp_send(app);
     }
 
+    /// A constant-bit-rate source's packet, and its timer for the next.
     fn udp_send(&mut self, app: u32) {
         let a = &mut self.apps[app as usize];
+        let (next, gen) = (a.udp_sent(self.now), a.gen);
+        self.udp_emit(app);
+        self.q.schedule(next, Event::AppTick { app, gen });
+    }
+
+    /// Send one UDP packet of application `app`.
+    fn udp_emit(&mut self, app: u32) {
+        let a = &self.apps[app as usize];
         let flow = a.flow as usize;
         let fl = &self.model.flows[flow];
         let size = a.udp_size();
-        let next = a.udp_sent(self.now);
-        let gen = a.gen;
         let p = SimPacket {
             src: node_addr(fl.src),
             dst: node_addr(fl.dst),
@@ -840,7 +853,6 @@ impl<'m> Sim<'m> {
         self.data_packets += 1;
         let id = self.alloc(p);
         self.forward(fl.src as u32, id);
-        self.q.schedule(next, Event::AppTick { app, gen });
     }
 
     // ----- observation -----
@@ -1016,6 +1028,21 @@ app = { kind = "file", size = "200kB" }
         let text = one_flow("{ kind = \"udp_cbr\", rate = \"1Mbps\", packet_size = \"1000B\" }", "1s", "0s");
         let s = crate::run_str(&text, None, &RunOptions::default()).unwrap().summary;
         assert_eq!(s.flows[0].data_packets_sent, 125);
+    }
+
+    // An on-off source's long-run rate is rate · mean_on / (mean_on + mean_off), whether its
+    // periods are short next to a packet time (1 ms against 8 ms: a packet every eighth on
+    // period, not one each) or long (100 ms on, 300 ms off).
+    #[test]
+    fn on_off_long_run_rate_is_the_duty_cycle() {
+        for (on, off, secs, share) in [("1ms", "1ms", 400u64, 0.5), ("100ms", "300ms", 4000, 0.25)] {
+            let app = format!("{{ kind = \"on_off\", rate = \"1Mbps\", packet_size = \"1000B\", mean_on = \"{on}\", mean_off = \"{off}\" }}");
+            let text = one_flow(&app, &format!("{secs}s"), "0s");
+            let s = crate::run_str(&text, None, &RunOptions::default()).unwrap().summary;
+            let want = 125_000.0 * secs as f64 * share;
+            let sent = s.flows[0].payload_bytes_sent as f64;
+            assert!((sent / want - 1.0).abs() < 0.03, "{on}/{off}: sent {sent} B, want {want}");
+        }
     }
 
     // Every per-flow count covers the measurement window [warmup, duration): 1 s of a
