@@ -465,17 +465,24 @@ fn app_spec(v: &AppTable, path: &str) -> R<AppSpec> {
         }
         Ok(size as u32)
     };
+    // 0 stands for "whatever fits" inside; a written 0 is a mistake.
+    let write = |w: Option<sluice_core::units::ByteSize>| -> R<u64> {
+        match w {
+            Some(w) if w.0 == 0 => err(format!("{path}.write_size"), "must be at least 1B (leave it out to write whatever fits in the send buffer)"),
+            w => Ok(w.map_or(0, |w| w.0)),
+        }
+    };
     Ok(match kind.as_str() {
         "bulk" => {
             let BulkTable { write_size } = super::typed(rest, path)?;
-            AppSpec::Bulk { write: write_size.map_or(0, |w| w.0) }
+            AppSpec::Bulk { write: write(write_size)? }
         }
         "file" => {
             let FileTable { size, write_size } = super::typed(rest, path)?;
             if size.0 == 0 {
                 return err(format!("{path}.size"), "must be greater than zero");
             }
-            AppSpec::File { size: size.0, write: write_size.map_or(0, |w| w.0) }
+            AppSpec::File { size: size.0, write: write(write_size)? }
         }
         "udp_cbr" => {
             let UdpCbrTable { rate, packet_size } = super::typed(rest, path)?;
@@ -541,6 +548,15 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
             }
             None => tcp.clone(),
         };
+        // Each write goes into the send buffer whole: one larger than the buffer never would.
+        let first_write = match app {
+            AppSpec::Bulk { write } => write,
+            AppSpec::File { size, write } => write.min(size),
+            _ => 0,
+        };
+        if first_write > ftcp.snd_buf {
+            return err(format!("{p}.app.write_size"), format!("{first_write} B can never fit in the send buffer of {} B (tcp.snd_buf): at most that", ftcp.snd_buf));
+        }
         let base = fl.name.clone().unwrap_or_else(|| format!("f{i}"));
         for k in 0..count {
             let (s, d) = (src[k % src.len()], dst[k % dst.len()]);

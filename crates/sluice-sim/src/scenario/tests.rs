@@ -363,6 +363,25 @@ fn graph_names_and_links_are_unambiguous() {
     }
 }
 
+// An application writes into the send buffer a whole write at a time: a write larger than the
+// buffer would never go in and the flow would stall without a word, and a write of 0 B is a
+// typo for leaving the key out.
+#[test]
+fn writes_must_fit_the_send_buffer() {
+    let bulk = "app = { kind = \"bulk\" }";
+    let e = error_of(bulk, "app = { kind = \"bulk\", write_size = \"129KiB\" }");
+    assert_eq!(e.path, "flows[0].app.write_size");
+    assert!(e.message.contains("131072 B (tcp.snd_buf)"), "{e}");
+    // A flow's own snd_buf counts, and a file's write is never more than the file.
+    let e = error_of(bulk, "app = { kind = \"file\", size = \"10MB\", write_size = \"1MiB\" }\ntcp = { snd_buf = \"512KiB\" }");
+    assert!(e.message.contains("1048576 B can never fit in the send buffer of 524288 B"), "{e}");
+    assert!(load_str(&BASE.replace(bulk, "app = { kind = \"file\", size = \"100kB\", write_size = \"1MiB\" }"), None).is_ok());
+    assert!(load_str(&BASE.replace(bulk, "app = { kind = \"bulk\", write_size = \"128KiB\" }"), None).is_ok());
+    let e = error_of(bulk, "app = { kind = \"file\", size = \"1MB\", write_size = \"0B\" }");
+    assert_eq!(e.path, "flows[0].app.write_size");
+    assert!(e.message.contains("at least 1B"), "{e}");
+}
+
 #[test]
 fn on_off_periods_name_the_zero_one() {
     let app = |on: &str, off: &str| format!("app = {{ kind = \"on_off\", rate = \"1Mbps\", packet_size = \"1000B\", mean_on = \"{on}\", mean_off = \"{off}\" }}");
