@@ -181,6 +181,12 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
         let why = if c.timestamps { " with timestamps on (12 option bytes per segment)" } else { "" };
         return err(format!("{path}.mss"), format!("must be at most {max_mss} bytes{why}, so that a segment fits the 65535-byte IPv4 packet; got {}", c.mss));
     }
+    // The sender waits for room for a full segment (as ns-3 does), so a smaller receive window
+    // would let data through only as one-byte probes every few seconds.
+    if c.rcv_buf < c.mss as u64 {
+        let key = if t.mss.is_some() && t.rcv_buf.is_none() { "mss" } else { "rcv_buf" };
+        return err(format!("{path}.{key}"), format!("the receive buffer ({} B) must hold at least one full segment (mss = {} B)", c.rcv_buf, c.mss));
+    }
     Ok(c)
 }
 

@@ -382,6 +382,21 @@ fn writes_must_fit_the_send_buffer() {
     assert!(e.message.contains("at least 1B"), "{e}");
 }
 
+// A receive buffer smaller than one segment never admits a full-sized one (the sender waits for
+// room for a whole segment): refused, naming the key that made it so.
+#[test]
+fn the_receive_buffer_holds_a_segment() {
+    let e = error_of("[topology]", "[tcp]\nrcv_buf = \"1000B\"\n[topology]");
+    assert_eq!(e.path, "tcp.rcv_buf");
+    assert!(e.message.contains("(1000 B) must hold at least one full segment (mss = 1448 B)"), "{e}");
+    assert!(load_str(&BASE.replace("[topology]", "[tcp]\nrcv_buf = \"1448B\"\n[topology]"), None).is_ok());
+    // A flow's larger segments against the scenario's small buffer: the flow's mss is named.
+    let text = BASE.replace("[topology]", "[tcp]\nrcv_buf = \"8KiB\"\n[topology]");
+    assert!(load_str(&text, None).is_ok());
+    let e = load_str(&format!("{text}tcp = {{ mss = 9000 }}\n"), None).unwrap_err();
+    assert_eq!(e.path, "flows[0].tcp.mss", "{e}");
+}
+
 #[test]
 fn on_off_periods_name_the_zero_one() {
     let app = |on: &str, off: &str| format!("app = {{ kind = \"on_off\", rate = \"1Mbps\", packet_size = \"1000B\", mean_on = \"{on}\", mean_off = \"{off}\" }}");
