@@ -680,10 +680,42 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
         }
     };
     check_connected(&net, &flows)?;
+    check_sample_rows(&f, &net, &flows, &monitor, warmup)?;
     if let Some(d) = &f.description {
         notes.push(("description".into(), d.clone()));
     }
     Ok(Model { name: f.name, seed: seed.or(f.seed).unwrap_or(1), duration: f.duration, warmup, nodes: net.nodes, links: net.links, flows, monitor, notes })
+}
+
+/// Rows a sampled table (queue lengths, congestion windows) may reach in one run, about half a
+/// gigabyte of queue samples: an interval typed as "1ns" instead of "1ms" would otherwise fill
+/// memory before the run got anywhere.
+pub const MAX_SAMPLE_ROWS: u64 = 20_000_000;
+
+fn check_sample_rows(f: &ScenarioFile, net: &Net, flows: &[FlowSpec], monitor: &MonitorSpec, warmup: Dur) -> R<()> {
+    let check = |key: &str, interval: Dur, span: Dur, what: &str, n: u64| -> R<()> {
+        let rows = (span.0 / interval.0 + 1).saturating_mul(n);
+        if rows > MAX_SAMPLE_ROWS {
+            // The shortest interval that fits, rounded up to one significant digit.
+            let least = (span.0 as u128 * n as u128 / MAX_SAMPLE_ROWS as u128) as u64 + 1;
+            let unit = (0..19).map(|k| 10u64.pow(k)).take_while(|&u| u <= least).last().unwrap_or(1);
+            let least = Dur(least.div_ceil(unit) * unit);
+            let default = if key == "queue_sample" && f.monitor.queue_sample.is_none() { " (the default)" } else { "" };
+            return err(format!("monitor.{key}"), format!("sampling {n} {what} every {interval}{default} for {span} makes {rows} rows, more than {MAX_SAMPLE_ROWS}; use an interval of at least {least}"));
+        }
+        Ok(())
+    };
+    let queues = match &monitor.queues {
+        Some(v) => v.len() as u64,
+        None => net.links.iter().map(|l| (net.nodes[l.a].kind == NodeKind::Router) as u64 + (net.nodes[l.b].kind == NodeKind::Router) as u64).sum(),
+    };
+    // Queues are sampled over the measurement window, windows over the whole run.
+    check("queue_sample", monitor.queue_sample, f.duration - warmup, "queues", queues)?;
+    if let Some(d) = monitor.cwnd_trace {
+        let tcp = flows.iter().filter(|fl| fl.app.is_tcp()).count() as u64;
+        check("cwnd_trace", d, f.duration, "TCP flows", tcp)?;
+    }
+    Ok(())
 }
 
 fn check_connected(net: &Net, flows: &[FlowSpec]) -> R<()> {

@@ -397,6 +397,23 @@ fn the_receive_buffer_holds_a_segment() {
     assert_eq!(e.path, "flows[0].tcp.mss", "{e}");
 }
 
+// A sampling interval that would make more rows than memory holds (a typed "1ns" for "1ms",
+// or the default 10 ms over a years-long run) is refused with the shortest interval that fits.
+#[test]
+fn sampling_tables_stay_bounded() {
+    let e = error_of("[[flows]]", "[monitor]\nqueue_sample = \"1ns\"\n[[flows]]");
+    assert_eq!(e.path, "monitor.queue_sample");
+    // 2 queues over the 8 s window: at least 801 ns, rounded up to 900 ns.
+    assert!(e.message.contains("sampling 2 queues every 1ns for 8s") && e.message.ends_with("at least 900ns"), "{e}");
+    let e = error_of("duration = \"10s\"", "duration = \"10000000s\"");
+    assert_eq!(e.path, "monitor.queue_sample");
+    assert!(e.message.contains("10ms (the default)"), "{e}");
+    // Windows are sampled over the whole run, one row per TCP flow.
+    let e = error_of("[[flows]]", "[monitor]\ncwnd_trace = \"1us\"\n[[flows]]");
+    assert_eq!(e.path, "monitor.cwnd_trace", "{e}");
+    assert!(load_str(&BASE.replace("[[flows]]", "[monitor]\ncwnd_trace = \"2us\"\nqueue_sample = \"1us\"\n[[flows]]"), None).is_ok());
+}
+
 #[test]
 fn on_off_periods_name_the_zero_one() {
     let app = |on: &str, off: &str| format!("app = {{ kind = \"on_off\", rate = \"1Mbps\", packet_size = \"1000B\", mean_on = \"{on}\", mean_off = \"{off}\" }}");
