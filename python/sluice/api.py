@@ -209,7 +209,7 @@ def run(
     """
     text, source = read_scenario(scenario)
     out = None if out_dir is None else os.fspath(out_dir)
-    native = _sluice.run(text, seed, out, source=source, progress=progress)
+    native = _sluice.run(text, _check_seed(seed), out, source=source, progress=progress)
     return Result.from_native(native)
 
 
@@ -219,4 +219,15 @@ def validate(scenario: ScenarioLike, seed: int | None = None) -> None:
     Raises :class:`~sluice.errors.ScenarioError` (with ``.path``) if it is invalid.
     """
     text, source = read_scenario(scenario)
-    _sluice.validate(text, seed, source=source)
+    _sluice.validate(text, _check_seed(seed), source=source)
+
+
+def _check_seed(seed: object) -> int | None:
+    """A seed is None or an integer in [0, 2**64); anything else is refused by name."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be an integer from 0 to 2**64 - 1 (or None), not {type(seed).__name__}")
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an integer from 0 to 2**64 - 1, got {seed}")
+    return seed

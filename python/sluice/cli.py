@@ -147,7 +147,7 @@ _BROKEN = {
 }
 
 
-def _connection_warnings(summary: dict) -> list[str]:
+def _connection_warnings(summary: dict[str, Any]) -> list[str]:
     """One line per TCP flow whose connection failed or was aborted (`tcp_state`)."""
     return [f"flow {f.get('id')}: {_BROKEN[f['tcp_state']]}" for f in summary.get("flows", []) if f.get("tcp_state") in _BROKEN]
 

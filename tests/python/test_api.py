@@ -87,6 +87,15 @@ def test_same_seed_same_summary(tiny_text: str) -> None:
     assert strip(a.summary_json) == strip(b.summary_json)
 
 
+@pytest.mark.parametrize(("seed", "error"), [(-1, ValueError), (2**64, ValueError), ("1", TypeError), (1.0, TypeError), (True, TypeError)])
+def test_a_bad_seed_is_refused_by_name(tiny_text: str, seed: object, error: type) -> None:
+    # Seeds are 64-bit unsigned integers: anything else says so, before any work is done.
+    for call in (sluice.run, sluice.validate):
+        with pytest.raises(error, match="seed must be an integer from 0 to 2\\*\\*64 - 1"):
+            call(tiny_text, seed=seed)  # type: ignore[arg-type]
+    assert sluice.run(tiny_text, seed=2**64 - 1).summary["seed"] == 2**64 - 1
+
+
 def test_different_seeds_different_start_times(tiny_text: str) -> None:
     # tiny.toml draws each start uniformly in [0 s, 1 s) from the flow's own stream
     a = sluice.run(tiny_text, seed=1)
