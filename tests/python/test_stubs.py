@@ -30,3 +30,12 @@ def test_package_is_typed() -> None:
     root = Path(sluice.__file__).parent
     assert (root / "py.typed").exists()
     assert (root / "_sluice.pyi").exists()
+
+
+def test_package_passes_strict_mypy(tmp_path: Path) -> None:
+    # The package's own annotations, checked as pyproject.toml's [tool.mypy] says (strict).
+    pytest.importorskip("mypy")
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, MYPY_CACHE_DIR=str(tmp_path / "mypy-cache"))
+    proc = subprocess.run([sys.executable, "-m", "mypy"], cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
