@@ -11,6 +11,7 @@ unreadable file, bad option); 3 the simulator hit a bug (the message says how to
 from __future__ import annotations
 
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -214,6 +215,26 @@ def _print_summary(result: api.Result) -> None:
     _out.print(total)
 
 
+def _check_outputs(out: Path | None, summary: Path | None) -> None:
+    """Fail before the run, not after it, if its results could not be written: a file where
+    the output directory should be, a directory where the summary file should be, or a place
+    that cannot be written to. Nothing is created yet (a scenario error leaves no trace)."""
+    for flag, path, is_dir in (("--out", out, True), ("--summary", summary, False)):
+        if path is None:
+            continue
+        if is_dir and path.exists() and not path.is_dir():
+            _fail(f"--out {path}: a file of that name exists; --out takes a directory", EXIT_OUTPUT)
+        if not is_dir and path.is_dir():
+            _fail(f"--summary {path}: is a directory; --summary takes a file name", EXIT_OUTPUT)
+        base = path if is_dir and path.is_dir() else path.parent
+        while not base.exists():
+            base = base.parent
+        if not base.is_dir():
+            _fail(f"{flag} {path}: {base} is not a directory", EXIT_OUTPUT)
+        if not os.access(base, os.W_OK):
+            _fail(f"{flag} {path}: {base} is not writable", EXIT_OUTPUT)
+
+
 @app.command("run")
 def run_cmd(
     scenario: ScenarioArg,
@@ -241,6 +262,7 @@ def run_cmd(
     Example:  sluice run scenarios/reference/single-newreno.toml --seed 2 --out results/single
     """
     _read(scenario)  # one-line errors for a missing or unreadable file
+    _check_outputs(out, summary)  # before the run, so a long run is never lost to a bad path
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     reached = [0.0, 0.0]  # simulated seconds reached, end

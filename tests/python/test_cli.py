@@ -131,6 +131,33 @@ def test_unwritable_out_dir_exits_1(tiny_path: Path, tmp_path: Path) -> None:
     assert str(blocker) in one_error_line(result.stderr)
 
 
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--out", "{f}"], "a file of that name exists; --out takes a directory"),
+        (["--out", "{f}/sub"], "is not a directory"),
+        (["--summary", "{d}"], "is a directory; --summary takes a file name"),
+        (["--summary", "{f}/s.json"], "is not a directory"),
+    ],
+)
+def test_bad_output_paths_fail_before_the_run(tiny_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], says: str) -> None:
+    # A long run must not be lost to an output path that could never be written: the paths are
+    # checked first, and the simulation never starts.
+    import sluice.api
+
+    def must_not_run(*_: object, **__: object) -> None:
+        raise AssertionError("the run started")
+
+    monkeypatch.setattr(sluice.api, "run", must_not_run)
+    f = tmp_path / "a-file"
+    f.write_text("")
+    d = tmp_path / "a-dir"
+    d.mkdir()
+    result = runner.invoke(app, ["run", str(tiny_path), *[a.format(f=f, d=d) for a in args]])
+    assert result.exit_code == 1, result.output
+    assert says in one_error_line(result.stderr)
+
+
 def test_simulation_panic_exits_3_with_reproduce_command(
     tiny_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
