@@ -496,9 +496,11 @@ fn app_spec(v: &AppTable, path: &str) -> R<AppSpec> {
         }
         _ => {
             let OnOffTable { rate, packet_size, mean_on, mean_off } = super::typed(rest, path)?;
+            // Every period is an event: nanosecond periods would take a run of seconds billions
+            // of them, and model nothing a microsecond does not.
             for (key, d) in [("mean_on", mean_on), ("mean_off", mean_off)] {
-                if d == Dur::ZERO {
-                    return err(format!("{path}.{key}"), "must be greater than zero");
+                if d < Dur::from_micros(1) {
+                    return err(format!("{path}.{key}"), format!("must be at least 1us, got {d}"));
                 }
             }
             AppSpec::OnOff { rate, packet_size: udp(rate, packet_size.0)?, mean_on, mean_off }

@@ -419,6 +419,10 @@ fn on_off_periods_name_the_zero_one() {
     let app = |on: &str, off: &str| format!("app = {{ kind = \"on_off\", rate = \"1Mbps\", packet_size = \"1000B\", mean_on = \"{on}\", mean_off = \"{off}\" }}");
     assert_eq!(error_of("app = { kind = \"bulk\" }", &app("1s", "0s")).path, "flows[0].app.mean_off");
     assert_eq!(error_of("app = { kind = \"bulk\" }", &app("0s", "1s")).path, "flows[0].app.mean_on");
+    // Each period is an event: below a microsecond a short run would take billions of them.
+    let e = error_of("app = { kind = \"bulk\" }", &app("1ms", "999ns"));
+    assert_eq!((e.path.as_str(), e.message.as_str()), ("flows[0].app.mean_off", "must be at least 1us, got 999ns"));
+    assert!(load_str(&BASE.replace("app = { kind = \"bulk\" }", &app("1us", "1us")), None).is_ok());
 }
 
 #[test]
