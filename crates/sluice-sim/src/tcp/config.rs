@@ -330,6 +330,22 @@ pub struct TcpConfig {
     /// (`TcpTxBuffer::GetTransmittedSegment`). Off, a retransmission reuses the segment's
     /// original boundaries. Only the `ns3.44` profile sets this.
     pub retx_merge: bool,
+    /// The client takes an RTT sample from its SYN when the SYN-ACK arrives (Linux and ns-3
+    /// do; Karn's rule without timestamps: none after a retransmitted SYN), so the first data
+    /// segment's timer already follows the path. Off, the first sample comes with the first
+    /// data ACK and the RTO stays at its initial value until then.
+    pub handshake_rtt: bool,
+    /// With timestamps, every RTT sample is the echoed timestamp's age in whole clock ticks
+    /// (1 ms; ns-3 `TcpSocketBase::EstimateRtt`, RFC 7323 §4.1). Off, a segment not
+    /// retransmitted is timed from its send time to the nanosecond and timestamps time only
+    /// retransmitted ones (Linux `tcp_ack_update_rtt`). Only the `ns3.44` profile sets this.
+    pub rtt_from_ts: bool,
+    /// New data at the right edge of the peer's window goes out cut to the edge: a segment
+    /// shorter than the MSS when less than one fits but cwnd − pipe has room for a whole one
+    /// (ns-3's NextSeg rule (2), `TcpTxBuffer::NextSeg`, with pipe below the bytes outstanding
+    /// after SACKs or emulated marks). Off, new data waits until a whole segment fits inside
+    /// the window (Linux `tcp_snd_wnd_test`). Only the `ns3.44` profile sets this.
+    pub edge_clip: bool,
     /// The congestion control hears of whole segments only: the bytes an ACK delivers (those
     /// of segments it acknowledges whole, not SACKed before) count in segments, the remainder
     /// carried to later ACKs, and recovery acts only on an ACK of a whole segment (ns-3's
@@ -408,6 +424,9 @@ impl Default for TcpConfig {
             ooo_shrinks_window: true,
             slow_start_capped: true,
             retx_merge: false,
+            handshake_rtt: true,
+            rtt_from_ts: false,
+            edge_clip: false,
             acked_whole_segments: false,
             sack_report: SackReport::Rfc2018,
             pacing: Pacing::Cc,
@@ -444,6 +463,8 @@ impl TcpConfig {
             ooo_shrinks_window: false,
             slow_start_capped: false,
             retx_merge: true,
+            rtt_from_ts: true,
+            edge_clip: true,
             acked_whole_segments: true,
             sack_report: SackReport::Ns3,
             nextseg: NextSeg::Ns3,
@@ -549,6 +570,9 @@ impl TcpConfig {
             ("ooo_shrinks_window", self.ooo_shrinks_window.to_string()),
             ("slow_start_capped", self.slow_start_capped.to_string()),
             ("retx_merge", self.retx_merge.to_string()),
+            ("edge_clip", self.edge_clip.to_string()),
+            ("handshake_rtt", self.handshake_rtt.to_string()),
+            ("rtt_from_ts", self.rtt_from_ts.to_string()),
             ("acked_whole_segments", self.acked_whole_segments.to_string()),
             ("sack_report", format!("{:?}", self.sack_report).to_lowercase()),
             ("nextseg", format!("{:?}", self.nextseg).to_lowercase()),

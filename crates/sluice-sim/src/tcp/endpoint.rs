@@ -189,6 +189,8 @@ pub struct Endpoint {
     pub(super) recover_fs: u64,
     pub(super) first_partial_done: bool,
     pub(super) syn_retransmitted: bool,
+    /// When the (first) SYN left, for the handshake's RTT sample.
+    pub(super) syn_at: Time,
     pub(super) wscale_negotiated: bool,
     pub(super) syn_tries: u32,
     /// Retransmission timeouts since SND.UNA last advanced (against `data_retries`).
@@ -298,6 +300,7 @@ impl Endpoint {
             rescue_rxt: None,
             fast_rtx_pending: false,
             syn_retransmitted: false,
+            syn_at: Time::ZERO,
             cwr_pending: false,
             last_wnd_field: None,
             irs: 0,
@@ -463,6 +466,9 @@ impl Endpoint {
         }
         let pkt = self.segment(to_wire(self.iss, 0), ack, flags, window, opts, 0, Ecn::NotEct);
         out.push(pkt);
+        if self.syn_tries == 0 {
+            self.syn_at = now;
+        }
         self.syn_tries += 1;
         self.counters.syn_sent += 1;
         if self.syn_tries > 1 {
@@ -524,6 +530,15 @@ impl Endpoint {
                     self.wl2 = 1;
                     if opts.ts.is_some() && self.ts_ok {
                         self.ts_recent = opts.ts.map_or(0, |t| t.0);
+                    }
+                    if self.cfg.handshake_rtt {
+                        // The SYN's round trip (Linux and ns-3 both take it): from its send time
+                        // unless it was retransmitted (Karn), or from the echoed timestamp.
+                        let from_ts = self.ts_ok && (self.cfg.rtt_from_ts || self.syn_retransmitted);
+                        let r = if from_ts { Self::ts_rtt(opts, now) } else { (!self.syn_retransmitted).then(|| now.since(self.syn_at)) };
+                        if let Some(r) = r {
+                            self.rtt.sample(r, 1, 1);
+                        }
                     }
                     self.on_established();
                     self.state = ConnState::Established;
@@ -605,7 +620,6 @@ impl Endpoint {
             // RFC 6298 §5.7: RTO of at least 3 s once data transfer starts.
             self.rtt.at_least(Dur::from_secs(3));
         }
-        // The handshake gives no RTT sample: the first comes with the first data ACK.
         self.right_edge = self.rcv_nxt + self.rcv_wnd();
     }
 
@@ -665,4 +679,13 @@ impl Endpoint {
 #[inline]
 pub(super) fn ts_clock(now: Time) -> u32 {
     (now.0 / 1_000_000) as u32
+}
+
+impl Endpoint {
+    /// An RTT sample from a segment's echoed timestamp (RFC 7323 §4.1): whole clock ticks, and
+    /// 1 µs for a round trip shorter than one tick (as ns-3 rounds a zero sample up).
+    pub(super) fn ts_rtt(opts: &TcpOptions, now: Time) -> Option<Dur> {
+        let (_, ecr) = opts.ts?;
+        Some(Dur::from_millis(ts_clock(now).wrapping_sub(ecr) as u64).max(Dur::from_micros(1)))
+    }
 }

@@ -178,10 +178,11 @@ impl Endpoint {
 
         // RTT sample: Karn's rule from the newest acked segment; with timestamps also from
         // retransmitted segments (RFC 7323 §4.3).
+        // With `rtt_from_ts`, every sample comes from the echoed timestamp (ns-3).
         let sample = match sent_at {
-            Some(t) => Some(now.since(t)),
-            None if self.ts_ok => opts.ts.map(|(_, ecr)| Dur::from_millis(ts_clock(now).wrapping_sub(ecr) as u64)),
-            None => None,
+            Some(t) if !(self.cfg.rtt_from_ts && self.ts_ok) => Some(now.since(t)),
+            _ if self.ts_ok => Self::ts_rtt(opts, now),
+            _ => None,
         };
         if let Some(r) = sample {
             self.rtt.sample(r, self.snd_una, self.snd_max);
@@ -774,15 +775,17 @@ impl Endpoint {
             }
             if self.snd_max < self.app_buffered {
                 let len = (self.app_buffered - self.snd_max).min(smss);
-                // ns-3 AvailableWindow: min(cwnd, rwnd) − pipe; and stay inside the right edge.
+                // ns-3 AvailableWindow: min(cwnd, rwnd) − pipe; and stay inside the right edge,
+                // cut to it under `edge_clip`.
                 let usable = cwnd.min(self.snd_wnd).saturating_sub(pipe);
                 let right_edge = self.snd_una + self.snd_wnd;
-                if usable >= len && self.snd_max + len <= right_edge {
+                let fits = if self.cfg.edge_clip { len.min(right_edge.saturating_sub(self.snd_max)) } else { len };
+                if usable >= len && fits > 0 && self.snd_max + fits <= right_edge {
                     if self.cfg.nagle && len < smss && self.snd_max > self.snd_una {
                         break;
                     }
                     let start = self.snd_max;
-                    self.send_new(start, start + len, now, out);
+                    self.send_new(start, start + fits, now, out);
                     continue;
                 }
                 if self.snd_wnd < smss.min(len) && self.snd_max == self.snd_una && self.persist_at == NEVER {

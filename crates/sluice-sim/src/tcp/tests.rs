@@ -1136,6 +1136,8 @@ fn linux_pacing_rate_follows_cwnd_over_srtt() {
             delack: DelAck::Off,
             pacing: super::config::Pacing::Linux,
             initial_ssthresh: ssthresh,
+            // No sample from the handshake, so the first comes with the first ACK below.
+            handshake_rtt: false,
             ..TcpConfig::default()
         };
         let mut p = Pair::new(cfg, None);
@@ -1307,5 +1309,70 @@ fn ns3_congestion_avoidance_counts_whole_segments() {
             [(MSS, true), (MSS / 2, true), (MSS, true), (MSS / 2, true)]
         };
         assert_eq!(grew, expect, "whole = {whole}");
+    }
+}
+
+// tests `handshake_rtt` (Linux and ns-3 time the SYN): the 20 ms handshake of `Pair` is the
+// first sample (SRTT 20 ms, RTTVAR 10 ms); without the option there is none until data is
+// acknowledged; after a retransmitted SYN Karn's rule leaves none (no timestamps), while the
+// echoed timestamp still gives one, in whole milliseconds.
+#[test]
+fn the_handshake_gives_the_first_rtt_sample() {
+    let p = Pair::new(TcpConfig::default(), None);
+    assert_eq!((p.c.rtt.srtt, p.c.rtt.rttvar), (Some(Dur::from_millis(20)), Dur::from_millis(10)));
+    let p = Pair::new(TcpConfig { handshake_rtt: false, ..TcpConfig::default() }, None);
+    assert_eq!(p.c.rtt.srtt, None);
+    // A SYN sent at 0.4 ms, lost, sent again at 1.0004 s; its SYN-ACK arrives at 1.0211 s.
+    for (timestamps, want) in [(false, None), (true, Some(Dur::from_millis(21)))] {
+        let cfg = TcpConfig { timestamps, ..TcpConfig::default() };
+        let ca = SockAddr { addr: 1, port: 1000 };
+        let sa = SockAddr { addr: 2, port: 80 };
+        let mut c = Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 1_000, 0);
+        let mut s = Endpoint::server(std::sync::Arc::new(cfg), sa, ca, 5_000, 0);
+        let mut out = Vec::new();
+        c.connect(Time(400_000), &mut out);
+        out.clear();
+        let t = c.poll_at().expect("the SYN timer");
+        c.on_wakeup(t, &mut out);
+        let syn = out.pop().expect("the SYN again");
+        s.on_segment(&syn, t + Dur::from_millis(10), &mut out);
+        let synack = out.pop().unwrap();
+        c.on_segment(&synack, t + Dur::from_micros(20_700), &mut out);
+        assert_eq!(c.state, ConnState::Established);
+        assert_eq!(c.rtt.srtt, want, "timestamps {timestamps}");
+    }
+}
+
+// tests `rtt_from_ts` (ns-3): with timestamps every sample is the echo's age in whole
+// milliseconds; without the option a segment not retransmitted is timed to the nanosecond.
+#[test]
+fn rtt_from_timestamps_counts_whole_ticks() {
+    for (from_ts, want) in [(false, Dur::from_micros(20_700)), (true, Dur::from_millis(21))] {
+        let cfg = TcpConfig { delack: DelAck::Off, handshake_rtt: false, rtt_from_ts: from_ts, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, None);
+        p.now += Dur::from_micros(300);
+        let burst = p.client_sends();
+        p.now += Dur::from_micros(10_000);
+        let acks = p.deliver_to_server(&burst[..1]);
+        p.now += Dur::from_micros(10_700);
+        p.deliver_to_client(&acks);
+        assert_eq!(p.c.rtt.srtt, Some(want), "rtt_from_ts {from_ts}");
+    }
+}
+
+// tests `edge_clip` (ns-3 NextSeg rule (2)): with a SACKed segment out of pipe, cwnd − pipe
+// has room for a whole segment but the peer's window only for half of one: ns-3 sends the
+// half up to the right edge, the default waits for the window to open.
+#[test]
+fn new_data_at_the_window_edge() {
+    for (clip, want) in [(false, vec![]), (true, vec![MSS / 2])] {
+        let cfg = TcpConfig { delack: DelAck::Off, rcv_buf: 10 * MSS + MSS / 2, window_scaling: false, edge_clip: clip, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, None);
+        let burst = p.client_sends();
+        assert_eq!(burst.len(), 10, "the initial window fits the peer's");
+        let acks = p.deliver_to_server(&burst[1..2]);
+        let out = p.deliver_to_client(&acks);
+        let sent: Vec<u64> = out.iter().filter(|s| s.payload > 0).map(|s| s.payload as u64).collect();
+        assert_eq!(sent, want, "edge_clip {clip}");
     }
 }
