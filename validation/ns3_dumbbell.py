@@ -123,6 +123,8 @@ class Probe {
   void OnHigh(SequenceNumber32, SequenceNumber32 v) { Rec("high_tx", v.GetValue()); }
   void OnNext(SequenceNumber32, SequenceNumber32 v) { Rec("next_tx", v.GetValue()); }
   void OnState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t v) { Rec("state", v); }
+  void OnRto(Time, Time v) { Rec("rto_ns", v.GetNanoSeconds()); }
+  void OnLastRtt(Time, Time v) { Rec("rtt_ns", v.GetNanoSeconds()); }
   void OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>) {
     Rec(p->GetSize() ? "tx_seq" : "tx_ack", h.GetSequenceNumber().GetValue());
     if (p->GetSize() && p->GetSize() != 1448) Rec("tx_len", p->GetSize());
@@ -142,6 +144,8 @@ class Probe {
     Config::ConnectWithoutContext(b + "HighestSequence", MakeCallback(&Probe::OnHigh, this));
     Config::ConnectWithoutContext(b + "NextTxSequence", MakeCallback(&Probe::OnNext, this));
     Config::ConnectWithoutContext(b + "CongState", MakeCallback(&Probe::OnState, this));
+    Config::ConnectWithoutContext(b + "RTO", MakeCallback(&Probe::OnRto, this));
+    Config::ConnectWithoutContext(b + "LastRTT", MakeCallback(&Probe::OnLastRtt, this));
     Config::ConnectWithoutContext(b + "Tx", MakeCallback(&Probe::OnTx, this));
     Config::ConnectWithoutContext(b + "Rx", MakeCallback(&Probe::OnRx, this));
   }

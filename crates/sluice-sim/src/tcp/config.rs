@@ -335,10 +335,13 @@ pub struct TcpConfig {
     /// segment's timer already follows the path. Off, the first sample comes with the first
     /// data ACK and the RTO stays at its initial value until then.
     pub handshake_rtt: bool,
-    /// With timestamps, every RTT sample is the echoed timestamp's age in whole clock ticks
-    /// (1 ms; ns-3 `TcpSocketBase::EstimateRtt`, RFC 7323 §4.1). Off, a segment not
-    /// retransmitted is timed from its send time to the nanosecond and timestamps time only
-    /// retransmitted ones (Linux `tcp_ack_update_rtt`). Only the `ns3.44` profile sets this.
+    /// ns-3's RTT sampling: with timestamps a sample is the echoed timestamp's age in whole
+    /// clock ticks (1 ms; `TcpSocketBase::EstimateRtt`), still none from an ACK of a
+    /// retransmitted segment (Karn's rule before the timestamp), and every ACK of new data
+    /// undoes the timeout backoff, sample or not. Off, a segment not retransmitted is timed
+    /// from its send time to the nanosecond, timestamps time retransmitted ones, and only a
+    /// sample undoes the backoff (Linux `tcp_ack_update_rtt`, RFC 6298 §5.7). Only the
+    /// `ns3.44` profile sets this.
     pub rtt_from_ts: bool,
     /// New data at the right edge of the peer's window goes out cut to the edge: a segment
     /// shorter than the MSS when less than one fits but cwnd − pipe has room for a whole one

@@ -191,6 +191,9 @@ pub struct Endpoint {
     pub(super) syn_retransmitted: bool,
     /// When the (first) SYN left, for the handshake's RTT sample.
     pub(super) syn_at: Time,
+    /// SND.MAX at the last retransmission timeout: under `rtt_from_ts` segments below it are
+    /// no longer timed (ns-3 clears its RTT history on a timeout).
+    pub(super) karn_floor: u64,
     pub(super) wscale_negotiated: bool,
     pub(super) syn_tries: u32,
     /// Retransmission timeouts since SND.UNA last advanced (against `data_retries`).
@@ -301,6 +304,7 @@ impl Endpoint {
             fast_rtx_pending: false,
             syn_retransmitted: false,
             syn_at: Time::ZERO,
+            karn_floor: 0,
             cwr_pending: false,
             last_wnd_field: None,
             irs: 0,

@@ -197,6 +197,12 @@ impl RttEstimator {
         self.base_rto = srtt.saturating_mul(RFC793_BETA);
     }
 
+    /// Undo the timeout backoff without a new sample (ns-3 recomputes its RTO from the
+    /// estimate on every ACK of new data).
+    pub fn collapse_backoff(&mut self) {
+        self.backoff = 1;
+    }
+
     /// The RTO in force: the estimator's RTO with its bounds, times the backoff.
     pub fn rto(&self) -> Dur {
         let (base, min, max) = (self.base_rto.0, self.min_rto.0, self.max_rto.0);

@@ -77,6 +77,10 @@ pub struct Acked {
     pub rtt_from: Option<Time>,
     /// Whether any removed segment had ever been retransmitted.
     pub any_retx: bool,
+    /// The oldest removed segment starting at or above the floor given to
+    /// [`Scoreboard::ack_to_from`]: whether it was never retransmitted (ns-3 times the front of
+    /// its history of new-data sends, which a timeout clears); `None` if no such segment.
+    pub karn_front: Option<bool>,
 }
 
 impl Scoreboard {
@@ -158,9 +162,18 @@ impl Scoreboard {
     /// when any removed segment was retransmitted; otherwise the send time of the newest removed
     /// segment not already SACKed (a SACKed one left the network earlier).
     pub fn ack_to(&mut self, ack: u64) -> Acked {
+        self.ack_to_from(ack, 0)
+    }
+
+    /// [`Scoreboard::ack_to`], also saying whether the oldest removed segment at or above
+    /// `floor` was never retransmitted ([`Acked::karn_front`]).
+    pub fn ack_to_from(&mut self, ack: u64, floor: u64) -> Acked {
         let mut a = Acked::default();
         while let Some(front) = self.segs.front().copied() {
             if front.end <= ack {
+                if a.karn_front.is_none() && front.start >= floor {
+                    a.karn_front = Some(!front.ever_retrans);
+                }
                 self.unmark(&front);
                 a.bytes += front.len();
                 a.whole += front.len();
@@ -590,6 +603,22 @@ mod tests {
         b.check();
     }
 
+    // tests `Acked::karn_front` (ns-3's RTT history): after a timeout at SND.MAX = 301 the
+    // segments below it are retransmitted and no longer timed; an ACK that covers only them
+    // gives no sample, one that also covers the first new segment gives one, and without the
+    // floor the retransmitted head forbids it (Karn).
+    #[test]
+    fn the_rtt_front_after_a_timeout_is_the_first_new_segment() {
+        let mut b = board(3, 100);
+        b.retransmit(0, Time(10));
+        b.retransmit(1, Time(10));
+        b.push(301, 401, Time(20));
+        let mut c = b.clone();
+        assert_eq!(b.ack_to_from(201, 301).karn_front, None, "only retransmitted segments");
+        assert_eq!(b.ack_to_from(401, 301).karn_front, Some(true), "the first new one, clean");
+        assert_eq!(c.ack_to_from(401, 0).karn_front, Some(false), "the retransmitted head");
+    }
+
     // tests RFC 6675 §4 IsLost and §3 pipe on a single hole.
     #[test]
     fn one_hole_is_lost_after_three_sacked_segments() {
@@ -610,7 +639,7 @@ mod tests {
         assert_eq!(b.pipe(out), 7 * mss);
         b.check();
         let a = b.ack_to(1 + 4 * mss);
-        assert_eq!(a, Acked { bytes: 4 * mss, whole: 4 * mss, sacked_before: 3 * mss, rtt_from: None, any_retx: true });
+        assert_eq!(a, Acked { bytes: 4 * mss, whole: 4 * mss, sacked_before: 3 * mss, rtt_from: None, any_retx: true, karn_front: Some(false) });
         assert_eq!(b.pipe(6 * mss), 6 * mss);
         b.check();
     }

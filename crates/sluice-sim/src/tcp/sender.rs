@@ -149,7 +149,7 @@ impl Endpoint {
     /// An ACK that advances SND.UNA; `is_dup`: it also SACKs new data and counts as a duplicate.
     #[allow(clippy::too_many_arguments)]
     fn new_ack(&mut self, ack: u64, newly_sacked: u64, is_dup: bool, ece: bool, opts: &TcpOptions, now: Time, out: &mut Vec<SimPacket>) {
-        let a = self.sb.ack_to(ack);
+        let a = self.sb.ack_to_from(ack, self.karn_floor);
         let reno_marks = self.reno_marks();
         if reno_marks {
             self.sb.fix_reno_sack_head();
@@ -178,12 +178,19 @@ impl Endpoint {
 
         // RTT sample: Karn's rule from the newest acked segment; with timestamps also from
         // retransmitted segments (RFC 7323 §4.3).
-        // With `rtt_from_ts`, every sample comes from the echoed timestamp (ns-3).
+        // With `rtt_from_ts` (ns-3) a valid sample is the echoed timestamp's age, and Karn's
+        // rule holds with timestamps too; otherwise timestamps time retransmitted segments only.
+        let from_ts = self.cfg.rtt_from_ts && self.ts_ok;
         let sample = match sent_at {
-            Some(t) if !(self.cfg.rtt_from_ts && self.ts_ok) => Some(now.since(t)),
-            _ if self.ts_ok => Self::ts_rtt(opts, now),
-            _ => None,
+            _ if from_ts => if a.karn_front == Some(true) { Self::ts_rtt(opts, now) } else { None },
+            Some(t) => Some(now.since(t)),
+            None if self.ts_ok && !from_ts => Self::ts_rtt(opts, now),
+            None => None,
         };
+        if sample.is_none() && self.cfg.rtt_from_ts {
+            // ns-3 recomputes the RTO from the estimate on every ACK of new data.
+            self.rtt.collapse_backoff();
+        }
         if let Some(r) = sample {
             self.rtt.sample(r, self.snd_una, self.snd_max);
             self.counters.rtt_sum_ns += r.0;
@@ -580,6 +587,7 @@ impl Endpoint {
             self.sb.reset_reno_sack();
         }
         self.sb.mark_all_lost();
+        self.karn_floor = self.snd_max;
         self.rtt.back_off();
         self.rto_at = now + self.rtt.rto();
         self.send_pending(now, out);

@@ -1376,3 +1376,31 @@ fn new_data_at_the_window_edge() {
         assert_eq!(sent, want, "edge_clip {clip}");
     }
 }
+
+// tests `rtt_from_ts` after a timeout (ns-3): the ACK of the retransmission gives no sample
+// even with timestamps (Karn's rule first), yet undoes the backoff; the default takes the
+// timestamp's sample instead (RFC 7323, Linux).
+#[test]
+fn an_ack_after_a_timeout_undoes_the_backoff_under_ns3_sampling() {
+    for from_ts in [false, true] {
+        let cfg = TcpConfig { delack: DelAck::Off, rtt_from_ts: from_ts, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(MSS));
+        let first = p.client_sends();
+        assert_eq!(first.len(), 1);
+        let (srtt, rto) = (p.c.rtt.srtt, p.c.rtt.rto());
+        let t = p.c.poll_at().expect("the retransmission timer");
+        p.now = t;
+        let mut out = Vec::new();
+        p.c.on_wakeup(t, &mut out);
+        assert_eq!(p.c.rtt.rto(), rto.saturating_mul(2), "backed off");
+        p.now += Dur::from_millis(10);
+        let acks = p.deliver_to_server(&out);
+        p.now += Dur::from_millis(10);
+        p.deliver_to_client(&acks);
+        assert_eq!(p.c.rtt.rto(), rto, "backoff undone");
+        // The handshake left SRTT 20 ms, RTTVAR 10 ms; the echo's 20 ms sample takes RTTVAR
+        // to 7.5 ms, no sample leaves it.
+        let want = if from_ts { Dur::from_millis(10) } else { Dur::from_micros(7_500) };
+        assert_eq!((p.c.rtt.srtt, p.c.rtt.rttvar), (srtt, want), "rtt_from_ts {from_ts}");
+    }
+}
