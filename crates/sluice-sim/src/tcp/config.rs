@@ -336,9 +336,9 @@ pub struct TcpConfig {
     /// data ACK and the RTO stays at its initial value until then.
     pub handshake_rtt: bool,
     /// ns-3's RTT sampling: with timestamps a sample is the echoed timestamp's age in whole
-    /// clock ticks (1 ms; `TcpSocketBase::EstimateRtt`), still none from an ACK of a
-    /// retransmitted segment (Karn's rule before the timestamp), and every ACK of new data
-    /// undoes the timeout backoff, sample or not. Off, a segment not retransmitted is timed
+    /// clock ticks (1 ms; `TcpSocketBase::EstimateRtt`), taken from any ACK that covers a
+    /// segment first sent since the last timeout (its history of sends, which a timeout
+    /// clears), and every ACK of new data undoes the timeout backoff, sample or not. Off, a segment not retransmitted is timed
     /// from its send time to the nanosecond, timestamps time retransmitted ones, and only a
     /// sample undoes the backoff (Linux `tcp_ack_update_rtt`, RFC 6298 §5.7). Only the
     /// `ns3.44` profile sets this.

@@ -178,11 +178,12 @@ impl Endpoint {
 
         // RTT sample: Karn's rule from the newest acked segment; with timestamps also from
         // retransmitted segments (RFC 7323 §4.3).
-        // With `rtt_from_ts` (ns-3) a valid sample is the echoed timestamp's age, and Karn's
-        // rule holds with timestamps too; otherwise timestamps time retransmitted segments only.
+        // With `rtt_from_ts` (ns-3) the sample is the echoed timestamp's age whenever the ACK
+        // covers a segment first sent since the last timeout, retransmitted since or not;
+        // otherwise timestamps time retransmitted segments only.
         let from_ts = self.cfg.rtt_from_ts && self.ts_ok;
         let sample = match sent_at {
-            _ if from_ts => if a.karn_front == Some(true) { Self::ts_rtt(opts, now) } else { None },
+            _ if from_ts => if a.karn_front.is_some() { Self::ts_rtt(opts, now) } else { None },
             Some(t) => Some(now.since(t)),
             None if self.ts_ok && !from_ts => Self::ts_rtt(opts, now),
             None => None,

@@ -1378,8 +1378,8 @@ fn new_data_at_the_window_edge() {
 }
 
 // tests `rtt_from_ts` after a timeout (ns-3): the ACK of the retransmission gives no sample
-// even with timestamps (Karn's rule first), yet undoes the backoff; the default takes the
-// timestamp's sample instead (RFC 7323, Linux).
+// even with timestamps (the timeout cleared ns-3's history of sends), yet undoes the backoff;
+// the default takes the timestamp's sample instead (RFC 7323, Linux).
 #[test]
 fn an_ack_after_a_timeout_undoes_the_backoff_under_ns3_sampling() {
     for from_ts in [false, true] {
