@@ -343,6 +343,11 @@ pub struct TcpConfig {
     /// sample undoes the backoff (Linux `tcp_ack_update_rtt`, RFC 6298 §5.7). Only the
     /// `ns3.44` profile sets this.
     pub rtt_from_ts: bool,
+    /// The receiver echoes the TSval of the segment at RCV.NXT only, ignoring TSvals below the
+    /// highest one seen (ns-3 `ProcessOptionTimestamp`); a duplicate of old data then leaves the
+    /// echo alone. Off, RFC 7323 §4.3: any segment at or below Last.ACK.sent sets TS.Recent
+    /// (Linux `tcp_replace_ts_recent`). Only the `ns3.44` profile sets this.
+    pub ts_recent_in_order: bool,
     /// New data at the right edge of the peer's window goes out cut to the edge: a segment
     /// shorter than the MSS when less than one fits but cwnd − pipe has room for a whole one
     /// (ns-3's NextSeg rule (2), `TcpTxBuffer::NextSeg`, with pipe below the bytes outstanding
@@ -429,6 +434,7 @@ impl Default for TcpConfig {
             retx_merge: false,
             handshake_rtt: true,
             rtt_from_ts: false,
+            ts_recent_in_order: false,
             edge_clip: false,
             acked_whole_segments: false,
             sack_report: SackReport::Rfc2018,
@@ -467,6 +473,7 @@ impl TcpConfig {
             slow_start_capped: false,
             retx_merge: true,
             rtt_from_ts: true,
+            ts_recent_in_order: true,
             edge_clip: true,
             acked_whole_segments: true,
             sack_report: SackReport::Ns3,
@@ -576,6 +583,7 @@ impl TcpConfig {
             ("edge_clip", self.edge_clip.to_string()),
             ("handshake_rtt", self.handshake_rtt.to_string()),
             ("rtt_from_ts", self.rtt_from_ts.to_string()),
+            ("ts_recent_in_order", self.ts_recent_in_order.to_string()),
             ("acked_whole_segments", self.acked_whole_segments.to_string()),
             ("sack_report", format!("{:?}", self.sack_report).to_lowercase()),
             ("nextseg", format!("{:?}", self.nextseg).to_lowercase()),

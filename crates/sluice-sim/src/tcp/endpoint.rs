@@ -194,6 +194,8 @@ pub struct Endpoint {
     /// SND.MAX at the last retransmission timeout: under `rtt_from_ts` segments below it are
     /// no longer timed (ns-3 clears its RTT history on a timeout).
     pub(super) karn_floor: u64,
+    /// The highest TSval received (`ts_recent_in_order`).
+    pub(super) ts_seen: u32,
     pub(super) wscale_negotiated: bool,
     pub(super) syn_tries: u32,
     /// Retransmission timeouts since SND.UNA last advanced (against `data_retries`).
@@ -305,6 +307,7 @@ impl Endpoint {
             syn_retransmitted: false,
             syn_at: Time::ZERO,
             karn_floor: 0,
+            ts_seen: 0,
             cwr_pending: false,
             last_wnd_field: None,
             irs: 0,

@@ -15,9 +15,18 @@ impl Endpoint {
         let fin = flags & F::FIN != 0;
         let end = seg_seq + len;
 
-        // RFC 7323 §4.3: TS.Recent from a segment that starts at or before the last ACK sent.
+        // RFC 7323 §4.3: TS.Recent from a segment that starts at or before the last ACK sent;
+        // ns-3 (`ts_recent_in_order`) takes it only from the segment at RCV.NXT, and ignores a
+        // TSval below the highest one seen (`ProcessOptionTimestamp`).
         if let Some((tsval, _)) = opts.ts {
-            if self.ts_ok && seg_seq <= self.last_ack_sent {
+            if self.ts_ok && self.cfg.ts_recent_in_order {
+                if tsval >= self.ts_seen {
+                    self.ts_seen = tsval;
+                    if seg_seq == self.rcv_nxt && seg_seq <= self.last_ack_sent {
+                        self.ts_recent = tsval;
+                    }
+                }
+            } else if self.ts_ok && seg_seq <= self.last_ack_sent {
                 self.ts_recent = tsval;
             }
         }

@@ -1404,3 +1404,25 @@ fn an_ack_after_a_timeout_undoes_the_backoff_under_ns3_sampling() {
         assert_eq!((p.c.rtt.srtt, p.c.rtt.rttvar), (srtt, want), "rtt_from_ts {from_ts}");
     }
 }
+
+// tests `ts_recent_in_order` (ns-3) against RFC 7323 §4.3: a duplicate of data already
+// acknowledged (seq below RCV.NXT) sets TS.Recent under the RFC rule, not under ns-3's, which
+// takes the echo only from the segment at RCV.NXT.
+#[test]
+fn a_duplicate_leaves_the_echo_under_ns3() {
+    for (in_order, moves) in [(false, true), (true, false)] {
+        let cfg = TcpConfig { delack: DelAck::Off, ts_recent_in_order: in_order, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, None);
+        let burst = p.client_sends();
+        p.now += Dur::from_millis(10);
+        p.deliver_to_server(&burst[..1]);
+        let echo = p.s.ts_recent;
+        p.now += Dur::from_millis(50);
+        let mut dup = burst[0].clone();
+        if let Transport::Tcp { ref mut opts, .. } = dup.transport {
+            opts.ts = Some((super::endpoint::ts_clock(p.now), 0));
+        }
+        p.deliver_to_server(&[dup]);
+        assert_eq!(p.s.ts_recent != echo, moves, "ts_recent_in_order {in_order}");
+    }
+}
