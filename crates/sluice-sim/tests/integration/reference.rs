@@ -10,7 +10,7 @@ use sluice_core::units::{parse_duration, parse_rate, QueueLimit};
 use sluice_core::{Dur, Time};
 use sluice_sim::engine::run_model;
 use sluice_sim::model::{AppSpec, StartSpec};
-use sluice_sim::tcp::{InitialWindow, Recovery, TcpConfig};
+use sluice_sim::tcp::{DelAck, InitialWindow, Recovery, TcpConfig};
 use sluice_sim::{RunOptions, Summary};
 
 fn fixture() -> serde_json::Value {
@@ -48,8 +48,13 @@ fn case_tcp(a: &serde_json::Value) -> TcpConfig {
     if a["no_sack"] == true {
         t.sack = false;
     }
+    if let Some(n) = a["delack"].as_u64().or_else(|| a["delack"].as_str().and_then(|v| v.parse().ok())) {
+        if let DelAck::On { count, .. } = &mut t.delack {
+            *count = n as u32;
+        }
+    }
     if let Some(v) = a["min_rto"].as_str() {
-        t.min_rto = sluice_core::units::parse_duration(v).expect("min_rto in the record");
+        t.min_rto = parse_duration(v).expect("min_rto in the record");
     }
     t
 }
@@ -167,7 +172,7 @@ fn per_flow_difference(name: &str) -> f64 {
 // follows shows here long before it moves an aggregate outside the tolerances above.
 #[test]
 fn identical_cases_agree_flow_by_flow() {
-    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo", "x-access90-newreno-fifo-jitter120us-drawn", "h-access20-newreno-20mbps", "i-access12-nosack-64k-10mbps", "j-access12-nosack-minrto200ms-10mbps", "k-access12-sack-minrto200ms-10mbps", "l-access12-nosack-minrto200ms-iw4-10mbps"] {
+    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo", "x-access90-newreno-fifo-jitter120us-drawn", "h-access20-newreno-20mbps", "i-access12-nosack-64k-10mbps", "j-access12-nosack-minrto200ms-10mbps", "k-access12-sack-minrto200ms-10mbps", "l-access12-nosack-minrto200ms-iw4-10mbps", "m-access16-delack1-15mbps", "n-access30-buf10-5mbps"] {
         let d = per_flow_difference(name);
         assert!(d < 1e-5, "{name}: a flow's goodput differs from ns-3's by {:.2e}", d);
     }
