@@ -7,8 +7,8 @@ queue disc under test is the root queue disc of A's bottleneck device (A->B), ev
 has a 100,000-packet FIFO and every NetDevice transmit queue holds one packet; bulk TCP senders
 start uniformly at random in [0, start_window) s (ns-3's UniformRandomVariable, one draw per flow
 in flow order, drawn after the topology is built) or at explicit --start-times. Runs it and
-prints (or writes) a JSON record with the field names of the shared reference
-(/work/shared/reference/ns3-dumbbell.json, copied to validation/fixtures/ns3-reference.json).
+prints (or writes) a JSON record with the field names of the stored ns-3 reference
+(validation/fixtures/ns3-reference.json).
 
 Measurement window [warmup, duration]: goodput = bytes delivered to the receiving applications;
 drop_ratio = queue-disc drops / packets arriving at the queue disc; the queue-disc length is

@@ -16,9 +16,9 @@ Inputs (both PPP link type):
 Example (the data-centre case, first 3.2 s; the Sluice scenario is the case as
 validation/compare.py writes it, `scenario(case, None)`, with duration "3.2s" and
 `[monitor] pcap = ["A->B"]` appended):
-  target/release/sluice-sim /tmp/dc.toml --out /tmp/sluice
-  python3 validation/ns3_dumbbell.py --case d-dc90-newreno-fifo-10s --until 3.2 --pcap /tmp/ns3.pcap
-  python3 validation/pcap_diff.py /tmp/sluice/A-to-B.pcap /tmp/ns3.pcap
+  target/release/sluice-sim dc.toml --out sluice-out
+  python3 validation/ns3_dumbbell.py --case d-dc90-newreno-fifo-10s --until 3.2 --pcap ns3.pcap
+  python3 validation/pcap_diff.py sluice-out/A-to-B.pcap ns3.pcap
 """
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ class RunResult:
 
     @property
     def summary_json(self) -> str:
-        """The summary (design.md's JSON contract) as JSON text with fields in a fixed order."""
+        """The summary (the JSON contract of docs/summary.md), fields in a fixed order."""
 
     @property
     def files(self) -> list[str]:

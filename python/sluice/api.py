@@ -27,7 +27,7 @@ from . import _sluice
 
 __all__ = ["Result", "run", "validate", "read_scenario", "FLOW_COLUMNS", "QUEUE_COLUMNS"]
 
-#: Per-flow columns the summary contract guarantees (design.md, "Contracts"); more may follow.
+#: Per-flow columns the summary contract guarantees (docs/summary.md); more may follow.
 FLOW_COLUMNS: tuple[str, ...] = (
     "id",
     "kind",

@@ -1,4 +1,4 @@
-"""The Python API: `sluice.run` / `sluice.validate` and the summary contract (design.md)."""
+"""The Python API: `sluice.run` / `sluice.validate` and the summary contract (docs/summary.md)."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def test_text_and_path_give_the_same_run(tiny_path: Path, tiny_text: str) -> Non
 
 
 def test_same_seed_same_summary(tiny_text: str) -> None:
-    # design.md: same scenario + same seed => byte-identical summary apart from wall_time_s
+    # docs/summary.md: same scenario + same seed => byte-identical summary apart from wall_time_s
     a = sluice.run(tiny_text, seed=7)
     b = sluice.run(tiny_text, seed=7)
     assert without_wall_time(a.summary) == without_wall_time(b.summary)

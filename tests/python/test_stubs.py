@@ -1,4 +1,4 @@
-"""The hand-written stub `sluice/_sluice.pyi` must match the compiled module (style.md §9)."""
+"""The hand-written stub `sluice/_sluice.pyi` must match the compiled module (mypy's stubtest)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | [`time`] | [`Time`](time::Time) and [`Dur`](time::Dur) (integer ns), [`Rate`](time::Rate) (bit/s), exact serialization time |
+//! | [`time`] | [`Time`] and [`Dur`] (integer ns), [`Rate`] (bit/s), exact serialization time |
 //! | [`units`] | strict parsing of `"100Mbps"`, `"2ms"`, `"900pkt"`, `"5MB"` |
 //! | [`seq`] | TCP sequence arithmetic and window scaling (RFC 7323) |
 //! | [`rng`] | seeded, portable random streams keyed by stable names |

@@ -6,10 +6,10 @@
 //!
 //! | item | what it does |
 //! |---|---|
-//! | [`run`] | scenario text in, [`RunResult`] out; the interpreter is released during the run |
-//! | [`validate`] | parse and validate only |
-//! | [`version`] | the simulator's version |
-//! | [`to_pyerr`] | the one mapping from Rust errors (and caught panics) to Python exceptions |
+//! | `run` | scenario text in, `RunResult` out; the interpreter is released during the run |
+//! | `validate` | parse and validate only |
+//! | `version` | the simulator's version |
+//! | `to_pyerr` | the one mapping from Rust errors (and caught panics) to Python exceptions |
 //!
 //! The exception classes are defined in Python (`python/sluice/errors.py`) and looked up when an
 //! error is raised, so `except sluice.ScenarioError` catches what this module raises and the
@@ -70,7 +70,7 @@ fn make_error<'py>(
     }
 }
 
-/// The one mapping from Rust failures to Python exceptions (style.md §8):
+/// The one mapping from Rust failures to Python exceptions (docs/python.md, "Errors"):
 ///
 /// | Rust | Python |
 /// |---|---|
@@ -162,7 +162,7 @@ fn guarded<T>(
     }
 }
 
-/// The result of one run: the summary JSON (the contract of design.md), the result tables and
+/// The result of one run: the summary JSON (the contract in docs/summary.md), the result tables and
 /// the files written. `sluice.api.run` turns it into DataFrames.
 #[pyclass(frozen, module = "sluice._sluice")]
 struct RunResult {

@@ -61,8 +61,8 @@ pub struct LinkSpec {
     pub b: usize,
     pub rate: Rate,
     pub delay: Dur,
-    /// Extra per-link propagation delay drawn once, uniformly in `[0, jitter)`, from the link's
-    /// own random stream (breaks drop-tail phase locking; see design.md "Timing model").
+    /// Extra per-link propagation delay drawn once, uniformly in `[0, jitter)`, from the link's own
+    /// random stream (breaks drop-tail phase locking; see docs/architecture.md, "Timing model").
     pub jitter: Dur,
     pub ab: DirSpec,
     pub ba: DirSpec,

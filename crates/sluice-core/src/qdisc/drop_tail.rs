@@ -1,4 +1,5 @@
-//! Drop-tail FIFO (spec §4.1).
+//! Drop-tail FIFO, the limit test of ns-3's `DropTailQueue` (drop when the current size plus the
+//! packet would exceed the maximum) and of Linux's `pfifo` (packets) and `bfifo` (bytes).
 //!
 //! Drops the arriving packet if it does not fit: `packets + 1 > limit_pkts` or
 //! `bytes + len > limit_bytes`. Never drops after enqueue, never marks.
@@ -89,7 +90,7 @@ mod tests {
         QdiscCx { rng, dequeue_drops: v }
     }
 
-    // tests spec §4.1: drop the arriving packet when the packet limit is reached; FIFO order.
+    // tests drop-tail: drop the arriving packet when the packet limit is reached; FIFO order.
     #[test]
     fn packet_limit_drops_the_arrival() {
         let (mut rng, mut v) = (RngStream::from_seed(1), Vec::new());
@@ -107,7 +108,7 @@ mod tests {
         assert!(q.dequeue(Time(3), &mut cx(&mut rng, &mut v)).is_none());
     }
 
-    // tests spec §4.1: a byte limit admits a packet only if it fits entirely.
+    // tests drop-tail: a byte limit admits a packet only if it fits entirely (Linux `bfifo`).
     #[test]
     fn byte_limit_checks_the_whole_packet() {
         let (mut rng, mut v) = (RngStream::from_seed(1), Vec::new());

@@ -10,8 +10,9 @@
 //! Randomness, when an algorithm needs it, comes from the [`QdiscCx`] the caller hands in.
 //! Packets move by value; a dropped packet is handed back so the caller owns tracing and freeing.
 //!
-//! Implemented: drop-tail ([`drop_tail`], spec §4.1). RED, ARED, PIE, CoDel, FQ-CoDel and CHOKe
-//! arrive as further variants of [`AnyQdisc`] and [`QdiscConfig`](crate::qdisc::QdiscKind).
+//! Implemented: drop-tail ([`drop_tail`], as ns-3's `DropTailQueue` and Linux's `pfifo`/`bfifo`).
+//! RED, ARED, PIE, CoDel, FQ-CoDel and CHOKe arrive as further variants of [`AnyQdisc`] and of the
+//! `kind` of a scenario's `queue` table (`sluice-sim`'s scenario schema).
 
 pub mod drop_tail;
 pub mod stats;

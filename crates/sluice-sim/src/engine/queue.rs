@@ -67,10 +67,10 @@ fn key(time: Time, seq: u64) -> u128 {
 /// the wheel hands its timers to the calendar before either head could pass them.
 ///
 /// Packet events (arrivals, transmit-completes, refills, application ticks) go to the
-/// [`Calendar`] when they fall within its horizon, which is chosen to cover the longest link
+/// `Calendar` when they fall within its horizon, which is chosen to cover the longest link
 /// delay: finding the next one costs the same whether ten or ten thousand are pending, where a
 /// heap's cost grows with the flows in flight. Endpoint wake-ups and application starts and
-/// stops go to the [`Wheel`]: every TCP endpoint keeps one wake-up pending, mostly far ahead (a
+/// stops go to the `Wheel`: every TCP endpoint keeps one wake-up pending, mostly far ahead (a
 /// retransmission or delayed-ACK deadline), and with many flows a heap of them is cold, so each
 /// one set or taken walks a path of cache misses; the wheel files a timer with one append and
 /// moves each of its buckets to the calendar, in one sequential pass, as the bucket comes due.

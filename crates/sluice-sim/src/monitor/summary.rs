@@ -1,4 +1,5 @@
-//! The run summary (the JSON contract of design.md) and the result tables.
+//! The run summary (a JSON contract, documented field by field in docs/summary.md) and the
+//! result tables.
 //!
 //! Field names in [`Summary`], [`FlowSummary`] and [`QueueSummary`] are a contract other tools
 //! rely on: keep them stable, add fields freely. Statistics exclude the warm-up period.
@@ -36,7 +37,8 @@ pub struct FlowSummary {
     pub data_packets_sent: u64,
     pub rto_count: u64,
     pub fast_retransmits: u64,
-    /// Times the duplicate-ACK counter reached the threshold (spec §6).
+    /// Times the duplicate-ACK counter reached the threshold, once per run of duplicates, for
+    /// every sender, also one without fast retransmit (docs/summary.md).
     pub triple_dupacks: u64,
     pub rtt_samples: u64,
     /// The client's connection state at the end of the run (`established`, `fin_wait2`,
@@ -147,9 +149,10 @@ pub fn jain(xs: &[f64]) -> f64 {
 mod tests {
     use super::*;
 
-    // tests spec §6: Jain's index worked examples.
+    // tests Jain's index (Jain, Chiu, Hawe 1984) on worked examples: equal shares give 1, one
+    // flow with everything 1/n = 0.25, and [2, 1, 1] gives 4² / (3·6) = 16/18.
     #[test]
-    fn jain_spec_6_examples() {
+    fn jain_worked_examples() {
         assert!((jain(&[1.0, 1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
         assert!((jain(&[4.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
         assert!((jain(&[2.0, 1.0, 1.0]) - 0.888_888_888_9).abs() < 1e-9);

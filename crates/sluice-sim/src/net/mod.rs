@@ -2,9 +2,10 @@
 //!
 //! Every link direction is an [`Iface`] owned by its sending node: a queue discipline, a small
 //! device queue (ns-3's transmit queue, default one packet), a serializer at the link rate and a
-//! propagation delay. Timing model (design.md): a packet enters the queue at its arrival
-//! instant; serialization takes `(ip_len + l2_overhead)·8 / rate`; the packet arrives at the far
-//! node one propagation delay after its last bit left; there is no processing delay.
+//! propagation delay. Timing model (ns-3's point-to-point link; docs/architecture.md): a packet
+//! enters the queue at its arrival instant; serialization takes `(ip_len + l2_overhead)·8 / rate`;
+//! the packet arrives at the far node one propagation delay after its last bit left; there is no
+//! processing delay.
 
 use crate::packet::SimPacket;
 use sluice_core::packet::Ecn;

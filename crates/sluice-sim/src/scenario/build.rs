@@ -50,8 +50,9 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
         }
         c.rcv_buf = v.0;
     }
-    // spec §3.2: `iw` names a formula; an explicit `initial_cwnd` in the same table wins over it.
-    // Either one, given in a flow's table, replaces whatever the flow inherited.
+    // docs/tcp.md, "initial window": `iw` names a formula; an explicit `initial_cwnd` in the same
+    // table wins over it. Either one, given in a flow's table, replaces whatever the flow
+    // inherited.
     if let Some(v) = t.iw {
         c.iw = match v {
             IwOpt::Rfc6928 => InitialWindow::Rfc6928,
@@ -65,7 +66,7 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
         }
         c.iw = InitialWindow::Segments(v);
     }
-    // spec §2.3: the estimator brings its own RTO bounds unless this table gives them.
+    // docs/tcp.md, `rto`: the estimator brings its own RTO bounds unless this table gives them.
     if let Some(v) = t.rto {
         c.rto = match v {
             RtoOpt::Rfc6298 => RtoEstimator::Rfc6298,

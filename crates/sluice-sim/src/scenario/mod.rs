@@ -1,5 +1,5 @@
 //! Scenario files (TOML): schema ([`schema`]), cross-field validation and building a
-//! [`Model`](crate::model::Model) ([`build`]). This is the only parser: the CLI, the Python API
+//! [`Model`] ([`build`]). This is the only parser: the CLI, the Python API
 //! and sweeps all go through [`load_str`]. The reference is `docs/scenarios.md`.
 
 pub mod build;

@@ -25,7 +25,7 @@ pub struct ScenarioFile {
     pub monitor: MonitorTable,
 }
 
-/// TCP options; every key optional (spec §2 names each variant).
+/// TCP options; every key optional (docs/tcp.md and docs/scenarios.md name each variant).
 #[derive(Deserialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct TcpTable {

@@ -49,7 +49,8 @@ fn reference_and_example_scenarios_load() {
     assert!(n >= 8);
 }
 
-// tests spec §7.4: the eval9 table gives the access-link RTTs 8..204 ms.
+// tests the eval9 table: the access-link RTTs 8..204 ms of Table 1 of A. Piotrowska, "On
+// Cross-Layer Interactions for Congestion Control in the Internet", Applied Sciences 2021.
 #[test]
 fn eval9_rtt_table() {
     let text = BASE.replace("access_delay = \"1ms\"", "rtt_table = \"eval9\"").replace("pairs = 2", "pairs = 9").replace("bottleneck = { rate = \"10Mbps\", delay = \"5ms\" }", "bottleneck = { rate = \"100Mbps\", delay = \"2ms\" }");
@@ -86,7 +87,7 @@ fn profile_then_overrides() {
     assert_eq!(t.min_rto, Dur::from_millis(200));
 }
 
-// tests spec §7 (preamble): `tcp_preset = "ns3.30"` gives the ns-3.29–3.31 endpoint defaults;
+// tests `tcp_preset = "ns3.30"` (docs/tcp.md, "Presets"): gives the ns-3.29–3.31 endpoint defaults;
 // a key in the same table overrides it, and a flow's table can take the preset on its own.
 #[test]
 fn ns3_30_preset_then_overrides() {
@@ -114,7 +115,7 @@ fn ns3_30_preset_then_overrides() {
     assert!(e.message.contains("ns3.30"), "lists the presets: {e}");
 }
 
-// tests spec §7.3: `tcp_preset = "ns3.13"`, the ns-3 endpoint of 2012–13.
+// tests `tcp_preset = "ns3.13"` (docs/tcp.md, "Presets"), the ns-3 endpoint of 2012–13.
 #[test]
 fn ns3_13_preset() {
     use crate::tcp::{FullAck, InitialWindow, Recovery, RtoEstimator, WndUpdateRule};
@@ -222,7 +223,8 @@ fn tcp_of(global: &str, per_flow: &str) -> (crate::tcp::TcpConfig, crate::tcp::T
     (m.flows[0].tcp.clone(), m.flows[2].tcp.clone())
 }
 
-// tests spec §2.3: `rto` picks the estimator and its own bounds unless the table gives them.
+// tests the `rto` option (docs/tcp.md): it picks the estimator and its own bounds unless the table
+// gives them.
 #[test]
 fn rto_estimator_option_and_its_bounds() {
     use crate::tcp::RtoEstimator as E;
@@ -242,8 +244,8 @@ fn rto_estimator_option_and_its_bounds() {
     }
 }
 
-// tests spec §3.2: `iw` names a formula; `initial_cwnd` in the same table wins; a flow's own key
-// replaces what it inherited.
+// tests the `iw` option (docs/tcp.md, "initial window"): `iw` names a formula; `initial_cwnd` in
+// the same table wins; a flow's own key replaces what it inherited.
 #[test]
 fn iw_option_and_initial_cwnd_precedence() {
     use crate::tcp::InitialWindow as Iw;
@@ -263,7 +265,8 @@ fn iw_option_and_initial_cwnd_precedence() {
     }
 }
 
-// tests spec §2.4: delack = "linux"; its own timeouts exclude delack_count / delack_timeout.
+// tests the `delack = "linux"` option (docs/tcp.md); its own timeouts exclude delack_count /
+// delack_timeout.
 #[test]
 fn delack_linux_option() {
     use crate::tcp::DelAck;
@@ -283,8 +286,8 @@ fn delack_linux_option() {
     }
 }
 
-// tests spec §2.8's option: `pacing` parses per table (a flow's own over the scenario's), the
-// validate profile keeps ns-3's unpaced fast retransmission, and a bad value names the field
+// tests the `pacing` option (docs/tcp.md): it parses per table (a flow's own over the scenario's),
+// the validate profile keeps ns-3's unpaced fast retransmission, and a bad value names the field
 // and the choices.
 #[test]
 fn pacing_option() {

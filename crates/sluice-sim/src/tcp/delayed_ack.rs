@@ -1,4 +1,4 @@
-//! Linux's delayed-ACK engine, `delack = "linux"` (spec §2.4): a model of the receiver rules in
+//! Linux's delayed-ACK engine, `delack = "linux"` (docs/tcp.md): a model of the receiver rules in
 //! Linux's `tcp_input.c` (`tcp_event_data_recv`, `tcp_incr_quickack`, `__tcp_ack_snd_check`),
 //! `tcp_output.c` (`tcp_send_delayed_ack`, `tcp_event_ack_sent`) and `tcp_timer.c`
 //! (`tcp_delack_timer_handler`). Sans-IO: times come in as arguments; the endpoint
@@ -24,11 +24,12 @@
 //!   segment seen, up to `advmss`.
 //!
 //! Not modelled: pingpong (interactive) mode and the delayed ACK of a FIN it brings (Sluice
-//! acknowledges FIN at once, spec §2.4); SACK compression of duplicate ACKs (Linux ≥ 4.18 sends
-//! the first three at once, then paces them at min(1 ms, SRTT/20)); `rcv_mss` learnt from short
-//! segments (`last_seg_size`); the `__tcp_select_window ≥ rcv_wnd` test (Sluice's application
-//! reads at once, so the right edge always advances); the quick-ACK count taken when an ACK
-//! rides on a data segment (it cannot be non-zero then for a one-way transfer); jiffies.
+//! acknowledges FIN at once, as its other delayed-ACK policies do); SACK compression of duplicate
+//! ACKs (Linux ≥ 4.18 sends the first three at once, then paces them at min(1 ms, SRTT/20));
+//! `rcv_mss` learnt from short segments (`last_seg_size`); the `__tcp_select_window ≥ rcv_wnd` test
+//! (Sluice's application reads at once, so the right edge always advances); the quick-ACK count
+//! taken when an ACK rides on a data segment (it cannot be non-zero then for a one-way transfer);
+//! jiffies.
 
 use sluice_core::{Dur, Time};
 
@@ -187,8 +188,9 @@ mod tests {
         Time(x * 1_000_000)
     }
 
-    // tests spec §2.4 delack = "linux": the first data segment starts quick-ACK mode with
-    // min(rcv_wnd / (2·rcv_mss), 16) ACKs and ATO 40 ms; the last quick ACK resets ATO.
+    // tests Linux `tcp_event_data_recv` / `tcp_incr_quickack`: the first data segment starts
+    // quick-ACK mode with min(rcv_wnd / (2·rcv_mss), 16) ACKs and ATO 40 ms; the last quick ACK
+    // resets ATO.
     #[test]
     fn first_segment_starts_quickack_mode() {
         let mut d = LinuxDelAck::default();
@@ -211,7 +213,7 @@ mod tests {
         assert_eq!(t.quick, 2, "0 becomes 2");
     }
 
-    // tests spec §2.4 delack = "linux": ATO adapts to the arrival gap.
+    // tests Linux `tcp_event_data_recv`: ATO adapts to the arrival gap.
     #[test]
     fn ato_follows_interarrival_time() {
         let mut d = LinuxDelAck::default();
@@ -229,7 +231,7 @@ mod tests {
         assert_eq!(d.quick, 16);
     }
 
-    // tests spec §2.4 delack = "linux": the delayed ACK waits at most 200 ms, at most SRTT when
+    // tests Linux `tcp_send_delayed_ack`: the delayed ACK waits at most 200 ms, at most SRTT when
     // ATO > 40 ms, keeps an earlier deadline, and goes at once when that is within ATO/4.
     #[test]
     fn delayed_ack_deadline() {
@@ -246,8 +248,8 @@ mod tests {
         assert!(!d.more_than_one_segment(MSS as u64));
     }
 
-    // tests spec §2.4 delack = "linux" with ECN: the first CE of an episode and a Not-ECT segment
-    // after ECT each grant 2 quick ACKs.
+    // tests Linux `tcp_ecn_check_ce` (`delack = "linux"` with ECN): the first CE of an episode and
+    // a Not-ECT segment after ECT each grant 2 quick ACKs.
     #[test]
     fn ecn_marks_grant_quick_acks() {
         let mut d = LinuxDelAck { ato: Dur::from_millis(100), rcv_mss: MSS, ..Default::default() };

@@ -166,7 +166,8 @@ pub struct Endpoint {
     pub(super) remote: SockAddr,
     pub counters: TcpCounters,
     // ---- sending
-    /// Earliest time pacing lets the next data segment leave (spec §2.8; zero when unpaced).
+    /// Earliest time pacing lets the next data segment leave (docs/tcp.md, "pacing"; zero when
+    /// unpaced).
     pub(super) pace_next: Time,
     pub(super) cc: AnyCc,
     pub dupacks: u32,
@@ -682,7 +683,8 @@ impl Endpoint {
     }
 }
 
-/// The timestamp clock: 1 ms ticks since the start of the run (spec §2.7).
+/// The timestamp clock (RFC 7323 TSval): 1 ms ticks since the start of the run, as ns-3's
+/// `TcpOptionTS::NowToTsValue` and Linux's TS clock (1 ms since Linux 4.13).
 #[inline]
 pub(super) fn ts_clock(now: Time) -> u32 {
     (now.0 / 1_000_000) as u32

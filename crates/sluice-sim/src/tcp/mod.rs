@@ -6,8 +6,8 @@
 //!
 //! | file | concern |
 //! |---|---|
-//! | `config.rs` | options, with the RFC / Linux / ns-3 variants named (spec §2) |
-//! | `endpoint.rs` | connection state, handshake (spec §2.1), segment construction, timers |
+//! | `config.rs` | options, with the RFC / Linux / ns-3 variants named (docs/tcp.md) |
+//! | `endpoint.rs` | connection state, handshake (RFC 9293 §3.5, options of RFC 7323 / RFC 2018), segment construction, timers |
 //! | `sender.rs` | ACK processing, window update, duplicate ACKs, NewReno / SACK / PRR recovery, RTO |
 //! | `receiver.rs` | reassembly, SACK blocks, delayed ACK, ECN echo, timestamps |
 //! | `scoreboard.rs` | outstanding segments with SACK / lost / retransmitted marks, RFC 6675 pipe |

@@ -1,5 +1,5 @@
-//! Retransmission timer estimators (spec §2.3, §3.1): one [`RttEstimator`] holding the state of
-//! whichever rule the `rto` option names.
+//! Retransmission timer estimators (RFC 6298, Linux, ns-3 ≤ 3.21, RFC 793; docs/tcp.md): one
+//! [`RttEstimator`] holding the state of whichever rule the `rto` option names.
 //!
 //! | `rto` | model | RTO from the estimate | bounds |
 //! |---|---|---|---|
@@ -120,7 +120,7 @@ impl RttEstimator {
         self.base_rto = Dur(srtt.0 + var);
     }
 
-    /// Linux `tcp_rtt_estimator` (spec §2.3 `"linux"`), then `__tcp_set_rto`.
+    /// Linux `tcp_rtt_estimator` (`tcp_input.c`), then `__tcp_set_rto` (`rto = "linux"`).
     fn sample_linux(&mut self, r: Dur, snd_una: u64, snd_nxt: u64) {
         let rto_min = self.min_rto;
         let srtt = match self.srtt {
@@ -264,7 +264,7 @@ mod tests {
         RttEstimator::new(kind, Dur::from_secs(1), min, max, Dur::from_millis(1))
     }
 
-    // tests spec §2.3 worked example (RFC 6298 §2.2-2.3): 100 ms then 120 ms.
+    // tests RFC 6298 §2.2-2.3 on a worked example: 100 ms then 120 ms.
     #[test]
     fn rfc6298_worked_example() {
         let mut e = est(RtoEstimator::Rfc6298);
@@ -278,8 +278,8 @@ mod tests {
         assert_eq!(e.raw_rto(), Dur::from_micros(272_500));
     }
 
-    // tests spec §2.3 worked example, rto = "linux": 300 ms, then 302.5 ms (4·mdev = 170 ms
-    // < rttvar = 200 ms); no 200 ms floor on the RTO, only on rttvar.
+    // tests rto = "linux" (Linux `tcp_rtt_estimator`) on a worked example: 300 ms, then 302.5 ms
+    // (4·mdev = 170 ms < rttvar = 200 ms); no 200 ms floor on the RTO, only on rttvar.
     #[test]
     fn linux_worked_example() {
         let mut e = est(RtoEstimator::Linux);
@@ -295,7 +295,8 @@ mod tests {
         assert_eq!(e.rto(), Dur::from_micros(302_500));
     }
 
-    // tests spec §2.3 "linux": a falling RTT raises mdev with gain 1/32, not 1/4.
+    // tests rto = "linux" (Linux `tcp_rtt_estimator`): a falling RTT raises mdev with gain 1/32,
+    // not 1/4.
     #[test]
     fn linux_falling_rtt_uses_gain_one_thirty_second() {
         let mut e = est(RtoEstimator::Linux);
@@ -310,8 +311,8 @@ mod tests {
         assert_eq!(f.mdev4, Dur(200_000_000 + 30_000_000));
     }
 
-    // tests spec §2.3 "linux": rttvar ≥ rto_min; decays toward mdev_max only once per RTT, i.e.
-    // when SND.UNA passes the rtt_seq mark.
+    // tests rto = "linux" (Linux `tcp_rtt_estimator`): rttvar ≥ rto_min; decays toward mdev_max
+    // only once per RTT, i.e. when SND.UNA passes the rtt_seq mark.
     #[test]
     fn linux_rttvar_decays_once_per_rtt() {
         let mut e = est(RtoEstimator::Linux);
@@ -340,7 +341,7 @@ mod tests {
         assert!(e.rto() >= Dur::from_millis(600) && e.rto() < Dur::from_millis(600) + Dur(4));
     }
 
-    // tests spec §2.3 "linux": doubling up to TCP_RTO_MAX 120 s; a sample collapses it.
+    // tests rto = "linux": doubling up to Linux's TCP_RTO_MAX 120 s; a sample collapses it.
     #[test]
     fn linux_backoff_caps_at_120s() {
         let mut e = est(RtoEstimator::Linux);
@@ -353,8 +354,8 @@ mod tests {
         assert!(e.rto() < Dur::from_secs(1));
     }
 
-    // tests spec §2.3 worked example, rto = "ns3_legacy": 500 ms (100 + 4·100), then 470 ms
-    // (SRTT 102, dev 92).
+    // tests rto = "ns3_legacy" (ns-3.13 `RttMeanDeviation`) on a worked example: 500 ms (100 +
+    // 4·100), then 470 ms (SRTT 102, dev 92).
     #[test]
     fn ns3_legacy_worked_example() {
         let mut e = est(RtoEstimator::Ns3Legacy);
@@ -367,8 +368,8 @@ mod tests {
         assert_eq!(e.rto(), Dur::from_millis(470));
     }
 
-    // tests spec §2.3 "ns3_legacy": 2·SRTT when dev < SRTT/4; MinRTO 200 ms after the
-    // multiplier; the multiplier stops at 64 and a sample resets it.
+    // tests rto = "ns3_legacy" (ns-3.13 `RttMeanDeviation`): 2·SRTT when dev < SRTT/4; MinRTO
+    // 200 ms after the multiplier; the multiplier stops at 64 and a sample resets it.
     #[test]
     fn ns3_legacy_floor_and_multiplier() {
         let mut e = est(RtoEstimator::Ns3Legacy);
@@ -391,7 +392,8 @@ mod tests {
         assert_eq!(e.rto(), Dur::from_millis(200));
     }
 
-    // tests spec §3.1 rto = "rfc793": a = 7/8, b = 2, LBOUND 1 s, UBOUND 60 s.
+    // tests rto = "rfc793" (RFC 793 §3.7, with docs/tcp.md's choice of constants): a = 7/8, b = 2,
+    // LBOUND 1 s, UBOUND 60 s.
     #[test]
     fn rfc793_smoothing_and_bounds() {
         let mut e = est(RtoEstimator::Rfc793);

@@ -128,9 +128,10 @@ fn window_scale_needs_both_sides() {
     assert_eq!(window, 65_535, "unscaled: 8 MiB saturates the 16-bit field");
 }
 
-// tests spec §2.5.3 worked example (RFC 6582): two losses, one reduction.
+// tests RFC 6582 (NewReno) on a worked example: segments 1–10 in flight, 3 and 6 lost; the partial
+// ACK retransmits the second hole and the full ACK ends recovery: two losses, one reduction.
 #[test]
-fn newreno_partial_and_full_ack_spec_example() {
+fn newreno_partial_and_full_ack_worked_example() {
     let mut p = Pair::new(reno_cfg(), Some(10 * MSS));
     let burst = p.client_sends();
     assert_eq!(burst.len(), 10, "initial window of 10 segments");
@@ -279,8 +280,8 @@ fn sack_prr_recovery_single_loss() {
     assert!(p.c.w.cwnd >= ss && p.c.w.cwnd <= ss + 2 * MSS, "cwnd {} vs ssthresh {ss}", p.c.w.cwnd);
 }
 
-// tests spec §2.5.1: a strict RFC 5681 sender does not count ACKs whose window changed (as a
-// window-rewriting gateway makes them); the default rule ignores the window.
+// tests the duplicate-ACK definition of RFC 5681 §2: a strict sender does not count ACKs whose
+// window changed (as a window-rewriting gateway makes them); the default rule ignores the window.
 #[test]
 fn strict_dupack_rule_ignores_acks_with_changed_window() {
     for (rule, expect_fr) in [(DupAckRule::Default, 1), (DupAckRule::Strict, 0)] {
@@ -323,7 +324,8 @@ fn ecn_echo_reduces_once_and_sets_cwr() {
     assert!(acks.iter().all(|a| flags(a) & F::ECE == 0), "CWR stops the echo");
 }
 
-// tests spec §3.1: plain RFC 793 counts duplicates but never fast-retransmits.
+// tests plain RFC 793 (`cc = "none"`, as ns-3's `TcpRfc793`, whose `DupAck` does nothing):
+// duplicates are counted but never trigger a fast retransmission.
 #[test]
 fn rfc793_none_cc_has_no_fast_retransmit() {
     let mut p = Pair::new(TcpConfig { cc: CcKind::None, ..reno_cfg() }, Some(10 * MSS));
@@ -536,10 +538,10 @@ fn ns3_reno_sack_marks_without_sack() {
     assert_eq!(p.c.sb.sacked_bytes, 0);
 }
 
-// tests spec §2.5.5 (RFC 9937 variant as ns-3 implements it): RecoverFS is pipe at entry, and
-// the extra segment per duplicate ACK applies only while prr_delivered < RecoverFS. With every
-// outstanding segment SACKed or lost, pipe and RecoverFS are 0: the entering ACK delivers its
-// one SACKed segment, and only the fast retransmission goes out.
+// tests PRR's RFC 9937 variant as ns-3 ≥ 3.43 implements it (`TcpPrrRecovery`): RecoverFS is pipe
+// at entry, and the extra segment per duplicate ACK applies only while prr_delivered < RecoverFS.
+// With every outstanding segment SACKed or lost, pipe and RecoverFS are 0: the entering ACK
+// delivers its one SACKed segment, and only the fast retransmission goes out.
 #[test]
 fn prr_entry_with_nothing_in_flight_sends_only_the_retransmission() {
     let cfg = TcpConfig { delack: DelAck::Off, iw: InitialWindow::Segments(4), ..TcpConfig::default() };
@@ -558,8 +560,8 @@ fn prr_entry_with_nothing_in_flight_sends_only_the_retransmission() {
     assert_eq!(p.c.w.cwnd, MSS);
 }
 
-// tests spec §2.5.5 without SACK: a duplicate ACK in PRR recovery counts one segment as
-// delivered. The RFC 9937 variant adds that segment itself (as ns-3 does), so the endpoint must
+// tests PRR (RFC 6937 / RFC 9937) without SACK: a duplicate ACK in PRR recovery counts one segment
+// as delivered. The RFC 9937 variant adds that segment itself (as ns-3 does), so the endpoint must
 // not add RFC 6937's estimate on top; the RFC 6937 variant takes the estimate.
 #[test]
 fn prr_without_sack_counts_one_segment_per_duplicate() {
@@ -631,9 +633,10 @@ fn prr_counts_previously_sacked_bytes_once() {
     assert_eq!(p.c.prr_delivered - before, MSS, "only the retransmitted segment is newly delivered");
 }
 
-// tests spec §2.5.5 PRR arithmetic: the exact share, and ns-3.44's 32-bit product, which wraps.
-// Numbers from an ns-3 trace of the data-centre dumbbell: ssthresh 268,604 B, RecoverFS
-// 537,208 B; ns-3 stopped sending once prr_delivered reached 17,376 B.
+// tests PRR arithmetic (the proportional share of RFC 6937 / RFC 9937): the exact share, and
+// ns-3.44's 32-bit product, which wraps. Numbers from an ns-3 trace of the data-centre dumbbell:
+// ssthresh 268,604 B, RecoverFS 537,208 B; ns-3 stopped sending once prr_delivered reached
+// 17,376 B.
 #[test]
 fn prr_share_exact_and_ns3_wrapping() {
     use super::sender::prr_share;
@@ -752,7 +755,8 @@ fn ns3_pipe_keeps_sacked_retransmissions() {
 }
 
 // tests the ns-3 option `exit_ack_grows`: the full ACK sets cwnd = ssthresh and then grows it
-// once in congestion avoidance; without it cwnd = ssthresh exactly (spec §2.5.3).
+// once in congestion avoidance; without it cwnd = ssthresh exactly (RFC 6582 §3.2 step 3,
+// option (2)).
 #[test]
 fn ns3_full_ack_also_grows_the_window() {
     let cfg = TcpConfig { exit_ack_grows: true, ..reno_cfg() };
@@ -811,7 +815,7 @@ fn new_recovery_retransmits_the_head_again() {
     p.c.sb.check();
 }
 
-// tests spec §3.2: the initial window uses the SMSS negotiated in the handshake (iw =
+// tests the initial window (RFC 3390 §1) computed with the SMSS negotiated in the handshake (iw =
 // "rfc3390" with MSS 1448: 4380 B, so three full segments leave and the fourth waits).
 #[test]
 fn initial_window_formula_uses_negotiated_smss() {
@@ -825,7 +829,8 @@ fn initial_window_formula_uses_negotiated_smss() {
     assert_eq!(p.c.w.cwnd, 4 * 536);
 }
 
-// tests spec §2.4 delack = "linux": 16 quick ACKs from the first data segment (131072 B window
+// tests delack = "linux" (Linux `tcp_incr_quickack`, `__tcp_ack_snd_check`,
+// `tcp_delack_timer_handler`): 16 quick ACKs from the first data segment (131072 B window
 // / (2·1448) = 45, capped at 16), then an ACK for every second full segment and a 40 ms
 // delayed-ACK timer that doubles the ATO when it fires.
 #[test]
@@ -860,7 +865,8 @@ fn linux_delack_quickack_then_every_second_segment() {
     assert_eq!(p.s.lnx_ack.ato, Dur::from_millis(80), "a missed delayed ACK doubles the ATO");
 }
 
-// tests spec §2.4 delack = "linux": an entirely duplicate segment re-enters quick-ACK mode.
+// tests delack = "linux" (Linux `tcp_data_queue` → `tcp_enter_quickack_mode`): an entirely
+// duplicate segment re-enters quick-ACK mode.
 #[test]
 fn linux_delack_duplicate_segment_reenters_quickack() {
     let cfg = TcpConfig { delack: DelAck::Linux, ..TcpConfig::default() };
@@ -957,9 +963,9 @@ fn ns3_loss_exit_grows_only_beyond_the_recovery_point() {
     }
 }
 
-// tests `data_retries` (ns-3 DataRetries, spec §7): with n = 2 the first two timeouts in a row
-// retransmit and the third aborts the connection, which then sends and answers nothing; a new
-// ACK in between starts the count again.
+// tests `data_retries` (ns-3's `TcpSocketBase` attribute DataRetries): with n = 2 the first two
+// timeouts in a row retransmit and the third aborts the connection, which then sends and answers
+// nothing; a new ACK in between starts the count again.
 #[test]
 fn data_retries_abort_after_consecutive_timeouts() {
     let mut p = Pair::new(TcpConfig { data_retries: Some(2), delack: DelAck::Off, ..TcpConfig::default() }, Some(20 * MSS));
@@ -1007,7 +1013,7 @@ fn tail_losses(cfg: TcpConfig, lost: &[usize]) -> (Pair, Vec<SimPacket>, Vec<Sim
     (p, burst, sent)
 }
 
-// tests RFC 6675 NextSeg rule (3) (spec §2.5.4): with no new data to send, an un-SACKed hole
+// tests RFC 6675 §4 NextSeg rule (3): with no new data to send, an un-SACKed hole
 // below the highest SACKed segment that is not yet judged lost is retransmitted in recovery,
 // under both NextSeg variants (ns-3 has rule 3 when no unsent data is left), not left to the RTO.
 #[test]
@@ -1029,7 +1035,7 @@ fn nextseg_rule3_retransmits_an_unlost_hole_below_the_highest_sack() {
     }
 }
 
-// tests RFC 6675 NextSeg rule (4), the rescue retransmission (spec §2.5.4): a lost last segment
+// tests RFC 6675 §4 NextSeg rule (4), the rescue retransmission: a lost last segment
 // with nothing SACKed above it is resent once SND.UNA passes RescueRxt (the end of the first
 // retransmission), instead of waiting for the RTO; ns-3 sends no rescue.
 #[test]
@@ -1082,10 +1088,10 @@ fn run_client_timers(p: &mut Pair, until: Time) -> Vec<(Time, SimPacket)> {
     sent
 }
 
-// tests spec §2.8 with a congestion control that sets a pacing rate: each segment of L bytes
-// leaves L·8/rate after the one before it, the initial window included, and pacing never
-// overrides the window (the eleventh segment waits for an ACK). With pacing off, the same
-// algorithm sends its initial window at once.
+// tests pacing (docs/tcp.md, "pacing") with a congestion control that sets a pacing rate: each
+// segment of L bytes leaves L·8/rate after the one before it, the initial window included, and
+// pacing never overrides the window (the eleventh segment waits for an ACK). With pacing off, the
+// same algorithm sends its initial window at once.
 #[test]
 fn pacing_spaces_segments_at_the_congestion_controls_rate() {
     // 1448 B · 8 / 11.584 Mb/s = 1 ms.
@@ -1125,10 +1131,10 @@ fn pacing_spaces_segments_at_the_congestion_controls_rate() {
     );
 }
 
-// tests spec §2.8 with `pacing = "linux"` (Linux's internal pacing rate for any algorithm):
-// none before the first RTT sample; then ratio·max(cwnd, in flight)/SRTT with ratio 200 % in
-// slow start and 120 % once cwnd reaches half of ssthresh. The default (`"cc"`) does not pace
-// NewReno.
+// tests `pacing = "linux"` (Linux's internal pacing rate for any algorithm,
+// `tcp_update_pacing_rate`): none before the first RTT sample; then ratio·max(cwnd, in flight)/SRTT
+// with ratio 200 % in slow start and 120 % once cwnd reaches half of ssthresh. The default (`"cc"`)
+// does not pace NewReno.
 #[test]
 fn linux_pacing_rate_follows_cwnd_over_srtt() {
     for (ssthresh, ratio) in [(u32::MAX as u64, 2.0), (12 * MSS, 1.2)] {
@@ -1192,8 +1198,8 @@ fn linux_pacing_rate_follows_cwnd_over_srtt() {
     );
 }
 
-// tests spec §2.8 with `pace_fast_retransmit`: under pacing, the fast retransmission on the
-// third duplicate ACK takes the next pacing slot like any segment (Linux); with the option
+// tests `pace_fast_retransmit` (docs/tcp.md, "pacing"): under pacing, the fast retransmission on
+// the third duplicate ACK takes the next pacing slot like any segment (Linux); with the option
 // cleared (the ns3.44 profile) it leaves at once, as ns-3's DoRetransmit does.
 #[test]
 fn fast_retransmission_waits_for_its_pacing_slot() {

@@ -127,9 +127,10 @@ fn tracing_does_not_change_the_run() {
     assert_eq!(summary(&plain), summary(&traced));
 }
 
-// Pacing (spec §2.8, `pacing = "linux"`) at 120-200 % of cwnd per SRTT never holds a flow
-// below what its window allows: a flow limited by the receiver's window (128 KiB, no loss in
-// a 100-packet buffer) has the same goodput paced and unpaced, at the bottleneck rate.
+// Pacing (`pacing = "linux"`, Linux's `tcp_update_pacing_rate`; docs/tcp.md) at 120-200 % of cwnd
+// per SRTT never holds a flow below what its window allows: a flow limited by the receiver's window
+// (128 KiB, no loss in a 100-packet buffer) has the same goodput paced and unpaced, at the
+// bottleneck rate.
 #[test]
 fn pacing_costs_a_window_limited_flow_nothing() {
     let d = Dumbbell {

@@ -22,7 +22,8 @@ fn dur(v: &serde_json::Value) -> Dur {
     parse_duration(v.as_str().unwrap()).unwrap()
 }
 
-/// A case of the shared reference, or one of our own ns-3 runs (`validation/fixtures/ns3/NAME.json`).
+/// A case of the reference fixture (`validation/fixtures/ns3-reference.json`), or one of our own
+/// ns-3 runs (`validation/fixtures/ns3/NAME.json`).
 fn case(name: &str) -> serde_json::Value {
     let fx = fixture();
     if let Some(c) = fx["cases"].as_array().unwrap().iter().find(|c| c["case"] == name) {

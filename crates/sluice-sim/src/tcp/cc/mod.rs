@@ -1,8 +1,9 @@
 //! Congestion control: one trait, one file per algorithm, a closed enum to dispatch.
 //!
 //! The endpoint owns loss recovery and the window state ([`CwndState`]) and lends it to the
-//! algorithm, which grows cwnd on ACKs and proposes ssthresh on loss (the Linux/ns-3 split; see
-//! style.md §9.6.4). Windows are in bytes.
+//! algorithm, which grows cwnd on ACKs and proposes ssthresh on loss: the split of Linux's
+//! `tcp_congestion_ops` (`cong_avoid`, `ssthresh`) and ns-3's `TcpCongestionOps` /
+//! `TcpRecoveryOps`, with the state lent as `&mut` instead of shared. Windows are in bytes.
 
 mod new_reno;
 mod none;

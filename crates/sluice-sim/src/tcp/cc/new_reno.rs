@@ -1,4 +1,4 @@
-//! Reno/NewReno window growth (RFC 5681 §3.1, spec §3.2). Loss recovery itself (RFC 6582,
+//! Reno/NewReno window growth (RFC 5681 §3.1). Loss recovery itself (RFC 6582,
 //! RFC 6675, PRR) lives in the endpoint and is shared by every algorithm.
 
 use super::{AckSample, CongestionControl, CwndState, LossCause};
