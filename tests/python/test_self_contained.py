@@ -10,18 +10,18 @@ line as `path:line`.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-SELF = Path(__file__).resolve().relative_to(REPO).as_posix()
 
 #: What a reader of the repo cannot follow, with the reason shown on failure.
 FORBIDDEN: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bspec\s*§"), "a section of a specification that is not in the repo"),
-    (re.compile(r"\bspec/"), "a specification folder that is not in the repo"),
+    (re.compile(r"\bspec\/"), "a specification folder that is not in the repo"),
     (re.compile(r"\b(?:design|style|algorithms)\.md\b"),
      "a design/style/spec note that is not in the repo"),
     (re.compile(r"\.\./(?:shared|papers)\b|\bshared/(?:spec|papers|reference)\b"),
@@ -43,6 +43,7 @@ SKIP_DIRS = {".git", "target", ".venv", "venv", "node_modules", "__pycache__", "
              ".pytest_cache", ".ruff_cache", ".hypothesis", "build", "dist"}
 
 
+@functools.lru_cache(maxsize=1)
 def tracked_files() -> list[str]:
     """Paths (relative, `/`-separated) of the tracked files; every file when git is missing."""
     try:
@@ -71,12 +72,11 @@ def offences(path: str, text: str) -> list[str]:
     return hits
 
 
+@functools.lru_cache(maxsize=1)
 def scan() -> dict[str, list[str]]:
-    """Offending lines per file, over every tracked text file but this one."""
+    """Offending lines per file, over every tracked text file (this one included)."""
     result: dict[str, list[str]] = {}
     for name in tracked_files():
-        if name == SELF:
-            continue
         p = REPO / name
         try:
             text = p.read_text(encoding="utf-8")
@@ -89,16 +89,17 @@ def scan() -> dict[str, list[str]]:
 
 
 def test_checker_flags_what_it_must_and_passes_proper_citations() -> None:
+    # Spelt in pieces (adjacent literals, escapes) so that this file passes its own scan.
     bad = [
-        "// tests spec §2.5.3 worked example",
-        "/// (the contract of design.md)",
-        '"""Must match the module (style.md §9)."""',
-        "Rules, with the sections of (`shared/spec/algorithms.md`)",
-        "see ../shared/papers",
-        "the access-link RTTs of paper 003",
-        "(/work/shared/reference/ns3-dumbbell.json)",
-        "  target/release/sluice-sim /tmp/dc.toml --out /tmp/sluice",
-        "python3 run.py /home/alice/x.toml",
+        "// tests spec \u00a72.5.3 worked example",
+        "/// (the contract of design" ".md)",
+        '"""Must match the module (style' '.md \u00a79)."""',
+        "Rules, with the sections of (`shared" "/spec" "/algorithms" ".md`)",
+        "see ../" "shared" "/papers",
+        "the access-link RTTs of paper" " 003",
+        "(/" "work/shared" "/reference/ns3-dumbbell.json)",
+        "  target/release/sluice-sim /" "tmp/dc.toml --out /" "tmp/sluice",
+        "python3 run.py /" "home/alice/x.toml",
     ]
     good = [
         "// tests RFC 6298 §2.2-2.3 on a worked example",
@@ -113,8 +114,8 @@ def test_checker_flags_what_it_must_and_passes_proper_citations() -> None:
     for line in good:
         assert not offences("x", line), f"flagged: {line!r}"
     # Every line is reported with its number.
-    assert offences("a.md", "ok\nsee design.md\nok") == [
-        "a.md:2: a design/style/spec note that is not in the repo: see design.md"
+    assert offences("a.md", "ok\nsee design" ".md\nok") == [
+        "a.md:2: a design/style/spec note that is not in the repo: see design" ".md"
     ]
 
 
@@ -131,4 +132,4 @@ def test_repository_cites_nothing_outside_it() -> None:
 def test_allow_list_only_shrinks() -> None:
     found = scan()
     stale = sorted(name for name in ALLOWED if name not in found)
-    assert not stale, f"now clean, remove from ALLOWED in {SELF}: {stale}"
+    assert not stale, f"now clean, remove from ALLOWED in this file: {stale}"
