@@ -9,10 +9,12 @@
 //! | [`units`] | strict parsing of `"100Mbps"`, `"2ms"`, `"900pkt"`, `"5MB"` |
 //! | [`seq`] | TCP sequence arithmetic and window scaling (RFC 7323) |
 //! | [`rng`] | seeded, portable random streams keyed by stable names |
+//! | [`loss`] | random (Bernoulli, Gilbert–Elliott) and scripted packet loss on a link direction |
 //! | [`packet`] | the header view both datapaths implement; checksums (RFC 1071/1624) |
 //! | [`qdisc`] | the queue-discipline trait, its statistics wrapper, drop-tail |
 #![forbid(unsafe_code)]
 
+pub mod loss;
 pub mod packet;
 pub mod qdisc;
 pub mod rng;

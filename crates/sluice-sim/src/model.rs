@@ -46,8 +46,9 @@ pub enum QdiscSpec {
 #[derive(Clone, Debug)]
 pub struct DirSpec {
     pub qdisc: QdiscSpec,
-    /// Probability that a packet sent this way is lost on the wire.
-    pub loss: f64,
+    /// Which packets sent this way are lost on the wire (decided as each starts serializing;
+    /// a lost packet occupies the link but never arrives).
+    pub loss: sluice_core::loss::LossModel,
     /// Name used for the queue in outputs (e.g. `"A->B"`).
     pub queue_name: String,
     /// Whether to write a pcap file of packets sent this way.

@@ -177,10 +177,11 @@ impl<'m> Sim<'m> {
                 let idx = ifaces.len() as u32;
                 nodes[from].ifaces.push(idx);
                 let pcap = opts.out_dir.is_some() && d.pcap;
-                ifaces.push(Iface::new(from as u32, to as u32, l.rate, l.delay + jitter, l.l2_overhead, l.device_queue, qdisc, d.loss > 0.0, pcap));
+                ifaces.push(Iface::new(from as u32, to as u32, l.rate, l.delay + jitter, l.l2_overhead, l.device_queue, qdisc, !d.loss.is_lossless(), pcap));
                 info.push(IfaceInfo {
                     name: d.queue_name.clone(),
-                    loss: d.loss,
+                    loss: sluice_core::loss::LossProcess::new(d.loss.clone()),
+                    link_losses: 0,
                     qdisc_kind: "drop_tail",
                     rng: RngStream::derive(model.seed, StreamKey::LinkLoss(&d.queue_name)),
                     monitored: match &model.monitor.queues {
@@ -527,9 +528,17 @@ impl<'m> Sim<'m> {
         // before the arrival at the far end); it is scheduled only if someone waits.
         f.tx_seq = self.q.reserve();
         f.set_flag(Flags::TXDONE_SCHEDULED, false);
+        // The loss decision is taken as the packet starts serializing: it holds the link for its
+        // serialization but never arrives (ns-3's receive-side error model drops at the far
+        // device, which gives the same timing). Capture happens on the sending side, so a lost
+        // packet shows in that direction's pcap only.
         let lost = f.flag(Flags::LOSSY) && {
+            let pkt = &self.pkts[p.id as usize];
+            let is_data = matches!(pkt.transport, Transport::Tcp { .. }) && pkt.payload > 0;
             let info = &mut self.info[iface as usize];
-            info.rng.chance(info.loss)
+            let lost = info.loss.lose(&mut info.rng, is_data);
+            info.link_losses += lost as u64;
+            lost
         };
         let arrive = now + tx + f.delay;
         if f.flag(Flags::PCAP) {

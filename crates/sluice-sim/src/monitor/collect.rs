@@ -51,6 +51,8 @@ pub struct WarmSnapshot {
     pub servers: Vec<Option<TcpCounters>>,
     pub net: Vec<FlowNet>,
     pub queues: Vec<QdiscStats>,
+    /// Packets each link direction had lost.
+    pub link_losses: Vec<u64>,
 }
 
 pub(crate) fn snapshot(sim: &Sim<'_>) -> WarmSnapshot {
@@ -61,6 +63,7 @@ pub(crate) fn snapshot(sim: &Sim<'_>) -> WarmSnapshot {
         servers: (0..n).map(|f| sim.endpoint(f, true).map(|e| e.counters.clone())).collect(),
         net: sim.flownet.clone(),
         queues: sim.ifaces.iter().map(|f| f.qdisc.stats.clone()).collect(),
+        link_losses: sim.info.iter().map(|f| f.link_losses).collect(),
     }
 }
 
@@ -171,6 +174,8 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
             mean_len_bytes: f.sum_bytes / n,
             mean_sojourn_s: if dequeued > 0 { (s.sojourn_sum_ns - w.sojourn_sum_ns) as f64 / dequeued as f64 * 1e-9 } else { 0.0 },
             dequeued,
+            link_losses: f.link_losses - warm.link_losses[k],
+            link_loss_model: describe_loss(f.loss.model()),
         });
     }
     let mut options = serde_json::Map::new();
@@ -238,4 +243,20 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
         tables.push(Table { name: "rtt".into(), columns: vec![("t_s".into(), Column::F64(t)), ("flow".into(), Column::I64(fl)), ("rtt_s".into(), Column::F64(r))] });
     }
     Ok(RunOutput { summary, tables, files: sim.files })
+}
+
+/// The loss model of a link direction as the summary records it (`"none"`, `"bernoulli p=0.02"`).
+fn describe_loss(m: &sluice_core::loss::LossModel) -> String {
+    use sluice_core::loss::{ListMatch, LossModel};
+    if m.is_lossless() {
+        return "none".into();
+    }
+    match m {
+        LossModel::Bernoulli { p } => format!("bernoulli p={p}"),
+        LossModel::GilbertElliott { p_gb, p_bg, loss_good, loss_bad } => format!("gilbert_elliott p_gb={p_gb} p_bg={p_bg} loss_good={loss_good} loss_bad={loss_bad}"),
+        LossModel::List { packets, matching } => {
+            let m = if *matching == ListMatch::Data { "data" } else { "all" };
+            format!("list match={m} packets={packets:?}")
+        }
+    }
 }

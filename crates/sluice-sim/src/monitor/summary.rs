@@ -65,6 +65,11 @@ pub struct QueueSummary {
     /// Mean time packets dequeued within the window spent in the queue.
     pub mean_sojourn_s: f64,
     pub dequeued: u64,
+    /// Packets lost on the link after leaving this queue, within the window (the link's loss
+    /// model; not counted in `dropped`, which is the queue's own drops).
+    pub link_losses: u64,
+    /// The link direction's loss model (`"none"`, `"bernoulli p=0.02"`, ...).
+    pub link_loss_model: String,
 }
 
 #[derive(Clone, Debug, Serialize)]

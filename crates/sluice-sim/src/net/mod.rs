@@ -178,7 +178,7 @@ impl Flags {
     pub const TXDONE_SCHEDULED: u8 = 1;
     /// A deferred refill of the device queue is pending (the device takes nothing meanwhile).
     pub const REFILL_PENDING: u8 = 2;
-    /// The link drops packets at random ([`IfaceInfo::loss`]).
+    /// The link may lose packets ([`IfaceInfo::loss`]).
     pub const LOSSY: u8 = 4;
     /// Transmitted packets are written to a pcap file.
     pub const PCAP: u8 = 8;
@@ -375,8 +375,10 @@ impl Iface {
 /// The cold half of an interface: names, the loss stream, sampling accumulators.
 pub struct IfaceInfo {
     pub name: String,
-    /// Probability that the link loses a packet (drawn from `rng` per packet when non-zero).
-    pub loss: f64,
+    /// Which packets the link loses (stepped with `rng` per packet when it can lose any).
+    pub loss: sluice_core::loss::LossProcess,
+    /// Packets the link lost (all time; the summary takes the window's share).
+    pub link_losses: u64,
     pub qdisc_kind: &'static str,
     pub rng: RngStream,
     /// Reported in the summary and sampled.

@@ -4,6 +4,7 @@ use super::error::ScenarioError;
 use super::schema::*;
 use crate::model::*;
 use crate::tcp::*;
+use sluice_core::loss::{ListMatch, LossModel};
 use sluice_core::units::QueueLimit;
 use sluice_core::{Dur, Time};
 
@@ -251,11 +252,47 @@ fn check_device(n: u32, path: &str) -> R<()> {
     Ok(())
 }
 
-fn check_loss(p: f64, path: &str) -> R<f64> {
-    if !(0.0..1.0).contains(&p) {
-        return err(path, format!("must be a probability in [0, 1), got {p}"));
-    }
-    Ok(p)
+/// A link direction's loss model: a bare probability is Bernoulli loss (`loss = 0.02`), a table
+/// names its model (`{ kind = "gilbert_elliott", ... }`). Absent: no loss.
+fn loss_model(v: Option<&LossValue>, path: &str) -> R<LossModel> {
+    let model = match v {
+        None => return Ok(LossModel::NONE),
+        Some(toml::Value::Float(p)) => {
+            if !(0.0..1.0).contains(p) {
+                return err(path, format!("must be a probability in [0, 1), got {p}"));
+            }
+            return Ok(LossModel::Bernoulli { p: *p });
+        }
+        Some(toml::Value::Integer(0)) => return Ok(LossModel::NONE),
+        Some(toml::Value::Integer(n)) => return err(path, format!("must be a probability in [0, 1), got {n}")),
+        Some(t) => {
+            let (kind, rest) = super::kind_of(t, path, LOSS_KINDS)?;
+            match kind.as_str() {
+                "bernoulli" => {
+                    let BernoulliTable { p } = super::typed(rest, path)?;
+                    LossModel::Bernoulli { p }
+                }
+                "gilbert_elliott" => {
+                    let GilbertElliottTable { p_gb, p_bg, loss_good, loss_bad } = super::typed(rest, path)?;
+                    LossModel::GilbertElliott { p_gb, p_bg, loss_good, loss_bad }
+                }
+                _ => {
+                    debug_assert_eq!(kind, "list", "kind_of admits only LOSS_KINDS");
+                    let ListLossTable { packets, matching } = super::typed(rest, path)?;
+                    if packets.iter().any(|&n| n < 1) {
+                        return err(format!("{path}.packets"), "must be ascending positive integers (the n-th packet, counting from 1)");
+                    }
+                    let matching = match matching {
+                        Some(ListMatchOpt::Data) => ListMatch::Data,
+                        Some(ListMatchOpt::All) | None => ListMatch::All,
+                    };
+                    LossModel::List { packets: packets.into_iter().map(|n| n as u64).collect(), matching }
+                }
+            }
+        }
+    };
+    model.validate().map_err(|e| ScenarioError::new(format!("{path}.{}", e.field), e.message))?;
+    Ok(model)
 }
 
 struct Net {
@@ -267,7 +304,7 @@ struct Net {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn link(a: usize, b: usize, names: &[NodeSpec], rate: sluice_core::Rate, delay: Dur, q_ab: QdiscSpec, q_ba: QdiscSpec, loss: (f64, f64), jitter: Dur, l2: u32, dev: u32) -> LinkSpec {
+fn link(a: usize, b: usize, names: &[NodeSpec], rate: sluice_core::Rate, delay: Dur, q_ab: QdiscSpec, q_ba: QdiscSpec, loss: (LossModel, LossModel), jitter: Dur, l2: u32, dev: u32) -> LinkSpec {
     let (na, nb) = (&names[a].name, &names[b].name);
     LinkSpec {
         a,
@@ -332,17 +369,17 @@ fn build_topology(t: &Topology) -> R<Net> {
             let jit = jitter.unwrap_or(Dur::ZERO);
             let mut links = Vec::new();
             for i in 0..n {
-                links.push(link(i, a, &nodes, *access_rate, sd[i % sd.len()], aq.clone(), aq.clone(), (0.0, 0.0), jit, l2, dev));
+                links.push(link(i, a, &nodes, *access_rate, sd[i % sd.len()], aq.clone(), aq.clone(), (LossModel::NONE, LossModel::NONE), jit, l2, dev));
             }
             for i in 0..n {
-                links.push(link(b, n + i, &nodes, *access_rate, rd[i % rd.len()], aq.clone(), aq.clone(), (0.0, 0.0), jit, l2, dev));
+                links.push(link(b, n + i, &nodes, *access_rate, rd[i % rd.len()], aq.clone(), aq.clone(), (LossModel::NONE, LossModel::NONE), jit, l2, dev));
             }
             let fq = qspec(queue, "topology.queue")?;
             let rq = match reverse_queue {
                 Some(q) => qspec(&q, "topology.reverse_queue")?,
                 None => BIG,
             };
-            let loss = (check_loss(bottleneck.loss, "topology.bottleneck.loss")?, check_loss(bottleneck.reverse_loss, "topology.bottleneck.reverse_loss")?);
+            let loss = (loss_model(bottleneck.loss.as_ref(), "topology.bottleneck.loss")?, loss_model(bottleneck.reverse_loss.as_ref(), "topology.bottleneck.reverse_loss")?);
             check_rate(bottleneck.rate, "topology.bottleneck.rate")?;
             links.push(link(a, b, &nodes, bottleneck.rate, bottleneck.delay, fq, rq, loss, Dur::ZERO, l2, dev));
             let groups = vec![("senders".to_string(), (0..n).collect()), ("receivers".to_string(), (n..2 * n).collect())];
@@ -366,12 +403,12 @@ fn build_topology(t: &Topology) -> R<Net> {
             let fq = qspec(queue, "topology.queue")?;
             let mut links = Vec::new();
             for i in 0..h {
-                links.push(link(i, i + 1, &nodes, *rate, *delay, fq.clone(), BIG, (0.0, 0.0), Dur::ZERO, 2, 1));
+                links.push(link(i, i + 1, &nodes, *rate, *delay, fq.clone(), BIG, (LossModel::NONE, LossModel::NONE), Dur::ZERO, 2, 1));
             }
             let add_host = |nodes: &mut Vec<NodeSpec>, name: String, r: usize, links: &mut Vec<LinkSpec>| {
                 nodes.push(host(name));
                 let k = nodes.len() - 1;
-                links.push(link(k, r, nodes, *access_rate, *access_delay, aq.clone(), aq.clone(), (0.0, 0.0), Dur::ZERO, 2, 1));
+                links.push(link(k, r, nodes, *access_rate, *access_delay, aq.clone(), aq.clone(), (LossModel::NONE, LossModel::NONE), Dur::ZERO, 2, 1));
                 k
             };
             add_host(&mut nodes, "long_src".into(), 0, &mut links);
@@ -419,7 +456,7 @@ fn build_topology(t: &Topology) -> R<Net> {
                     Some(q) => qspec(q, &format!("{p}.reverse_queue"))?,
                     None => q.clone(),
                 };
-                let loss = (check_loss(l.loss, &format!("{p}.loss"))?, check_loss(l.reverse_loss, &format!("{p}.reverse_loss"))?);
+                let loss = (loss_model(l.loss.as_ref(), &format!("{p}.loss"))?, loss_model(l.reverse_loss.as_ref(), &format!("{p}.reverse_loss"))?);
                 let dev = l.device_queue.unwrap_or(1);
                 check_device(dev, &format!("{p}.device_queue"))?;
                 let rate = check_rate(l.rate, &format!("{p}.rate"))?;

@@ -106,10 +106,50 @@ pub struct LinkParams {
     pub rate: Rate,
     pub delay: Dur,
     #[serde(default)]
-    pub loss: f64,
+    pub loss: Option<LossValue>,
     #[serde(default)]
-    pub reverse_loss: f64,
+    pub reverse_loss: Option<LossValue>,
 }
+
+/// A link direction's `loss`: a probability (`0.02`, shorthand for Bernoulli loss) or a
+/// `{ kind = ... }` table (see [`LOSS_KINDS`]).
+pub type LossValue = toml::Value;
+pub const LOSS_KINDS: &[&str] = &["bernoulli", "gilbert_elliott", "list"];
+
+/// `{ kind = "bernoulli", p }`.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct BernoulliTable {
+    pub p: f64,
+}
+
+/// `{ kind = "gilbert_elliott", p_gb, p_bg, loss_good = 0, loss_bad = 1 }`.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct GilbertElliottTable {
+    pub p_gb: f64,
+    pub p_bg: f64,
+    #[serde(default)]
+    pub loss_good: f64,
+    #[serde(default = "one")]
+    pub loss_bad: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// `{ kind = "list", packets = [..], match = "all" | "data" }`.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct ListLossTable {
+    /// Signed so that a negative entry gets the list's own message, not a type error.
+    pub packets: Vec<i64>,
+    #[serde(default, rename = "match")]
+    pub matching: Option<ListMatchOpt>,
+}
+
+choice!(ListMatchOpt { Data = "data", All = "all" });
 
 /// `[topology]`: its `kind` picks one of the tables below (see [`TOPOLOGY_KINDS`]).
 pub type Topology = toml::Value;
@@ -184,9 +224,9 @@ pub struct GraphLink {
     #[serde(default)]
     pub reverse_queue: Option<QueueTable>,
     #[serde(default)]
-    pub loss: f64,
+    pub loss: Option<LossValue>,
     #[serde(default)]
-    pub reverse_loss: f64,
+    pub reverse_loss: Option<LossValue>,
     #[serde(default)]
     pub jitter: Option<Dur>,
     #[serde(default)]

@@ -506,3 +506,50 @@ fn start_and_endpoint_errors_say_what_is_allowed() {
     assert_eq!(m.flows[0].start, StartSpec::Uniform(Time(1_000_000_000), Time(2_000_000_000)));
     assert!(load_str(&BASE.replace("count = 2", "count = 2\nstart = 0"), None).is_ok());
 }
+
+#[test]
+fn loss_models_parse_and_shorthand_is_bernoulli() {
+    use sluice_core::loss::{ListMatch, LossModel};
+    let bn = |edit: &str| {
+        let text = BASE.replacen(r#"bottleneck = { rate = "10Mbps", delay = "5ms" }"#, &format!(r#"bottleneck = {{ rate = "10Mbps", delay = "5ms", {edit} }}"#), 1);
+        let m = load_str(&text, None).unwrap_or_else(|e| panic!("{edit}: {e}"));
+        let l = m.links.iter().find(|l| l.ab.queue_name == "A->B").expect("bottleneck");
+        (l.ab.loss.clone(), l.ba.loss.clone())
+    };
+    assert_eq!(bn("loss = 0.02").0, LossModel::Bernoulli { p: 0.02 });
+    assert_eq!(bn("loss = 0.02").1, LossModel::NONE);
+    assert_eq!(bn(r#"reverse_loss = { kind = "bernoulli", p = 0.1 }"#).1, LossModel::Bernoulli { p: 0.1 });
+    assert_eq!(
+        bn(r#"loss = { kind = "gilbert_elliott", p_gb = 0.01, p_bg = 0.3 }"#).0,
+        LossModel::GilbertElliott { p_gb: 0.01, p_bg: 0.3, loss_good: 0.0, loss_bad: 1.0 },
+        "Gilbert's model by default: no loss in the good state, all in the bad"
+    );
+    assert_eq!(bn(r#"loss = { kind = "list", packets = [3, 7] }"#).0, LossModel::List { packets: vec![3, 7], matching: ListMatch::All });
+    assert_eq!(bn(r#"loss = { kind = "list", packets = [1], match = "data" }"#).0, LossModel::List { packets: vec![1], matching: ListMatch::Data });
+}
+
+#[test]
+fn bad_loss_models_name_the_field() {
+    let edit = |loss: &str| error_of(r#"delay = "5ms" }"#, &format!(r#"delay = "5ms", loss = {loss} }}"#));
+    let e = edit(r#"{ kind = "bernoulli", p = 1.5 }"#);
+    assert_eq!((e.path.as_str(), e.message.as_str()), ("topology.bottleneck.loss.p", "must be in [0, 1), got 1.5"));
+    let e = edit("1.5");
+    assert_eq!((e.path.as_str(), e.message.as_str()), ("topology.bottleneck.loss", "must be a probability in [0, 1), got 1.5"));
+    for list in ["[3, 2]", "[0, 4]", "[-1]", "[2, 2]"] {
+        let e = edit(&format!(r#"{{ kind = "list", packets = {list} }}"#));
+        assert_eq!(e.path, "topology.bottleneck.loss.packets", "{list}");
+        assert!(e.message.starts_with("must be ascending positive integers"), "{list}: {}", e.message);
+    }
+    let e = edit(r#"{ kind = "burst", p = 0.1 }"#);
+    assert_eq!(e.path, "topology.bottleneck.loss.kind");
+    assert!(e.message.contains("`bernoulli`, `gilbert_elliott`, `list`"), "{}", e.message);
+    let e = edit(r#"{ kind = "list", packets = [1], match = "acks" }"#);
+    assert_eq!(e.path, "topology.bottleneck.loss.match");
+    let e = edit(r#"{ kind = "gilbert_elliott", p_gb = 0.1, p_bg = 0.0 }"#);
+    assert_eq!(e.path, "topology.bottleneck.loss.p_bg");
+    let e = edit(r#"{ kind = "gilbert_elliott", p_gb = 0.1, p_bg = 0.2, loss_good = 1.0 }"#);
+    assert_eq!(e.path, "topology.bottleneck.loss.loss_good");
+    let e = edit(r#"{ kind = "bernoulli", p = 0.1, q = 2 }"#);
+    assert_eq!(e.path, "topology.bottleneck.loss.q");
+    assert!(e.message.contains("unknown field `q`"), "{}", e.message);
+}

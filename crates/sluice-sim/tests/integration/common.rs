@@ -38,7 +38,7 @@ impl Default for Dumbbell {
 }
 
 fn dir(name: String, limit: QueueLimit, loss: f64) -> DirSpec {
-    DirSpec { qdisc: QdiscSpec::DropTail { limit }, loss, queue_name: name, pcap: false }
+    DirSpec { qdisc: QdiscSpec::DropTail { limit }, loss: sluice_core::loss::LossModel::Bernoulli { p: loss }, queue_name: name, pcap: false }
 }
 
 impl Dumbbell {

@@ -2,4 +2,5 @@
 
 mod common;
 mod fidelity;
+mod loss;
 mod reference;
