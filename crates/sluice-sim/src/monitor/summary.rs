@@ -35,7 +35,15 @@ pub struct FlowSummary {
     pub payload_bytes_sent: u64,
     /// Data segments (TCP, with payload) or datagrams (UDP) sent within the window.
     pub data_packets_sent: u64,
+    /// Retransmission-timer expiries of the sender, each one counted (a timeout that repeats
+    /// with backoff counts again; the handshake's SYN timeouts are not counted: see the client's
+    /// SYN count).
     pub rto_count: u64,
+    /// Timeout episodes: entries into the Loss state, as ns-3's `CongState` trace counts
+    /// `CA_LOSS` entries (repeated timeouts in one episode count once; SYN timeouts not at all).
+    pub timeout_episodes: u64,
+    /// Fast-recovery episodes: entries into the Recovery state (ns-3's `CA_RECOVERY` entries).
+    pub recovery_episodes: u64,
     pub fast_retransmits: u64,
     /// Times the duplicate-ACK counter reached the threshold, once per run of duplicates, for
     /// every sender, also one without fast retransmit (docs/summary.md).

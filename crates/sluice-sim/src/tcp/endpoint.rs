@@ -77,6 +77,12 @@ pub struct TcpCounters {
     pub data_pkts_sent: u64,
     pub rtt_sum_ns: u64,
     pub rtt_n: u64,
+    /// Entries into the Loss state (a retransmission timeout outside it; further timeouts of
+    /// the same episode do not count): ns-3's `CongState` trace entering `CA_LOSS`.
+    pub loss_episodes: u64,
+    /// Entries into the Recovery state (fast retransmit): ns-3's `CongState` entering
+    /// `CA_RECOVERY`.
+    pub recovery_episodes: u64,
 }
 
 /// Option size of a timestamp option on the wire (padded), subtracted from the MSS option.

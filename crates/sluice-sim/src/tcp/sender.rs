@@ -311,6 +311,11 @@ impl Endpoint {
         let from = self.ca;
         if from != to {
             self.ca = to;
+            match to {
+                CaState::Loss => self.counters.loss_episodes += 1,
+                CaState::Recovery => self.counters.recovery_episodes += 1,
+                _ => {}
+            }
             self.cc.on_state_change(&mut self.w, from, to, now);
         }
     }

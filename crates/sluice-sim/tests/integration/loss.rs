@@ -45,6 +45,7 @@ fn a_listed_data_packet_is_lost_once_and_fast_retransmitted() {
     assert_eq!(f.fast_retransmits, 1);
     assert_eq!(f.rto_count, 0);
     assert_eq!(f.retransmitted_bytes, 1448);
+    assert_eq!((f.recovery_episodes, f.timeout_episodes), (1, 0));
     assert_eq!(q.link_loss_model, "list match=data packets=[12]");
     assert_eq!(queue(&s, "B->A").link_losses, 0);
 }
@@ -58,6 +59,9 @@ fn a_lost_syn_costs_the_initial_rto() {
     let s = one_flow(r#"{ kind = "list", packets = [1] }"#, "3s");
     assert_eq!(queue(&s, "A->B").link_losses, 1);
     assert_eq!(s.flows[0].retransmitted_bytes, 0, "a SYN carries no payload");
+    // The handshake's timeout is not a Loss episode (ns-3 retransmits a SYN without entering
+    // CA_LOSS) nor an RTO of the data sender.
+    assert_eq!((s.flows[0].timeout_episodes, s.flows[0].rto_count), (0, 0));
     let lost = lossless.flows[0].bytes_delivered - s.flows[0].bytes_delivered;
     let second = 10_000_000 / 8 * 1448 / 1500;
     assert!(lost.abs_diff(second as u64) < 20 * 1448, "lost {lost} B, about {second} expected");
@@ -86,4 +90,27 @@ fn gilbert_elliott_loss_runs_end_to_end() {
     let rate = q.link_losses as f64 / q.dequeued as f64;
     assert!((0.005..0.04).contains(&rate), "realised loss rate {rate}");
     assert!(f.goodput_bps > 1e5 && f.tcp_state.as_deref() == Some("established"), "{f:?}");
+}
+
+#[test]
+fn a_lost_flight_takes_a_timeout_and_a_lost_retransmission_a_second_one_in_the_same_episode() {
+    let lose = |first: u64, last: u64| {
+        let list: Vec<String> = (first..=last).map(|n| n.to_string()).collect();
+        one_flow(&format!(r#"{{ kind = "list", packets = [{}], match = "data" }}"#, list.join(", ")), "6s")
+    };
+    // Data segments 12-27 are lost. By hand: the initial window sends 1-10; ACKs of every
+    // second segment (2, 4, .., 10) each grow cwnd by one segment in slow start (RFC 5681
+    // §3.1) and release three: 11-25; the delayed ACK of 11 releases 26 and 27. So 12-27 is
+    // the whole flight: no duplicate ACK comes back and the RTO (1 s floor) fires: one
+    // timeout, one episode, no fast recovery. The retransmission (the 28th data segment)
+    // arrives.
+    let s = lose(12, 27);
+    let f = &s.flows[0];
+    assert_eq!((queue(&s, "A->B").link_losses, f.lost_packets), (16, 16));
+    assert_eq!((f.rto_count, f.timeout_episodes, f.recovery_episodes), (1, 1, 0), "{f:?}");
+    // Now the retransmission is lost too: the timer fires again, backed off (RFC 6298 §5.5),
+    // within the same Loss episode.
+    let s = lose(12, 28);
+    let f = &s.flows[0];
+    assert_eq!((f.rto_count, f.timeout_episodes, f.recovery_episodes), (2, 1, 0), "{f:?}");
 }
