@@ -61,6 +61,21 @@ fn case_tcp(a: &serde_json::Value) -> TcpConfig {
 
 /// Run the Sluice equivalent of one ns-3 case.
 pub fn run_case(name: &str) -> (Summary, serde_json::Value) {
+    let (s, case, _) = run_case_with(name, false);
+    (s, case)
+}
+
+/// Our own ns-3 record of a case (`validation/fixtures/ns3/NAME.json`): for the shared
+/// reference's cases too, it carries what the reference does not (exact start times, the
+/// departure fingerprint).
+fn own_record(name: &str) -> serde_json::Value {
+    let path = format!("{}/../../validation/fixtures/ns3/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("no record {path}"))).expect("record parses")
+}
+
+/// [`run_case`], and with `departures` the run's departure fingerprint on A->B over
+/// [warmup, duration), from a capture of that queue (written to a temporary directory).
+fn run_case_with(name: &str, departures: bool) -> (Summary, serde_json::Value, Option<Departures>) {
     let case = case(name);
     let a = &case["args"];
     let flows = case["flows"].as_array().unwrap();
@@ -86,9 +101,22 @@ pub fn run_case(name: &str) -> (Summary, serde_json::Value) {
     };
     // ns-3's BulkSendApplication writes `send_size` bytes at a time into the send buffer.
     let write = a["send_size"].as_u64().expect("send_size in the fixture");
-    let m = d.model(flows.len(), AppSpec::Bulk { write }, case_tcp(a), &starts);
-    let out = run_model(&m, &RunOptions::default()).unwrap();
-    (out.summary, case)
+    let mut m = d.model(flows.len(), AppSpec::Bulk { write }, case_tcp(a), &starts);
+    if !departures {
+        let out = run_model(&m, &RunOptions::default()).unwrap();
+        return (out.summary, case, None);
+    }
+    // Capture A->B (the last link's a->b direction), headers only: the fingerprint needs the
+    // IP and TCP fixed headers (2 + 20 + 20 bytes).
+    let bottleneck = m.links.last_mut().unwrap();
+    assert_eq!(bottleneck.ab.queue_name, "A->B");
+    bottleneck.ab.pcap = true;
+    m.monitor.pcap_snaplen = 64;
+    let dir = TempDir::new(name);
+    let out = run_model(&m, &RunOptions { out_dir: Some(dir.0.clone()) }).unwrap();
+    let window = [m.warmup.0, m.duration.0];
+    let fp = departures_from_pcap(&dir.0.join("A-to-B.pcap"), window);
+    (out.summary, case, Some(fp))
 }
 
 /// Compare against the fixture, printing the table row; returns (goodput rel err, drop rel err, jain diff).
@@ -157,23 +185,44 @@ fn access9_ns330_endpoint_without_sack_matches_ns3() {
     assert_agrees("g-access9-nosack-10mbps");
 }
 
-/// Per flow, goodput as ns-3 measured it, to the fixture's precision: what a packet-for-packet
-/// identical run gives (the largest relative difference over the flows is returned).
-fn per_flow_difference(name: &str) -> f64 {
-    let (s, case) = run_case(name);
+/// Where a case's run differs from ns-3's: per flow, goodput as ns-3 measured it, to the
+/// fixture's precision (what a packet-for-packet identical run gives), and the departure
+/// fingerprint of our ns-3 record of the case (count and SHA-256). Empty when it agrees.
+fn identical_case_differences(name: &str) -> Vec<String> {
+    let (s, case, fp) = run_case_with(name, true);
+    let fp = fp.expect("captured");
+    let mut out = Vec::new();
     let ns: Vec<f64> = case["flows"].as_array().unwrap().iter().map(|f| f["goodput_mbps"].as_f64().unwrap()).collect();
     assert_eq!(s.flows.len(), ns.len());
-    s.flows.iter().zip(&ns).map(|(f, &n)| (f.goodput_bps / 1e6 - n).abs() / n.max(1e-9)).fold(0.0, f64::max)
+    let d = s.flows.iter().zip(&ns).map(|(f, &n)| (f.goodput_bps / 1e6 - n).abs() / n.max(1e-9)).fold(0.0, f64::max);
+    if d >= 1e-5 {
+        out.push(format!("{name}: a flow's goodput differs from ns-3's by {d:.2e}"));
+    }
+    match Departures::from_record(&own_record(name)) {
+        None => out.push(format!("{name}: validation/fixtures/ns3/{name}.json has no departure fingerprint")),
+        Some(ns3) if ns3 != fp => out.push(format!(
+            "{name}: departures on A->B differ from ns-3's: Sluice {} packets, sha256 {} over {:?} ns; ns-3 {} packets, sha256 {} over {:?} ns",
+            fp.count, fp.sha256, fp.window_ns, ns3.count, ns3.sha256, ns3.window_ns
+        )),
+        Some(_) => {}
+    }
+    eprintln!("{name}: {} departures, sha256 {}{}", fp.count, fp.sha256, if out.is_empty() { " (as ns-3)" } else { "" });
+    out
 }
 
-// Cases whose runs are identical to ns-3's packet for packet (docs/validation.md), and the
-// jitter case with ns-3's drawn offsets (compared flow by flow only): every flow's goodput
-// agrees with ns-3's to the fixture's precision. A change to a TCP rule the ns-3 profile
-// follows shows here long before it moves an aggregate outside the tolerances above.
+// Cases whose runs are identical to ns-3's packet for packet (docs/validation.md), the jitter
+// case with ns-3's drawn offsets among them: every flow's goodput agrees with ns-3's to the
+// fixture's precision, and the packets leaving A on the bottleneck in the measurement window
+// are ns-3's, at the same nanoseconds, in the same order, with the same sequence numbers,
+// lengths and flags (the departure fingerprint ns3_dumbbell.py recorded; validation/departures.py
+// defines it). A change to a TCP rule the ns-3 profile follows shows here long before it moves
+// an aggregate outside the tolerances above. Every case runs before the test fails, so one run
+// lists every case that parts.
 #[test]
 fn identical_cases_agree_flow_by_flow() {
+    let mut failures = Vec::new();
     for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo", "x-access90-newreno-fifo-jitter120us-drawn", "h-access20-newreno-20mbps", "i-access12-nosack-64k-10mbps", "j-access12-nosack-minrto200ms-10mbps", "k-access12-sack-minrto200ms-10mbps", "l-access12-nosack-minrto200ms-iw4-10mbps", "m-access16-delack1-15mbps", "n-access30-buf10-5mbps"] {
-        let d = per_flow_difference(name);
-        assert!(d < 1e-5, "{name}: a flow's goodput differs from ns-3's by {:.2e}", d);
+        failures.extend(identical_case_differences(name));
     }
+    assert!(failures.is_empty(), "cases that part from ns-3:\n{}", failures.join("\n"));
 }
