@@ -176,9 +176,9 @@ def main() -> int:
                 fp = {"window_ns": [t0, t1], **departures.fingerprint(departures.sluice_pcap(str(Path(d) / "A-to-B.pcap"), t0, t1))}
         s = json.loads(out.stdout)
         qa = next(x for x in s["queues"] if x["name"] == "A->B")
-        # For file transfers Sluice's per-flow goodput is over each transfer's own duration
-        # (spec §6); the ns-3 script divides every flow's bytes by the same window, so compare
-        # Jain's index over bytes delivered, which is what that measures.
+        # For file transfers Sluice's per-flow goodput is over each transfer's own duration; the
+        # ns-3 script divides every flow's bytes by the same window, so compare Jain's index over
+        # bytes delivered, which is what that measures.
         jain = s["jain_goodput"] if not a.get("file_size") else jain_of([f["bytes_delivered"] for f in s["flows"]])
         rows.append({
             "case": case["case"],
