@@ -29,13 +29,13 @@ import hashlib
 import json
 import struct
 import sys
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 RECORD = struct.Struct(">QIIHB")  # time_ns, flow, seq, len, flags: 19 bytes
 SLUICE_BASE = 0x0A000000  # Sluice's node i has address 10.0.0.0 + i + 1; dumbbell sender k is node k
 
 
-def fingerprint(records: Iterable[tuple[int, int, int, int, int]]) -> dict:
+def fingerprint(records: Iterable[tuple[int, int, int, int, int]]) -> dict[str, Any]:
     """{count, sha256} of (time_ns, flow, rel seq, ip len, flags) tuples in departure order."""
     h, n = hashlib.sha256(), 0
     for r in records:
@@ -44,7 +44,7 @@ def fingerprint(records: Iterable[tuple[int, int, int, int, int]]) -> dict:
     return {"count": n, "sha256": h.hexdigest()}
 
 
-def fingerprint_bytes(blob: bytes) -> dict:
+def fingerprint_bytes(blob: bytes) -> dict[str, Any]:
     """The fingerprint of already serialized records (what ns3_dumbbell.py's probe writes)."""
     assert len(blob) % RECORD.size == 0, "a whole number of 19-byte records"
     return {"count": len(blob) // RECORD.size, "sha256": hashlib.sha256(blob).hexdigest()}
@@ -62,7 +62,8 @@ def sluice_pcap(path: str, t0_ns: int, t1_ns: int) -> Iterator[tuple[int, int, i
     magic = struct.unpack("<I", b[:4])[0]
     if magic != 0xA1B23C4D:
         raise SystemExit(f"{path}: not a little-endian nanosecond pcap (Sluice writes those)")
-    off, isn = 24, {}
+    off = 24
+    isn: dict[int, int] = {}
     while off + 16 <= len(b):
         sec, nsec, incl, _ = struct.unpack_from("<IIII", b, off)
         off += 16
