@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
-
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "validation"))
 import departures  # noqa: E402
 
