@@ -5,17 +5,29 @@ For every drop-tail NewReno case in ``validation/fixtures/ns3-reference.json`` t
 equivalent Sluice scenario (same rates, per-flow delays, buffer, measurement window, and the
 per-flow start times ns-3 drew), runs it under the ``ns3.44`` profile with ``sluice-sim`` and
 compares aggregate goodput, bottleneck drop ratio, Jain's index, mean queue length and wall time.
-The same comparison, with the issue's tolerances, is asserted by the Rust integration tests
+The same comparison is asserted by the Rust integration tests
 (``crates/sluice-sim/tests/integration/reference.rs``).
 
-Usage:  python3 validation/compare.py [--markdown docs/validation-table.md] [--record FILE ...]
+Verdict (last column), and the exit status: a case whose own record
+(``validation/fixtures/ns3/CASE.json``) carries a departure fingerprint must be identical packet
+for packet: Sluice's capture of A->B gives the same count and SHA-256 (validation/departures.py).
+Other cases must be within the tolerances: aggregate goodput 5 %, drop ratio 25 % relative,
+Jain's index 0.1. The reference's jitter case, where each simulator draws its own offsets, is
+shown and not judged. Exit status 1 if any judged case disagrees.
 
-``--record`` adds ns-3 runs made with ``validation/ns3_dumbbell.py --out FILE`` (drop-tail cases).
+Usage:  python3 validation/compare.py [--markdown FILE] [--record FILE ...] [--only CASE ...]
+                                      [--profile default]
+
+``--record`` adds ns-3 runs made with ``validation/ns3_dumbbell.py --out FILE`` (drop-tail cases);
+``--only`` keeps the named cases; ``--profile default`` runs Sluice with its own defaults (no
+``validate`` profile; the set-up's MSS, buffers and the options a record sets stay) and judges
+nothing. The binary is built with cargo into ``$CARGO_TARGET_DIR`` (default ``target/``).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -23,13 +35,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "validation" / "fixtures" / "ns3-reference.json"
-BIN = ROOT / "target" / "release" / "sluice-sim"
+RECORDS = ROOT / "validation" / "fixtures" / "ns3"
+STARTS = RECORDS / "start_times.json"
+# cargo resolves a relative CARGO_TARGET_DIR against its working directory, ROOT here
+BIN = ROOT / os.environ.get("CARGO_TARGET_DIR", "target") / "release" / "sluice-sim"
+TOLERANCE = {"goodput": 0.05, "drop": 0.25, "jain": 0.1}
+
+sys.path.insert(0, str(ROOT / "validation"))
+import departures  # noqa: E402
 
 
-STARTS = ROOT / "validation" / "fixtures" / "ns3" / "start_times.json"
-
-
-def scenario(case: dict, jitter: str | None) -> str:
+def scenario(case: dict, jitter: str | None, profile: str = "ns3.44", capture: bool = False) -> str:
     a = case["args"]
     flows = case["flows"]
     q = lambda xs: "[" + ", ".join(f'"{x}"' for x in xs) + "]"  # noqa: E731
@@ -43,7 +59,7 @@ def scenario(case: dict, jitter: str | None) -> str:
         f'warmup = "{a["warmup"]}s"',
         "seed = 1",
         "[tcp]",
-        'validate = "ns3.44"',
+        *([f'validate = "{profile}"'] if profile != "default" else []),
         f"mss = {a['segment_size']}",
         f'snd_buf = "{a["sndbuf"]}B"',
         f'rcv_buf = "{a["rcvbuf"]}B"',
@@ -82,7 +98,41 @@ def scenario(case: dict, jitter: str | None) -> str:
         else f'app = {{ kind = "bulk", write_size = "{a["send_size"]}B" }}',
         f"start = {starts}",
     ]
+    if capture:
+        # headers only: the departure fingerprint reads the IP and TCP fixed headers
+        lines += ["[monitor]", 'pcap = ["A->B"]', "pcap_snaplen = 64"]
     return "\n".join(lines) + "\n"
+
+
+def own_fingerprint(case: dict, shared: bool) -> dict | None:
+    """The case's departure fingerprint: a record's own; for a case of the shared reference
+    (which has none), that of our ns-3 record of it (``fixtures/ns3/CASE.json``), if any."""
+    if not shared:
+        return case.get("departures")
+    p = RECORDS / f"{case['case']}.json"
+    return json.loads(p.read_text()).get("departures") if p.exists() else None
+
+
+def verdict(r: dict) -> tuple[str, bool]:
+    """(what the last column says, whether the case disagrees)."""
+    if r["jitter"]:
+        return "not judged (offsets drawn apart)", False
+    g, dr, j = r["gp"], r["drop"], r["jain"]
+    off = []
+    if abs(g[0] - g[1]) > TOLERANCE["goodput"] * g[1]:
+        off.append("goodput")
+    if abs(dr[0] - dr[1]) > TOLERANCE["drop"] * dr[1]:
+        off.append("drop ratio")
+    if abs(j[0] - j[1]) > TOLERANCE["jain"]:
+        off.append("Jain")
+    if off:
+        return "OUTSIDE tolerance: " + ", ".join(off), True
+    if r["fingerprint"] is not None:
+        ours, ns3 = r["fingerprint"]
+        if ours == ns3:
+            return f"identical ({ns3['count']} departures)", False
+        return f"PARTS: {ours['count']} departures, sha256 {ours['sha256'][:12]}… vs ns-3 {ns3['count']}, {ns3['sha256'][:12]}…", True
+    return "within tolerance", False
 
 
 def jain_of(xs: list[float]) -> float:
@@ -96,22 +146,34 @@ def main() -> int:
     ap.add_argument("--markdown", type=Path, help="also write the table as Markdown to this file")
     ap.add_argument("--record", type=Path, action="append", default=[],
                     help="also compare this ns3_dumbbell.py record (repeatable)")
+    ap.add_argument("--only", action="append", default=[], metavar="CASE",
+                    help="compare only this case (repeatable)")
+    ap.add_argument("--profile", choices=["ns3.44", "default"], default="ns3.44",
+                    help="Sluice's TCP profile: ns3.44 (judged) or default (Sluice's own options; shown only)")
     args = ap.parse_args()
     subprocess.run(["cargo", "build", "--release", "-q", "--bin", "sluice-sim"], cwd=ROOT, check=True)
     fx = json.loads(FIXTURE.read_text())
     rows = []
-    for case in fx["cases"] + [json.loads(p.read_text()) for p in args.record]:
+    cases = [(c, True) for c in fx["cases"]] + [(json.loads(p.read_text()), False) for p in args.record]
+    for case, shared in cases:
         a = case["args"]
         if a["qdisc"] != "fifo" or a["tcp"] != "ns3::TcpNewReno" or case["case"].endswith("seed2") or "noflowmon" in case["case"]:
+            continue
+        if args.only and case["case"] not in args.only:
             continue
         # The reference's jitter case draws its offsets inside ns-3, so Sluice draws its own; a
         # record of ours carries the drawn delays per flow instead (`jitter_seed` in its args).
         own_draws = "jitter_seed" in case["args"] and case["args"].get("access_delay_jitter")
         jitter = "120us" if "jitter120us" in case["case"] and not own_draws else None
+        ns3_fp = own_fingerprint(case, shared) if args.profile == "ns3.44" and not jitter else None
         with tempfile.TemporaryDirectory() as d:
             p = Path(d) / "s.toml"
-            p.write_text(scenario(case, jitter))
-            out = subprocess.run([str(BIN), str(p)], capture_output=True, text=True, check=True)
+            p.write_text(scenario(case, jitter, args.profile, capture=ns3_fp is not None))
+            out = subprocess.run([str(BIN), str(p), "--out", d], capture_output=True, text=True, check=True)
+            fp = None
+            if ns3_fp is not None:
+                t0, t1 = ns3_fp["window_ns"]
+                fp = {"window_ns": [t0, t1], **departures.fingerprint(departures.sluice_pcap(str(Path(d) / "A-to-B.pcap"), t0, t1))}
         s = json.loads(out.stdout)
         qa = next(x for x in s["queues"] if x["name"] == "A->B")
         # For file transfers Sluice's per-flow goodput is over each transfer's own duration
@@ -127,20 +189,35 @@ def main() -> int:
             "queue": (qa["mean_len_pkts"], case["queue_mean_pkts"]),
             "wall": (s["wall_time_s"], case["wall_run_s"]),
             "jitter": jitter,
+            "fingerprint": (fp, ns3_fp) if ns3_fp is not None else None,
         })
-    head = "| case | flows | goodput Mb/s (Sluice / ns-3) | Δ | drop ratio (Sluice / ns-3) | Δ rel | Jain (Sluice / ns-3) | Δ | queue pkts (Sluice / ns-3) | wall s (Sluice here / ns-3 reference run) |"
-    lines = [head, "|" + "---|" * 10]
+    if not rows:
+        print("no case selected", file=sys.stderr)
+        return 2
+    head = "| case | flows | goodput Mb/s (Sluice / ns-3) | Δ | drop ratio (Sluice / ns-3) | Δ rel | Jain (Sluice / ns-3) | Δ | queue pkts (Sluice / ns-3) | wall s (Sluice here / ns-3 reference run) | agrees |"
+    lines = [head, "|" + "---|" * 11]
+    disagree = []
     for r in rows:
         g, dr, j, q, w = r["gp"], r["drop"], r["jain"], r["queue"], r["wall"]
+        if args.profile == "ns3.44":
+            say, bad = verdict(r)
+        else:
+            say, bad = f"not judged ({args.profile} profile)", False
+        if bad:
+            disagree.append(r["case"])
+        drel = f"{100 * (dr[0] - dr[1]) / dr[1]:+.0f}%" if dr[1] else "—"
         lines.append(
             f"| {r['case']} | {r['flows']} | {g[0]:.2f} / {g[1]:.2f} | {100 * (g[0] - g[1]) / g[1]:+.1f}% "
-            f"| {dr[0]:.2e} / {dr[1]:.2e} | {100 * (dr[0] - dr[1]) / dr[1]:+.0f}% "
-            f"| {j[0]:.3f} / {j[1]:.3f} | {j[0] - j[1]:+.3f} | {q[0]:.1f} / {q[1]:.1f} | {w[0]:.2f} / {w[1]:.1f} |"
+            f"| {dr[0]:.2e} / {dr[1]:.2e} | {drel} "
+            f"| {j[0]:.3f} / {j[1]:.3f} | {j[0] - j[1]:+.3f} | {q[0]:.1f} / {q[1]:.1f} | {w[0]:.2f} / {w[1]:.1f} | {say} |"
         )
     table = "\n".join(lines)
     print(table)
     if args.markdown:
         args.markdown.write_text(table + "\n")
+    if disagree:
+        print(f"disagrees with ns-3: {', '.join(disagree)}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -31,8 +31,12 @@ import math
 import platform
 import random
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import departures  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "validation" / "fixtures" / "ns3-reference.json"
@@ -55,7 +59,9 @@ DEFAULTS = {
 }
 
 PROBE_CPP = r"""
+#include <cstdio>
 #include <map>
+#include <string>
 #include <vector>
 
 namespace sluice_validation {
@@ -187,6 +193,51 @@ class Probe {
     return it == m.end() ? 0 : it->second;
   }
   uint64_t EventCount() const { return Simulator::GetEventCount(); }
+
+  // Departure fingerprint: every packet that starts transmission on A's bottleneck device
+  // (PhyTxBegin, i.e. PointToPointNetDevice::TransmitStart), as the 19-byte record
+  // time_ns u64 | flow u32 | seq u32 | ip_len u16 | tcp_flags u8 (big-endian), for
+  // transmission starts in [depT0, depT1) ns. seq is relative to the flow's first SYN seen here.
+  std::map<uint32_t, uint32_t> flowOf;    // sender address -> flow index
+  std::map<uint32_t, uint32_t> isn;       // flow -> sequence number of its SYN
+  std::vector<uint8_t> dep;
+  uint64_t depCount = 0, depUnknown = 0;
+  int64_t depT0 = 0, depT1 = 0;
+  void Put(uint64_t v, int bytes) { for (int i = bytes - 1; i >= 0; --i) dep.push_back(uint8_t(v >> (8 * i))); }
+  void OnTxBegin(Ptr<const Packet> p) {
+    uint8_t b[2 + 60 + 60];
+    uint32_t n = p->CopyData(b, sizeof b);
+    const uint8_t* ip = b + 2;  // after the 2-byte PPP header
+    if (n < 2 + 20 || b[0] != 0x00 || b[1] != 0x21 || (ip[0] >> 4) != 4 || ip[9] != 6) { ++depUnknown; return; }
+    uint32_t ihl = (ip[0] & 15) * 4;
+    if (n < 2 + ihl + 20) { ++depUnknown; return; }
+    const uint8_t* tcp = ip + ihl;
+    uint32_t src = (uint32_t(ip[12]) << 24) | (uint32_t(ip[13]) << 16) | (uint32_t(ip[14]) << 8) | ip[15];
+    auto it = flowOf.find(src);
+    if (it == flowOf.end()) { ++depUnknown; return; }
+    uint32_t flow = it->second;
+    uint32_t seq = (uint32_t(tcp[4]) << 24) | (uint32_t(tcp[5]) << 16) | (uint32_t(tcp[6]) << 8) | tcp[7];
+    uint8_t flags = tcp[13];
+    if ((flags & 0x02) && !isn.count(flow)) isn[flow] = seq;
+    int64_t t = Simulator::Now().GetNanoSeconds();
+    if (t < depT0 || t >= depT1) return;
+    auto s0 = isn.find(flow);
+    uint32_t rel = seq - (s0 == isn.end() ? 0u : s0->second);
+    uint16_t len = uint16_t((uint32_t(ip[2]) << 8) | ip[3]);
+    Put(uint64_t(t), 8); Put(flow, 4); Put(rel, 4); Put(len, 2); Put(flags, 1);
+    ++depCount;
+  }
+  void Departures(Ptr<NetDevice> dev, int64_t t0, int64_t t1) {
+    for (uint32_t k = 0; k < senderAddr.size(); ++k) flowOf[senderAddr[k]] = k;
+    depT0 = t0; depT1 = t1;
+    dev->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&Probe::OnTxBegin, this));
+  }
+  bool WriteDepartures(const std::string& path) const {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) return false;
+    bool ok = std::fwrite(dep.data(), 1, dep.size(), f) == dep.size();
+    return std::fclose(f) == 0 && ok;
+  }
 };
 
 }  // namespace sluice_validation
@@ -216,7 +267,7 @@ HELP = {
 
 
 # options that only add traces; left out of the record's "args"
-TRACING = ("pcap", "until", "trace_flow", "trace_out", "queue_log", "queue_log_window")
+TRACING = ("pcap", "until", "trace_flow", "trace_out", "queue_log", "queue_log_window", "departures_out")
 
 
 def parse_time_s(s) -> float:
@@ -380,6 +431,9 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
         apps.Stop(ns.Seconds(duration))
     probe.Connect(bn.Get(0), bn.Get(1))
     warm = float(a["warmup"])
+    # the departure fingerprint over [warmup, duration) (validation/departures.py)
+    dep_window = [int(ns.Seconds(warm).GetNanoSeconds()), int(ns.Seconds(duration).GetNanoSeconds())]
+    probe.Departures(bn.Get(0), dep_window[0], dep_window[1])
     probe.Schedule(warm, parse_time_s(a["qsample"]), duration)
 
     if a.get("trace_flow") is not None:
@@ -407,6 +461,19 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
             fh.write("t_ns,src,seq,event\n")
             for i in range(int(probe.NQLog())):
                 fh.write(str(probe.QLogRow(i)) + "\n")
+    with tempfile.TemporaryDirectory() as d:
+        tmp = str(Path(d) / "departures.bin")
+        if not probe.WriteDepartures(tmp):
+            raise SystemExit("could not write the departure records")
+        blob = Path(tmp).read_bytes()
+    if a.get("departures_out"):
+        with open(a["departures_out"], "w") as fh:
+            fh.write("time_ns,flow,seq,len,flags\n")
+            fh.writelines(",".join(map(str, r)) + "\n" for r in departures.unpack(blob))
+    if int(probe.depUnknown):
+        raise SystemExit(f"{int(probe.depUnknown)} packets on the bottleneck were not TCP from a sender")
+    dep = {"window_ns": dep_window, **departures.fingerprint_bytes(blob)}
+    assert dep["count"] == int(probe.depCount)
     span = duration - warm
     rx = [int(probe.Rx(k)) for k in range(n)]
     gps = [8 * b / span / 1e6 for b in rx]
@@ -444,6 +511,7 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
         "queue_std_pkts": sd,
         "queue_mean_ms": m * int(a["mtu"]) * 8 / bn_rate * 1e3,
         "queue_samples": len(samples),
+        "departures": dep,
         "jain": s1 * s1 / (n * s2) if s2 > 0 else 1.0,
         "start_source": start_source,
         "versions": versions(),
@@ -506,6 +574,10 @@ def main() -> int:
     ap.add_argument("--queue-log", help="CSV of every arrival at the queue disc under test (time ns, source "
                     "address, TCP sequence number, enq/drop) within --queue-log-window")
     ap.add_argument("--queue-log-window", default="0,1e9", help="T0,T1 in seconds for --queue-log")
+    ap.add_argument("--departures-out", help="CSV of every packet in the departure fingerprint "
+                    "(time_ns,flow,seq,len,flags; see validation/departures.py)")
+    ap.add_argument("--from-record", type=Path, help="take every set-up argument and the case name from "
+                    "this record of ours (validation/fixtures/ns3/NAME.json), to run it again")
     ap.add_argument("--dry-run", action="store_true", help="build the topology, print the start times, do not run")
     for key, val in DEFAULTS.items():
         flag = "--" + key.replace("_", "-")
@@ -527,6 +599,13 @@ def main() -> int:
     args = ap.parse_args()
     if args.case:
         a = args_from_case(args.case, args.starts)
+    elif args.from_record:
+        rec = json.loads(args.from_record.read_text())
+        a = dict(DEFAULTS)
+        a.update(rec["args"])
+        a["case"] = rec["case"]
+        if rec.get("start_source") == "given":
+            a["start_times"] = [f["start_s"] for f in rec["flows"]]
     else:
         a = {k: getattr(args, k) for k in DEFAULTS}
     if args.name:
@@ -534,6 +613,7 @@ def main() -> int:
     a["pcap"], a["until"] = args.pcap, args.until
     a["trace_flow"], a["trace_out"] = args.trace_flow, args.trace_out
     a["queue_log"], a["queue_log_window"] = args.queue_log, args.queue_log_window
+    a["departures_out"] = args.departures_out
     if args.start_times:
         a["start_times"] = [float(x) for x in args.start_times.split(",")]
     rec = build_and_run(a, dry_run=args.dry_run)

@@ -6,6 +6,10 @@ relative sequence number, TCP flags and payload length must match, and times mus
 ns-3's microsecond capture resolution. Prints how many packets agree and the first difference
 with the packets around it.
 
+At nanosecond resolution, over the measurement window only: the departure lists behind the
+fixtures' fingerprints, `validation/departures.py SLUICE --window W,D --dump A.csv` against
+`validation/ns3_dumbbell.py ... --departures-out B.csv` (`diff A.csv B.csv`).
+
 Inputs (both PPP link type):
   SLUICE  Sluice's capture of queue "A->B": `[monitor] pcap = ["A->B"]`, `sluice-sim FILE --out DIR`
           (DIR/A-to-B.pcap; nanosecond timestamps). Dumbbell senders are nodes 0..n-1, so

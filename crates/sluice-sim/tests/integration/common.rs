@@ -123,3 +123,85 @@ impl Dumbbell {
 pub fn ns3_tcp() -> TcpConfig {
     TcpConfig { snd_buf: 8 << 20, rcv_buf: 8 << 20, ..TcpConfig::ns3_44() }
 }
+
+/// The departure fingerprint of a run (validation/departures.py defines it): the packets that
+/// start transmission on one interface at times in `window_ns` = [t0, t1), each as the 19 bytes
+/// `time_ns u64 | flow u32 | seq u32 | ip_len u16 | tcp_flags u8` (big-endian; seq relative to
+/// the flow's SYN, mod 2³²), counted and hashed with SHA-256 in departure order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Departures {
+    pub window_ns: [u64; 2],
+    pub count: u64,
+    pub sha256: String,
+}
+
+impl Departures {
+    /// The fingerprint a record carries (`"departures"` of an ns3_dumbbell.py record), if any.
+    pub fn from_record(rec: &serde_json::Value) -> Option<Departures> {
+        let d = rec.get("departures")?;
+        let w = d["window_ns"].as_array()?;
+        Some(Departures {
+            window_ns: [w[0].as_u64()?, w[1].as_u64()?],
+            count: d["count"].as_u64()?,
+            sha256: d["sha256"].as_str()?.to_string(),
+        })
+    }
+}
+
+/// A directory under the system's temporary directory, removed (with its contents) when dropped,
+/// so every path out of a test cleans it up, a failing assertion's unwinding too.
+pub struct TempDir(pub std::path::PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!("sluice-test-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).expect("temporary directory");
+        TempDir(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The fingerprint of a Sluice capture (nanosecond pcap, PPP link type, as the engine writes
+/// it when the packet starts serializing) over transmission starts in [t0, t1). The flow of a
+/// packet is its source node's index (a dumbbell's sender k is node k and carries flow k). The
+/// snap length must cover the IP and TCP fixed headers (42 bytes with the PPP field).
+pub fn departures_from_pcap(path: &std::path::Path, window_ns: [u64; 2]) -> Departures {
+    use sha2::{Digest, Sha256};
+    let b = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(u32::from_le_bytes(b[0..4].try_into().unwrap()), 0xa1b2_3c4d, "a nanosecond pcap");
+    let be16 = |s: &[u8]| u16::from_be_bytes([s[0], s[1]]);
+    let be32 = |s: &[u8]| u32::from_be_bytes(s[..4].try_into().unwrap());
+    let le32 = |s: &[u8]| u32::from_le_bytes(s[..4].try_into().unwrap());
+    let mut isn = std::collections::HashMap::new();
+    let (mut h, mut count, mut off) = (Sha256::new(), 0u64, 24usize);
+    while off + 16 <= b.len() {
+        let t = le32(&b[off..]) as u64 * 1_000_000_000 + le32(&b[off + 4..]) as u64;
+        let incl = le32(&b[off + 8..]) as usize;
+        let ip = &b[off + 16 + 2..off + 16 + incl]; // after the PPP protocol field
+        off += 16 + incl;
+        assert_eq!(ip[9], 6, "TCP only on the bottleneck");
+        let tcp = &ip[(ip[0] & 15) as usize * 4..];
+        let flow = sluice_sim::net::addr_node(be32(&ip[12..])) as u32;
+        let (seq, flags) = (be32(&tcp[4..]), tcp[13]);
+        if flags & 0x02 != 0 {
+            isn.entry(flow).or_insert(seq);
+        }
+        if (window_ns[0]..window_ns[1]).contains(&t) {
+            let rel = seq.wrapping_sub(*isn.get(&flow).unwrap_or(&0));
+            h.update(t.to_be_bytes());
+            h.update(flow.to_be_bytes());
+            h.update(rel.to_be_bytes());
+            h.update(be16(&ip[2..]).to_be_bytes());
+            h.update([flags]);
+            count += 1;
+        }
+    }
+    let sha256 = h.finalize().iter().map(|x| format!("{x:02x}")).collect();
+    Departures { window_ns, count, sha256 }
+}

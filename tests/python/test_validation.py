@@ -1,0 +1,86 @@
+"""validation/compare.py and the departure fingerprint (validation/departures.py).
+
+compare.py runs Sluice (the release binary, built with cargo if needed) on ns-3 cases and exits
+1 when a case disagrees: a case with a departure fingerprint must be identical packet for packet,
+others within the tolerances. The cases here are the smallest: the single flow (0.05 s of
+Sluice) and 12 window-limited flows on 10 Mb/s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "validation"))
+import departures  # noqa: E402
+
+COMPARE = REPO / "validation" / "compare.py"
+SMALL = REPO / "validation" / "fixtures" / "ns3" / "i-access12-nosack-64k-10mbps.json"
+
+
+def compare(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(COMPARE), *args], cwd=REPO, capture_output=True, text=True, timeout=600
+    )
+
+
+def row(out: str, case: str) -> list[str]:
+    """The cells of the table row of `case`."""
+    (line,) = [x for x in out.splitlines() if x.startswith(f"| {case} |")]
+    return [c.strip() for c in line.strip("|").split("|")]
+
+
+def test_record_layout_is_19_big_endian_bytes() -> None:
+    # time_ns u64 | flow u32 | seq u32 | len u16 | flags u8, big-endian: written out by hand.
+    r = (10_000_552_160, 3, 12_006_817, 1500, 0x10)
+    want = (
+        bytes.fromhex("00000002541450e0")  # 10,000,552,160 = 0x2_5414_50E0
+        + bytes.fromhex("00000003")
+        + bytes.fromhex("00b735a1")  # 12,006,817 = 0xB7_35A1
+        + bytes.fromhex("05dc")  # 1500
+        + b"\x10"  # ACK
+    )
+    assert departures.RECORD.pack(*r) == want
+    fp = departures.fingerprint([r, r])
+    assert fp == {"count": 2, "sha256": hashlib.sha256(want + want).hexdigest()}
+    assert departures.fingerprint([]) == {"count": 0, "sha256": hashlib.sha256(b"").hexdigest()}
+
+
+def test_identical_cases_are_identical_packet_for_packet() -> None:
+    res = compare("--only", "e-single-newreno-fifo", "--only", SMALL.stem, "--record", str(SMALL))
+    assert res.returncode == 0, res.stdout + res.stderr
+    # counts from our ns-3 records: 41,611 and 29,642 packets left A on the bottleneck in the window
+    assert row(res.stdout, "e-single-newreno-fifo")[-1] == "identical (41611 departures)"
+    cells = row(res.stdout, SMALL.stem)
+    assert cells[-1] == "identical (29642 departures)"
+    assert cells[2] == "9.50 / 9.50" and cells[3] == "+0.0%"  # goodput Mb/s, Sluice / ns-3
+
+
+def test_a_fingerprint_that_differs_fails(tmp_path: Path) -> None:
+    rec = json.loads(SMALL.read_text())
+    rec["departures"]["sha256"] = "0" * 64
+    p = tmp_path / "doctored.json"
+    p.write_text(json.dumps(rec))
+    res = compare("--only", SMALL.stem, "--record", str(p))
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert row(res.stdout, SMALL.stem)[-1].startswith("PARTS: 29642 departures")
+    assert SMALL.stem in res.stderr
+
+
+@pytest.mark.parametrize(("scale", "code", "verdict"), [(1.0, 0, "within tolerance"), (1.06, 1, "OUTSIDE tolerance: goodput")])
+def test_without_a_fingerprint_the_tolerances_judge(tmp_path: Path, scale: float, code: int, verdict: str) -> None:
+    # ns-3's goodput 6 % higher than it was: outside the 5 % tolerance.
+    rec = json.loads(SMALL.read_text())
+    del rec["departures"]
+    rec["aggregate_goodput_mbps"] *= scale
+    p = tmp_path / "record.json"
+    p.write_text(json.dumps(rec))
+    res = compare("--only", SMALL.stem, "--record", str(p))
+    assert res.returncode == code, res.stdout + res.stderr
+    assert row(res.stdout, SMALL.stem)[-1] == verdict
