@@ -26,7 +26,7 @@ pub(super) fn prr_share(prr_delivered: u64, ssthresh: u64, recover_fs: u64, u32_
 
 /// PRR's catch-up base `max(prr_delivered − prr_out, DeliveredData)` (RFC 6937 §3.1 PRR-SSRB,
 /// RFC 9937's PRR-CRB limit before its safe-ACK bonus), exactly, or as ns-3.44 computes it in
-/// 32-bit unsigned arithmetic read back as an int (`TcpConfig::prr_u32_limit`).
+/// 32-bit unsigned arithmetic read back as an int (`Ns3Compat::prr_u32_limit`).
 pub(super) fn prr_limit_base(prr_delivered: u64, prr_out: u64, delivered: u64, u32_limit: bool) -> i64 {
     if u32_limit {
         (prr_delivered as u32).wrapping_sub(prr_out as u32).max(delivered as u32) as i32 as i64
@@ -44,7 +44,7 @@ impl Endpoint {
         if flags & F::SYN != 0 {
             // A retransmitted SYN-ACK: our ACK was lost. Acknowledge again (RFC 9293
             // §3.10.7.4: an unacceptable segment is answered with an ACK); ns-3 ignores it.
-            if self.cfg.ack_duplicate_synack {
+            if self.cfg.compat.ack_duplicate_synack {
                 self.send_ack(now, out);
             }
             return;
@@ -160,7 +160,7 @@ impl Endpoint {
         // their bytes count when acknowledged (as ns-3's rate sampling counts them).
         let sacked_before = if reno_marks { 0 } else { a.sacked_before };
         let smss = self.smss as u64;
-        let whole_segs = self.cfg.acked_whole_segments;
+        let whole_segs = self.cfg.compat.acked_whole_segments;
         let delivered = if whole_segs { a.whole } else { a.bytes.max(ack - self.snd_una) } - sacked_before + newly_sacked;
         // What the congestion control is told was acknowledged: the bytes delivered, or with
         // `acked_whole_segments` whole segments of them, the remainder carried to later ACKs.
@@ -181,14 +181,14 @@ impl Endpoint {
         // With `rtt_from_ts` (ns-3) the sample is the echoed timestamp's age whenever the ACK
         // covers a segment first sent since the last timeout, retransmitted since or not;
         // otherwise timestamps time retransmitted segments only.
-        let from_ts = self.cfg.rtt_from_ts && self.ts_ok;
+        let from_ts = self.cfg.compat.rtt_from_ts && self.ts_ok;
         let sample = match sent_at {
             _ if from_ts => if a.karn_front.is_some() { Self::ts_rtt(opts, now) } else { None },
             Some(t) => Some(now.since(t)),
             None if self.ts_ok && !from_ts => Self::ts_rtt(opts, now),
             None => None,
         };
-        if sample.is_none() && self.cfg.rtt_from_ts {
+        if sample.is_none() && self.cfg.compat.rtt_from_ts {
             // ns-3 recomputes the RTO from the estimate on every ACK of new data.
             self.rtt.collapse_backoff();
         }
@@ -221,7 +221,7 @@ impl Endpoint {
             CaState::Recovery => {
                 if ack >= self.recover {
                     self.exit_recovery(now);
-                    if self.cfg.exit_ack_grows {
+                    if self.cfg.compat.exit_ack_grows {
                         self.grow(acked_bytes, sample, ece, now);
                     }
                 } else {
@@ -239,7 +239,7 @@ impl Endpoint {
                         self.first_partial_done = true;
                         self.restart_rto(now);
                     }
-                    if (self.sack_ok || reno_marks) && self.cfg.partial_ack_nextseg {
+                    if (self.sack_ok || reno_marks) && self.cfg.compat.partial_ack_nextseg {
                         self.partial_ack_nextseg(now, out);
                     } else if !self.sack_ok {
                         // RFC 6582 step 5: retransmit the new head at once.
@@ -253,7 +253,7 @@ impl Endpoint {
                 if ack >= self.recover {
                     self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
                     self.set_ca(CaState::Open, now);
-                    if self.cfg.exit_ack_grows {
+                    if self.cfg.compat.exit_ack_grows {
                         self.grow(if whole_segs { grow_by } else { a.bytes }, sample, ece, now);
                     }
                 } else {
@@ -266,7 +266,7 @@ impl Endpoint {
                 let mut grow_by = grow_by;
                 if ack >= self.recover {
                     self.set_ca(CaState::Open, now);
-                    if self.cfg.exit_ack_grows {
+                    if self.cfg.compat.exit_ack_grows {
                         // ns-3 counts only the segments beyond the recovery point here.
                         grow_by = (ack - self.recover) / self.smss as u64 * self.smss as u64;
                     }
@@ -279,7 +279,7 @@ impl Endpoint {
                 if !is_dup {
                     self.set_ca(CaState::Open, now);
                     self.grow(grow_by, sample, ece, now);
-                } else if !self.cfg.dup_ack_restarts_rto && self.ca == CaState::Disorder {
+                } else if !self.cfg.compat.dup_ack_restarts_rto && self.ca == CaState::Disorder {
                     return; // ns-3: no NewAck for it, the timer runs on
                 }
             }
@@ -326,18 +326,18 @@ impl Endpoint {
     /// reading of (1.b) under `nextseg = "ns3"`).
     #[inline]
     fn next_lost(&mut self) -> Option<usize> {
-        self.sb.next_lost(self.cfg.nextseg == NextSeg::Ns3)
+        self.sb.next_lost(self.cfg.compat.nextseg == NextSeg::Ns3)
     }
 
-    /// The scoreboard carries ns-3's emulated SACK marks (`TcpConfig::reno_sack_marks`).
+    /// The scoreboard carries ns-3's emulated SACK marks (`Ns3Compat::reno_sack_marks`).
     #[inline]
     fn reno_marks(&self) -> bool {
-        !self.sack_ok && self.cfg.reno_sack_marks
+        !self.sack_ok && self.cfg.compat.reno_sack_marks
     }
 
     /// Outstanding bytes per RFC 6675 `pipe` (with the Reno estimate when SACK is off).
     pub(super) fn pipe(&self) -> u64 {
-        let extra = if self.cfg.pipe_counts_sacked_retx { self.sb.sacked_retrans_bytes } else { 0 };
+        let extra = if self.cfg.compat.pipe_counts_sacked_retx { self.sb.sacked_retrans_bytes } else { 0 };
         (self.sb.pipe(self.snd_max - self.snd_una) + extra).saturating_sub(self.reno_dup_bytes)
     }
 
@@ -393,13 +393,13 @@ impl Endpoint {
                 self.set_ca(CaState::Disorder, now);
                 let head_lost = self.head_lost();
                 // RFC 6582 §3.2 step 1: enter only if the ACK covers `recover`.
-                if (self.dupacks >= self.cfg.dupthresh || head_lost) && (self.snd_una >= self.recover || !self.cfg.recover_check) {
+                if (self.dupacks >= self.cfg.dupthresh || head_lost) && (self.snd_una >= self.recover || !self.cfg.compat.recover_check) {
                     self.enter_recovery(delivered, now, out);
                 } else if self.cfg.limited_transmit && !self.sack_ok && self.dupacks < self.cfg.dupthresh {
                     // With SACK, pipe already counts the SACKed segments out and cwnd − pipe
                     // governs new data (RFC 6675 §5 step 3), in send_pending; so it does with
                     // emulated marks.
-                    if self.cfg.reno_sack_marks {
+                    if self.cfg.compat.reno_sack_marks {
                         self.sb.add_reno_sack();
                     } else {
                         self.limited_transmit(now, out);
@@ -436,7 +436,7 @@ impl Endpoint {
         let outstanding = self.snd_max - self.snd_una;
         let flight = if self.sack_ok {
             self.pipe()
-        } else if self.cfg.reno_sack_marks {
+        } else if self.cfg.compat.reno_sack_marks {
             // One more segment has left the network, and the head is lost — an earlier
             // retransmission of it too, so it leaves the count of bytes in flight first
             // (`MarkHeadAsLost`); ns-3 then takes bytes in flight plus one segment
@@ -456,12 +456,12 @@ impl Endpoint {
             Recovery::Classic => {
                 // SACK: cwnd = ssthresh and pipe governs (RFC 6675); Reno: inflate by the
                 // duplicates already seen (RFC 5681 §3.2 step 3).
-                self.w.cwnd = if self.sack_ok || self.cfg.reno_sack_marks { self.w.ssthresh } else { self.w.ssthresh + self.dupacks as u64 * self.smss as u64 };
+                self.w.cwnd = if self.sack_ok || self.cfg.compat.reno_sack_marks { self.w.ssthresh } else { self.w.ssthresh + self.dupacks as u64 * self.smss as u64 };
             }
             Recovery::Prr(v) => {
                 self.prr_delivered = 0;
                 self.prr_out = 0;
-                if !self.sack_ok && !self.cfg.reno_sack_marks {
+                if !self.sack_ok && !self.cfg.compat.reno_sack_marks {
                     self.reno_dup_bytes = (self.dupacks as u64 * self.smss as u64).min(outstanding);
                 }
                 // May be 0 (everything outstanding SACKed or lost): then no duplicate ACK
@@ -478,7 +478,7 @@ impl Endpoint {
         // at its end, so no rescue comes before it is acknowledged.
         self.rescue_rxt = self.sb.first().map(|s| s.end);
         if self.sb.head_lost_again() {
-            if self.cfg.pace_fast_retransmit && !self.pace_allows(now) {
+            if self.cfg.compat.pace_fast_retransmit && !self.pace_allows(now) {
                 // It takes the next pacing slot (send_pending sends it first).
                 self.fast_rtx_pending = true;
             } else {
@@ -492,7 +492,7 @@ impl Endpoint {
     fn recovery_ack(&mut self, delivered: u64, is_dup: bool, acked_retx: bool, now: Time) {
         let _ = now;
         let Recovery::Prr(variant) = self.cfg.recovery else {
-            if !self.sack_ok && !self.cfg.reno_sack_marks && !is_dup && delivered > 0 {
+            if !self.sack_ok && !self.cfg.compat.reno_sack_marks && !is_dup && delivered > 0 {
                 // RFC 6582 §3.2 step 5: deflate by the amount acked, add back one SMSS.
                 let smss = self.smss as u64;
                 self.w.cwnd = self.w.cwnd.saturating_sub(delivered) + if delivered >= smss { smss } else { 0 };
@@ -512,10 +512,10 @@ impl Endpoint {
         let pipe = self.pipe();
         let ssthresh = self.w.ssthresh;
         let mut sndcnt: i64 = if pipe > ssthresh {
-            let share = prr_share(self.prr_delivered, ssthresh, self.recover_fs, self.cfg.prr_u32_product);
+            let share = prr_share(self.prr_delivered, ssthresh, self.recover_fs, self.cfg.compat.prr_u32_product);
             share as i64 - self.prr_out as i64
         } else {
-            let base = prr_limit_base(self.prr_delivered, self.prr_out, delivered, self.cfg.prr_u32_limit);
+            let base = prr_limit_base(self.prr_delivered, self.prr_out, delivered, self.cfg.compat.prr_u32_limit);
             let limit = match variant {
                 PrrVariant::Rfc9937 => base + if acked_retx { smss as i64 } else { 0 },
                 PrrVariant::Rfc6937 => base + smss as i64,
@@ -575,7 +575,7 @@ impl Endpoint {
         }
         self.counters.rto_count += 1;
         let head_retransmitted = self.sb.first().is_some_and(|s| s.retrans);
-        if !self.cfg.rto_holds_ssthresh || self.ca != CaState::Loss || !head_retransmitted {
+        if !self.cfg.compat.rto_holds_ssthresh || self.ca != CaState::Loss || !head_retransmitted {
             let flight = self.pipe();
             self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, LossCause::Rto, now);
         }
@@ -663,7 +663,7 @@ impl Endpoint {
             self.retransmit(i, now, out);
             return true;
         }
-        if self.cfg.nextseg == NextSeg::Rfc6675 && self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
+        if self.cfg.compat.nextseg == NextSeg::Rfc6675 && self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
             if let Some(i) = self.sb.last_unsacked() {
                 self.retransmit(i, now, out);
                 self.rescue_rxt = Some(self.recover);
@@ -674,7 +674,7 @@ impl Endpoint {
     }
 
     fn retransmit(&mut self, i: usize, now: Time, out: &mut Vec<SimPacket>) {
-        if self.cfg.retx_merge {
+        if self.cfg.compat.retx_merge {
             self.sb.merge_next(i, self.smss as u64, self.app_end);
         }
         let (start, end) = self.sb.retransmit(i, now);
@@ -773,7 +773,7 @@ impl Endpoint {
                 let in_window = s.end <= self.snd_una + self.snd_wnd.max(smss) || self.ca == CaState::Loss;
                 // The room it needs: its own length, or with `retx_merge` (it may go out longer)
                 // a full segment unless less data than that is left (ns-3's silly-window test).
-                let need = if self.cfg.retx_merge { self.app_buffered.max(s.end) - s.start } else { s.len() };
+                let need = if self.cfg.compat.retx_merge { self.app_buffered.max(s.end) - s.start } else { s.len() };
                 if room >= need.min(smss) && in_window {
                     self.retransmit(i, now, out);
                     continue;
@@ -788,7 +788,7 @@ impl Endpoint {
                 // cut to it under `edge_clip`.
                 let usable = cwnd.min(self.snd_wnd).saturating_sub(pipe);
                 let right_edge = self.snd_una + self.snd_wnd;
-                let fits = if self.cfg.edge_clip { len.min(right_edge.saturating_sub(self.snd_max)) } else { len };
+                let fits = if self.cfg.compat.edge_clip { len.min(right_edge.saturating_sub(self.snd_max)) } else { len };
                 if usable >= len && fits > 0 && self.snd_max + fits <= right_edge {
                     if self.cfg.nagle && len < smss && self.snd_max > self.snd_una {
                         break;
@@ -801,7 +801,7 @@ impl Endpoint {
                     self.persist_at = now + PERSIST_TIMEOUT;
                 }
                 // Rule (2) failed for the peer's window: RFC 6675 goes on to rules (3)–(4).
-                if self.cfg.nextseg == NextSeg::Rfc6675 && room >= smss && self.retransmit_hole(now, out) {
+                if self.cfg.compat.nextseg == NextSeg::Rfc6675 && room >= smss && self.retransmit_hole(now, out) {
                     continue;
                 }
                 break;
