@@ -5,6 +5,7 @@
 use super::cc::{AckSample, CaState, CongestionControl, LossCause};
 use super::config::{DupAckRule, EcnCut, FullAck, NextSeg, Pacing, PrrVariant, Recovery, WndUpdateRule};
 use super::endpoint::{ts_clock, ConnState, Endpoint, NEVER, PERSIST_TIMEOUT};
+use super::scoreboard::Acked;
 use crate::packet::{SackBlocks, SimPacket, TcpOptions, Transport};
 use sluice_core::packet::{tcp_flags as F, Ecn};
 use sluice_core::seq::{to_wire, unwrap_near};
@@ -33,6 +34,29 @@ pub(super) fn prr_limit_base(prr_delivered: u64, prr_out: u64, delivered: u64, u
     } else {
         (prr_delivered as i64 - prr_out as i64).max(delivered as i64)
     }
+}
+
+/// An ACK that advanced SND.UNA, as the congestion-state handlers of [`Endpoint::new_ack`] see it.
+struct NewAck {
+    /// The cumulative ACK (now SND.UNA).
+    ack: u64,
+    /// SND.UNA before it.
+    prev_una: u64,
+    /// Bytes it took off the scoreboard.
+    removed: u64,
+    /// RFC 6937 DeliveredData: bytes acknowledged and not SACKed before, plus newly SACKed.
+    delivered: u64,
+    /// What the congestion control is told was acknowledged: `delivered`, or whole segments
+    /// of it under `Ns3Compat::acked_whole_segments`.
+    cc_bytes: u64,
+    /// It acknowledged retransmitted data (RFC 9937's safe ACK as ns-3 approximates it).
+    acked_retx: bool,
+    /// It also SACKed new data and counted as a duplicate.
+    is_dup: bool,
+    /// Its RTT sample, if any.
+    rtt: Option<Dur>,
+    /// It carried ECN-Echo on an ECN connection.
+    ece: bool,
 }
 
 impl Endpoint {
@@ -147,51 +171,106 @@ impl Endpoint {
     }
 
     /// An ACK that advances SND.UNA; `is_dup`: it also SACKs new data and counts as a duplicate.
+    ///
+    /// The RFC path: take the acknowledged bytes off the scoreboard and time them
+    /// ([`Self::take_cumulative_ack`]), count a duplicate, then act by congestion state — grow
+    /// the window in Open (RFC 5681 §3), a full or partial ACK in recovery (RFC 6582, RFC 6675,
+    /// PRR), the end of CWR (RFC 3168) or of the loss state (RFC 5681 §3.1) — and restart the
+    /// retransmission timer (RFC 6298 §5.3). ns-3's departures are the `ns3_*` helpers, each
+    /// behind its [`super::config::Ns3Compat`] switch.
     #[allow(clippy::too_many_arguments)]
     fn new_ack(&mut self, ack: u64, newly_sacked: u64, is_dup: bool, ece: bool, opts: &TcpOptions, now: Time, out: &mut Vec<SimPacket>) {
+        let n = self.take_cumulative_ack(ack, newly_sacked, is_dup, ece, opts, now);
+        if is_dup {
+            // Counted and acted on as a duplicate first (ns-3 does the same), then processed
+            // as a cumulative ACK below; the duplicate count carries on.
+            self.dup_ack(n.delivered, now, out);
+        } else {
+            self.dupacks = 0;
+        }
+        // The state after the duplicate's own processing, which may have started recovery.
+        let restart_timer = match self.ca {
+            CaState::Open | CaState::Disorder => self.new_ack_in_open(&n, now),
+            CaState::Recovery if ack >= self.recover => {
+                self.full_ack(&n, now);
+                true
+            }
+            CaState::Recovery => {
+                self.partial_ack(&n, now, out);
+                false
+            }
+            CaState::Cwr => {
+                self.new_ack_in_cwr(&n, now);
+                true
+            }
+            CaState::Loss => {
+                self.new_ack_in_loss(&n, now);
+                true
+            }
+        };
+        if restart_timer {
+            self.restart_rto(now);
+        }
+    }
+
+    /// Moves SND.UNA to `ack`: takes the acknowledged segments off the scoreboard, counts what
+    /// the ACK delivered, takes its RTT sample and notes an acknowledged FIN.
+    fn take_cumulative_ack(&mut self, ack: u64, newly_sacked: u64, is_dup: bool, ece: bool, opts: &TcpOptions, now: Time) -> NewAck {
         let a = self.sb.ack_to_from(ack, self.karn_floor);
-        let reno_marks = self.reno_marks();
-        if reno_marks {
+        if self.reno_marks() {
             self.sb.fix_reno_sack_head();
         }
-        let (sent_at, acked_retx) = (a.rtt_from, a.any_retx);
-        // Newly delivered bytes (RFC 6937 DeliveredData): cumulatively acknowledged ones not
-        // SACKed before, plus the newly SACKed ones. Emulated SACK marks delivered nothing:
-        // their bytes count when acknowledged (as ns-3's rate sampling counts them).
-        let sacked_before = if reno_marks { 0 } else { a.sacked_before };
-        let smss = self.smss as u64;
-        let whole_segs = self.cfg.compat.acked_whole_segments;
-        let delivered = if whole_segs { a.whole } else { a.bytes.max(ack - self.snd_una) } - sacked_before + newly_sacked;
-        // What the congestion control is told was acknowledged: the bytes delivered, or with
-        // `acked_whole_segments` whole segments of them, the remainder carried to later ACKs.
-        let grow_by = if whole_segs {
-            self.acked_rem += delivered;
-            let whole = self.acked_rem / smss * smss;
-            self.acked_rem -= whole;
-            whole
-        } else {
-            delivered
-        };
-        let acked_bytes = if whole_segs { (ack - self.snd_una) / smss * smss } else { a.bytes };
+        let delivered = self.delivered_data(&a, ack, newly_sacked);
+        let cc_bytes = if self.cfg.compat.acked_whole_segments { self.ns3_whole_segments(delivered) } else { delivered };
+        let prev_una = self.snd_una;
         self.snd_una = ack;
         self.rto_streak = 0;
+        let rtt = self.rtt_sample(&a, opts, now);
+        self.note_fin_acked();
+        NewAck { ack, prev_una, removed: a.bytes, delivered, cc_bytes, acked_retx: a.any_retx, is_dup, rtt, ece }
+    }
 
-        // RTT sample: Karn's rule from the newest acked segment; with timestamps also from
-        // retransmitted segments (RFC 7323 §4.3).
-        // With `rtt_from_ts` (ns-3) the sample is the echoed timestamp's age whenever the ACK
-        // covers a segment first sent since the last timeout, retransmitted since or not;
-        // otherwise timestamps time retransmitted segments only.
-        let from_ts = self.cfg.compat.rtt_from_ts && self.ts_ok;
-        let sample = match sent_at {
-            _ if from_ts => if a.karn_front.is_some() { Self::ts_rtt(opts, now) } else { None },
-            Some(t) => Some(now.since(t)),
-            None if self.ts_ok && !from_ts => Self::ts_rtt(opts, now),
-            None => None,
-        };
-        if sample.is_none() && self.cfg.compat.rtt_from_ts {
-            // ns-3 recomputes the RTO from the estimate on every ACK of new data.
-            self.rtt.collapse_backoff();
+    /// RFC 6937 DeliveredData of a cumulative ACK (before SND.UNA moves): the bytes it
+    /// acknowledges that were not SACKed before, plus the bytes it newly SACKs.
+    fn delivered_data(&self, a: &Acked, ack: u64, newly_sacked: u64) -> u64 {
+        let mut acked = a.bytes.max(ack - self.snd_una);
+        let mut sacked_before = a.sacked_before;
+        if self.cfg.compat.acked_whole_segments {
+            // ns-3's rate sampling: a segment acknowledged in part counts when its rest is.
+            acked = a.whole;
         }
+        if self.reno_marks() {
+            // Emulated SACK marks delivered nothing: their bytes count when acknowledged (as
+            // ns-3's rate sampling counts them).
+            sacked_before = 0;
+        }
+        acked - sacked_before + newly_sacked
+    }
+
+    /// ns-3's `segsAcked` (`Ns3Compat::acked_whole_segments`): the congestion control hears
+    /// of whole segments of what was delivered, the remainder carried to later ACKs
+    /// (`m_bytesAckedNotProcessed`).
+    fn ns3_whole_segments(&mut self, delivered: u64) -> u64 {
+        let smss = self.smss as u64;
+        self.acked_rem += delivered;
+        let whole = self.acked_rem / smss * smss;
+        self.acked_rem -= whole;
+        whole
+    }
+
+    /// The RTT sample a cumulative ACK gives, fed to the estimator: Karn's rule (RFC 6298 §3)
+    /// from the newest acknowledged segment never retransmitted, to the nanosecond; with
+    /// timestamps, a retransmitted one is timed by its echo (RFC 7323 §4).
+    fn rtt_sample(&mut self, a: &Acked, opts: &TcpOptions, now: Time) -> Option<Dur> {
+        let sample = if self.cfg.compat.rtt_from_ts {
+            self.ns3_rtt_sample(a, opts, now)
+        } else {
+            match a.rtt_from {
+                Some(t) => Some(now.since(t)),
+                None if self.ts_ok => Self::ts_rtt(opts, now),
+                None => None,
+            }
+        };
         if let Some(r) = sample {
             self.rtt.sample(r, self.snd_una, self.snd_max);
             self.counters.rtt_sum_ns += r.0;
@@ -200,91 +279,136 @@ impl Endpoint {
                 self.rtt_log.push((now, r));
             }
         }
+        sample
+    }
 
+    /// ns-3's `TcpSocketBase::EstimateRtt` (`Ns3Compat::rtt_from_ts`): with timestamps the
+    /// sample is the echo's age in whole ticks whenever the ACK covers a segment first sent
+    /// since the last timeout, retransmitted since or not; and an ACK of new data that gives no
+    /// sample still undoes the timeout backoff (ns-3 recomputes the RTO from the estimate on
+    /// every one).
+    fn ns3_rtt_sample(&mut self, a: &Acked, opts: &TcpOptions, now: Time) -> Option<Dur> {
+        let sample = if !self.ts_ok {
+            a.rtt_from.map(|t| now.since(t))
+        } else if a.karn_front.is_some() {
+            Self::ts_rtt(opts, now)
+        } else {
+            None
+        };
+        if sample.is_none() {
+            self.rtt.collapse_backoff();
+        }
+        sample
+    }
+
+    /// Our FIN is acknowledged: FIN-WAIT-1 becomes FIN-WAIT-2, LAST-ACK becomes CLOSED.
+    fn note_fin_acked(&mut self) {
         if self.app_closed && self.snd_una > self.app_end {
-            // Our FIN is acknowledged.
             self.state = match self.state {
                 ConnState::FinWait1 => ConnState::FinWait2,
                 ConnState::LastAck => ConnState::Closed,
                 s => s,
             };
         }
-        if is_dup {
-            // Counted and acted on as a duplicate first (ns-3 does the same), then processed
-            // as a cumulative ACK below; the duplicate count carries on.
-            self.dup_ack(delivered, now, out);
-        } else {
-            self.dupacks = 0;
-        }
+    }
 
-        match self.ca {
-            CaState::Recovery => {
-                if ack >= self.recover {
-                    self.exit_recovery(now);
-                    if self.cfg.compat.exit_ack_grows {
-                        self.grow(acked_bytes, sample, ece, now);
-                    }
-                } else {
-                    // Partial ACK: stay in recovery. Without SACK the next segment is taken as
-                    // lost (RFC 6582 §3.2 step 5); with SACK the scoreboard keeps its own marks.
-                    self.reno_dup_bytes = 0;
-                    if !self.sack_ok {
-                        self.sb.mark_head_lost();
-                    }
-                    // ns-3 runs the recovery algorithm only for an ACK of a whole segment.
-                    if !whole_segs || grow_by > 0 {
-                        self.recovery_ack(delivered, false, acked_retx, now);
-                    }
-                    if !self.first_partial_done {
-                        self.first_partial_done = true;
-                        self.restart_rto(now);
-                    }
-                    if (self.sack_ok || reno_marks) && self.cfg.compat.partial_ack_nextseg {
-                        self.partial_ack_nextseg(now, out);
-                    } else if !self.sack_ok {
-                        // RFC 6582 step 5: retransmit the new head at once.
-                        self.retransmit_head(now, out);
-                    }
-                    // With SACK (RFC 6675) the scoreboard and pipe decide, in send_pending.
-                    return;
-                }
-            }
-            CaState::Cwr => {
-                if ack >= self.recover {
-                    self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
-                    self.set_ca(CaState::Open, now);
-                    if self.cfg.compat.exit_ack_grows {
-                        self.grow(if whole_segs { grow_by } else { a.bytes }, sample, ece, now);
-                    }
-                } else {
-                    self.recovery_ack(delivered, false, acked_retx, now);
-                    self.restart_rto(now);
-                    return;
-                }
-            }
-            CaState::Loss => {
-                let mut grow_by = grow_by;
-                if ack >= self.recover {
-                    self.set_ca(CaState::Open, now);
-                    if self.cfg.compat.exit_ack_grows {
-                        // ns-3 counts only the segments beyond the recovery point here.
-                        grow_by = (ack - self.recover) / self.smss as u64 * self.smss as u64;
-                    }
-                }
-                self.grow(grow_by, sample, ece, now);
-            }
-            CaState::Open | CaState::Disorder => {
-                // A duplicate leaves cwnd alone (RFC 5681 §3.2 / RFC 6675 §5 step 3; ns-3 grows
-                // only in Open). Any other cumulative ACK ends the disorder.
-                if !is_dup {
-                    self.set_ca(CaState::Open, now);
-                    self.grow(grow_by, sample, ece, now);
-                } else if !self.cfg.compat.dup_ack_restarts_rto && self.ca == CaState::Disorder {
-                    return; // ns-3: no NewAck for it, the timer runs on
-                }
+    /// Open or Disorder: the window grows (RFC 5681 §3.1) and any disorder ends. A cumulative
+    /// ACK that counted as a duplicate leaves cwnd alone (RFC 5681 §3.2 / RFC 6675 §5 step 3;
+    /// ns-3 grows only in Open). Returns whether the retransmission timer restarts.
+    fn new_ack_in_open(&mut self, n: &NewAck, now: Time) -> bool {
+        if n.is_dup {
+            return !self.ns3_dup_ack_keeps_timer();
+        }
+        self.set_ca(CaState::Open, now);
+        self.grow(n.cc_bytes, n.rtt, n.ece, now);
+        true
+    }
+
+    /// ns-3 does not restart the timer for a cumulative ACK counted as a duplicate in
+    /// Disorder: `ProcessAck` skips `NewAck` for it (`Ns3Compat::dup_ack_restarts_rto` off).
+    fn ns3_dup_ack_keeps_timer(&self) -> bool {
+        !self.cfg.compat.dup_ack_restarts_rto && self.ca == CaState::Disorder
+    }
+
+    /// The full ACK (RFC 6582 §3.2 step 3, RFC 6675 §5 (A)): recovery ends with cwnd =
+    /// ssthresh (or FlightSize, [`FullAck`]).
+    fn full_ack(&mut self, n: &NewAck, now: Time) {
+        self.exit_recovery(now);
+        if self.cfg.compat.exit_ack_grows {
+            let by = self.ns3_exit_growth(n, CaState::Recovery);
+            self.grow(by, n.rtt, n.ece, now);
+        }
+    }
+
+    /// A partial ACK (RFC 6582 §3.2 step 5, RFC 6675 §5): recovery goes on. Without SACK the
+    /// new head is taken as lost and retransmitted at once; with SACK the scoreboard and pipe
+    /// decide, in `send_pending`. The timer restarts on the first partial ACK only (RFC 6582's
+    /// "impatient" variant).
+    fn partial_ack(&mut self, n: &NewAck, now: Time, out: &mut Vec<SimPacket>) {
+        self.reno_dup_bytes = 0;
+        if !self.sack_ok {
+            self.sb.mark_head_lost();
+        }
+        // ns-3 runs the recovery algorithm only for an ACK of a whole segment
+        // (`Ns3Compat::acked_whole_segments`).
+        let ns3_too_short = self.cfg.compat.acked_whole_segments && n.cc_bytes == 0;
+        if !ns3_too_short {
+            self.recovery_ack(n.delivered, false, n.acked_retx, now);
+        }
+        if !self.first_partial_done {
+            self.first_partial_done = true;
+            self.restart_rto(now);
+        }
+        if self.cfg.compat.partial_ack_nextseg && (self.sack_ok || self.reno_marks()) {
+            self.ns3_partial_ack_nextseg(now, out);
+        } else if !self.sack_ok {
+            self.retransmit_head(now, out);
+        }
+    }
+
+    /// CWR after an ECN-Echo (RFC 3168 §6.1.2, reduced through PRR): an ACK short of the
+    /// recovery point goes on reducing; one that covers it ends the reduction at cwnd =
+    /// ssthresh.
+    fn new_ack_in_cwr(&mut self, n: &NewAck, now: Time) {
+        if n.ack < self.recover {
+            self.recovery_ack(n.delivered, false, n.acked_retx, now);
+            return;
+        }
+        self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
+        self.set_ca(CaState::Open, now);
+        if self.cfg.compat.exit_ack_grows {
+            let by = self.ns3_exit_growth(n, CaState::Cwr);
+            self.grow(by, n.rtt, n.ece, now);
+        }
+    }
+
+    /// The loss state after a timeout (RFC 5681 §3.1): the window grows, in slow start, by
+    /// what each ACK delivered; the ACK that covers the recovery point returns to Open
+    /// (RFC 6675 §5.1).
+    fn new_ack_in_loss(&mut self, n: &NewAck, now: Time) {
+        let mut by = n.cc_bytes;
+        if n.ack >= self.recover {
+            self.set_ca(CaState::Open, now);
+            if self.cfg.compat.exit_ack_grows {
+                by = self.ns3_exit_growth(n, CaState::Loss);
             }
         }
-        self.restart_rto(now);
+        self.grow(by, n.rtt, n.ece, now);
+    }
+
+    /// ns-3's growth on the ACK that ends recovery, CWR or the loss state
+    /// (`Ns3Compat::exit_ack_grows`): `ProcessAck` calls `IncreaseWindow` once the state is
+    /// Open again, with the segments the ACK acknowledged (whole ones under
+    /// `acked_whole_segments`); after a timeout, only those beyond the recovery point.
+    fn ns3_exit_growth(&self, n: &NewAck, from: CaState) -> u64 {
+        let smss = self.smss as u64;
+        let whole = self.cfg.compat.acked_whole_segments;
+        match from {
+            CaState::Loss => (n.ack - self.recover) / smss * smss,
+            CaState::Recovery if whole => (n.ack - n.prev_una) / smss * smss,
+            CaState::Cwr if whole => n.cc_bytes,
+            _ => n.removed,
+        }
     }
 
     fn grow(&mut self, acked: u64, sample: Option<Dur>, ece: bool, now: Time) {
@@ -617,7 +741,7 @@ impl Endpoint {
     /// ns-3's partial ACK with SACK (`DoRetransmit`): unless the new head is a retransmission
     /// still in flight, send one segment at once, outside cwnd: the first lost one, else new
     /// data if the peer's window has room, else the head again.
-    fn partial_ack_nextseg(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+    fn ns3_partial_ack_nextseg(&mut self, now: Time, out: &mut Vec<SimPacket>) {
         let smss = self.smss as u64;
         let head_in_flight = self.sb.first().is_some_and(|h| h.retrans && !h.sacked && h.end == self.snd_una + smss);
         if head_in_flight {
