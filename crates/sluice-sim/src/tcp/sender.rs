@@ -1,6 +1,10 @@
 //! The sending half: ACK processing, window updates, duplicate ACKs, loss recovery (RFC 6582
 //! NewReno, RFC 6675 SACK, RFC 6937/9937 PRR), the retransmission timer (RFC 6298) and ECN
 //! response (RFC 3168 §6.1.2).
+//!
+//! The code follows the RFCs; where the `validate = "ns3.44"` profile reproduces ns-3 instead,
+//! the departure sits in a helper named `ns3_*` (or behind a test of a
+//! [`super::config::Ns3Compat`] switch), documented with the ns-3 code it mirrors.
 
 use super::cc::{AckSample, CaState, CongestionControl, LossCause};
 use super::config::{DupAckRule, EcnCut, FullAck, NextSeg, Pacing, PrrVariant, Recovery, WndUpdateRule};
@@ -150,7 +154,8 @@ impl Endpoint {
         }
     }
 
-    /// RFC 9293 §3.10.7.4 and the ns-3 / Linux variants (spec §2.2).
+    /// Whether the segment's window updates the send window: RFC 9293 §3.10.7.4, ns-3's
+    /// `TcpSocketBase::UpdateWindowSize` or Linux's `tcp_may_update_window` ([`WndUpdateRule`]).
     fn update_window(&mut self, seg_seq: u64, ack: u64, wnd: u64, snd_una_before: u64) {
         let take = match self.cfg.wnd_update {
             WndUpdateRule::Rfc9293 => snd_una_before <= ack && ack <= self.snd_max && (seg_seq > self.wl1 || (seg_seq == self.wl1 && ack >= self.wl2)),
@@ -627,7 +632,9 @@ impl Endpoint {
         let smss = self.smss as u64;
         let mut delivered = delivered;
         if variant == PrrVariant::Rfc9937 && is_dup && self.prr_delivered < self.recover_fs {
-            delivered += smss; // ns-3 ≥ 3.43 behaviour of the RFC 9937 variant (spec §2.5.5)
+            // ns-3 ≥ 3.43's RFC 9937 variant (`TcpPrrRecovery::DoRecovery`) counts one segment
+            // delivered on every duplicate ACK while prr_delivered < RecoverFS.
+            delivered += smss;
         }
         if delivered == 0 && self.prr_out > 0 {
             return;
@@ -947,7 +954,7 @@ impl Endpoint {
         }
     }
 
-    /// The rate data segments leave at, if paced (spec §2.8; see [`Pacing`]).
+    /// The rate data segments leave at, if paced (docs/tcp.md, "pacing"; see [`Pacing`]).
     pub(super) fn pacing_rate(&self) -> Option<Rate> {
         match self.cfg.pacing {
             Pacing::Off => None,
