@@ -201,6 +201,7 @@ impl Endpoint {
                 true
             }
             CaState::Recovery => {
+                // Restarts the timer itself, on the first partial ACK only.
                 self.partial_ack(&n, now, out);
                 false
             }
