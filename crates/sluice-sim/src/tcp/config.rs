@@ -92,8 +92,9 @@ pub enum NextSeg {
     Ns3,
 }
 
-/// Whether and how data segments are paced (docs/tcp.md, "pacing"): a segment of `L` payload bytes may leave
-/// no earlier than `L·8/rate` after the one before it. Pacing never overrides the windows.
+/// Whether and how data segments are paced (docs/tcp.md, "pacing"): a segment of `L` payload
+/// bytes may leave no earlier than `L·8/rate` after the one before it. Pacing never overrides
+/// the windows.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Pacing {
     /// Never, even when the congestion control sets a rate.
@@ -159,8 +160,8 @@ pub enum DelAck {
     Linux,
 }
 
-/// RTO estimator (docs/tcp.md, "retransmission timer"; `rto` in scenarios). Choosing one in a scenario also sets
-/// `min_rto`/`max_rto` to its bounds unless the same table gives them
+/// RTO estimator (docs/tcp.md, "retransmission timer"; `rto` in scenarios). Choosing one in a
+/// scenario also sets `min_rto`/`max_rto` to its bounds unless the same table gives them
 /// ([`RtoEstimator::bounds`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RtoEstimator {
@@ -317,11 +318,12 @@ pub struct TcpConfig {
 /// | `tcp_preset = "ns3.30"` | nothing: the preset sets parameter values and the RFC-level rules ns-3.30 used (`syn_rto`, `wnd_update`, `dupack`), the switches stay as the profile left them |
 /// | `tcp_preset = "ns3.13"` | `recover_check = false` (ns-3.13's NewReno), the rest as the profile left them |
 ///
-/// Not here, though the ns-3 profile sets them too: `syn_rto`, `wnd_update`, `dupack`,
-/// `full_ack`, `recovery`/PRR variant, `rto`, `delack`, `ecn_cut`, `pacing` and `data_retries`
-/// stay fields of [`TcpConfig`]. Each of them chooses between behaviours that stand on their
-/// own — an RFC's options, Linux's rule, an older RFC — and each is a scenario key, so a run can
-/// pick ns-3's rule with every other behaviour RFC-like (the `ns3.30` preset does so).
+/// Not here: `syn_rto`, `wnd_update`, `dupack`, `data_retries` (which the ns-3 profile sets to
+/// ns-3's rule), `full_ack`, `recovery` and its PRR variant, `rto`, `delack`, `ecn_cut` and
+/// `pacing` stay fields of [`TcpConfig`]. Each chooses between behaviours that stand on their
+/// own — an RFC's options, Linux's rule, an older RFC — and each is a scenario key, so a run
+/// can take ns-3's rule for one of them with every other behaviour RFC-like (the `ns3.30`
+/// preset does so).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ns3Compat {
     // --- Handshake and receiver ---
@@ -381,8 +383,9 @@ pub struct Ns3Compat {
     // --- Entering and running loss recovery ---
     /// RFC 6582 §3.2 step 1: duplicate ACKs start fast recovery only once the cumulative ACK
     /// has reached `recover` (one reduction per window of data, no false fast retransmit after
-    /// a timeout). ns-3.13's `TcpNewReno::DupAck` has no such test (nor has RFC 2582 without
-    /// its §6 option); ns-3.44 has it. Cleared by the `ns3.13` preset only.
+    /// a timeout). ns-3.13's `TcpNewReno::DupAck` has no such test (nor has RFC 2582's base
+    /// algorithm, without its "careful" variant); ns-3.44 has it. Cleared by the `ns3.13`
+    /// preset only.
     pub recover_check: bool,
     /// Without SACK, keep ns-3's emulated SACK marks on the scoreboard
     /// (`TcpTxBuffer::AddRenoSack`, `ResetRenoSack`, `DiscardUpTo`) instead of RFC 5681 §3.2 /
