@@ -122,7 +122,7 @@ fn ns3_13_preset() {
     let text = BASE.replace("[topology]", "[tcp]\ntcp_preset = \"ns3.13\"\n[topology]");
     let t = load_str(&text, None).unwrap().flows[0].tcp.clone();
     assert_eq!((t.preset, t.mss, t.iw, t.initial_ssthresh), ("ns3.13", 1000, InitialWindow::Segments(1), 65_535));
-    assert!(!t.sack && !t.timestamps && !t.window_scaling && !t.limited_transmit && !t.recover_check);
+    assert!(!t.sack && !t.timestamps && !t.window_scaling && !t.limited_transmit && !t.compat.recover_check);
     assert_eq!((t.recovery, t.full_ack, t.wnd_update), (Recovery::Classic, FullAck::FlightSize, WndUpdateRule::Always));
     assert_eq!((t.rto, t.min_rto), (RtoEstimator::Ns3Legacy, Dur::from_millis(200)));
 }
@@ -294,7 +294,7 @@ fn pacing_option() {
     use crate::tcp::Pacing;
     let text = BASE.replace("[topology]", "[tcp]\npacing = \"linux\"\n[topology]");
     let t = load_str(&text, None).unwrap().flows[0].tcp.clone();
-    assert_eq!((t.pacing, t.pace_fast_retransmit), (Pacing::Linux, true));
+    assert_eq!((t.pacing, t.compat.pace_fast_retransmit), (Pacing::Linux, true));
     assert_eq!(
         load_str(BASE, None).unwrap().flows[0].tcp.pacing,
         Pacing::Cc,
@@ -307,7 +307,7 @@ fn pacing_option() {
             "app = { kind = \"bulk\" }\ntcp = { pacing = \"off\" }",
         );
     let t = load_str(&text, None).unwrap().flows[0].tcp.clone();
-    assert_eq!((t.pacing, t.pace_fast_retransmit), (Pacing::Off, false));
+    assert_eq!((t.pacing, t.compat.pace_fast_retransmit), (Pacing::Off, false));
     let e = error_of("[topology]", "[tcp]\npacing = \"fq\"\n[topology]");
     assert_eq!(e.path, "tcp.pacing");
     assert!(e.message.contains("linux"), "lists the choices: {e}");

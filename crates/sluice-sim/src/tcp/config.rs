@@ -1,14 +1,16 @@
 //! Endpoint options. Where the RFCs, Linux and ns-3 differ, each behaviour is a named option
-//! (spec §2); the `validate = "ns3.44"` profile selects ns-3's choices ([`TcpConfig::ns3_44`]).
+//! (docs/tcp.md); the `validate = "ns3.44"` profile selects ns-3's choices
+//! ([`TcpConfig::ns3_44`]), those that only reproduce ns-3 gathered in [`Ns3Compat`].
 
 use sluice_core::Dur;
 
-/// Which congestion control runs (closed set; spec §3).
+/// Which congestion control runs (a closed set).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum CcKind {
     /// RFC 5681 / RFC 6582 window growth.
     NewReno,
-    /// "Plain RFC 793": no congestion window; only the peer's window limits the sender (spec §3.1).
+    /// "Plain RFC 793": no congestion window; only the peer's window limits the sender (RFC 793
+    /// predates congestion control).
     None,
 }
 
@@ -21,7 +23,7 @@ impl CcKind {
     }
 }
 
-/// Recovery algorithm during fast recovery (spec §2.5).
+/// Recovery algorithm during fast recovery (docs/tcp.md, "proportional rate reduction").
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Recovery {
     /// Proportional Rate Reduction (RFC 6937 / RFC 9937), as Linux and ns-3 default.
@@ -30,7 +32,7 @@ pub enum Recovery {
     Classic,
 }
 
-/// PRR's bound when `pipe ≤ ssthresh` (spec §2.5.5).
+/// PRR's bound when `pipe ≤ ssthresh` (RFC 6937 §3.1, RFC 9937).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum PrrVariant {
     /// RFC 9937 as ns-3 ≥ 3.43 implements it.
@@ -39,7 +41,7 @@ pub enum PrrVariant {
     Rfc6937,
 }
 
-/// What counts as a duplicate ACK (spec §2.5.1).
+/// What counts as a duplicate ACK (RFC 5681 §2 and the variants of docs/tcp.md, "duplicate ACKs").
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum DupAckRule {
     /// Ignore the window-equality test; with SACK, an ACK that SACKs new data counts.
@@ -52,26 +54,33 @@ pub enum DupAckRule {
     Linux,
 }
 
-/// When a segment's window updates the send window (spec §2.2).
+/// When a segment's window updates the send window.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum WndUpdateRule {
+    /// RFC 9293 §3.10.7.4: `SND.UNA ≤ SEG.ACK ≤ SND.NXT` and (`SEG.SEQ > WL1`, or `SEG.SEQ = WL1`
+    /// and `SEG.ACK ≥ WL2`).
     Rfc9293,
+    /// ns-3 `TcpSocketBase::UpdateWindowSize`: a new highest ACK, a new highest sequence number,
+    /// or the same ACK with a larger window.
     Ns3,
+    /// Linux `tcp_may_update_window`: `SEG.ACK > SND.UNA`, `SEG.SEQ > WL1`, or `SEG.SEQ = WL1`
+    /// with a larger or zero window.
     Linux,
+    /// Every segment's window (ns-3 ≤ 3.22, the `ns3.13` preset).
     Always,
 }
 
-/// How the SYN is retransmitted (spec §2.1).
+/// How the SYN is retransmitted.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum SynRto {
-    /// RFC 6298: initial RTO 1 s, backed off; RTO reset to 3 s if the SYN was retransmitted.
+    /// RFC 6298: initial RTO 1 s, backed off; RTO reset to 3 s if the SYN was retransmitted
+    /// (§5.7).
     Rfc6298,
     /// ns-3: ConnTimeout 3 s doubled per retry, at most `syn_retries + 1` SYNs.
     Ns3,
 }
 
-/// Which of RFC 6675's NextSeg rules send in SACK recovery when no lost segment waits
-/// (spec §2.5.4).
+/// Which of RFC 6675's NextSeg rules (§4) send in SACK recovery when no lost segment waits.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum NextSeg {
     /// All four: after (1) lost segments and (2) new data, (3) the first un-SACKed hole below
@@ -83,8 +92,9 @@ pub enum NextSeg {
     Ns3,
 }
 
-/// Whether and how data segments are paced (spec §2.8): a segment of `L` payload bytes may leave
-/// no earlier than `L·8/rate` after the one before it. Pacing never overrides the windows.
+/// Whether and how data segments are paced (docs/tcp.md, "pacing"): a segment of `L` payload
+/// bytes may leave no earlier than `L·8/rate` after the one before it. Pacing never overrides
+/// the windows.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Pacing {
     /// Never, even when the congestion control sets a rate.
@@ -128,7 +138,7 @@ pub enum FullAck {
     FlightSize,
 }
 
-/// How an ECN-Echo reduces cwnd (spec §2.6).
+/// How an ECN-Echo reduces cwnd (RFC 3168 §6.1.2).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum EcnCut {
     /// Enter CWR and reduce through PRR (ns-3, Linux).
@@ -137,7 +147,7 @@ pub enum EcnCut {
     Immediate,
 }
 
-/// Delayed-ACK policy (spec §2.4).
+/// Delayed-ACK policy (RFC 1122 §4.2.3.2, RFC 5681 §4.2).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum DelAck {
     /// ACK every `count`-th full segment or after `timeout`.
@@ -150,8 +160,8 @@ pub enum DelAck {
     Linux,
 }
 
-/// RTO estimator (spec §2.3; `rto` in scenarios). Choosing one in a scenario also sets
-/// `min_rto`/`max_rto` to its bounds unless the same table gives them
+/// RTO estimator (docs/tcp.md, "retransmission timer"; `rto` in scenarios). Choosing one in a
+/// scenario also sets `min_rto`/`max_rto` to its bounds unless the same table gives them
 /// ([`RtoEstimator::bounds`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RtoEstimator {
@@ -179,7 +189,7 @@ impl RtoEstimator {
     /// The estimator's own `(min_rto, max_rto)`: RFC 6298 1 s and 60 s (ns-3's ceiling); Linux
     /// `TCP_RTO_MIN` 200 ms (a floor on rttvar) and `TCP_RTO_MAX` 120 s; ns-3.13 `MinRTO`
     /// 200 ms and no ceiling but the ×64 backoff cap (`max_rto` is not used); RFC 793 LBOUND
-    /// 1 s and UBOUND 60 s (spec §3.1).
+    /// 1 s and UBOUND 60 s (RFC 793 §3.7's examples).
     pub fn bounds(self) -> (Dur, Dur) {
         match self {
             RtoEstimator::Rfc6298 | RtoEstimator::Rfc793 => (Dur::from_secs(1), Dur::from_secs(60)),
@@ -189,7 +199,8 @@ impl RtoEstimator {
     }
 }
 
-/// The initial congestion window (spec §3.2; `iw` and `initial_cwnd` in scenarios).
+/// The initial congestion window (docs/tcp.md, "initial window"; `iw` and `initial_cwnd` in
+/// scenarios).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum InitialWindow {
     /// A fixed number of segments: `n·SMSS` (ns-3 `InitialCwnd`, Linux `TCP_INIT_CWND`; the
@@ -233,6 +244,13 @@ impl InitialWindow {
 }
 
 /// Everything that configures one TCP endpoint pair.
+///
+/// The fields here are the endpoint's parameters and the choices the RFCs themselves leave open
+/// or that Linux and ns-3 make differently for reasons of their own (the duplicate-ACK and
+/// window-update rules, the RTO estimator, delayed ACKs, the recovery algorithm and its PRR
+/// variant, the SYN timer…); each is a scenario key (docs/scenarios.md). Behaviours that only
+/// reproduce ns-3, its defects included, are grouped in [`Ns3Compat`] (`compat`), which the
+/// `validate = "ns3.44"` profile switches on as a whole.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
     pub cc: CcKind,
@@ -267,129 +285,246 @@ pub struct TcpConfig {
     /// aborted at the next one; `None`: never (ns-3 DataRetries, 6 in its defaults).
     pub data_retries: Option<u32>,
     pub full_ack: FullAck,
-    /// RFC 6582 §3.2 step 1: duplicate ACKs start fast recovery only once the cumulative ACK
-    /// has reached `recover` (one reduction per window of data, no false fast retransmit after
-    /// a timeout). ns-3.13's NewReno has no such test (the `ns3.13` preset clears this).
-    pub recover_check: bool,
     pub ecn_cut: EcnCut,
     pub nagle: bool,
-    /// Send the MSS option in SYNs (RFC 9293). ns-3 sends none and both ends use their
-    /// configured segment size; without it a peer assumes 536 B unless this is false too.
-    pub syn_mss_option: bool,
-    /// Acknowledge the first data segment of a connection at once (ns-3 does; then every
-    /// `delack_count`-th segment).
-    pub ack_first_segment: bool,
-    /// Delay between completing the handshake and the first data segment (ns-3: 1 ns, the
-    /// application is notified in an event of its own).
-    pub first_data_delay: Dur,
-    /// Compute PRR's proportional share `prr_delivered · ssthresh / RecoverFS` as ns-3.44 does:
-    /// the product in 32-bit unsigned arithmetic, which wraps once it exceeds 2³² (e.g.
-    /// ssthresh 268 kB and 16 kB delivered), shrinking the share to almost nothing. An ns-3
-    /// defect, reproduced only by the `ns3.44` profile for validation.
-    pub prr_u32_product: bool,
-    /// Compute PRR's catch-up limit `max(prr_delivered − prr_out, DeliveredData)` as ns-3.44
-    /// does, in 32-bit unsigned arithmetic read back as a signed int: once more has been sent
-    /// than delivered in the recovery, the difference wraps, wins the max and comes back
-    /// negative, so the ACK's own delivered bytes no longer let anything out. An ns-3 defect,
-    /// reproduced only by the `ns3.44` profile for validation.
-    pub prr_u32_limit: bool,
-    /// On a partial ACK in SACK recovery, send one segment at once outside cwnd as ns-3 does
-    /// (`DoRetransmit`): the first lost segment, else new data, else the head. RFC 6675 has no
-    /// such step; only the `ns3.44` profile sets it.
-    pub partial_ack_nextseg: bool,
-    /// Keep a retransmitted segment in pipe after it is SACKed, until it is cumulatively
-    /// acknowledged or the timer fires, as ns-3's `TcpTxBuffer::BytesInFlight` does (its
-    /// retransmission counter is not decremented by a SACK). RFC 6675's pipe drops it; only the
-    /// `ns3.44` profile sets this.
-    pub pipe_counts_sacked_retx: bool,
-    /// The ACK that ends recovery (or CWR) also grows the new window, as one in Open would
-    /// (ns-3 and Linux); RFC 6582's full ACK sets cwnd = ssthresh and stops there (spec §2.5.3
-    /// worked example). With it, the ACK that ends the loss state after a timeout grows cwnd
-    /// by the whole segments beyond the recovery point only (ns-3). Set by the `ns3.44` profile.
-    pub exit_ack_grows: bool,
-    /// Without SACK, keep ns-3's emulated SACK marks on the scoreboard
-    /// (`TcpTxBuffer::AddRenoSack`) instead of a count of duplicate ACKs: each duplicate ACK in
-    /// disorder or recovery marks the first un-SACKed segment after the head as SACKed; a
-    /// cumulative ACK whose new head carries such a mark moves the mark up and declares the head
-    /// lost (in any state, so it is retransmitted); a timeout clears the marks; bytes in flight
-    /// and recovery's ssthresh (from bytes in flight plus one segment) follow the marks, and the
-    /// marks outlive the recovery episode. Only the `ns3.44` profile sets this.
-    pub reno_sack_marks: bool,
-    /// Out-of-order data the receiver holds takes room in its buffer, so the advertised
-    /// window shrinks by it (RFC 9293 §3.8.6: the window is the free buffer space; Linux).
-    /// ns-3 advertises the whole buffer beyond the next expected byte whatever it holds out of
-    /// order (`TcpRxBuffer::MaxRxSequence`); the `ns3.44` profile clears this.
-    pub ooo_shrinks_window: bool,
-    /// Reno slow start stops at ssthresh, the rest of the ACK going to congestion avoidance
-    /// (Linux `tcp_slow_start`). ns-3's NewReno adds a whole segment while cwnd is below
-    /// ssthresh, past it if need be (`TcpNewReno::SlowStart`); the `ns3.44` profile clears this.
-    pub slow_start_capped: bool,
-    /// A retransmitted segment shorter than the MSS (an application write boundary left it so)
-    /// takes the start of the next un-SACKed segment with the same loss mark and goes out
-    /// full-size, as ns-3 cuts every retransmission from its buffer afresh
-    /// (`TcpTxBuffer::GetTransmittedSegment`). Off, a retransmission reuses the segment's
-    /// original boundaries. Only the `ns3.44` profile sets this.
-    pub retx_merge: bool,
     /// The client takes an RTT sample from its SYN when the SYN-ACK arrives (Linux and ns-3
     /// do; Karn's rule without timestamps: none after a retransmitted SYN), so the first data
     /// segment's timer already follows the path. Off, the first sample comes with the first
-    /// data ACK and the RTO stays at its initial value until then.
+    /// data ACK and the RTO stays at its initial value until then. (Not an ns-3 switch: both
+    /// profiles take the sample.)
     pub handshake_rtt: bool,
-    /// ns-3's RTT sampling: with timestamps a sample is the echoed timestamp's age in whole
-    /// clock ticks (1 ms; `TcpSocketBase::EstimateRtt`), taken from any ACK that covers a
-    /// segment first sent since the last timeout (its history of sends, which a timeout
-    /// clears), and every ACK of new data undoes the timeout backoff, sample or not. Off, a segment not retransmitted is timed
-    /// from its send time to the nanosecond, timestamps time retransmitted ones, and only a
-    /// sample undoes the backoff (Linux `tcp_ack_update_rtt`, RFC 6298 §5.7). Only the
-    /// `ns3.44` profile sets this.
-    pub rtt_from_ts: bool,
-    /// The receiver echoes the TSval of the segment at RCV.NXT only, ignoring TSvals below the
-    /// highest one seen (ns-3 `ProcessOptionTimestamp`); a duplicate of old data then leaves the
-    /// echo alone. Off, RFC 7323 §4.3: any segment at or below Last.ACK.sent sets TS.Recent
-    /// (Linux `tcp_replace_ts_recent`). Only the `ns3.44` profile sets this.
-    pub ts_recent_in_order: bool,
-    /// New data at the right edge of the peer's window goes out cut to the edge: a segment
-    /// shorter than the MSS when less than one fits but cwnd − pipe has room for a whole one
-    /// (ns-3's NextSeg rule (2), `TcpTxBuffer::NextSeg`, with pipe below the bytes outstanding
-    /// after SACKs or emulated marks). Off, new data waits until a whole segment fits inside
-    /// the window (Linux `tcp_snd_wnd_test`). Only the `ns3.44` profile sets this.
-    pub edge_clip: bool,
-    /// The congestion control hears of whole segments only: the bytes an ACK delivers (those
-    /// of segments it acknowledges whole, not SACKed before) count in segments, the remainder
-    /// carried to later ACKs, and recovery acts only on an ACK of a whole segment (ns-3's
-    /// `segsAcked` and `m_bytesAckedNotProcessed`). Off, every byte an ACK delivers counts at
-    /// once. Only the `ns3.44` profile sets this.
-    pub acked_whole_segments: bool,
-    /// Which SACK blocks the receiver reports.
-    pub sack_report: SackReport,
-    /// Pacing of data segments (spec §2.8).
+    /// Pacing of data segments (docs/tcp.md, "pacing").
     pub pacing: Pacing,
-    /// Under pacing, the fast retransmission waits for the next pacing slot like every other
-    /// segment (Linux, spec §2.8). ns-3 sends it at once (`DoRetransmit` skips the pacing
-    /// check); the `ns3.44` profile clears this.
-    pub pace_fast_retransmit: bool,
-    /// NextSeg rules (3) and (4) (spec §2.5.4).
-    pub nextseg: NextSeg,
-    /// A cumulative ACK that counts as a duplicate (it SACKs new data) restarts the
-    /// retransmission timer like any ACK of new data (RFC 6298 §5.3). ns-3 does not (it skips
-    /// `NewAck` in Disorder); the `ns3.44` profile clears this.
-    pub dup_ack_restarts_rto: bool,
-    /// A repeated timeout of an already timer-retransmitted head keeps ssthresh (RFC 5681
-    /// §3.1). ns-3.44 means to, but clears the retransmitted marks before it checks, so every
-    /// timeout recomputes ssthresh from the bytes in flight; the `ns3.44` profile clears this.
-    pub rto_holds_ssthresh: bool,
-    /// Answer a retransmitted SYN-ACK after the handshake with an ACK (RFC 9293 §3.10.7.4).
-    /// ns-3 ignores it (the peer then waits for data to complete its handshake); the `ns3.44`
-    /// profile clears this.
-    pub ack_duplicate_synack: bool,
+    /// Behaviours that reproduce ns-3 where it departs from the RFCs and Linux.
+    pub compat: Ns3Compat,
     /// Name of the option bundle these values came from, recorded in summaries.
     pub profile: &'static str,
     /// The endpoint preset the options started from (`tcp_preset`; "none" if none).
     pub preset: &'static str,
 }
 
+/// ns-3's departures from the RFCs and Linux, each a switch of its own so that the
+/// `validate = "ns3.44"` profile can reproduce ns-3 3.44 packet for packet (docs/validation.md)
+/// while every other run follows the RFCs.
+///
+/// Each switch names the ns-3 code whose behaviour it reproduces and the RFC or Linux behaviour
+/// it replaces. The switches keep the names (and polarity) under which summaries record them
+/// in `options`, so some are on in the RFC behaviour and off for ns-3.
+///
+/// | profile | what it sets here |
+/// |---|---|
+/// | default (`validate = "sluice"` or none) | [`Ns3Compat::RFC`]: every switch at its RFC / Linux value |
+/// | `validate = "ns3.44"` | [`Ns3Compat::NS3_44`]: every switch at ns-3's value except `recover_check` (ns-3.44 has that test) |
+/// | `tcp_preset = "ns3.30"` | nothing: the preset sets parameter values and the RFC-level rules ns-3.30 used (`syn_rto`, `wnd_update`, `dupack`), the switches stay as the profile left them |
+/// | `tcp_preset = "ns3.13"` | `recover_check = false` (ns-3.13's NewReno), the rest as the profile left them |
+///
+/// Not here: `syn_rto`, `wnd_update`, `dupack`, `data_retries` (which the ns-3 profile sets to
+/// ns-3's rule), `full_ack`, `recovery` and its PRR variant, `rto`, `delack`, `ecn_cut` and
+/// `pacing` stay fields of [`TcpConfig`]. Each chooses between behaviours that stand on their
+/// own — an RFC's options, Linux's rule, an older RFC — and each is a scenario key, so a run
+/// can take ns-3's rule for one of them with every other behaviour RFC-like (the `ns3.30`
+/// preset does so).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ns3Compat {
+    // --- Handshake and receiver ---
+    /// Send the MSS option in SYNs (RFC 9293 §3.7.1; without one a peer assumes 536 B). ns-3's
+    /// `TcpSocketBase::AddOptions` puts no MSS option in a SYN and each end uses its own
+    /// `SegmentSize`; off, Sluice does the same (a peer's missing option then means its
+    /// configured MSS, not 536 B). ns-3: false.
+    pub syn_mss_option: bool,
+    /// Delay between completing the handshake and the first data segment. ns-3:
+    /// 1 ns (`ConnectionSucceeded` is scheduled as an event of its own, and `TcpSocketBase::Send`
+    /// schedules `SendPendingData` one time step later); RFC / Linux: 0, data may leave with
+    /// the handshake ACK.
+    pub first_data_delay: Dur,
+    /// Answer a retransmitted SYN-ACK after the handshake with an ACK (RFC 9293 §3.10.7.4: an
+    /// unacceptable segment is answered with an ACK; Linux). ns-3's
+    /// `TcpSocketBase::ProcessEstablished` ignores it, so the peer completes its handshake
+    /// only when data arrives. ns-3: false.
+    pub ack_duplicate_synack: bool,
+    /// Acknowledge the first data segment of a connection at once, then every
+    /// `delack_count`-th segment: ns-3's delayed-ACK counter (`m_delAckCount`) starts full.
+    /// RFC 1122 §4.2.3.2 / RFC 5681 §4.2: the first segment waits like any other (Linux's
+    /// quick-ACK start-up is `delack = "linux"`). ns-3: true.
+    pub ack_first_segment: bool,
+    /// Out-of-order data the receiver holds takes room in its buffer, so the advertised window
+    /// shrinks by it (RFC 9293 §3.8.6: the window is the free buffer space; Linux). ns-3
+    /// advertises the whole buffer beyond the next expected byte whatever it holds out of
+    /// order (`TcpSocketBase::AdvertisedWindowSize`, `TcpRxBuffer::MaxRxSequence`). ns-3: false.
+    pub ooo_shrinks_window: bool,
+    /// Which SACK blocks the receiver reports: RFC 2018 §4's maximal blocks, or ns-3's
+    /// four-entry list (`TcpRxBuffer::UpdateSackList`). ns-3: [`SackReport::Ns3`].
+    pub sack_report: SackReport,
+    /// The receiver echoes the TSval of the segment at RCV.NXT only, ignoring TSvals below the
+    /// highest one seen (ns-3 `TcpSocketBase::ProcessOptionTimestamp`); a duplicate of old data
+    /// then leaves the echo alone. Off, RFC 7323 §4.3: any segment at or below Last.ACK.sent
+    /// sets TS.Recent (Linux `tcp_replace_ts_recent`). ns-3: true.
+    pub ts_recent_in_order: bool,
+
+    // --- What an ACK is worth to the congestion control ---
+    /// Reno slow start stops at ssthresh, the rest of the ACK going to congestion avoidance
+    /// (Linux `tcp_slow_start`). ns-3's NewReno adds a whole segment while cwnd is below
+    /// ssthresh, past it if need be (`TcpNewReno::SlowStart`). ns-3: false.
+    pub slow_start_capped: bool,
+    /// The congestion control hears of whole segments only: the bytes an ACK delivers (those
+    /// of segments it acknowledges whole, not SACKed before) count in segments, the remainder
+    /// carried to later ACKs, and recovery acts only on an ACK of a whole segment (ns-3
+    /// `TcpSocketBase::ProcessAck`'s `segsAcked` and `m_bytesAckedNotProcessed`). Off, every
+    /// byte an ACK delivers counts at once (RFC 5681 §3.1 / RFC 3465 byte counting; RFC 6937
+    /// DeliveredData). ns-3: true.
+    pub acked_whole_segments: bool,
+    /// The ACK that ends recovery (or CWR) also grows the new window, as one in Open would
+    /// (ns-3's `ProcessAck` calls `IncreaseWindow` once the state is Open again; Linux grows
+    /// too); RFC 6582 §3.2 step 3's full ACK sets cwnd = ssthresh and stops there. With it, the
+    /// ACK that ends the loss state after a timeout grows cwnd by the whole segments beyond the
+    /// recovery point only (ns-3). ns-3: true.
+    pub exit_ack_grows: bool,
+
+    // --- Entering and running loss recovery ---
+    /// RFC 6582 §3.2 step 1: duplicate ACKs start fast recovery only once the cumulative ACK
+    /// has reached `recover` (one reduction per window of data, no false fast retransmit after
+    /// a timeout). ns-3.13's `TcpNewReno::DupAck` has no such test (nor has RFC 2582's base
+    /// algorithm, without its "careful" variant); ns-3.44 has it. Cleared by the `ns3.13`
+    /// preset only.
+    pub recover_check: bool,
+    /// Without SACK, keep ns-3's emulated SACK marks on the scoreboard
+    /// (`TcpTxBuffer::AddRenoSack`, `ResetRenoSack`, `DiscardUpTo`) instead of RFC 5681 §3.2 /
+    /// RFC 6582's count of duplicate ACKs and window inflation: each duplicate ACK in disorder
+    /// or recovery marks the first un-SACKed segment after the head as SACKed; a cumulative ACK
+    /// whose new head carries such a mark moves the mark up and declares the head lost (in any
+    /// state, so it is retransmitted); a timeout clears the marks; bytes in flight and
+    /// recovery's ssthresh (from bytes in flight plus one segment, `EnterRecovery`) follow the
+    /// marks, and the marks outlive the recovery episode. ns-3: true.
+    pub reno_sack_marks: bool,
+    /// Keep a retransmitted segment in pipe after it is SACKed, until it is cumulatively
+    /// acknowledged or the timer fires, as ns-3's `TcpTxBuffer::BytesInFlight` does (its
+    /// retransmission mark is not cleared by a SACK). RFC 6675 §4's pipe drops it. ns-3: true.
+    pub pipe_counts_sacked_retx: bool,
+    /// RFC 6675 §4 NextSeg rules (3) and (4), or ns-3's `TcpTxBuffer::NextSeg` (rule (3) only
+    /// when no unsent data is left, no rescue, rule (1.b) as ns-3 reads it). ns-3:
+    /// [`NextSeg::Ns3`].
+    pub nextseg: NextSeg,
+    /// On a partial ACK in SACK recovery (or with `reno_sack_marks`), send one segment at once
+    /// outside cwnd as ns-3's `TcpSocketBase::ProcessAck` does through `DoRetransmit`: the first
+    /// lost segment, else new data, else the head. RFC 6675 has no such step (the scoreboard
+    /// and pipe decide). ns-3: true.
+    pub partial_ack_nextseg: bool,
+    /// Compute PRR's proportional share `prr_delivered · ssthresh / RecoverFS` as ns-3.44's
+    /// `TcpPrrRecovery::DoRecovery` does: the product in 32-bit unsigned arithmetic, which
+    /// wraps once it exceeds 2³² (e.g. ssthresh 268 kB and 16 kB delivered), shrinking the share
+    /// to almost nothing. An ns-3 defect; RFC 6937 §3 computes it exactly. ns-3: true.
+    pub prr_u32_product: bool,
+    /// Compute PRR's catch-up limit `max(prr_delivered − prr_out, DeliveredData)` as ns-3.44's
+    /// `TcpPrrRecovery::DoRecovery` does, in 32-bit unsigned arithmetic read back as a signed
+    /// int: once more has been sent than delivered in the recovery, the difference wraps, wins
+    /// the max and comes back negative, so the ACK's own delivered bytes no longer let anything
+    /// out. An ns-3 defect; RFC 6937 §3.1 / RFC 9937 compute it exactly. ns-3: true.
+    pub prr_u32_limit: bool,
+
+    // --- Retransmission timer and RTT samples ---
+    /// ns-3's RTT sampling: with timestamps a sample is the echoed timestamp's age in whole
+    /// clock ticks (1 ms; `TcpSocketBase::EstimateRtt`), taken from any ACK that covers a
+    /// segment first sent since the last timeout (its history of sends, which a timeout
+    /// clears), and every ACK of new data undoes the timeout backoff, sample or not. Off, a
+    /// segment not retransmitted is timed from its send time to the nanosecond, timestamps
+    /// time retransmitted ones, and only a sample undoes the backoff (Linux
+    /// `tcp_ack_update_rtt`, RFC 6298 §5.7). ns-3: true.
+    pub rtt_from_ts: bool,
+    /// A cumulative ACK that counts as a duplicate (it SACKs new data) restarts the
+    /// retransmission timer like any ACK of new data (RFC 6298 §5.3). ns-3's
+    /// `TcpSocketBase::ProcessAck` skips `NewAck` for it in Disorder, so the timer runs on.
+    /// ns-3: false.
+    pub dup_ack_restarts_rto: bool,
+    /// A repeated timeout of an already timer-retransmitted head keeps ssthresh (RFC 5681
+    /// §3.1). ns-3.44's `TcpSocketBase::ReTxTimeout` means to, but calls `SetSentListLost`
+    /// (which clears the retransmitted marks) before it tests `IsHeadRetransmitted`, so every
+    /// timeout recomputes ssthresh from the bytes in flight. ns-3: false.
+    pub rto_holds_ssthresh: bool,
+
+    // --- What goes on the wire ---
+    /// New data at the right edge of the peer's window goes out cut to the edge: a segment
+    /// shorter than the MSS when less than one fits but cwnd − pipe has room for a whole one
+    /// (ns-3's NextSeg rule (2), `TcpTxBuffer::NextSeg`, with pipe below the bytes outstanding
+    /// after SACKs or emulated marks). Off, new data waits until a whole segment fits inside
+    /// the window (Linux `tcp_snd_wnd_test`). ns-3: true.
+    pub edge_clip: bool,
+    /// A retransmitted segment shorter than the MSS (an application write boundary left it so)
+    /// takes the start of the next un-SACKed segment with the same loss mark and goes out
+    /// full-size, as ns-3 cuts every retransmission from its buffer afresh
+    /// (`TcpTxBuffer::GetTransmittedSegment`, `CopyFromSequence`). Off, a retransmission
+    /// reuses the segment's original boundaries. ns-3: true.
+    pub retx_merge: bool,
+    /// Under pacing, the fast retransmission waits for the next pacing slot like every other
+    /// segment (Linux). ns-3's `TcpSocketBase::DoRetransmit` sends it at once, skipping the
+    /// pacing check. ns-3: false.
+    pub pace_fast_retransmit: bool,
+}
+
+impl Ns3Compat {
+    /// The RFC / Linux behaviour of every switch (the default profile).
+    pub const RFC: Ns3Compat = Ns3Compat {
+        syn_mss_option: true,
+        first_data_delay: Dur::ZERO,
+        ack_duplicate_synack: true,
+        ack_first_segment: false,
+        ooo_shrinks_window: true,
+        sack_report: SackReport::Rfc2018,
+        ts_recent_in_order: false,
+        slow_start_capped: true,
+        acked_whole_segments: false,
+        exit_ack_grows: false,
+        recover_check: true,
+        reno_sack_marks: false,
+        pipe_counts_sacked_retx: false,
+        nextseg: NextSeg::Rfc6675,
+        partial_ack_nextseg: false,
+        prr_u32_product: false,
+        prr_u32_limit: false,
+        rtt_from_ts: false,
+        dup_ack_restarts_rto: true,
+        rto_holds_ssthresh: true,
+        edge_clip: false,
+        retx_merge: false,
+        pace_fast_retransmit: true,
+    };
+
+    /// ns-3.44's behaviour of every switch (`validate = "ns3.44"`).
+    pub const NS3_44: Ns3Compat = Ns3Compat {
+        syn_mss_option: false,
+        first_data_delay: Dur(1),
+        ack_duplicate_synack: false,
+        ack_first_segment: true,
+        ooo_shrinks_window: false,
+        sack_report: SackReport::Ns3,
+        ts_recent_in_order: true,
+        slow_start_capped: false,
+        acked_whole_segments: true,
+        exit_ack_grows: true,
+        recover_check: true,
+        reno_sack_marks: true,
+        pipe_counts_sacked_retx: true,
+        nextseg: NextSeg::Ns3,
+        partial_ack_nextseg: true,
+        prr_u32_product: true,
+        prr_u32_limit: true,
+        rtt_from_ts: true,
+        dup_ack_restarts_rto: false,
+        rto_holds_ssthresh: false,
+        edge_clip: true,
+        retx_merge: true,
+        pace_fast_retransmit: false,
+    };
+}
+
+impl Default for Ns3Compat {
+    fn default() -> Self {
+        Ns3Compat::RFC
+    }
+}
+
 impl Default for TcpConfig {
-    /// Sluice defaults: spec §2 (RFC behaviour, Linux/ns-3 where the RFC leaves a choice).
+    /// Sluice defaults (docs/tcp.md): RFC behaviour, Linux's or ns-3's choice where the RFC
+    /// leaves one.
     fn default() -> Self {
         TcpConfig {
             cc: CcKind::NewReno,
@@ -417,33 +552,11 @@ impl Default for TcpConfig {
             syn_retries: 5,
             data_retries: None,
             full_ack: FullAck::Ssthresh,
-            recover_check: true,
             ecn_cut: EcnCut::Prr,
             nagle: false,
-            syn_mss_option: true,
-            ack_first_segment: false,
-            first_data_delay: Dur::ZERO,
-            prr_u32_product: false,
-            prr_u32_limit: false,
-            partial_ack_nextseg: false,
-            pipe_counts_sacked_retx: false,
-            exit_ack_grows: false,
-            reno_sack_marks: false,
-            ooo_shrinks_window: true,
-            slow_start_capped: true,
-            retx_merge: false,
             handshake_rtt: true,
-            rtt_from_ts: false,
-            ts_recent_in_order: false,
-            edge_clip: false,
-            acked_whole_segments: false,
-            sack_report: SackReport::Rfc2018,
             pacing: Pacing::Cc,
-            pace_fast_retransmit: true,
-            nextseg: NextSeg::Rfc6675,
-            dup_ack_restarts_rto: true,
-            rto_holds_ssthresh: true,
-            ack_duplicate_synack: true,
+            compat: Ns3Compat::RFC,
             profile: "sluice",
             preset: "none",
         }
@@ -451,7 +564,10 @@ impl Default for TcpConfig {
 }
 
 impl TcpConfig {
-    /// The `validate = "ns3.44"` profile: Sluice defaults with ns-3's choices where they differ.
+    /// The `validate = "ns3.44"` profile: Sluice defaults with ns-3's choices where they differ:
+    /// ns-3's SYN timer, window-update and duplicate-ACK rules, DataRetries 6, and every
+    /// [`Ns3Compat`] switch at ns-3's value. (Recovery, PRR variant, ECN cut and full ACK are
+    /// the defaults, which are ns-3's too.)
     pub fn ns3_44() -> Self {
         TcpConfig {
             syn_rto: SynRto::Ns3,
@@ -460,37 +576,17 @@ impl TcpConfig {
             recovery: Recovery::Prr(PrrVariant::Rfc9937),
             ecn_cut: EcnCut::Prr,
             full_ack: FullAck::Ssthresh,
-            syn_mss_option: false,
-            ack_first_segment: true,
-            first_data_delay: Dur(1),
-            prr_u32_product: true,
-            prr_u32_limit: true,
-            partial_ack_nextseg: true,
-            pipe_counts_sacked_retx: true,
-            exit_ack_grows: true,
-            reno_sack_marks: true,
-            ooo_shrinks_window: false,
-            slow_start_capped: false,
-            retx_merge: true,
-            rtt_from_ts: true,
-            ts_recent_in_order: true,
-            edge_clip: true,
-            acked_whole_segments: true,
-            sack_report: SackReport::Ns3,
-            nextseg: NextSeg::Ns3,
-            dup_ack_restarts_rto: false,
-            rto_holds_ssthresh: false,
-            ack_duplicate_synack: false,
-            pace_fast_retransmit: false,
             data_retries: Some(6),
+            compat: Ns3Compat::NS3_44,
             profile: "ns3.44",
             ..TcpConfig::default()
         }
     }
 
-    /// `tcp_preset = "ns3.30"` (spec §7): the ns-3 endpoint defaults of 2019–2020 (ns-3.29 to
-    /// 3.31), for reproducing papers of that era. Sets parameter values only; the behaviour
-    /// options of a `validate` profile given with it stay.
+    /// `tcp_preset = "ns3.30"` (docs/tcp.md, "Presets"): the ns-3 endpoint defaults of
+    /// 2019–2020 (ns-3.29 to 3.31), for reproducing papers of that era. Sets parameter values
+    /// and ns-3's SYN timer, window-update and duplicate-ACK rules only; the [`Ns3Compat`]
+    /// switches of a `validate` profile given with it stay.
     pub fn apply_ns3_30(&mut self) {
         self.cc = CcKind::NewReno;
         self.recovery = Recovery::Classic;
@@ -519,15 +615,16 @@ impl TcpConfig {
         self.preset = "ns3.30";
     }
 
-    /// `tcp_preset = "ns3.13"` (spec §7.3): the ns-3 endpoint of 2012–13 (ns-3.9–3.16), for the
-    /// papers of that era: NewReno as ns-3.13 wrote it (fast recovery on the third duplicate
-    /// without the `recover` test, full ACK deflating to FlightSize, no PRR, no limited
-    /// transmit), no window scaling, timestamps or SACK, ns-3.13's RTO estimator.
+    /// `tcp_preset = "ns3.13"` (docs/tcp.md, "Presets"): the ns-3 endpoint of 2012–13
+    /// (ns-3.9–3.16), for the papers of that era: NewReno as ns-3.13 wrote it (fast recovery
+    /// on the third duplicate without the `recover` test, full ACK deflating to FlightSize, no
+    /// PRR, no limited transmit), no window scaling, timestamps or SACK, ns-3.13's RTO
+    /// estimator.
     pub fn apply_ns3_13(&mut self) {
         self.cc = CcKind::NewReno;
         self.recovery = Recovery::Classic;
         self.full_ack = FullAck::FlightSize;
-        self.recover_check = false;
+        self.compat.recover_check = false;
         self.limited_transmit = false;
         self.mss = 1000;
         self.iw = InitialWindow::Segments(1);
@@ -550,8 +647,10 @@ impl TcpConfig {
         self.preset = "ns3.13";
     }
 
-    /// Option values as (name, value) pairs, for the summary.
+    /// Option values as (name, value) pairs, for the summary. The [`Ns3Compat`] switches are
+    /// recorded flat, under their own names, among the other options.
     pub fn describe(&self) -> Vec<(&'static str, String)> {
+        let x = &self.compat;
         let mut v = vec![
             ("profile", self.profile.to_string()),
             ("tcp_preset", self.preset.to_string()),
@@ -569,31 +668,31 @@ impl TcpConfig {
             ("rto", self.rto.as_str().to_string()),
             ("min_rto", self.min_rto.to_string()),
             ("max_rto", self.max_rto.to_string()),
-            ("syn_mss_option", self.syn_mss_option.to_string()),
-            ("ack_first_segment", self.ack_first_segment.to_string()),
-            ("prr_u32_product", self.prr_u32_product.to_string()),
-            ("prr_u32_limit", self.prr_u32_limit.to_string()),
-            ("partial_ack_nextseg", self.partial_ack_nextseg.to_string()),
-            ("pipe_counts_sacked_retx", self.pipe_counts_sacked_retx.to_string()),
-            ("exit_ack_grows", self.exit_ack_grows.to_string()),
-            ("reno_sack_marks", self.reno_sack_marks.to_string()),
-            ("ooo_shrinks_window", self.ooo_shrinks_window.to_string()),
-            ("slow_start_capped", self.slow_start_capped.to_string()),
-            ("retx_merge", self.retx_merge.to_string()),
-            ("edge_clip", self.edge_clip.to_string()),
+            ("syn_mss_option", x.syn_mss_option.to_string()),
+            ("ack_first_segment", x.ack_first_segment.to_string()),
+            ("prr_u32_product", x.prr_u32_product.to_string()),
+            ("prr_u32_limit", x.prr_u32_limit.to_string()),
+            ("partial_ack_nextseg", x.partial_ack_nextseg.to_string()),
+            ("pipe_counts_sacked_retx", x.pipe_counts_sacked_retx.to_string()),
+            ("exit_ack_grows", x.exit_ack_grows.to_string()),
+            ("reno_sack_marks", x.reno_sack_marks.to_string()),
+            ("ooo_shrinks_window", x.ooo_shrinks_window.to_string()),
+            ("slow_start_capped", x.slow_start_capped.to_string()),
+            ("retx_merge", x.retx_merge.to_string()),
+            ("edge_clip", x.edge_clip.to_string()),
             ("handshake_rtt", self.handshake_rtt.to_string()),
-            ("rtt_from_ts", self.rtt_from_ts.to_string()),
-            ("ts_recent_in_order", self.ts_recent_in_order.to_string()),
-            ("acked_whole_segments", self.acked_whole_segments.to_string()),
-            ("sack_report", format!("{:?}", self.sack_report).to_lowercase()),
-            ("nextseg", format!("{:?}", self.nextseg).to_lowercase()),
+            ("rtt_from_ts", x.rtt_from_ts.to_string()),
+            ("ts_recent_in_order", x.ts_recent_in_order.to_string()),
+            ("acked_whole_segments", x.acked_whole_segments.to_string()),
+            ("sack_report", format!("{:?}", x.sack_report).to_lowercase()),
+            ("nextseg", format!("{:?}", x.nextseg).to_lowercase()),
             ("pacing", self.pacing.as_str().to_string()),
-            ("pace_fast_retransmit", self.pace_fast_retransmit.to_string()),
-            ("dup_ack_restarts_rto", self.dup_ack_restarts_rto.to_string()),
-            ("rto_holds_ssthresh", self.rto_holds_ssthresh.to_string()),
-            ("ack_duplicate_synack", self.ack_duplicate_synack.to_string()),
+            ("pace_fast_retransmit", x.pace_fast_retransmit.to_string()),
+            ("dup_ack_restarts_rto", x.dup_ack_restarts_rto.to_string()),
+            ("rto_holds_ssthresh", x.rto_holds_ssthresh.to_string()),
+            ("ack_duplicate_synack", x.ack_duplicate_synack.to_string()),
             ("iw", self.iw.as_str().to_string()),
-            ("recover_check", self.recover_check.to_string()),
+            ("recover_check", x.recover_check.to_string()),
             ("syn_retries", self.syn_retries.to_string()),
             ("data_retries", self.data_retries.map_or("none".into(), |n| n.to_string())),
         ];
@@ -607,11 +706,34 @@ impl TcpConfig {
 #[cfg(test)]
 mod tests {
     use super::InitialWindow as Iw;
+    use super::TcpConfig;
 
-    // tests spec §3.2 (RFC 6928 §2, RFC 3390 §1, RFC 5681 §3.1): the initial window formulas,
-    // including the spec's SMSS 2000 example (RFC 5681 6000 B against RFC 3390 4380 B).
+    // tests the profile table of `Ns3Compat` and the summary's `options`: the ns3.44 profile
+    // differs from the default in exactly ns-3's SYN timer, window-update and duplicate-ACK
+    // rules, DataRetries and every recorded compatibility switch but `recover_check`, each under
+    // the key summaries have always used.
     #[test]
-    fn initial_window_formulas_spec_3_2() {
+    fn ns3_profile_differs_from_the_default_in_the_documented_options() {
+        let (rfc, ns3) = (TcpConfig::default().describe(), TcpConfig::ns3_44().describe());
+        assert_eq!(rfc.iter().map(|(k, _)| k).collect::<Vec<_>>(), ns3.iter().map(|(k, _)| k).collect::<Vec<_>>());
+        let differ: Vec<&str> = rfc.iter().zip(&ns3).filter(|(a, b)| a.1 != b.1).map(|(a, _)| a.0).collect();
+        let want = [
+            "profile", "dupack", "wnd_update", "syn_rto", "syn_mss_option", "ack_first_segment",
+            "prr_u32_product", "prr_u32_limit", "partial_ack_nextseg", "pipe_counts_sacked_retx",
+            "exit_ack_grows", "reno_sack_marks", "ooo_shrinks_window", "slow_start_capped",
+            "retx_merge", "edge_clip", "rtt_from_ts", "ts_recent_in_order", "acked_whole_segments",
+            "sack_report", "nextseg", "pace_fast_retransmit", "dup_ack_restarts_rto",
+            "rto_holds_ssthresh", "ack_duplicate_synack", "data_retries",
+        ];
+        assert_eq!(differ, want);
+        // The one switch not in the summary: ns-3's first data leaves 1 ns after the handshake.
+        assert_eq!((TcpConfig::default().compat.first_data_delay.0, TcpConfig::ns3_44().compat.first_data_delay.0), (0, 1));
+    }
+
+    // tests RFC 6928 §2, RFC 3390 §1 and RFC 5681 §3.1: the initial window formulas, including
+    // docs/tcp.md's SMSS 2000 example (RFC 5681 6000 B against RFC 3390 4380 B).
+    #[test]
+    fn initial_window_formulas() {
         assert_eq!(Iw::Segments(10).bytes(1448), 14_480);
         assert_eq!(Iw::Rfc5681.bytes(2000), 6_000);
         assert_eq!(Iw::Rfc3390.bytes(2000), 4_380);

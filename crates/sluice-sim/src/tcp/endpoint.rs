@@ -163,7 +163,7 @@ pub struct Endpoint {
     pub(super) delack_at: Time,
     pub(super) persist_at: Time,
     /// When to try sending again: the first data after the handshake (see
-    /// `TcpConfig::first_data_delay`), or the next segment pacing holds back.
+    /// `Ns3Compat::first_data_delay`), or the next segment pacing holds back.
     pub(super) send_at: Time,
     /// Shared by every endpoint with the same options (read-only).
     pub(super) cfg: Arc<TcpConfig>,
@@ -181,7 +181,7 @@ pub struct Endpoint {
     /// estimate; Linux's "Reno SACK").
     pub(super) reno_dup_bytes: u64,
     /// Bytes acknowledged short of a whole segment, carried to later ACKs
-    /// (`TcpConfig::acked_whole_segments`).
+    /// (`Ns3Compat::acked_whole_segments`).
     pub(super) acked_rem: u64,
     pub w: CwndState,
     /// Recovery point: exclusive end of the data outstanding when recovery (or CWR / Loss) began.
@@ -209,7 +209,7 @@ pub struct Endpoint {
     pub(super) rto_streak: u32,
     /// RFC 6675 RescueRxt: a rescue retransmission is allowed once SND.UNA passes it.
     pub(super) rescue_rxt: Option<u64>,
-    /// The fast retransmission waits for its pacing slot (`TcpConfig::pace_fast_retransmit`).
+    /// The fast retransmission waits for its pacing slot (`Ns3Compat::pace_fast_retransmit`).
     pub(super) fast_rtx_pending: bool,
     /// Out-of-order data held by the receiver: sorted, merged ranges.
     pub(super) ooo: Vec<(u64, u64)>,
@@ -465,7 +465,7 @@ impl Endpoint {
         // A SYN-ACK carries an option only if the SYN did (RFC 7323, RFC 2018).
         let offer = |ok: bool, cfg: bool| if ack_flag { ok } else { cfg };
         let opts = TcpOptions {
-            mss: self.cfg.syn_mss_option.then(|| (self.cfg.mss + if self.cfg.timestamps { TS_OVERHEAD } else { 0 }).min(65_535) as u16),
+            mss: self.cfg.compat.syn_mss_option.then(|| (self.cfg.mss + if self.cfg.timestamps { TS_OVERHEAD } else { 0 }).min(65_535) as u16),
             wscale: if offer(self.snd_shift_offered(), self.cfg.window_scaling) { Some(self.rcv_shift) } else { None },
             sack_permitted: offer(self.sack_ok, self.cfg.sack),
             ts: if offer(self.ts_ok, self.cfg.timestamps) { Some((ts_clock(now), if ack_flag { self.ts_recent } else { 0 })) } else { None },
@@ -548,7 +548,7 @@ impl Endpoint {
                     if self.cfg.handshake_rtt {
                         // The SYN's round trip (Linux and ns-3 both take it): from its send time
                         // unless it was retransmitted (Karn), or from the echoed timestamp.
-                        let from_ts = self.ts_ok && (self.cfg.rtt_from_ts || self.syn_retransmitted);
+                        let from_ts = self.ts_ok && (self.cfg.compat.rtt_from_ts || self.syn_retransmitted);
                         let r = if from_ts { Self::ts_rtt(opts, now) } else { (!self.syn_retransmitted).then(|| now.since(self.syn_at)) };
                         if let Some(r) = r {
                             self.rtt.sample(r, 1, 1);
@@ -557,10 +557,10 @@ impl Endpoint {
                     self.on_established();
                     self.state = ConnState::Established;
                     self.send_ack(now, out);
-                    if self.cfg.first_data_delay == Dur::ZERO {
+                    if self.cfg.compat.first_data_delay == Dur::ZERO {
                         self.send_pending(now, out);
                     } else {
-                        self.send_at = now + self.cfg.first_data_delay;
+                        self.send_at = now + self.cfg.compat.first_data_delay;
                     }
                 } else if flags & F::SYN != 0 && flags & F::ACK == 0 {
                     // Simultaneous open is not modelled; ignore.
@@ -621,7 +621,7 @@ impl Endpoint {
         } else {
             // RFC 9293 §3.7.1: no option means 536 B — unless this end does not send the
             // option either (ns-3 style), where both sides use their configured size.
-            self.smss = if self.cfg.syn_mss_option { self.cfg.mss.min(536) } else { self.cfg.mss };
+            self.smss = if self.cfg.compat.syn_mss_option { self.cfg.mss.min(536) } else { self.cfg.mss };
         }
         self.w.smss = self.smss;
         self.w.cwnd = self.cc.initial_cwnd(self.cfg.iw, self.smss);
@@ -639,7 +639,7 @@ impl Endpoint {
 
     /// Free receive space (the application reads in-order data at once).
     pub(super) fn rcv_wnd(&self) -> u64 {
-        if !self.cfg.ooo_shrinks_window {
+        if !self.cfg.compat.ooo_shrinks_window {
             return self.rcv_buf;
         }
         if !self.reasm_held {

@@ -19,7 +19,7 @@ impl Endpoint {
         // ns-3 (`ts_recent_in_order`) takes it only from the segment at RCV.NXT, and ignores a
         // TSval below the highest one seen (`ProcessOptionTimestamp`).
         if let Some((tsval, _)) = opts.ts {
-            if self.ts_ok && self.cfg.ts_recent_in_order {
+            if self.ts_ok && self.cfg.compat.ts_recent_in_order {
                 if tsval >= self.ts_seen {
                     self.ts_seen = tsval;
                     if seg_seq == self.rcv_nxt && seg_seq <= self.last_ack_sent {
@@ -125,7 +125,7 @@ impl Endpoint {
             }
             DelAck::On { count, timeout } => {
                 self.unacked_segs += 1;
-                let first = before == 1 && self.cfg.ack_first_segment;
+                let first = before == 1 && self.cfg.compat.ack_first_segment;
                 if self.unacked_segs >= count || first {
                     self.send_ack(now, out);
                 } else if self.delack_at == NEVER {
@@ -156,7 +156,7 @@ impl Endpoint {
     }
 
     fn insert_ooo(&mut self, l: u64, r: u64) {
-        if self.cfg.sack_report == SackReport::Ns3 {
+        if self.cfg.compat.sack_report == SackReport::Ns3 {
             self.ns3_sack_update(l, r);
         }
         // Keep `ooo` sorted and merged.
@@ -175,7 +175,7 @@ impl Endpoint {
             self.ooo[i] = (nl, nr);
             self.ooo.drain(i + 1..j);
         }
-        if self.cfg.sack_report == SackReport::Rfc2018 {
+        if self.cfg.compat.sack_report == SackReport::Rfc2018 {
             // RFC 2018 §4: the first block reports the most recent arrival.
             self.sack_recent.retain(|&(a, b)| b < nl || a > nr);
             self.sack_recent.insert(0, (nl, nr));
@@ -236,7 +236,7 @@ impl Endpoint {
             return b;
         }
         let max = if self.ts_ok { 3 } else { 4 };
-        if self.cfg.sack_report == SackReport::Ns3 {
+        if self.cfg.compat.sack_report == SackReport::Ns3 {
             for &(l, r) in self.sack_recent.iter().take(max) {
                 b.push((to_wire(self.irs, l), to_wire(self.irs, r)));
             }

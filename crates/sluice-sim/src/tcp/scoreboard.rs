@@ -514,7 +514,7 @@ mod tests {
         b
     }
 
-    // ns-3's retransmission cut (`TcpConfig::retx_merge`): a short segment takes the start of
+    // ns-3's retransmission cut (`Ns3Compat::retx_merge`): a short segment takes the start of
     // the next one if that is un-SACKed with the same loss mark, the whole of it if it fits, and
     // nothing from a SACKed one, one with another loss mark, or one past the limit (the FIN).
     #[test]

@@ -1,10 +1,15 @@
 //! The sending half: ACK processing, window updates, duplicate ACKs, loss recovery (RFC 6582
 //! NewReno, RFC 6675 SACK, RFC 6937/9937 PRR), the retransmission timer (RFC 6298) and ECN
 //! response (RFC 3168 §6.1.2).
+//!
+//! The code follows the RFCs; where the `validate = "ns3.44"` profile reproduces ns-3 instead,
+//! the departure sits in a helper named `ns3_*` (or behind a test of a
+//! [`super::config::Ns3Compat`] switch), documented with the ns-3 code it mirrors.
 
 use super::cc::{AckSample, CaState, CongestionControl, LossCause};
 use super::config::{DupAckRule, EcnCut, FullAck, NextSeg, Pacing, PrrVariant, Recovery, WndUpdateRule};
 use super::endpoint::{ts_clock, ConnState, Endpoint, NEVER, PERSIST_TIMEOUT};
+use super::scoreboard::Acked;
 use crate::packet::{SackBlocks, SimPacket, TcpOptions, Transport};
 use sluice_core::packet::{tcp_flags as F, Ecn};
 use sluice_core::seq::{to_wire, unwrap_near};
@@ -26,13 +31,36 @@ pub(super) fn prr_share(prr_delivered: u64, ssthresh: u64, recover_fs: u64, u32_
 
 /// PRR's catch-up base `max(prr_delivered − prr_out, DeliveredData)` (RFC 6937 §3.1 PRR-SSRB,
 /// RFC 9937's PRR-CRB limit before its safe-ACK bonus), exactly, or as ns-3.44 computes it in
-/// 32-bit unsigned arithmetic read back as an int (`TcpConfig::prr_u32_limit`).
+/// 32-bit unsigned arithmetic read back as an int (`Ns3Compat::prr_u32_limit`).
 pub(super) fn prr_limit_base(prr_delivered: u64, prr_out: u64, delivered: u64, u32_limit: bool) -> i64 {
     if u32_limit {
         (prr_delivered as u32).wrapping_sub(prr_out as u32).max(delivered as u32) as i32 as i64
     } else {
         (prr_delivered as i64 - prr_out as i64).max(delivered as i64)
     }
+}
+
+/// An ACK that advanced SND.UNA, as the congestion-state handlers of [`Endpoint::new_ack`] see it.
+struct NewAck {
+    /// The cumulative ACK (now SND.UNA).
+    ack: u64,
+    /// SND.UNA before it.
+    prev_una: u64,
+    /// Bytes it took off the scoreboard.
+    removed: u64,
+    /// RFC 6937 DeliveredData: bytes acknowledged and not SACKed before, plus newly SACKed.
+    delivered: u64,
+    /// What the congestion control is told was acknowledged: `delivered`, or whole segments
+    /// of it under `Ns3Compat::acked_whole_segments`.
+    cc_bytes: u64,
+    /// It acknowledged retransmitted data (RFC 9937's safe ACK as ns-3 approximates it).
+    acked_retx: bool,
+    /// It also SACKed new data and counted as a duplicate.
+    is_dup: bool,
+    /// Its RTT sample, if any.
+    rtt: Option<Dur>,
+    /// It carried ECN-Echo on an ECN connection.
+    ece: bool,
 }
 
 impl Endpoint {
@@ -44,7 +72,7 @@ impl Endpoint {
         if flags & F::SYN != 0 {
             // A retransmitted SYN-ACK: our ACK was lost. Acknowledge again (RFC 9293
             // §3.10.7.4: an unacceptable segment is answered with an ACK); ns-3 ignores it.
-            if self.cfg.ack_duplicate_synack {
+            if self.cfg.compat.ack_duplicate_synack {
                 self.send_ack(now, out);
             }
             return;
@@ -126,7 +154,8 @@ impl Endpoint {
         }
     }
 
-    /// RFC 9293 §3.10.7.4 and the ns-3 / Linux variants (spec §2.2).
+    /// Whether the segment's window updates the send window: RFC 9293 §3.10.7.4, ns-3's
+    /// `TcpSocketBase::UpdateWindowSize` or Linux's `tcp_may_update_window` ([`WndUpdateRule`]).
     fn update_window(&mut self, seg_seq: u64, ack: u64, wnd: u64, snd_una_before: u64) {
         let take = match self.cfg.wnd_update {
             WndUpdateRule::Rfc9293 => snd_una_before <= ack && ack <= self.snd_max && (seg_seq > self.wl1 || (seg_seq == self.wl1 && ack >= self.wl2)),
@@ -147,51 +176,107 @@ impl Endpoint {
     }
 
     /// An ACK that advances SND.UNA; `is_dup`: it also SACKs new data and counts as a duplicate.
+    ///
+    /// The RFC path: take the acknowledged bytes off the scoreboard and time them
+    /// ([`Self::take_cumulative_ack`]), count a duplicate, then act by congestion state — grow
+    /// the window in Open (RFC 5681 §3), a full or partial ACK in recovery (RFC 6582, RFC 6675,
+    /// PRR), the end of CWR (RFC 3168) or of the loss state (RFC 5681 §3.1) — and restart the
+    /// retransmission timer (RFC 6298 §5.3). ns-3's departures are the `ns3_*` helpers, each
+    /// behind its [`super::config::Ns3Compat`] switch.
     #[allow(clippy::too_many_arguments)]
     fn new_ack(&mut self, ack: u64, newly_sacked: u64, is_dup: bool, ece: bool, opts: &TcpOptions, now: Time, out: &mut Vec<SimPacket>) {
+        let n = self.take_cumulative_ack(ack, newly_sacked, is_dup, ece, opts, now);
+        if is_dup {
+            // Counted and acted on as a duplicate first (ns-3 does the same), then processed
+            // as a cumulative ACK below; the duplicate count carries on.
+            self.dup_ack(n.delivered, now, out);
+        } else {
+            self.dupacks = 0;
+        }
+        // The state after the duplicate's own processing, which may have started recovery.
+        let restart_timer = match self.ca {
+            CaState::Open | CaState::Disorder => self.new_ack_in_open(&n, now),
+            CaState::Recovery if ack >= self.recover => {
+                self.full_ack(&n, now);
+                true
+            }
+            CaState::Recovery => {
+                // Restarts the timer itself, on the first partial ACK only.
+                self.partial_ack(&n, now, out);
+                false
+            }
+            CaState::Cwr => {
+                self.new_ack_in_cwr(&n, now);
+                true
+            }
+            CaState::Loss => {
+                self.new_ack_in_loss(&n, now);
+                true
+            }
+        };
+        if restart_timer {
+            self.restart_rto(now);
+        }
+    }
+
+    /// Moves SND.UNA to `ack`: takes the acknowledged segments off the scoreboard, counts what
+    /// the ACK delivered, takes its RTT sample and notes an acknowledged FIN.
+    fn take_cumulative_ack(&mut self, ack: u64, newly_sacked: u64, is_dup: bool, ece: bool, opts: &TcpOptions, now: Time) -> NewAck {
         let a = self.sb.ack_to_from(ack, self.karn_floor);
-        let reno_marks = self.reno_marks();
-        if reno_marks {
+        if self.reno_marks() {
             self.sb.fix_reno_sack_head();
         }
-        let (sent_at, acked_retx) = (a.rtt_from, a.any_retx);
-        // Newly delivered bytes (RFC 6937 DeliveredData): cumulatively acknowledged ones not
-        // SACKed before, plus the newly SACKed ones. Emulated SACK marks delivered nothing:
-        // their bytes count when acknowledged (as ns-3's rate sampling counts them).
-        let sacked_before = if reno_marks { 0 } else { a.sacked_before };
-        let smss = self.smss as u64;
-        let whole_segs = self.cfg.acked_whole_segments;
-        let delivered = if whole_segs { a.whole } else { a.bytes.max(ack - self.snd_una) } - sacked_before + newly_sacked;
-        // What the congestion control is told was acknowledged: the bytes delivered, or with
-        // `acked_whole_segments` whole segments of them, the remainder carried to later ACKs.
-        let grow_by = if whole_segs {
-            self.acked_rem += delivered;
-            let whole = self.acked_rem / smss * smss;
-            self.acked_rem -= whole;
-            whole
-        } else {
-            delivered
-        };
-        let acked_bytes = if whole_segs { (ack - self.snd_una) / smss * smss } else { a.bytes };
+        let delivered = self.delivered_data(&a, ack, newly_sacked);
+        let cc_bytes = if self.cfg.compat.acked_whole_segments { self.ns3_whole_segments(delivered) } else { delivered };
+        let prev_una = self.snd_una;
         self.snd_una = ack;
         self.rto_streak = 0;
+        let rtt = self.rtt_sample(&a, opts, now);
+        self.note_fin_acked();
+        NewAck { ack, prev_una, removed: a.bytes, delivered, cc_bytes, acked_retx: a.any_retx, is_dup, rtt, ece }
+    }
 
-        // RTT sample: Karn's rule from the newest acked segment; with timestamps also from
-        // retransmitted segments (RFC 7323 §4.3).
-        // With `rtt_from_ts` (ns-3) the sample is the echoed timestamp's age whenever the ACK
-        // covers a segment first sent since the last timeout, retransmitted since or not;
-        // otherwise timestamps time retransmitted segments only.
-        let from_ts = self.cfg.rtt_from_ts && self.ts_ok;
-        let sample = match sent_at {
-            _ if from_ts => if a.karn_front.is_some() { Self::ts_rtt(opts, now) } else { None },
-            Some(t) => Some(now.since(t)),
-            None if self.ts_ok && !from_ts => Self::ts_rtt(opts, now),
-            None => None,
-        };
-        if sample.is_none() && self.cfg.rtt_from_ts {
-            // ns-3 recomputes the RTO from the estimate on every ACK of new data.
-            self.rtt.collapse_backoff();
+    /// RFC 6937 DeliveredData of a cumulative ACK (before SND.UNA moves): the bytes it
+    /// acknowledges that were not SACKed before, plus the bytes it newly SACKs.
+    fn delivered_data(&self, a: &Acked, ack: u64, newly_sacked: u64) -> u64 {
+        let mut acked = a.bytes.max(ack - self.snd_una);
+        let mut sacked_before = a.sacked_before;
+        if self.cfg.compat.acked_whole_segments {
+            // ns-3's rate sampling: a segment acknowledged in part counts when its rest is.
+            acked = a.whole;
         }
+        if self.reno_marks() {
+            // Emulated SACK marks delivered nothing: their bytes count when acknowledged (as
+            // ns-3's rate sampling counts them).
+            sacked_before = 0;
+        }
+        acked - sacked_before + newly_sacked
+    }
+
+    /// ns-3's `segsAcked` (`Ns3Compat::acked_whole_segments`): the congestion control hears
+    /// of whole segments of what was delivered, the remainder carried to later ACKs
+    /// (`m_bytesAckedNotProcessed`).
+    fn ns3_whole_segments(&mut self, delivered: u64) -> u64 {
+        let smss = self.smss as u64;
+        self.acked_rem += delivered;
+        let whole = self.acked_rem / smss * smss;
+        self.acked_rem -= whole;
+        whole
+    }
+
+    /// The RTT sample a cumulative ACK gives, fed to the estimator: Karn's rule (RFC 6298 §3)
+    /// from the newest acknowledged segment never retransmitted, to the nanosecond; with
+    /// timestamps, a retransmitted one is timed by its echo (RFC 7323 §4).
+    fn rtt_sample(&mut self, a: &Acked, opts: &TcpOptions, now: Time) -> Option<Dur> {
+        let sample = if self.cfg.compat.rtt_from_ts {
+            self.ns3_rtt_sample(a, opts, now)
+        } else {
+            match a.rtt_from {
+                Some(t) => Some(now.since(t)),
+                None if self.ts_ok => Self::ts_rtt(opts, now),
+                None => None,
+            }
+        };
         if let Some(r) = sample {
             self.rtt.sample(r, self.snd_una, self.snd_max);
             self.counters.rtt_sum_ns += r.0;
@@ -200,91 +285,136 @@ impl Endpoint {
                 self.rtt_log.push((now, r));
             }
         }
+        sample
+    }
 
+    /// ns-3's `TcpSocketBase::EstimateRtt` (`Ns3Compat::rtt_from_ts`): with timestamps the
+    /// sample is the echo's age in whole ticks whenever the ACK covers a segment first sent
+    /// since the last timeout, retransmitted since or not; and an ACK of new data that gives no
+    /// sample still undoes the timeout backoff (ns-3 recomputes the RTO from the estimate on
+    /// every one).
+    fn ns3_rtt_sample(&mut self, a: &Acked, opts: &TcpOptions, now: Time) -> Option<Dur> {
+        let sample = if !self.ts_ok {
+            a.rtt_from.map(|t| now.since(t))
+        } else if a.karn_front.is_some() {
+            Self::ts_rtt(opts, now)
+        } else {
+            None
+        };
+        if sample.is_none() {
+            self.rtt.collapse_backoff();
+        }
+        sample
+    }
+
+    /// Our FIN is acknowledged: FIN-WAIT-1 becomes FIN-WAIT-2, LAST-ACK becomes CLOSED.
+    fn note_fin_acked(&mut self) {
         if self.app_closed && self.snd_una > self.app_end {
-            // Our FIN is acknowledged.
             self.state = match self.state {
                 ConnState::FinWait1 => ConnState::FinWait2,
                 ConnState::LastAck => ConnState::Closed,
                 s => s,
             };
         }
-        if is_dup {
-            // Counted and acted on as a duplicate first (ns-3 does the same), then processed
-            // as a cumulative ACK below; the duplicate count carries on.
-            self.dup_ack(delivered, now, out);
-        } else {
-            self.dupacks = 0;
-        }
+    }
 
-        match self.ca {
-            CaState::Recovery => {
-                if ack >= self.recover {
-                    self.exit_recovery(now);
-                    if self.cfg.exit_ack_grows {
-                        self.grow(acked_bytes, sample, ece, now);
-                    }
-                } else {
-                    // Partial ACK: stay in recovery. Without SACK the next segment is taken as
-                    // lost (RFC 6582 §3.2 step 5); with SACK the scoreboard keeps its own marks.
-                    self.reno_dup_bytes = 0;
-                    if !self.sack_ok {
-                        self.sb.mark_head_lost();
-                    }
-                    // ns-3 runs the recovery algorithm only for an ACK of a whole segment.
-                    if !whole_segs || grow_by > 0 {
-                        self.recovery_ack(delivered, false, acked_retx, now);
-                    }
-                    if !self.first_partial_done {
-                        self.first_partial_done = true;
-                        self.restart_rto(now);
-                    }
-                    if (self.sack_ok || reno_marks) && self.cfg.partial_ack_nextseg {
-                        self.partial_ack_nextseg(now, out);
-                    } else if !self.sack_ok {
-                        // RFC 6582 step 5: retransmit the new head at once.
-                        self.retransmit_head(now, out);
-                    }
-                    // With SACK (RFC 6675) the scoreboard and pipe decide, in send_pending.
-                    return;
-                }
-            }
-            CaState::Cwr => {
-                if ack >= self.recover {
-                    self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
-                    self.set_ca(CaState::Open, now);
-                    if self.cfg.exit_ack_grows {
-                        self.grow(if whole_segs { grow_by } else { a.bytes }, sample, ece, now);
-                    }
-                } else {
-                    self.recovery_ack(delivered, false, acked_retx, now);
-                    self.restart_rto(now);
-                    return;
-                }
-            }
-            CaState::Loss => {
-                let mut grow_by = grow_by;
-                if ack >= self.recover {
-                    self.set_ca(CaState::Open, now);
-                    if self.cfg.exit_ack_grows {
-                        // ns-3 counts only the segments beyond the recovery point here.
-                        grow_by = (ack - self.recover) / self.smss as u64 * self.smss as u64;
-                    }
-                }
-                self.grow(grow_by, sample, ece, now);
-            }
-            CaState::Open | CaState::Disorder => {
-                // A duplicate leaves cwnd alone (RFC 5681 §3.2 / RFC 6675 §5 step 3; ns-3 grows
-                // only in Open). Any other cumulative ACK ends the disorder.
-                if !is_dup {
-                    self.set_ca(CaState::Open, now);
-                    self.grow(grow_by, sample, ece, now);
-                } else if !self.cfg.dup_ack_restarts_rto && self.ca == CaState::Disorder {
-                    return; // ns-3: no NewAck for it, the timer runs on
-                }
+    /// Open or Disorder: the window grows (RFC 5681 §3.1) and any disorder ends. A cumulative
+    /// ACK that counted as a duplicate leaves cwnd alone (RFC 5681 §3.2 / RFC 6675 §5 step 3;
+    /// ns-3 grows only in Open). Returns whether the retransmission timer restarts.
+    fn new_ack_in_open(&mut self, n: &NewAck, now: Time) -> bool {
+        if n.is_dup {
+            return !self.ns3_dup_ack_keeps_timer();
+        }
+        self.set_ca(CaState::Open, now);
+        self.grow(n.cc_bytes, n.rtt, n.ece, now);
+        true
+    }
+
+    /// ns-3 does not restart the timer for a cumulative ACK counted as a duplicate in
+    /// Disorder: `ProcessAck` skips `NewAck` for it (`Ns3Compat::dup_ack_restarts_rto` off).
+    fn ns3_dup_ack_keeps_timer(&self) -> bool {
+        !self.cfg.compat.dup_ack_restarts_rto && self.ca == CaState::Disorder
+    }
+
+    /// The full ACK (RFC 6582 §3.2 step 3, RFC 6675 §5 (A)): recovery ends with cwnd =
+    /// ssthresh (or FlightSize, [`FullAck`]).
+    fn full_ack(&mut self, n: &NewAck, now: Time) {
+        self.exit_recovery(now);
+        if self.cfg.compat.exit_ack_grows {
+            let by = self.ns3_exit_growth(n, CaState::Recovery);
+            self.grow(by, n.rtt, n.ece, now);
+        }
+    }
+
+    /// A partial ACK (RFC 6582 §3.2 step 5, RFC 6675 §5): recovery goes on. Without SACK the
+    /// new head is taken as lost and retransmitted at once; with SACK the scoreboard and pipe
+    /// decide, in `send_pending`. The timer restarts on the first partial ACK only (RFC 6582's
+    /// "impatient" variant).
+    fn partial_ack(&mut self, n: &NewAck, now: Time, out: &mut Vec<SimPacket>) {
+        self.reno_dup_bytes = 0;
+        if !self.sack_ok {
+            self.sb.mark_head_lost();
+        }
+        // ns-3 runs the recovery algorithm only for an ACK of a whole segment
+        // (`Ns3Compat::acked_whole_segments`).
+        let ns3_too_short = self.cfg.compat.acked_whole_segments && n.cc_bytes == 0;
+        if !ns3_too_short {
+            self.recovery_ack(n.delivered, false, n.acked_retx, now);
+        }
+        if !self.first_partial_done {
+            self.first_partial_done = true;
+            self.restart_rto(now);
+        }
+        if self.cfg.compat.partial_ack_nextseg && (self.sack_ok || self.reno_marks()) {
+            self.ns3_partial_ack_nextseg(now, out);
+        } else if !self.sack_ok {
+            self.retransmit_head(now, out);
+        }
+    }
+
+    /// CWR after an ECN-Echo (RFC 3168 §6.1.2, reduced through PRR): an ACK short of the
+    /// recovery point goes on reducing; one that covers it ends the reduction at cwnd =
+    /// ssthresh.
+    fn new_ack_in_cwr(&mut self, n: &NewAck, now: Time) {
+        if n.ack < self.recover {
+            self.recovery_ack(n.delivered, false, n.acked_retx, now);
+            return;
+        }
+        self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
+        self.set_ca(CaState::Open, now);
+        if self.cfg.compat.exit_ack_grows {
+            let by = self.ns3_exit_growth(n, CaState::Cwr);
+            self.grow(by, n.rtt, n.ece, now);
+        }
+    }
+
+    /// The loss state after a timeout (RFC 5681 §3.1): the window grows, in slow start, by
+    /// what each ACK delivered; the ACK that covers the recovery point returns to Open
+    /// (RFC 6675 §5.1).
+    fn new_ack_in_loss(&mut self, n: &NewAck, now: Time) {
+        let mut by = n.cc_bytes;
+        if n.ack >= self.recover {
+            self.set_ca(CaState::Open, now);
+            if self.cfg.compat.exit_ack_grows {
+                by = self.ns3_exit_growth(n, CaState::Loss);
             }
         }
-        self.restart_rto(now);
+        self.grow(by, n.rtt, n.ece, now);
+    }
+
+    /// ns-3's growth on the ACK that ends recovery, CWR or the loss state
+    /// (`Ns3Compat::exit_ack_grows`): `ProcessAck` calls `IncreaseWindow` once the state is
+    /// Open again, with the segments the ACK acknowledged (whole ones under
+    /// `acked_whole_segments`); after a timeout, only those beyond the recovery point.
+    fn ns3_exit_growth(&self, n: &NewAck, from: CaState) -> u64 {
+        let smss = self.smss as u64;
+        let whole = self.cfg.compat.acked_whole_segments;
+        match from {
+            CaState::Loss => (n.ack - self.recover) / smss * smss,
+            CaState::Recovery if whole => (n.ack - n.prev_una) / smss * smss,
+            CaState::Cwr if whole => n.cc_bytes,
+            _ => n.removed,
+        }
     }
 
     fn grow(&mut self, acked: u64, sample: Option<Dur>, ece: bool, now: Time) {
@@ -331,18 +461,18 @@ impl Endpoint {
     /// reading of (1.b) under `nextseg = "ns3"`).
     #[inline]
     fn next_lost(&mut self) -> Option<usize> {
-        self.sb.next_lost(self.cfg.nextseg == NextSeg::Ns3)
+        self.sb.next_lost(self.cfg.compat.nextseg == NextSeg::Ns3)
     }
 
-    /// The scoreboard carries ns-3's emulated SACK marks (`TcpConfig::reno_sack_marks`).
+    /// The scoreboard carries ns-3's emulated SACK marks (`Ns3Compat::reno_sack_marks`).
     #[inline]
     fn reno_marks(&self) -> bool {
-        !self.sack_ok && self.cfg.reno_sack_marks
+        !self.sack_ok && self.cfg.compat.reno_sack_marks
     }
 
     /// Outstanding bytes per RFC 6675 `pipe` (with the Reno estimate when SACK is off).
     pub(super) fn pipe(&self) -> u64 {
-        let extra = if self.cfg.pipe_counts_sacked_retx { self.sb.sacked_retrans_bytes } else { 0 };
+        let extra = if self.cfg.compat.pipe_counts_sacked_retx { self.sb.sacked_retrans_bytes } else { 0 };
         (self.sb.pipe(self.snd_max - self.snd_una) + extra).saturating_sub(self.reno_dup_bytes)
     }
 
@@ -398,13 +528,13 @@ impl Endpoint {
                 self.set_ca(CaState::Disorder, now);
                 let head_lost = self.head_lost();
                 // RFC 6582 §3.2 step 1: enter only if the ACK covers `recover`.
-                if (self.dupacks >= self.cfg.dupthresh || head_lost) && (self.snd_una >= self.recover || !self.cfg.recover_check) {
+                if (self.dupacks >= self.cfg.dupthresh || head_lost) && (self.snd_una >= self.recover || !self.cfg.compat.recover_check) {
                     self.enter_recovery(delivered, now, out);
                 } else if self.cfg.limited_transmit && !self.sack_ok && self.dupacks < self.cfg.dupthresh {
                     // With SACK, pipe already counts the SACKed segments out and cwnd − pipe
                     // governs new data (RFC 6675 §5 step 3), in send_pending; so it does with
                     // emulated marks.
-                    if self.cfg.reno_sack_marks {
+                    if self.cfg.compat.reno_sack_marks {
                         self.sb.add_reno_sack();
                     } else {
                         self.limited_transmit(now, out);
@@ -441,7 +571,7 @@ impl Endpoint {
         let outstanding = self.snd_max - self.snd_una;
         let flight = if self.sack_ok {
             self.pipe()
-        } else if self.cfg.reno_sack_marks {
+        } else if self.cfg.compat.reno_sack_marks {
             // One more segment has left the network, and the head is lost — an earlier
             // retransmission of it too, so it leaves the count of bytes in flight first
             // (`MarkHeadAsLost`); ns-3 then takes bytes in flight plus one segment
@@ -461,12 +591,12 @@ impl Endpoint {
             Recovery::Classic => {
                 // SACK: cwnd = ssthresh and pipe governs (RFC 6675); Reno: inflate by the
                 // duplicates already seen (RFC 5681 §3.2 step 3).
-                self.w.cwnd = if self.sack_ok || self.cfg.reno_sack_marks { self.w.ssthresh } else { self.w.ssthresh + self.dupacks as u64 * self.smss as u64 };
+                self.w.cwnd = if self.sack_ok || self.cfg.compat.reno_sack_marks { self.w.ssthresh } else { self.w.ssthresh + self.dupacks as u64 * self.smss as u64 };
             }
             Recovery::Prr(v) => {
                 self.prr_delivered = 0;
                 self.prr_out = 0;
-                if !self.sack_ok && !self.cfg.reno_sack_marks {
+                if !self.sack_ok && !self.cfg.compat.reno_sack_marks {
                     self.reno_dup_bytes = (self.dupacks as u64 * self.smss as u64).min(outstanding);
                 }
                 // May be 0 (everything outstanding SACKed or lost): then no duplicate ACK
@@ -483,7 +613,7 @@ impl Endpoint {
         // at its end, so no rescue comes before it is acknowledged.
         self.rescue_rxt = self.sb.first().map(|s| s.end);
         if self.sb.head_lost_again() {
-            if self.cfg.pace_fast_retransmit && !self.pace_allows(now) {
+            if self.cfg.compat.pace_fast_retransmit && !self.pace_allows(now) {
                 // It takes the next pacing slot (send_pending sends it first).
                 self.fast_rtx_pending = true;
             } else {
@@ -497,7 +627,7 @@ impl Endpoint {
     fn recovery_ack(&mut self, delivered: u64, is_dup: bool, acked_retx: bool, now: Time) {
         let _ = now;
         let Recovery::Prr(variant) = self.cfg.recovery else {
-            if !self.sack_ok && !self.cfg.reno_sack_marks && !is_dup && delivered > 0 {
+            if !self.sack_ok && !self.cfg.compat.reno_sack_marks && !is_dup && delivered > 0 {
                 // RFC 6582 §3.2 step 5: deflate by the amount acked, add back one SMSS.
                 let smss = self.smss as u64;
                 self.w.cwnd = self.w.cwnd.saturating_sub(delivered) + if delivered >= smss { smss } else { 0 };
@@ -508,7 +638,9 @@ impl Endpoint {
         let smss = self.smss as u64;
         let mut delivered = delivered;
         if variant == PrrVariant::Rfc9937 && is_dup && self.prr_delivered < self.recover_fs {
-            delivered += smss; // ns-3 ≥ 3.43 behaviour of the RFC 9937 variant (spec §2.5.5)
+            // ns-3 ≥ 3.43's RFC 9937 variant (`TcpPrrRecovery::DoRecovery`) counts one segment
+            // delivered on every duplicate ACK while prr_delivered < RecoverFS.
+            delivered += smss;
         }
         if delivered == 0 && self.prr_out > 0 {
             return;
@@ -517,10 +649,10 @@ impl Endpoint {
         let pipe = self.pipe();
         let ssthresh = self.w.ssthresh;
         let mut sndcnt: i64 = if pipe > ssthresh {
-            let share = prr_share(self.prr_delivered, ssthresh, self.recover_fs, self.cfg.prr_u32_product);
+            let share = prr_share(self.prr_delivered, ssthresh, self.recover_fs, self.cfg.compat.prr_u32_product);
             share as i64 - self.prr_out as i64
         } else {
-            let base = prr_limit_base(self.prr_delivered, self.prr_out, delivered, self.cfg.prr_u32_limit);
+            let base = prr_limit_base(self.prr_delivered, self.prr_out, delivered, self.cfg.compat.prr_u32_limit);
             let limit = match variant {
                 PrrVariant::Rfc9937 => base + if acked_retx { smss as i64 } else { 0 },
                 PrrVariant::Rfc6937 => base + smss as i64,
@@ -580,7 +712,7 @@ impl Endpoint {
         }
         self.counters.rto_count += 1;
         let head_retransmitted = self.sb.first().is_some_and(|s| s.retrans);
-        if !self.cfg.rto_holds_ssthresh || self.ca != CaState::Loss || !head_retransmitted {
+        if !self.cfg.compat.rto_holds_ssthresh || self.ca != CaState::Loss || !head_retransmitted {
             let flight = self.pipe();
             self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, LossCause::Rto, now);
         }
@@ -622,7 +754,7 @@ impl Endpoint {
     /// ns-3's partial ACK with SACK (`DoRetransmit`): unless the new head is a retransmission
     /// still in flight, send one segment at once, outside cwnd: the first lost one, else new
     /// data if the peer's window has room, else the head again.
-    fn partial_ack_nextseg(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+    fn ns3_partial_ack_nextseg(&mut self, now: Time, out: &mut Vec<SimPacket>) {
         let smss = self.smss as u64;
         let head_in_flight = self.sb.first().is_some_and(|h| h.retrans && !h.sacked && h.end == self.snd_una + smss);
         if head_in_flight {
@@ -668,7 +800,7 @@ impl Endpoint {
             self.retransmit(i, now, out);
             return true;
         }
-        if self.cfg.nextseg == NextSeg::Rfc6675 && self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
+        if self.cfg.compat.nextseg == NextSeg::Rfc6675 && self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
             if let Some(i) = self.sb.last_unsacked() {
                 self.retransmit(i, now, out);
                 self.rescue_rxt = Some(self.recover);
@@ -679,7 +811,7 @@ impl Endpoint {
     }
 
     fn retransmit(&mut self, i: usize, now: Time, out: &mut Vec<SimPacket>) {
-        if self.cfg.retx_merge {
+        if self.cfg.compat.retx_merge {
             self.sb.merge_next(i, self.smss as u64, self.app_end);
         }
         let (start, end) = self.sb.retransmit(i, now);
@@ -778,7 +910,7 @@ impl Endpoint {
                 let in_window = s.end <= self.snd_una + self.snd_wnd.max(smss) || self.ca == CaState::Loss;
                 // The room it needs: its own length, or with `retx_merge` (it may go out longer)
                 // a full segment unless less data than that is left (ns-3's silly-window test).
-                let need = if self.cfg.retx_merge { self.app_buffered.max(s.end) - s.start } else { s.len() };
+                let need = if self.cfg.compat.retx_merge { self.app_buffered.max(s.end) - s.start } else { s.len() };
                 if room >= need.min(smss) && in_window {
                     self.retransmit(i, now, out);
                     continue;
@@ -793,7 +925,7 @@ impl Endpoint {
                 // cut to it under `edge_clip`.
                 let usable = cwnd.min(self.snd_wnd).saturating_sub(pipe);
                 let right_edge = self.snd_una + self.snd_wnd;
-                let fits = if self.cfg.edge_clip { len.min(right_edge.saturating_sub(self.snd_max)) } else { len };
+                let fits = if self.cfg.compat.edge_clip { len.min(right_edge.saturating_sub(self.snd_max)) } else { len };
                 if usable >= len && fits > 0 && self.snd_max + fits <= right_edge {
                     if self.cfg.nagle && len < smss && self.snd_max > self.snd_una {
                         break;
@@ -806,7 +938,7 @@ impl Endpoint {
                     self.persist_at = now + PERSIST_TIMEOUT;
                 }
                 // Rule (2) failed for the peer's window: RFC 6675 goes on to rules (3)–(4).
-                if self.cfg.nextseg == NextSeg::Rfc6675 && room >= smss && self.retransmit_hole(now, out) {
+                if self.cfg.compat.nextseg == NextSeg::Rfc6675 && room >= smss && self.retransmit_hole(now, out) {
                     continue;
                 }
                 break;
@@ -828,7 +960,7 @@ impl Endpoint {
         }
     }
 
-    /// The rate data segments leave at, if paced (spec §2.8; see [`Pacing`]).
+    /// The rate data segments leave at, if paced (docs/tcp.md, "pacing"; see [`Pacing`]).
     pub(super) fn pacing_rate(&self) -> Option<Rate> {
         match self.cfg.pacing {
             Pacing::Off => None,

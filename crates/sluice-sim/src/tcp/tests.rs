@@ -360,7 +360,7 @@ fn receiver_never_shrinks_its_window() {
 #[test]
 fn out_of_order_data_held_shrinks_the_window_unless_ns3() {
     for (shrinks, held) in [(true, 4 * MSS), (false, 0)] {
-        let cfg = TcpConfig { rcv_buf: 20 * MSS, window_scaling: false, delack: DelAck::Off, ooo_shrinks_window: shrinks, ..TcpConfig::default() };
+        let cfg = TcpConfig { rcv_buf: 20 * MSS, window_scaling: false, delack: DelAck::Off, compat: Ns3Compat { ooo_shrinks_window: shrinks, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, Some(20 * MSS));
         let burst = p.client_sends();
         assert_eq!(burst.len(), 10);
@@ -506,7 +506,7 @@ fn limited_transmit_sends_one_new_segment_per_early_dupack() {
 // inflated; a timeout clears the marks.
 #[test]
 fn ns3_reno_sack_marks_without_sack() {
-    let cfg = TcpConfig { reno_sack_marks: true, ..reno_cfg() };
+    let cfg = TcpConfig { compat: Ns3Compat { reno_sack_marks: true, ..Ns3Compat::RFC }, ..reno_cfg() };
     let mut p = Pair::new(cfg, Some(40 * MSS));
     let burst = p.client_sends();
     assert_eq!(burst.len(), 10);
@@ -645,7 +645,7 @@ fn prr_share_exact_and_ns3_wrapping() {
     assert_eq!(prr_share(17_376, 268_604, 537_208, false), 8_688);
     // 17,376 · 268,604 = 4,667,263,104 wraps to 372,295,808; / 537,208 = 693.02…
     assert_eq!(prr_share(17_376, 268_604, 537_208, true), 694);
-    assert!(TcpConfig::ns3_44().prr_u32_product && !TcpConfig::default().prr_u32_product);
+    assert!(TcpConfig::ns3_44().compat.prr_u32_product && !TcpConfig::default().compat.prr_u32_product);
 }
 
 // tests PRR's catch-up base: max(prr_delivered − prr_out, DeliveredData), and ns-3.44's, whose
@@ -659,7 +659,7 @@ fn prr_limit_exact_and_ns3_wrapping() {
     assert_eq!(prr_limit_base(10 * MSS, 8 * MSS, MSS, true), 2 * MSS as i64, "no wrap: both agree");
     assert_eq!(prr_limit_base(5 * MSS, 6 * MSS, MSS, false), MSS as i64, "the ACK's own delivery");
     assert_eq!(prr_limit_base(5 * MSS, 6 * MSS, MSS, true), -(MSS as i64), "wrapped: the difference");
-    assert!(TcpConfig::ns3_44().prr_u32_limit && !TcpConfig::default().prr_u32_limit);
+    assert!(TcpConfig::ns3_44().compat.prr_u32_limit && !TcpConfig::default().compat.prr_u32_limit);
 }
 
 // tests the send buffer: unacknowledged plus unsent bytes never exceed snd_buf, and the
@@ -708,7 +708,7 @@ fn stopping_the_application_sends_buffered_data_then_fin() {
 fn ns3_partial_ack_sends_next_segment_outside_cwnd() {
     let mut sent = Vec::new();
     for nextseg in [false, true] {
-        let cfg = TcpConfig { delack: DelAck::Off, partial_ack_nextseg: nextseg, ..TcpConfig::default() };
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { partial_ack_nextseg: nextseg, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         let burst = p.client_sends();
         // Segments 0 and 7 lost; 1-6 and 8 arrive.
@@ -737,7 +737,7 @@ fn ns3_partial_ack_sends_next_segment_outside_cwnd() {
 fn ns3_pipe_keeps_sacked_retransmissions() {
     let mut pipes = Vec::new();
     for keep in [false, true] {
-        let cfg = TcpConfig { delack: DelAck::Off, pipe_counts_sacked_retx: keep, ..TcpConfig::default() };
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { pipe_counts_sacked_retx: keep, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         let burst = p.client_sends();
         // Segments 0 and 1 lost; 2-5 arrive: both holes are lost and retransmitted.
@@ -759,7 +759,7 @@ fn ns3_pipe_keeps_sacked_retransmissions() {
 // option (2)).
 #[test]
 fn ns3_full_ack_also_grows_the_window() {
-    let cfg = TcpConfig { exit_ack_grows: true, ..reno_cfg() };
+    let cfg = TcpConfig { compat: Ns3Compat { exit_ack_grows: true, ..Ns3Compat::RFC }, ..reno_cfg() };
     let mut p = Pair::new(cfg, Some(10 * MSS));
     let burst = p.client_sends();
     let dups = p.deliver_to_server(&burst[1..]);
@@ -778,7 +778,7 @@ fn ns3_full_ack_also_grows_the_window() {
 #[test]
 fn sack_blocks_rfc2018_versus_ns3_list() {
     for (report, first_block) in [(SackReport::Rfc2018, (1, 4)), (SackReport::Ns3, (2, 4))] {
-        let cfg = TcpConfig { sack_report: report, ..TcpConfig::default() };
+        let cfg = TcpConfig { compat: Ns3Compat { sack_report: report, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         let burst = p.client_sends();
         let odd: Vec<SimPacket> = [1, 3, 5, 7, 9].iter().map(|&i| burst[i].clone()).collect();
@@ -886,7 +886,7 @@ fn linux_delack_duplicate_segment_reenters_quickack() {
 // marks before its check); RFC 5681 §3.1 keeps it (see rto_sets_loss_window_and_doubles_timer).
 #[test]
 fn ns3_repeated_timeout_lowers_ssthresh_again() {
-    let cfg = TcpConfig { rto_holds_ssthresh: false, ..TcpConfig::default() };
+    let cfg = TcpConfig { compat: Ns3Compat { rto_holds_ssthresh: false, ..Ns3Compat::RFC }, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, Some(20 * MSS));
     p.client_sends();
     let mut out = Vec::new();
@@ -904,7 +904,7 @@ fn ns3_repeated_timeout_lowers_ssthresh_again() {
 #[test]
 fn ns3_duplicate_cumulative_ack_leaves_the_timer() {
     for restarts in [true, false] {
-        let mut p = Pair::new(TcpConfig { dup_ack_restarts_rto: restarts, ..TcpConfig::default() }, None);
+        let mut p = Pair::new(TcpConfig { compat: Ns3Compat { dup_ack_restarts_rto: restarts, ..Ns3Compat::RFC }, ..TcpConfig::default() }, None);
         let burst = p.client_sends();
         let before = p.c.rto_at;
         p.now += Dur::from_millis(5);
@@ -925,7 +925,7 @@ fn ns3_duplicate_cumulative_ack_leaves_the_timer() {
 #[test]
 fn duplicate_synack_is_acknowledged_or_ignored() {
     for (answer, expect) in [(true, 1), (false, 0)] {
-        let cfg = std::sync::Arc::new(TcpConfig { ack_duplicate_synack: answer, ..TcpConfig::default() });
+        let cfg = std::sync::Arc::new(TcpConfig { compat: Ns3Compat { ack_duplicate_synack: answer, ..Ns3Compat::RFC }, ..TcpConfig::default() });
         let (ca, sa) = (SockAddr { addr: 1, port: 1000 }, SockAddr { addr: 2, port: 80 });
         let mut c = Endpoint::client(cfg.clone(), ca, sa, 7, 0);
         let mut s = Endpoint::server(cfg, sa, ca, 9, 0);
@@ -946,7 +946,7 @@ fn duplicate_synack_is_acknowledged_or_ignored() {
 #[test]
 fn ns3_loss_exit_grows_only_beyond_the_recovery_point() {
     for (ns3, expect) in [(false, 2 * MSS + MSS / 2), (true, 2 * MSS)] {
-        let cfg = TcpConfig { delack: DelAck::Off, exit_ack_grows: ns3, ..TcpConfig::default() };
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { exit_ack_grows: ns3, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, Some(2 * MSS));
         p.client_sends(); // both segments lost
         let mut out = Vec::new();
@@ -1020,7 +1020,7 @@ fn tail_losses(cfg: TcpConfig, lost: &[usize]) -> (Pair, Vec<SimPacket>, Vec<Sim
 fn nextseg_rule3_retransmits_an_unlost_hole_below_the_highest_sack() {
     for nextseg in [NextSeg::Rfc6675, NextSeg::Ns3] {
         // Segments 1 and 8 lost: 8 has only segment 9 SACKed above it, so it is not lost.
-        let (mut p, burst, sent) = tail_losses(TcpConfig { nextseg, ..TcpConfig::default() }, &[1, 8]);
+        let (mut p, burst, sent) = tail_losses(TcpConfig { compat: Ns3Compat { nextseg, ..Ns3Compat::RFC }, ..TcpConfig::default() }, &[1, 8]);
         assert_eq!(p.c.ca, CaState::Recovery);
         let mut retx: Vec<u32> = sent.iter().map(seg_seq).collect();
         if !retx.contains(&seg_seq(&burst[8])) {
@@ -1041,7 +1041,7 @@ fn nextseg_rule3_retransmits_an_unlost_hole_below_the_highest_sack() {
 #[test]
 fn nextseg_rescue_retransmits_the_tail_once_per_recovery() {
     for (nextseg, rescue) in [(NextSeg::Rfc6675, true), (NextSeg::Ns3, false)] {
-        let (mut p, burst, sent) = tail_losses(TcpConfig { nextseg, ..TcpConfig::default() }, &[1, 9]);
+        let (mut p, burst, sent) = tail_losses(TcpConfig { compat: Ns3Compat { nextseg, ..Ns3Compat::RFC }, ..TcpConfig::default() }, &[1, 9]);
         assert_eq!(p.c.ca, CaState::Recovery);
         assert_eq!(sent.iter().map(seg_seq).collect::<Vec<_>>(), vec![seg_seq(&burst[1])], "{nextseg:?}: no rescue before the head is acknowledged");
         // The retransmitted head arrives: a partial ACK up to segment 9.
@@ -1064,7 +1064,7 @@ fn nextseg_rescue_retransmits_the_tail_once_per_recovery() {
 #[test]
 fn recover_check_blocks_recovery_below_the_recovery_point() {
     for check in [true, false] {
-        let mut p = Pair::new(TcpConfig { recover_check: check, ..reno_cfg() }, Some(10 * MSS));
+        let mut p = Pair::new(TcpConfig { compat: Ns3Compat { recover_check: check, ..Ns3Compat::RFC }, ..reno_cfg() }, Some(10 * MSS));
         let burst = p.client_sends();
         p.c.recover = p.c.snd_max; // as if a timeout had just set it
         let dups = p.deliver_to_server(&burst[1..4]);
@@ -1206,7 +1206,7 @@ fn fast_retransmission_waits_for_its_pacing_slot() {
     for wait in [true, false] {
         let cfg = TcpConfig {
             delack: DelAck::Off,
-            pace_fast_retransmit: wait,
+            compat: Ns3Compat { pace_fast_retransmit: wait, ..Ns3Compat::RFC },
             ..TcpConfig::default()
         };
         let mut p = Pair::new(cfg, None);
@@ -1266,7 +1266,7 @@ fn payload_and_seq(p: &SimPacket) -> (u64, u32) {
 #[test]
 fn ns3_retransmission_of_a_short_segment_goes_out_full_size() {
     for merge in [false, true] {
-        let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 4 * MSS, retx_merge: merge, ..TcpConfig::default() };
+        let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 4 * MSS, compat: Ns3Compat { retx_merge: merge, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         p.c.app_send(None, MSS + MSS / 4);
         let burst = p.client_sends();
@@ -1296,7 +1296,7 @@ fn ns3_retransmission_of_a_short_segment_goes_out_full_size() {
 #[test]
 fn ns3_congestion_avoidance_counts_whole_segments() {
     for whole in [false, true] {
-        let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 2 * MSS, initial_ssthresh: 2 * MSS, acked_whole_segments: whole, ..TcpConfig::default() };
+        let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 2 * MSS, initial_ssthresh: 2 * MSS, compat: Ns3Compat { acked_whole_segments: whole, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         p.c.app_send(None, MSS + MSS / 2);
         let mut grew = Vec::new();
@@ -1354,7 +1354,7 @@ fn the_handshake_gives_the_first_rtt_sample() {
 #[test]
 fn rtt_from_timestamps_counts_whole_ticks() {
     for (from_ts, want) in [(false, Dur::from_micros(20_700)), (true, Dur::from_millis(21))] {
-        let cfg = TcpConfig { delack: DelAck::Off, handshake_rtt: false, rtt_from_ts: from_ts, ..TcpConfig::default() };
+        let cfg = TcpConfig { delack: DelAck::Off, handshake_rtt: false, compat: Ns3Compat { rtt_from_ts: from_ts, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         p.now += Dur::from_micros(300);
         let burst = p.client_sends();
@@ -1372,7 +1372,7 @@ fn rtt_from_timestamps_counts_whole_ticks() {
 #[test]
 fn new_data_at_the_window_edge() {
     for (clip, want) in [(false, vec![]), (true, vec![MSS / 2])] {
-        let cfg = TcpConfig { delack: DelAck::Off, rcv_buf: 10 * MSS + MSS / 2, window_scaling: false, edge_clip: clip, ..TcpConfig::default() };
+        let cfg = TcpConfig { delack: DelAck::Off, rcv_buf: 10 * MSS + MSS / 2, window_scaling: false, compat: Ns3Compat { edge_clip: clip, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         let burst = p.client_sends();
         assert_eq!(burst.len(), 10, "the initial window fits the peer's");
@@ -1389,7 +1389,7 @@ fn new_data_at_the_window_edge() {
 #[test]
 fn an_ack_after_a_timeout_undoes_the_backoff_under_ns3_sampling() {
     for from_ts in [false, true] {
-        let cfg = TcpConfig { delack: DelAck::Off, rtt_from_ts: from_ts, ..TcpConfig::default() };
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { rtt_from_ts: from_ts, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, Some(MSS));
         let first = p.client_sends();
         assert_eq!(first.len(), 1);
@@ -1417,7 +1417,7 @@ fn an_ack_after_a_timeout_undoes_the_backoff_under_ns3_sampling() {
 #[test]
 fn a_duplicate_leaves_the_echo_under_ns3() {
     for (in_order, moves) in [(false, true), (true, false)] {
-        let cfg = TcpConfig { delack: DelAck::Off, ts_recent_in_order: in_order, ..TcpConfig::default() };
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { ts_recent_in_order: in_order, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         let burst = p.client_sends();
         p.now += Dur::from_millis(10);

@@ -109,7 +109,7 @@ impl CongestionControl for FixedRate {
 impl AnyCc {
     pub fn new(cfg: &TcpConfig) -> AnyCc {
         match cfg.cc {
-            CcKind::NewReno => AnyCc::NewReno(NewReno { capped: cfg.slow_start_capped }),
+            CcKind::NewReno => AnyCc::NewReno(NewReno { capped: cfg.compat.slow_start_capped }),
             CcKind::None => AnyCc::None(NoCc),
         }
     }

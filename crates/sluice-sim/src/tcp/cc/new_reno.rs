@@ -7,7 +7,7 @@ use sluice_core::Time;
 #[derive(Clone, Debug)]
 pub struct NewReno {
     /// Slow start stops at ssthresh (Linux `tcp_slow_start`); ns-3 adds the whole segment
-    /// even past ssthresh (`TcpNewReno::SlowStart`; `TcpConfig::slow_start_capped`).
+    /// even past ssthresh (`TcpNewReno::SlowStart`; `Ns3Compat::slow_start_capped`).
     pub capped: bool,
 }
 
