@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from collections.abc import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / "target" / "release" / "sluice-sim"
@@ -173,9 +174,10 @@ def ns3_forwarded_data_packets(rec: dict) -> int:
     return rec["bottleneck_data_pkts_total"] + sum(f["qdisc_drops_total"] for f in flows) - 2 * len(flows)
 
 
-def same_sitting(cases: list[str], pairs: int) -> dict:
+def same_sitting(cases: list[str], pairs: int, save: Callable[[dict], None]) -> dict:
     """ns-3 and Sluice on the same cases, alternating: per round and case one ns-3 run, then
-    three Sluice runs; the ratio of a pair is ns-3's wall time over the median of its three."""
+    three Sluice runs; the ratio of a pair is ns-3's wall time over the median of its three.
+    ``save`` receives the summary so far after every pair (a long sitting cut short keeps its pairs)."""
     sys.path.insert(0, str(ROOT / "validation"))
     import compare  # the Sluice scenario of an ns-3 record (same set-up, ns-3's start times)
 
@@ -219,13 +221,20 @@ def same_sitting(cases: list[str], pairs: int) -> dict:
                     "speedup": rec["wall_run_s"] / mid,
                 }
                 runs[c].append(pair)
+                save(summarize_sitting(runs))
                 print(f"round {k + 1}/{pairs} {c} at {t} UTC, load {load[0]:.1f}: ns-3 {rec['wall_run_s']:.1f} s, "
                       f"Sluice {' '.join(f'{w:.3f}' for w in pair['sluice_wall_s'])} s: {pair['speedup']:.0f}x "
                       f"(goodput {rec['aggregate_goodput_mbps']:.6f} / {pair['sluice_goodput_mbps']:.6f} Mb/s)", flush=True)
+    return summarize_sitting(runs)
+
+
+def summarize_sitting(runs: dict[str, list[dict]]) -> dict:
+    """Per case: the pairs, the median and range of their speed-ups, medians of the costs."""
     out = {"date": time.strftime("%Y-%m-%d"), "ns3": ns3_build(), "sluice_runs_per_pair": SLUICE_PER_PAIR, "cases": {}}
     med = lambda xs: sorted(xs)[len(xs) // 2] if len(xs) % 2 else sum(sorted(xs)[len(xs) // 2 - 1: len(xs) // 2 + 1]) / 2  # noqa: E731
-    for c in cases:
-        ps = runs[c]
+    for c, ps in runs.items():
+        if not ps:
+            continue
         sp = [p["speedup"] for p in ps]
         out["cases"][c] = {
             "ns3_case": SAME_SITTING[c][0],
@@ -448,7 +457,11 @@ def main() -> int:
             unknown = [c for c in cases if c not in SAME_SITTING]
             if unknown:
                 ap.error(f"--cases: unknown {', '.join(unknown)}; known: {', '.join(SAME_SITTING)}")
-            result["same_sitting"] = same_sitting(cases, args.pairs)
+            def save(partial: dict) -> None:
+                result["same_sitting"] = partial
+                save_results(result)
+
+            result["same_sitting"] = same_sitting(cases, args.pairs, save)
         if args.memory:
             result["memory"] = memory(MEMORY_FLOWS)
         save_results(result)
