@@ -129,16 +129,28 @@ def run_once(scen: Path) -> dict:
 
 
 def run_measured(cmd: list[str]) -> tuple[str, int]:
-    """Run a command; its standard output and its peak resident set size in bytes (the kernel's
-    ru_maxrss of that child, in KiB on Linux)."""
-    with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, cwd=ROOT)
+    """Run a command; its standard output and its peak resident set size in bytes.
+
+    The peak comes from GNU time (``/usr/bin/time -f %M``), a small C process: the kernel's
+    ru_maxrss of a child forked straight from this Python process would include the pages the
+    child shared with Python before its exec (about 15-30 MiB, more than sluice-sim itself
+    uses at 10 flows). Without GNU time it falls back to that figure, which is then an upper bound.
+    """
+    import shutil
+    gnu_time = shutil.which("time", path="/usr/bin:/bin")
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        full = [gnu_time, "-f", "%M", *cmd] if gnu_time else cmd
+        proc = subprocess.Popen(full, stdout=out, stderr=err, cwd=ROOT)
         _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode != 0:
-            raise subprocess.CalledProcessError(proc.returncode, cmd)
+        code = os.waitstatus_to_exitcode(status)
+        if code != 0:
+            raise subprocess.CalledProcessError(code, cmd)
         out.seek(0)
-        return out.read().decode(), usage.ru_maxrss * 1024
+        err.seek(0)
+        rss_kib = usage.ru_maxrss
+        if gnu_time:
+            rss_kib = int(err.read().decode().strip().splitlines()[-1])
+        return out.read().decode(), rss_kib * 1024
 
 
 def ns3_build() -> dict:
@@ -359,18 +371,19 @@ def render(result: dict) -> str:
                          f"{r['ns3_ns_per_data_pkt_median']:,.0f} | {r['sluice_ns_per_data_pkt_median']:,.0f} | "
                          f"{r['ns3_events_per_s_median'] / 1e3:,.0f} k | {r['sluice_events_per_s_median'] / 1e6:.2f} M | "
                          f"{'yes' if r['same_result'] else 'no'} |")
-        lines += ["", "Pairs:", "", "| case | round | UTC | load avg (1/5/15 min) | ns-3 wall s | Sluice wall s | speed-up | ns-3 / Sluice peak RSS MiB |", "|---|---|---|---|---|---|---|---|"]
+        lines += ["", "Pairs:", "", "| case | round | UTC | load avg (1/5/15 min) | ns-3 wall s | Sluice wall s | speed-up | ns-3 peak RSS MiB |", "|---|---|---|---|---|---|---|---|"]
         for c, r in ss["cases"].items():
             for pr in r["pairs"]:
                 la = "/".join(f"{x:.1f}" for x in pr["loadavg_before"])
                 lines.append(f"| {c} | {pr['round']} | {pr['utc']} | {la} | {pr['ns3_wall_s']:.1f} | "
                              f"{' '.join(f'{w:.3f}' for w in pr['sluice_wall_s'])} | {pr['speedup']:.0f}× | "
-                             f"{mib(pr['ns3_peak_rss_bytes'])} / {mib(pr['sluice_peak_rss_bytes'])} |")
+                             f"{mib(pr['ns3_peak_rss_bytes'])} |")
         lines += ["", "Same result: ns-3's aggregate goodput equals Sluice's to the printed precision in every pair; the two",
                   "runs then send the same data packets, and both costs per packet divide by Sluice's `data_packets`",
                   "(otherwise ns-3's count is taken at its bottleneck). Events are each simulator's own (ns-3's",
                   "scheduler events, Sluice's engine events), so events/s do not compare across simulators; the cost",
-                  "per data packet does. ns-3's peak RSS includes the Python interpreter and cppyy, which its bindings need.", ""]
+                  "per data packet does. ns-3's peak RSS includes the Python interpreter and cppyy, which its bindings need;",
+                  "Sluice's is in the memory table below.", ""]
     cases = result.get("cases")
     if cases:
         lines += [f"## Sluice alone ({result.get('date')})", "", f"Fastest of {result.get('repeat', 3)} runs.", "",
