@@ -37,6 +37,8 @@ FLOW_COLUMNS: tuple[str, ...] = (
     "start_s",
     "bytes_delivered",
     "goodput_bps",
+    "bytes_received",
+    "received_bps",
     "retransmitted_bytes",
     "lost_packets",
     "efficiency",
@@ -106,7 +108,10 @@ class Result:
     ----------
     summary : dict
         The summary JSON contract (``scenario``, ``seed``, ``sim_time_s``, ``wall_time_s``,
-        ``events``, ``flows``, ``queues``, ``jain_goodput``, ``aggregate_goodput_bps``, ...).
+        ``events``, ``flows``, ``queues``, ``jain_goodput``, ``aggregate_goodput_bps``,
+        ``aggregate_received_bps``, ...). Goodput counts payload delivered to the application
+        (ns-3's PacketSink definition); ``received`` counts payload that reached the receiver in
+        the window, in order or not, which data buffered before the window cannot inflate.
     summary_json : str
         The same summary as the exact JSON text the simulator produced (written by :meth:`save`).
     flows : pandas.DataFrame

@@ -153,41 +153,92 @@ def _connection_warnings(summary: dict[str, Any]) -> list[str]:
     return [f"flow {f.get('id')}: {_BROKEN[f['tcp_state']]}" for f in summary.get("flows", []) if f.get("tcp_state") in _BROKEN]
 
 
-def _print_summary(result: api.Result) -> None:
-    """Print the readable summary: flows, queues, aggregate."""
+#: Flow rows `sluice run` prints before it summarises the rest (``--all-flows`` prints them all).
+FLOW_ROWS = 20
+
+
+def _headline(summary: dict[str, Any]) -> tuple[str, str, str]:
+    """The per-flow rate, its Jain index and its name that the run's profile headlines.
+
+    Under ``validate = "ns3.44"`` it is goodput (payload delivered to the application, ns-3's
+    PacketSink count, the figure compared with ns-3); otherwise the payload received in the window,
+    which never counts data that reached the receiver before the window began.
+    """
+    if (summary.get("options") or {}).get("profile") == "ns3.44":
+        return "goodput_bps", "jain_goodput", "goodput"
+    return "received_bps", "jain_received", "received"
+
+
+def _median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def _distribution(summary: dict[str, Any]) -> str:
+    """One line over every flow: the headline rate's min / median / max, its Jain index, how many
+    flows had retransmission timeouts."""
+    key, jain_key, name = _headline(summary)
+    flows = summary.get("flows", [])
+    rates = [float(f.get(key) or 0.0) * 1e-6 for f in flows]
+    with_rto = sum(1 for f in flows if (f.get("rto_count") or 0) > 0)
+    return (
+        f"{len(flows):,} flows, {name} Mbps min {min(rates):.3f} / median {_median(rates):.3f} / "
+        f"max {max(rates):.3f}; Jain {_fmt(summary.get(jain_key), 1.0, 4)}; "
+        f"{with_rto:,} flows with RTOs"
+    )
+
+
+def _print_summary(result: api.Result, all_flows: bool = False, full_table: str | None = None) -> None:
+    """Print the readable summary: flows (the first ``FLOW_ROWS`` unless ``all_flows``), a
+    distribution line, queues, aggregate. ``full_table`` says where the whole flow table is."""
     s = result.summary
     title = f"{s.get('scenario')}, seed {s.get('seed')}, {s.get('sim_time_s')} s simulated"
     if s.get("warmup_s"):
         title += f", first {s['warmup_s']} s excluded"
 
+    key, _, name = _headline(s)
+    # Into a pipe or a file, tables take the width their content needs instead of rich's default
+    # of 80 columns, which would cut the cells.
+    out = _out if _out.is_terminal else Console(highlight=False, width=240)
     flows = Table(title=f"Flows: {title}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 1), collapse_padding=True)
-    # units: start and FCT in s, goodput in Mbps, retransmitted payload in bytes, RTT in ms
-    headers = ("flow", "src->dst", "cc", "start", "Mbps", "retx B", "fast/RTO", "lost", "FCT",
+    # units: start and FCT in s, goodput and received in Mbps, retransmitted payload in bytes,
+    # RTT in ms; the profile's headline rate first
+    rate_cols = ("goodput Mbps", "rcvd Mbps") if key == "goodput_bps" else ("rcvd Mbps", "goodput Mbps")
+    headers = ("flow", "src->dst", "cc", "start", *rate_cols, "retx B", "fast/RTO", "lost", "FCT",
                "RTT ms")
-    for name in headers:
-        flows.add_column(name, justify="left" if name in ("src->dst", "cc") else "right",
+    for h in headers:
+        flows.add_column(h, justify="left" if h in ("src->dst", "cc") else "right",
                          no_wrap=True)
-    for f in s.get("flows", []):
+    rows = s.get("flows", [])
+    shown = rows if all_flows else rows[:FLOW_ROWS]
+    for f in shown:
+        rates = (_fmt(f.get("goodput_bps"), 1e-6), _fmt(f.get("received_bps"), 1e-6))
         flows.add_row(
             str(f.get("id")),
             f"{f.get('src')}->{f.get('dst')}",
             str(f.get("cc") or f.get("kind")),
             _fmt(f.get("start_s")),
-            _fmt(f.get("goodput_bps"), 1e-6),
+            *(rates if key == "goodput_bps" else rates[::-1]),
             str(f.get("retransmitted_bytes")),
             f"{f.get('fast_retransmits', '-')}/{f.get('rto_count', '-')}",
             str(f.get("lost_packets")),
             _fmt(f.get("fct_s")),
             _fmt(f.get("mean_rtt_s"), 1e3, 1),
         )
-    _out.print(flows)
+    out.print(flows)
+    if len(shown) < len(rows):
+        where = f"the full table is in {full_table}" if full_table else "--out DIR writes the full table to DIR/flows.parquet"
+        out.print(f"... {len(rows) - len(shown):,} more flows not shown ({where}; --all-flows prints every row)")
+    if rows:
+        out.print(_distribution(s))
     for line in _connection_warnings(s):
-        _out.print(f"[yellow]{line}[/yellow]")
+        out.print(f"[yellow]{line}[/yellow]")
 
     queues = Table(title="Queues (len in packets)", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 1), collapse_padding=True)
-    for name in ("queue", "enqueued", "dropped", "marked", "drop %", "mean len", "std len",
-                 "sojourn ms"):
-        queues.add_column(name, justify="left" if name == "queue" else "right", no_wrap=True)
+    for h in ("queue", "enqueued", "dropped", "marked", "drop %", "mean len", "std len",
+              "sojourn ms"):
+        queues.add_column(h, justify="left" if h == "queue" else "right", no_wrap=True)
     for q in s.get("queues", []):
         queues.add_row(
             str(q.get("name")),
@@ -199,7 +250,7 @@ def _print_summary(result: api.Result) -> None:
             _fmt(q.get("std_len_pkts"), 1.0, 2),
             _fmt(q.get("mean_sojourn_s"), 1e3, 3),
         )
-    _out.print(queues)
+    out.print(queues)
 
     wall = float(s.get("wall_time_s") or 0.0)
     events = int(s.get("events") or 0)
@@ -207,12 +258,26 @@ def _print_summary(result: api.Result) -> None:
     total = Table(title="Aggregate", title_justify="left", show_header=False, box=box.SIMPLE, pad_edge=False)
     total.add_column("what")
     total.add_column("value", justify="right")
-    total.add_row("aggregate goodput Mbps", _fmt(s.get("aggregate_goodput_bps"), 1e-6))
-    total.add_row("Jain index (goodput)", _fmt(s.get("jain_goodput"), 1.0, 4))
+    agg = [
+        ("aggregate goodput Mbps (delivered to applications)", s.get("aggregate_goodput_bps"), "jain_goodput", "Jain index (goodput)"),
+        ("aggregate received Mbps (payload reaching receivers)", s.get("aggregate_received_bps"), "jain_received", "Jain index (received)"),
+    ]
+    if key != "goodput_bps":
+        agg.reverse()
+    for label, value, jain_key, jain_label in agg:
+        total.add_row(label, _fmt(value, 1e-6))
+        total.add_row(jain_label, _fmt(s.get(jain_key), 1.0, 4))
     total.add_row("events", f"{events:,}")
     total.add_row("wall time s", _fmt(wall, 1.0, 3))
     total.add_row("events/s", rate)
-    _out.print(total)
+    out.print(total)
+    delivered, received = s.get("aggregate_goodput_bps"), s.get("aggregate_received_bps")
+    if delivered is not None and received is not None and delivered > received * (1 + 1e-9):
+        out.print(
+            f"goodput exceeds received by {(delivered - received) * 1e-6:.3f} Mbps: payload that reached "
+            "the receivers before the warm-up ended waited in reassembly buffers and was delivered "
+            "in the window (ns-3's PacketSink count)"
+        )
 
 
 def _check_outputs(out: Path | None, summary: Path | None) -> None:
@@ -254,8 +319,17 @@ def run_cmd(
     no_figure: Annotated[
         bool, typer.Option("--no-figure", help="Do not write overview.png into DIR.")
     ] = False,
+    all_flows: Annotated[
+        bool,
+        typer.Option(
+            "--all-flows",
+            help=f"Print every flow's row (by default the first {FLOW_ROWS}, then a distribution line).",
+        ),
+    ] = False,
 ) -> None:
     """Run one simulation and print a summary of flows and queues.
+
+    With more than 20 flows it prints the first 20 rows and a line with the distribution over all of them (min / median / max rate, Jain's index, flows with RTOs); --all-flows prints every row.
 
     With --out DIR it writes DIR/summary.json, DIR/flows.parquet, DIR/queues.parquet, one Parquet file per time series (queue_samples, and cwnd / rtt when traced) and DIR/overview.png. A progress bar (simulated seconds) shows on standard error while the simulation runs; Ctrl-C stops it (exit status 130, nothing written).
 
@@ -283,7 +357,13 @@ def run_cmd(
             bar.stop()
             _report(e, scenario)
 
-    _print_summary(result)
+    if out is not None:
+        full_table: str | None = str(out / "flows.parquet")
+    elif summary is not None:
+        full_table = f'{summary} ("flows")'
+    else:
+        full_table = None
+    _print_summary(result, all_flows=all_flows, full_table=full_table)
 
     written: list[Path] = []
     try:

@@ -23,10 +23,12 @@ SUMMARY_KEYS = {
     "queues",
     "jain_goodput",
     "aggregate_goodput_bps",
+    "aggregate_received_bps",
+    "jain_received",
 }
 FLOW_COLUMNS = [
     "id", "kind", "cc", "src", "dst", "start_s", "bytes_delivered", "goodput_bps",
-    "retransmitted_bytes", "lost_packets", "efficiency", "fct_s", "mean_rtt_s",
+    "bytes_received", "received_bps", "retransmitted_bytes", "lost_packets", "efficiency", "fct_s", "mean_rtt_s",
 ]
 QUEUE_COLUMNS = [
     "name", "enqueued", "dropped", "marked", "drop_ratio", "mean_len_pkts", "std_len_pkts",
@@ -54,6 +56,10 @@ def test_run_returns_contract_dataframes(tiny_path: Path) -> None:
     assert r.summary["events"] > 0
     # the DataFrames are the summary's lists, not a recomputation
     assert r.flows["goodput_bps"].tolist() == [f["goodput_bps"] for f in r.summary["flows"]]
+    assert r.flows["received_bps"].tolist() == [f["received_bps"] for f in r.summary["flows"]]
+    # Aggregate received is the flows' bytes received over the 4 s window [1 s, 5 s).
+    window = r.summary["sim_time_s"] - r.summary["warmup_s"]
+    assert r.summary["aggregate_received_bps"] == pytest.approx(r.flows["bytes_received"].sum() * 8 / window)
 
 
 def test_tables_are_dataframes(tiny_path: Path) -> None:

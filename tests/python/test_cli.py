@@ -215,3 +215,97 @@ def test_ctrl_c_exits_130_with_how_far_the_run_got(tiny_text: str, tmp_path: Pat
     lines = [line for line in err.splitlines() if line.startswith("error:")]
     assert len(lines) == 1 and "interrupted at" in lines[0] and "of 20,000 s simulated" in lines[0], err
     assert not out.exists(), "nothing written"
+
+
+MANY = """name = "many"
+duration = "3s"
+warmup = "1s"
+seed = 4
+[tcp]
+{profile}
+[topology]
+kind = "dumbbell"
+pairs = 25
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck = {{ rate = "5Mbps", delay = "5ms" }}
+queue = {{ kind = "drop_tail", limit = "20pkt" }}
+[[flows]]
+count = 25
+src = "senders"
+dst = "receivers"
+app = {{ kind = "bulk" }}
+start = {{ uniform = ["0s", "0.5s"] }}
+"""
+
+FLOW_ROW = r"^\s*(\d+)\s+s\d+->r\d+\s"
+
+
+def run_many(tmp_path: Path, profile: str, *extra: str) -> tuple[str, dict]:
+    scen = tmp_path / "many.toml"
+    scen.write_text(MANY.format(profile=profile))
+    summary = tmp_path / "many.json"
+    result = runner.invoke(app, ["run", str(scen), "--summary", str(summary), *extra])
+    assert result.exit_code == 0, result.output
+    return result.stdout, json.loads(summary.read_text())
+
+
+def test_many_flows_print_the_first_rows_and_a_distribution(tmp_path: Path) -> None:
+    import re
+
+    from sluice.cli import FLOW_ROWS
+
+    out, s = run_many(tmp_path, "")
+    ids = [int(m.group(1)) for m in re.finditer(FLOW_ROW, out, re.M)]
+    assert ids == list(range(FLOW_ROWS))  # 0..19 of 25
+    assert f"... {25 - FLOW_ROWS:,} more flows not shown" in out
+    assert f'{tmp_path / "many.json"} ("flows")' in out  # where the whole table is
+    assert "--all-flows" in out
+    # The default profile headlines payload received: min / median / max over all 25 flows
+    # (the 13th of 25 sorted values is the median), its Jain index, flows with RTOs.
+    rates = sorted(f["received_bps"] / 1e6 for f in s["flows"])
+    rtos = sum(1 for f in s["flows"] if f["rto_count"] > 0)
+    line = (f"25 flows, received Mbps min {rates[0]:.3f} / median {rates[12]:.3f} / max {rates[-1]:.3f}; "
+            f"Jain {s['jain_received']:.4f}; {rtos} flows with RTOs")
+    assert line in out, out
+    assert out.index("rcvd Mbps") < out.index("goodput Mbps")
+    assert out.index("aggregate received Mbps") < out.index("aggregate goodput Mbps")
+
+
+def test_all_flows_prints_every_row(tmp_path: Path) -> None:
+    import re
+
+    out, _ = run_many(tmp_path, "", "--all-flows")
+    assert [int(m.group(1)) for m in re.finditer(FLOW_ROW, out, re.M)] == list(range(25))
+    assert "more flows not shown" not in out
+
+
+def test_truncated_table_names_the_parquet_file(tmp_path: Path) -> None:
+    import pandas as pd
+
+    out_dir = tmp_path / "out"
+    out, _ = run_many(tmp_path, "", "--out", str(out_dir), "--no-figure")
+    assert f"the full table is in {out_dir / 'flows.parquet'}" in out
+    assert len(pd.read_parquet(out_dir / "flows.parquet")) == 25
+
+
+def test_ns3_profile_headlines_goodput(tmp_path: Path) -> None:
+    out, s = run_many(tmp_path, 'validate = "ns3.44"')
+    rates = sorted(f["goodput_bps"] / 1e6 for f in s["flows"])
+    assert f"25 flows, goodput Mbps min {rates[0]:.3f} / median {rates[12]:.3f} / max {rates[-1]:.3f}; Jain {s['jain_goodput']:.4f};" in out
+    assert out.index("goodput Mbps") < out.index("rcvd Mbps")
+    assert out.index("aggregate goodput Mbps") < out.index("aggregate received Mbps")
+
+
+def test_goodput_above_received_is_explained(tmp_path: Path) -> None:
+    # Nearly 2,000 flows in the heavy-congestion case of test_properties.py, where goodput
+    # (199.6 Mb/s) exceeds both received (192.7) and what the link can carry (192.8).
+    from test_properties import heavy_text
+
+    scen = tmp_path / "heavy.toml"
+    scen.write_text(heavy_text(2000, 200, 400, 4, 3, "", 1, 5, 3))
+    result = runner.invoke(app, ["run", str(scen)])
+    assert result.exit_code == 0, result.output
+    assert "goodput exceeds received by" in result.stdout
+    assert "reassembly buffers" in result.stdout
+    assert len(result.stdout.splitlines()) < 60  # not 2,000 rows

@@ -49,6 +49,8 @@ pub struct WarmSnapshot {
     pub time: Time,
     pub clients: Vec<Option<TcpCounters>>,
     pub servers: Vec<Option<TcpCounters>>,
+    /// Per flow, payload bytes the receiver held out of order (received, not yet delivered).
+    pub held: Vec<u64>,
     pub net: Vec<FlowNet>,
     pub queues: Vec<QdiscStats>,
     /// Packets each link direction had lost.
@@ -61,6 +63,7 @@ pub(crate) fn snapshot(sim: &Sim<'_>) -> WarmSnapshot {
         time: sim.now,
         clients: (0..n).map(|f| sim.endpoint(f, false).map(|e| e.counters.clone())).collect(),
         servers: (0..n).map(|f| sim.endpoint(f, true).map(|e| e.counters.clone())).collect(),
+        held: (0..n).map(|f| sim.endpoint(f, true).map_or(0, |e| e.held_out_of_order())).collect(),
         net: sim.flownet.clone(),
         queues: sim.ifaces.iter().map(|f| f.qdisc.stats.clone()).collect(),
         link_losses: sim.info.iter().map(|f| f.link_losses).collect(),
@@ -83,16 +86,25 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
     let zero = TcpCounters::default();
     let mut flows = Vec::new();
     let mut goodputs = Vec::new();
+    let mut received_rates = Vec::new();
     let mut aggregate_bytes = 0u64;
+    let mut aggregate_received = 0u64;
     for (f, r) in sim.flow_records().into_iter().enumerate() {
         let wn = &warm.net[f];
-        let (delivered, retx, sent, rtt_sum, rtt_n, rtos, fr, tdup) = if r.spec.app.is_tcp() {
+        // `received`: distinct payload bytes that reached the receiver within the window, in
+        // order or not (first copies only). Every such byte is either delivered or held for
+        // reassembly, so it is the growth of delivered + held over the window. `delivered`
+        // (ns-3's PacketSink count) also includes bytes that arrived before the window and sat
+        // in the reassembly buffer until a retransmission filled the hole in front of them.
+        let (delivered, received, retx, sent, rtt_sum, rtt_n, rtos, fr, tdup) = if r.spec.app.is_tcp() {
             let cc = r.client.map(|e| &e.counters).unwrap_or(&zero);
             let sc = r.server.map(|e| &e.counters).unwrap_or(&zero);
             let cw = warm.clients[f].as_ref().unwrap_or(&zero);
             let sw = warm.servers[f].as_ref().unwrap_or(&zero);
+            let held_end = r.server.map_or(0, |e| e.held_out_of_order());
             (
                 sc.delivered - sw.delivered,
+                (sc.delivered + held_end) - (sw.delivered + warm.held[f]),
                 cc.retx_bytes - cw.retx_bytes,
                 cc.payload_sent - cw.payload_sent,
                 cc.rtt_sum_ns - cw.rtt_sum_ns,
@@ -102,7 +114,8 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
                 cc.triple_dupacks - cw.triple_dupacks,
             )
         } else {
-            (r.net.udp_rcvd_bytes - wn.udp_rcvd_bytes, 0, r.net.udp_sent_bytes - wn.udp_sent_bytes, 0, 0, 0, 0, 0)
+            let rcvd = r.net.udp_rcvd_bytes - wn.udp_rcvd_bytes;
+            (rcvd, rcvd, 0, r.net.udp_sent_bytes - wn.udp_sent_bytes, 0, 0, 0, 0, 0)
         };
         let begin = r.start.max(t0);
         let finish = match r.net.fct {
@@ -111,12 +124,15 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
         };
         let secs = finish.since(begin).as_secs_f64();
         let goodput = if secs > 0.0 { delivered as f64 * 8.0 / secs } else { 0.0 };
+        let received_bps = if secs > 0.0 { received as f64 * 8.0 / secs } else { 0.0 };
         let fct = match (r.net.fct, &r.spec.app) {
             (Some(done), AppSpec::File { .. }) => Some(done.since(r.start).as_secs_f64()),
             _ => None,
         };
         aggregate_bytes += delivered;
+        aggregate_received += received;
         goodputs.push(goodput);
+        received_rates.push(received_bps);
         let efficiency = if sent > 0 { (sent.saturating_sub(retx)) as f64 / sent as f64 } else { 1.0 };
         let data_pkts = match r.client {
             Some(e) => e.counters.data_pkts_sent - warm.clients[f].as_ref().map_or(0, |w| w.data_pkts_sent),
@@ -139,6 +155,8 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
             start_s: r.start.as_secs_f64(),
             bytes_delivered: delivered,
             goodput_bps: goodput,
+            bytes_received: received,
+            received_bps,
             retransmitted_bytes: retx,
             lost_packets: r.net.lost_pkts - wn.lost_pkts,
             efficiency,
@@ -206,7 +224,9 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
         events: sim.events,
         data_packets: sim.data_packets,
         jain_goodput: jain(&goodputs),
+        jain_received: jain(&received_rates),
         aggregate_goodput_bps: if window_s > 0.0 { aggregate_bytes as f64 * 8.0 / window_s } else { 0.0 },
+        aggregate_received_bps: if window_s > 0.0 { aggregate_received as f64 * 8.0 / window_s } else { 0.0 },
         flows,
         queues,
         options,

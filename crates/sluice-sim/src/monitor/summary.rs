@@ -21,6 +21,14 @@ pub struct FlowSummary {
     pub bytes_delivered: u64,
     /// `bytes_delivered · 8` over the part of the window the flow was active, bit/s.
     pub goodput_bps: f64,
+    /// Distinct payload bytes that reached the receiver within the window, in order or out of
+    /// order (first copies; duplicates not counted). Unlike `bytes_delivered` it never counts
+    /// data that crossed the network before the window and waited in the reassembly buffer,
+    /// so the sum over flows is bounded by what the bottleneck carried in the window (plus
+    /// what was already past it, in flight to the receivers, when the window opened).
+    pub bytes_received: u64,
+    /// `bytes_received · 8` over the same active part of the window as `goodput_bps`, bit/s.
+    pub received_bps: f64,
     /// Payload bytes the sender retransmitted within the window.
     pub retransmitted_bytes: u64,
     /// Packets of this flow (either direction) dropped in the network within the window.
@@ -93,8 +101,15 @@ pub struct Summary {
     pub data_packets: u64,
     pub flows: Vec<FlowSummary>,
     pub queues: Vec<QueueSummary>,
+    /// Jain's index over the flows' `goodput_bps`.
     pub jain_goodput: f64,
+    /// Jain's index over the flows' `received_bps`.
+    pub jain_received: f64,
+    /// Σ `bytes_delivered` · 8 over the window (ns-3's PacketSink definition: may exceed the
+    /// bottleneck's payload capacity by what sat in reassembly buffers when the window opened).
     pub aggregate_goodput_bps: f64,
+    /// Σ `bytes_received` · 8 over the window: payload that reached the receivers in it.
+    pub aggregate_received_bps: f64,
     /// Options that ran (profile, TCP options, timing model), so results say how they were made.
     pub options: serde_json::Map<String, serde_json::Value>,
     pub sluice_version: String,

@@ -407,6 +407,12 @@ impl Endpoint {
         self.pipe()
     }
 
+    /// Payload bytes received out of order and held for reassembly (not yet delivered to the
+    /// application). With the bytes delivered, the distinct payload bytes received so far.
+    pub fn held_out_of_order(&self) -> u64 {
+        self.ooo.iter().map(|(a, b)| b - a).sum()
+    }
+
     pub fn local_addr(&self) -> u32 {
         self.local.addr
     }
