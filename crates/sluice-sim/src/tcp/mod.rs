@@ -32,3 +32,5 @@ pub use endpoint::{ConnState, Endpoint, SockAddr, TcpCounters};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_timeouts;
