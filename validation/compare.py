@@ -43,6 +43,7 @@ TOLERANCE = {"goodput": 0.05, "drop": 0.25, "jain": 0.1}
 
 sys.path.insert(0, str(ROOT / "validation"))
 import departures  # noqa: E402
+import ns3_loss  # noqa: E402
 
 
 def scenario(case: dict, jitter: str | None, profile: str = "ns3.44", capture: bool = False) -> str:
@@ -82,7 +83,8 @@ def scenario(case: dict, jitter: str | None, profile: str = "ns3.44", capture: b
         f'access_rate = "{a["access_rate"]}"',
         f"sender_delays = {q([f['sender_delay'] for f in flows])}",
         f"receiver_delays = {q([f['receiver_delay'] for f in flows])}",
-        f'bottleneck = {{ rate = "{a["bottleneck_rate"]}", delay = "{a["bottleneck_delay"]}" }}',
+        f'bottleneck = {{ rate = "{a["bottleneck_rate"]}", delay = "{a["bottleneck_delay"]}"'
+        + "".join(f", {key} = {ns3_loss.sluice_toml(a[key])}" for key in ("loss", "reverse_loss") if a.get(key)) + " }",
         f'queue = {{ kind = "drop_tail", limit = "{a["buffer"]}pkt" }}',
     ]
     if jitter:
@@ -127,6 +129,9 @@ def verdict(r: dict) -> tuple[str, bool]:
         off.append("Jain")
     if off:
         return "OUTSIDE tolerance: " + ", ".join(off), True
+    if r["losses"] is not None and r["losses"][0] != r["losses"][1]:
+        (ll, ep), (nll, nep) = r["losses"]
+        return f"PARTS: link losses {ll} vs ns-3 {nll}, (timeout, recovery) episodes per flow {ep} vs {nep}", True
     if r["fingerprint"] is not None:
         ours, ns3 = r["fingerprint"]
         if ours == ns3:
@@ -190,6 +195,11 @@ def main() -> int:
             "wall": (s["wall_time_s"], case["wall_run_s"]),
             "jitter": jitter,
             "fingerprint": (fp, ns3_fp) if ns3_fp is not None else None,
+            # records made with --loss: link losses and per-flow episodes, which must agree exactly
+            "losses": (
+                (qa["link_losses"], [(f["timeout_episodes"], f["recovery_episodes"]) for f in s["flows"]]),
+                (case["link_losses_window"], [(f["timeout_episodes"], f["recovery_episodes"]) for f in case["flows"]]),
+            ) if "link_losses_window" in case else None,
         })
     if not rows:
         print("no case selected", file=sys.stderr)

@@ -37,6 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import departures  # noqa: E402
+import ns3_loss  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "validation" / "fixtures" / "ns3-reference.json"
@@ -55,7 +56,7 @@ DEFAULTS = {
     "recovery": "prr",
     "access_delay_jitter": None, "jitter_seed": 1,
     "duration": 60.0, "warmup": 10.0, "start_window": 0.0, "file_size": 0, "send_size": 11584,
-    "seed": 1, "run": 1, "qsample": "10ms",
+    "seed": 1, "run": 1, "qsample": "10ms", "loss": None, "reverse_loss": None,
 }
 
 PROBE_CPP = r"""
@@ -263,6 +264,10 @@ HELP = {
     "file_size": "BulkSend MaxBytes, 0 = unlimited",
     "send_size": "BulkSend SendSize, bytes per socket write",
     "qsample": "queue-disc length sampling period",
+    "loss": "loss on the bottleneck A->B, decided at B's receiving device: bernoulli:P, "
+            "gilbert_elliott:P_GB,P_BG[,LOSS_GOOD,LOSS_BAD], list:all:N1,N2,.. or list:data:N1,.. "
+            "(validation/ns3_loss.py)",
+    "reverse_loss": "loss on the bottleneck B->A (SYN-ACKs, ACKs), decided at A's receiving device; as --loss",
 }
 
 
@@ -327,6 +332,7 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
     import cppyy
 
     cppyy.cppdef(PROBE_CPP)
+    cppyy.cppdef(ns3_loss.LOSS_CPP)
     P = cppyy.gbl.sluice_validation
 
     n = int(a["flows"])
@@ -435,6 +441,17 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
     dep_window = [int(ns.Seconds(warm).GetNanoSeconds()), int(ns.Seconds(duration).GetNanoSeconds())]
     probe.Departures(bn.Get(0), dep_window[0], dep_window[1])
     probe.Schedule(warm, parse_time_s(a["qsample"]), duration)
+    # With --loss: the model on B's receiving device; timeout and recovery episodes per flow
+    # and the link's losses (validation/ns3_loss.py). Without, nothing is scheduled, so the
+    # records of the loss-free cases keep their event counts.
+    episodes = cppyy.gbl.sluice_loss.Episodes() if a.get("loss") or a.get("reverse_loss") else None
+    if episodes is not None:
+        loss_models = [ns3_loss.install(ns, cppyy, dev, a[key])  # noqa: F841 (kept alive)
+                       for key, dev in (("loss", bn.Get(1)), ("reverse_loss", bn.Get(0))) if a.get(key)]
+        for k in range(n):
+            episodes.Watch(senders.Get(k).GetId(), starts[k] + 1e-9)
+        episodes.WatchDevice(bn.Get(1))
+        episodes.StartAt(warm)
 
     if a.get("trace_flow") is not None:
         # the socket exists once the application has started (sender k is node k)
@@ -512,6 +529,8 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
         "queue_mean_ms": m * int(a["mtu"]) * 8 / bn_rate * 1e3,
         "queue_samples": len(samples),
         "departures": dep,
+        **({"link_losses_window": int(episodes.linkLostWindow), "link_losses_total": int(episodes.linkLost)}
+           if episodes is not None else {}),
         "jain": s1 * s1 / (n * s2) if s2 > 0 else 1.0,
         "start_source": start_source,
         "versions": versions(),
@@ -527,6 +546,8 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
                 "goodput_mbps": gps[k],
                 "qdisc_drops_window": int(probe.Drops(k, True)),
                 "qdisc_drops_total": int(probe.Drops(k, False)),
+                **({"timeout_episodes": int(episodes.Loss(k)), "recovery_episodes": int(episodes.Recovery(k))}
+                   if episodes is not None else {}),
             }
             for k in range(n)
         ],

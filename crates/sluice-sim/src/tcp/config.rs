@@ -458,6 +458,14 @@ pub struct Ns3Compat {
     /// segment (Linux). ns-3's `TcpSocketBase::DoRetransmit` sends it at once, skipping the
     /// pacing check. ns-3: false.
     pub pace_fast_retransmit: bool,
+    /// A timeout with only the FIN outstanding (every data byte acknowledged) is a timeout like
+    /// any other: Loss state, ssthresh and cwnd cut, the timer backed off, the FIN sent again
+    /// in every closing state (Linux `tcp_retransmit_timer` → `tcp_enter_loss`; RFC 6298 §5.5,
+    /// RFC 9293 §3.10.7). ns-3's `TcpSocketBase::ReTxTimeout` returns early when the send
+    /// buffer is empty: in FIN_WAIT_1 or CLOSING it sends the FIN again with the same RTO and no
+    /// congestion response (no CA_LOSS entry, no backoff, no retry counted); in LAST_ACK it
+    /// sends nothing, so a lost final ACK leaves the passive closer there. ns-3: false.
+    pub fin_timeout_rfc: bool,
 }
 
 impl Ns3Compat {
@@ -486,6 +494,7 @@ impl Ns3Compat {
         edge_clip: false,
         retx_merge: false,
         pace_fast_retransmit: true,
+        fin_timeout_rfc: true,
     };
 
     /// ns-3.44's behaviour of every switch (`validate = "ns3.44"`).
@@ -513,6 +522,7 @@ impl Ns3Compat {
         edge_clip: true,
         retx_merge: true,
         pace_fast_retransmit: false,
+        fin_timeout_rfc: false,
     };
 }
 
@@ -688,6 +698,7 @@ impl TcpConfig {
             ("nextseg", format!("{:?}", x.nextseg).to_lowercase()),
             ("pacing", self.pacing.as_str().to_string()),
             ("pace_fast_retransmit", x.pace_fast_retransmit.to_string()),
+            ("fin_timeout_rfc", x.fin_timeout_rfc.to_string()),
             ("dup_ack_restarts_rto", x.dup_ack_restarts_rto.to_string()),
             ("rto_holds_ssthresh", x.rto_holds_ssthresh.to_string()),
             ("ack_duplicate_synack", x.ack_duplicate_synack.to_string()),
@@ -722,7 +733,7 @@ mod tests {
             "prr_u32_product", "prr_u32_limit", "partial_ack_nextseg", "pipe_counts_sacked_retx",
             "exit_ack_grows", "reno_sack_marks", "ooo_shrinks_window", "slow_start_capped",
             "retx_merge", "edge_clip", "rtt_from_ts", "ts_recent_in_order", "acked_whole_segments",
-            "sack_report", "nextseg", "pace_fast_retransmit", "dup_ack_restarts_rto",
+            "sack_report", "nextseg", "pace_fast_retransmit", "fin_timeout_rfc", "dup_ack_restarts_rto",
             "rto_holds_ssthresh", "ack_duplicate_synack", "data_retries",
         ];
         assert_eq!(differ, want);

@@ -704,6 +704,10 @@ impl Endpoint {
         if self.snd_max <= self.snd_una {
             return;
         }
+        if !self.cfg.compat.fin_timeout_rfc && self.only_fin_outstanding() {
+            self.ns3_fin_timeout(now, out);
+            return;
+        }
         self.rto_streak += 1;
         self.fast_rtx_pending = false;
         if self.cfg.data_retries.is_some_and(|n| self.rto_streak > n) {
@@ -732,6 +736,24 @@ impl Endpoint {
         if self.next_lost() == Some(0) {
             self.retransmit_head(now, out);
         }
+    }
+
+    /// Every data byte is acknowledged and the FIN is not.
+    fn only_fin_outstanding(&self) -> bool {
+        self.app_closed && self.snd_una == self.app_end && self.snd_max == self.app_end + 1
+    }
+
+    /// ns-3's timeout with an empty send buffer (`ReTxTimeout`): the FIN again, the timer
+    /// re-armed with the same RTO, no congestion response; nothing in LAST_ACK
+    /// (`Ns3Compat::fin_timeout_rfc`).
+    fn ns3_fin_timeout(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        self.counters.rto_count += 1;
+        if self.state == ConnState::LastAck {
+            return;
+        }
+        let start = self.snd_una;
+        self.emit_data(start, start + 1, false, now, out);
+        self.rto_at = now + self.rtt.rto();
     }
 
     /// Give the connection up (see [`ConnState::Aborted`]): nothing is sent or answered again.
@@ -931,7 +953,15 @@ impl Endpoint {
                         break;
                     }
                     let start = self.snd_max;
-                    self.send_new(start, start + fits, now, out);
+                    // The FIN rides on the segment that carries the last byte when the
+                    // application has closed by then (Linux tcp_send_fin; ns-3's closeOnEmpty
+                    // in SendDataPacket): it occupies the sequence number after the data.
+                    let fin = self.app_closed && start + fits == self.app_end;
+                    self.send_new(start, start + fits + fin as u64, now, out);
+                    if fin {
+                        self.enter_fin_sent();
+                        break;
+                    }
                     continue;
                 }
                 if self.snd_wnd < smss.min(len) && self.snd_max == self.snd_una && self.persist_at == NEVER {
@@ -947,10 +977,7 @@ impl Endpoint {
                 // FIN occupies one sequence number after the data.
                 let start = self.snd_max;
                 self.send_new(start, start + 1, now, out);
-                self.state = match self.state {
-                    ConnState::CloseWait => ConnState::LastAck,
-                    _ => ConnState::FinWait1,
-                };
+                self.enter_fin_sent();
                 break;
             }
             if room >= smss && self.retransmit_hole(now, out) {
@@ -984,6 +1011,14 @@ impl Endpoint {
         }
         self.send_at = self.send_at.min(self.pace_next);
         false
+    }
+
+    /// Our FIN has been sent (RFC 9293 §3.6: ESTABLISHED → FIN-WAIT-1, CLOSE-WAIT → LAST-ACK).
+    fn enter_fin_sent(&mut self) {
+        self.state = match self.state {
+            ConnState::CloseWait => ConnState::LastAck,
+            _ => ConnState::FinWait1,
+        };
     }
 
     /// The application has closed and every byte it wrote is sent: the FIN goes next.

@@ -688,17 +688,29 @@ fn send_buffer_bounds_outstanding_data_and_takes_whole_writes() {
     assert_eq!(p.deliver_to_client(&a).len(), 3, "3 free: one more write goes out");
 }
 
-// tests application stop: what is already in the send buffer is still sent, then FIN.
+// tests application stop: what is already in the send buffer is still sent, and the FIN rides
+// on the segment with the last byte (RFC 9293 §3.6; Linux tcp_send_fin and ns-3's closeOnEmpty
+// both set it on the last unsent segment). With everything already sent, a bare FIN follows.
 #[test]
 fn stopping_the_application_sends_buffered_data_then_fin() {
     let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 4 * MSS, ..TcpConfig::default() };
-    let mut p = Pair::new(cfg, None);
+    let mut p = Pair::new(cfg.clone(), None);
     let mut out = Vec::new();
     p.c.app_stop(p.now, &mut out);
     let data: Vec<_> = out.iter().filter(|s| s.payload > 0).collect();
     assert_eq!(data.len(), 4, "the four buffered segments");
-    let fin = out.iter().find(|s| flags(s) & F::FIN != 0).expect("FIN after the data");
-    assert_eq!(seg_seq(fin), 1_001 + 4 * MSS as u32, "FIN right after the buffered bytes");
+    let fin: Vec<_> = out.iter().filter(|s| flags(s) & F::FIN != 0).collect();
+    assert_eq!(fin.len(), 1);
+    assert_eq!((seg_seq(fin[0]), fin[0].payload), (1_001 + 3 * MSS as u32, MSS as u32), "FIN on the last data segment");
+    assert_eq!(p.c.state, ConnState::FinWait1);
+    // The application closes after its data has left: the FIN goes alone.
+    let mut p = Pair::new(cfg, Some(2 * MSS));
+    let sent = p.client_sends();
+    assert!(sent.iter().all(|s| flags(s) & F::FIN == 0));
+    out.clear();
+    p.c.app_close(p.now, &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!((seg_seq(&out[0]), out[0].payload, flags(&out[0]) & F::FIN), (1_001 + 2 * MSS as u32, 0, F::FIN));
 }
 
 // tests the ns-3 option `partial_ack_nextseg`: a partial ACK in SACK recovery sends one segment

@@ -120,3 +120,41 @@ fn karn_no_sample_from_the_ack_of_a_retransmission() {
     assert_eq!((c.rtt.srtt, c.rtt.rttvar), (Some(Dur::from_millis(20)), Dur::from_micros(7_500)));
     assert_eq!(c.rtt.rto(), Dur::from_secs(1), "a valid sample ends the backoff");
 }
+
+// tests `fin_timeout_rfc`: with every data byte acknowledged and the FIN lost, the
+// timeout is by default one like any other (Loss, RTO doubled: Linux tcp_enter_loss, RFC 6298
+// §5.5); ns-3 sends the FIN again with the same RTO and no congestion response.
+#[test]
+fn a_lost_fin_times_out_as_loss_or_as_ns3_resends_it() {
+    for (enters_loss, want_rto, want_episodes) in [(true, Dur::from_secs(2), 1), (false, Dur::from_secs(1), 0)] {
+        let cfg = TcpConfig { compat: Ns3Compat { fin_timeout_rfc: enters_loss, ..Ns3Compat::RFC }, delack: DelAck::Off, ..TcpConfig::default() };
+        let (mut c, mut s, mut now) = connected(cfg);
+        c.app_send(Some(MSS), 0);
+        let mut out = Vec::new();
+        c.send_pending(now, &mut out);
+        let data = out.pop().expect("the data");
+        // The application closes once its data has left: a bare FIN, lost.
+        c.app_close(now, &mut out);
+        let fin = out.pop().expect("the FIN");
+        assert_eq!((fin.tcp_flags() & F::FIN, fin.payload), (F::FIN, 0));
+        let mut acks = Vec::new();
+        s.on_segment(&data, now + Dur::from_millis(10), &mut acks);
+        now += Dur::from_millis(20);
+        out.clear();
+        for a in acks.drain(..) {
+            c.on_segment(&a, now, &mut out);
+        }
+        assert_eq!(c.snd_una, 1 + MSS, "the data is acknowledged, the FIN is lost");
+        let (cwnd, ssthresh) = (c.w.cwnd, c.w.ssthresh);
+        now = c.poll_at().unwrap();
+        c.on_wakeup(now, &mut out);
+        let again = out.pop().expect("the FIN again");
+        assert_eq!((again.tcp_flags() & F::FIN, again.payload), (F::FIN, 0));
+        assert_eq!(c.poll_at(), Some(now + want_rto), "enters_loss {enters_loss}");
+        assert_eq!(c.counters.loss_episodes, want_episodes);
+        assert_eq!(c.counters.rto_count, 1);
+        if !enters_loss {
+            assert_eq!((c.w.cwnd, c.w.ssthresh), (cwnd, ssthresh), "no congestion response");
+        }
+    }
+}
