@@ -1239,15 +1239,13 @@ app = { kind = "file", size = "200kB" }
     // a capture with packets silently missing.
     #[test]
     fn a_pcap_write_failure_fails_the_run() {
-        let dir = std::env::temp_dir().join(format!("sluice-pcap-full-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("A-to-B.pcap");
-        std::fs::remove_file(&path).ok();
+        // Removed when the guard drops, whether the test passes or panics.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("A-to-B.pcap");
         // Writes to /dev/full fail with "no space left on device".
         std::os::unix::fs::symlink("/dev/full", &path).unwrap();
         let text = one_flow("{ kind = \"bulk\" }", "1s", "0s") + "[monitor]\npcap = \"A->B\"\n";
-        let Err(e) = crate::run_str(&text, None, &RunOptions { out_dir: Some(dir.clone()) }) else { panic!("the run must fail") };
-        std::fs::remove_dir_all(&dir).ok();
+        let Err(e) = crate::run_str(&text, None, &RunOptions { out_dir: Some(dir.path().to_path_buf()) }) else { panic!("the run must fail") };
         match e {
             SimError::Io { path, .. } => assert!(path.ends_with("A-to-B.pcap"), "{path}"),
             e => panic!("expected an I/O error, got {e}"),
