@@ -1069,19 +1069,192 @@ app = { kind = "file", size = "200kB" }
         assert!(f.data_packets_sent >= full && f.data_packets_sent <= full + full / 50, "{} packets for {} B", f.data_packets_sent, f.payload_bytes_sent);
     }
 
+    // ----- link timing, by hand-computed nanoseconds -----
+    //
+    // The models below send single datagrams: flow k is a UDP source whose second packet would
+    // be due 7,776 s after its first (972 B at 1 bit/s), long after the 1 s run, so each flow
+    // is one packet and its counters say what became of that packet. A 972-byte payload makes
+    // a 1000-byte IP packet (20 B IPv4 + 8 B UDP).
+
+    use crate::model::{DirSpec, FlowSpec, LinkSpec, MonitorSpec, NodeSpec};
+    use sluice_core::units::QueueLimit;
+    use sluice_core::Rate;
+
+    /// Start of the flows in the models below: 5 ms.
+    const T0: u64 = 5_000_000;
+
+    /// One direction of a link in a chain: rate, propagation delay, link-layer bytes per packet.
+    struct Hop {
+        rate: Rate,
+        delay: Dur,
+        l2: u32,
+    }
+
+    /// Hosts `h0` and `h1` joined by `hops` (routers between them); every queue is drop-tail of
+    /// `limit` with a device queue of `device` packets. One flow per entry of `flows`,
+    /// `(start_ns, application, stop_ns)`, from `h0` to `h1`.
+    fn chain(hops: &[Hop], limit: QueueLimit, device: u32, flows: &[(u64, AppSpec, Option<u64>)]) -> Model {
+        let n = hops.len() + 1;
+        let nodes = (0..n)
+            .map(|i| match i {
+                0 => NodeSpec { name: "h0".into(), kind: NodeKind::Host },
+                i if i == n - 1 => NodeSpec { name: "h1".into(), kind: NodeKind::Host },
+                i => NodeSpec { name: format!("r{i}"), kind: NodeKind::Router },
+            })
+            .collect::<Vec<_>>();
+        let dir = |name: String| DirSpec { qdisc: QdiscSpec::DropTail { limit }, loss: 0.0, queue_name: name, pcap: false };
+        let links = hops
+            .iter()
+            .enumerate()
+            .map(|(i, h)| LinkSpec {
+                a: i,
+                b: i + 1,
+                rate: h.rate,
+                delay: h.delay,
+                jitter: Dur::ZERO,
+                ab: dir(format!("{}->{}", nodes[i].name, nodes[i + 1].name)),
+                ba: dir(format!("{}->{}", nodes[i + 1].name, nodes[i].name)),
+                l2_overhead: h.l2,
+                device_queue: device,
+            })
+            .collect();
+        let flows = flows
+            .iter()
+            .enumerate()
+            .map(|(k, (start, app, stop))| FlowSpec {
+                name: format!("f{k}"),
+                src: 0,
+                dst: n - 1,
+                app: app.clone(),
+                start: StartSpec::At(Time(*start)),
+                stop: stop.map(Time),
+                tcp: crate::tcp::TcpConfig::default(),
+            })
+            .collect();
+        Model { name: "chain".into(), seed: 1, duration: Dur::from_secs(1), warmup: Dur::ZERO, nodes, links, flows, monitor: MonitorSpec::default(), notes: vec![] }
+    }
+
+    /// A source of one 1000-byte IP packet (see above).
+    const ONE: AppSpec = AppSpec::UdpCbr { rate: Rate::bps(1), packet_size: 972 };
+
+    /// Flows of one packet each, all from `h0` at the given instants.
+    fn singles(starts: &[u64]) -> Vec<(u64, AppSpec, Option<u64>)> {
+        starts.iter().map(|&t| (t, ONE, None)).collect()
+    }
+
+    /// Runs `model` one event at a time; per flow, the instants its datagrams reached `h1`
+    /// and how many it lost.
+    fn deliveries(model: &Model) -> Vec<(Vec<u64>, u64)> {
+        let mut run = Stepper::new(model, &RunOptions::default()).unwrap();
+        let mut seen = vec![(Vec::new(), 0); model.flows.len()];
+        let mut rcvd = vec![0u64; model.flows.len()];
+        while run.advance(1) {
+            for (f, net) in run.sim.flownet.iter().enumerate() {
+                if net.udp_rcvd_bytes != rcvd[f] {
+                    seen[f].0.push(run.sim.now.0);
+                    rcvd[f] = net.udp_rcvd_bytes;
+                }
+            }
+        }
+        for (f, net) in run.sim.flownet.iter().enumerate() {
+            seen[f].1 = net.lost_pkts;
+        }
+        seen
+    }
+
+    // Serialization takes (IP length + link-layer bytes) · 8 / rate, ns-3's point-to-point
+    // link sending 2 bytes of PPP with every IP packet; the packet arrives one propagation
+    // delay after its last bit left. A second packet sent at the same instant waits in the
+    // device queue and arrives one serialization time later. At 10 Mbit/s a byte takes 800 ns:
+    //   l2 =  0: 1000 B · 800 ns =   800,000 ns; arrivals 5 ms + 0.8 ms + 1 ms = 6,800,000, then 7,600,000
+    //   l2 =  2: 1002 B · 800 ns =   801,600 ns; arrivals 6,801,600 and 7,603,200
+    //   l2 = 38: 1038 B · 800 ns =   830,400 ns; arrivals 6,830,400 and 7,660,800
+    // At 7 Mbit/s, 1002 B take 8016/7e6 s = 1,145,142.86 ns, rounded to 1,145,143 per packet:
+    //   arrivals 5 ms + 1,145,143 + 1 ms = 7,145,143 and 8,290,286.
+    #[test]
+    fn serialization_counts_the_link_header() {
+        for (rate, l2, first, second) in [(10, 0, 6_800_000, 7_600_000), (10, 2, 6_801_600, 7_603_200), (10, 38, 6_830_400, 7_660_800), (7, 2, 7_145_143, 8_290_286)] {
+            let hop = Hop { rate: Rate::mbps(rate), delay: Dur::from_millis(1), l2 };
+            let got = deliveries(&chain(&[hop], QueueLimit::Packets(100), 1, &singles(&[T0, T0])));
+            assert_eq!(got, vec![(vec![first], 0), (vec![second], 0)], "{rate} Mbit/s, l2_overhead {l2}");
+        }
+    }
+
+    // Store and forward over two hops: each hop adds its own serialization and propagation.
+    // 1002 B (with PPP) take 80,160 ns at 100 Mbit/s and 801,600 ns at 10 Mbit/s, so a packet
+    // sent at 5 ms reaches h1 at 5,000,000 + 80,160 + 2,000,000 + 801,600 + 5,000,000
+    // = 12,881,760 ns. A second sent with it reaches r1 80,160 ns later, 2,160,320 ns after
+    // the start, while the first is still on the slow link (until 2,881,760): it leaves r1 then
+    // and arrives 801,600 ns after the first, at 13,683,360.
+    #[test]
+    fn each_hop_adds_serialization_and_propagation() {
+        let hops = [Hop { rate: Rate::mbps(100), delay: Dur::from_millis(2), l2: 2 }, Hop { rate: Rate::mbps(10), delay: Dur::from_millis(5), l2: 2 }];
+        let got = deliveries(&chain(&hops, QueueLimit::Packets(100), 1, &singles(&[T0, T0])));
+        assert_eq!(got, vec![(vec![12_881_760], 0), (vec![13_683_360], 0)]);
+        // Propagation alone: over one 10 Mbit/s hop of 3 ms, 5 ms + 801,600 ns + 3 ms.
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(3), l2: 2 };
+        assert_eq!(deliveries(&chain(&[hop], QueueLimit::Packets(100), 1, &singles(&[T0])))[0], (vec![8_801_600], 0));
+    }
+
+    // A drop-tail queue of N packets holds N, in the simulator as in the discipline: a burst
+    // of seven packets at one instant puts one on the wire, `device_queue` in the device queue
+    // below the discipline, N = 3 in the discipline, and drops the rest, the last to arrive.
+    // Those kept leave back to back: packet k arrives at 5 ms + (k + 1) · 801,600 + 1 ms.
+    // A byte limit of 3000 B holds three 1000-byte packets, one of 2999 B two.
+    #[test]
+    fn drop_tail_of_n_packets_drops_the_next_one() {
+        for (limit, device, kept) in [
+            (QueueLimit::Packets(3), 0, 4),
+            (QueueLimit::Packets(3), 1, 5),
+            (QueueLimit::Packets(3), 2, 6),
+            (QueueLimit::Bytes(3000), 1, 5),
+            (QueueLimit::Bytes(2999), 1, 4),
+        ] {
+            let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+            let got = deliveries(&chain(&[hop], limit, device, &singles(&[T0; 7])));
+            let want: Vec<(Vec<u64>, u64)> = (0..7u64).map(|k| if k < kept { (vec![T0 + (k + 1) * 801_600 + 1_000_000], 0) } else { (vec![], 1) }).collect();
+            assert_eq!(got, want, "{limit:?}, device queue {device}");
+        }
+    }
+
+    // What happens at the instant a transmission ends (the ordering rule of `queue`, with
+    // `Iface::idle_at` and `Sim::tx_done`): an event that sorts before the transmission's
+    // transmit-complete still finds the serializer busy; the transmit-complete starts the
+    // packet waiting in the device queue; refilling the device from the discipline waits
+    // until every other event of that instant has run (ns-3 wakes its device queue with a new
+    // event), so those events still find the discipline as it was.
+    //
+    // 10 Mbit/s, 1 ms, drop-tail of 1 packet, device queue of 1; 1002 B take 801,600 ns.
+    // At 5 ms, f0, f1 and f2 send: f0 is serialized until T1 = 5,801,600, f1 waits in the
+    // device, f2 fills the discipline. f3 starts at T1 too, but its start was scheduled before
+    // f0's transmission began, so it runs before that transmit-complete: link busy, device and
+    // queue full, dropped. g sends 1000-byte payloads every 800,000 ns from 5,001,600: its
+    // first finds everything full (dropped); its second is due at T1, its timer set after f0's
+    // transmission began, so it runs after the transmit-complete has started f1 but before the
+    // refill: f2 still fills the queue, dropped. The refill then moves f2 to the device.
+    // Arrivals: f0 at 5 ms + 801,600 + 1 ms = 6,801,600; f1 at 7,603,200; f2 at 8,404,800.
+    #[test]
+    fn one_instant_at_a_busy_link_follows_the_ordering_rule() {
+        let t1 = T0 + 801_600;
+        let g = AppSpec::UdpCbr { rate: Rate::mbps(10), packet_size: 1000 };
+        let mut flows = singles(&[T0, T0, T0, t1]);
+        flows.push((t1 - 800_000, g, Some(t1 + 1)));
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let got = deliveries(&chain(&[hop], QueueLimit::Packets(1), 1, &flows));
+        assert_eq!(got, vec![(vec![6_801_600], 0), (vec![7_603_200], 0), (vec![8_404_800], 0), (vec![], 1), (vec![], 2)]);
+    }
+
     // A pcap file that cannot be written fails the run, naming the file, rather than leaving
     // a capture with packets silently missing.
     #[test]
     fn a_pcap_write_failure_fails_the_run() {
-        let dir = std::env::temp_dir().join(format!("sluice-pcap-full-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("A-to-B.pcap");
-        std::fs::remove_file(&path).ok();
+        // Removed when the guard drops, whether the test passes or panics.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("A-to-B.pcap");
         // Writes to /dev/full fail with "no space left on device".
         std::os::unix::fs::symlink("/dev/full", &path).unwrap();
         let text = one_flow("{ kind = \"bulk\" }", "1s", "0s") + "[monitor]\npcap = \"A->B\"\n";
-        let Err(e) = crate::run_str(&text, None, &RunOptions { out_dir: Some(dir.clone()) }) else { panic!("the run must fail") };
-        std::fs::remove_dir_all(&dir).ok();
+        let Err(e) = crate::run_str(&text, None, &RunOptions { out_dir: Some(dir.path().to_path_buf()) }) else { panic!("the run must fail") };
         match e {
             SimError::Io { path, .. } => assert!(path.ends_with("A-to-B.pcap"), "{path}"),
             e => panic!("expected an I/O error, got {e}"),

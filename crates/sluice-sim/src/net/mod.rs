@@ -535,6 +535,24 @@ mod tests {
         assert!(offset_of!(Iface, qdisc) + size_of::<QdiscStats>() <= 128, "line 2: queue statistics");
     }
 
+    // The serializer's tie-break at the instant a transmission ends: an event that sorts before
+    // the transmission's transmit-complete (sequence number below `tx_seq`) still finds it
+    // busy; the transmit-complete itself and every event after it find it free.
+    #[test]
+    fn serializer_is_free_from_its_transmit_complete_on() {
+        use sluice_core::qdisc::DropTail;
+        use sluice_core::units::QueueLimit;
+        let q = AnyQdisc::DropTail(DropTail::new(QueueLimit::Packets(10)));
+        let mut f = Iface::new(0, 1, Rate::mbps(10), Dur::ZERO, 2, 1, q, false, false);
+        assert!(f.idle_at(Time::ZERO, 0), "a new interface is idle");
+        (f.busy_until, f.tx_seq) = (Time(801_600), 7);
+        assert!(!f.idle_at(Time(801_599), 100), "before the end: busy whatever the order");
+        assert!(!f.idle_at(Time(801_600), 6), "at the end, sorting before the transmit-complete: busy");
+        assert!(f.idle_at(Time(801_600), 7), "the transmit-complete itself");
+        assert!(f.idle_at(Time(801_600), 8), "at the end, after the transmit-complete");
+        assert!(f.idle_at(Time(801_601), 0), "after the end: idle whatever the order");
+    }
+
     // The wire is a FIFO whatever mix of inline slots and overflow buffer holds it.
     #[test]
     fn wire_keeps_fifo_order() {

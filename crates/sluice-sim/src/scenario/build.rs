@@ -189,6 +189,13 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
         let key = if t.mss.is_some() && t.rcv_buf.is_none() { "mss" } else { "rcv_buf" };
         return err(format!("{path}.{key}"), format!("the receive buffer ({} B) must hold at least one full segment (mss = {} B)", c.rcv_buf, c.mss));
     }
+    // The send buffer holds what the application has written and the sender has not yet had
+    // acknowledged: one too small for a segment would let the flow send nothing, or only
+    // short segments, without a word (`snd_buf = "0B"` sent nothing at all).
+    if c.snd_buf < c.mss as u64 {
+        let key = if t.mss.is_some() && t.snd_buf.is_none() { "mss" } else { "snd_buf" };
+        return err(format!("{path}.{key}"), format!("the send buffer ({} B) must hold at least one full segment (mss = {} B)", c.snd_buf, c.mss));
+    }
     Ok(c)
 }
 

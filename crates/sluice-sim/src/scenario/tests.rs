@@ -400,6 +400,27 @@ fn the_receive_buffer_holds_a_segment() {
     assert_eq!(e.path, "flows[0].tcp.mss", "{e}");
 }
 
+// A send buffer smaller than one segment lets the flow send nothing (`0B`) or only short
+// segments: refused like the receive buffer, naming the key and the smallest size it takes.
+#[test]
+fn the_send_buffer_holds_a_segment() {
+    for (size, bytes) in [("0B", 0), ("1447B", 1447)] {
+        let e = error_of("[topology]", &format!("[tcp]\nsnd_buf = \"{size}\"\n[topology]"));
+        assert_eq!(e.path, "tcp.snd_buf", "{e}");
+        assert!(e.message.contains(&format!("the send buffer ({bytes} B) must hold at least one full segment (mss = 1448 B)")), "{e}");
+    }
+    assert!(load_str(&BASE.replace("[topology]", "[tcp]\nsnd_buf = \"1448B\"\n[topology]"), None).is_ok());
+    // A flow's own table is checked too, and a flow whose larger segments outgrow the
+    // scenario's buffer is told its mss is the cause.
+    let e = error_of("app = { kind = \"bulk\" }", "app = { kind = \"bulk\" }\ntcp = { snd_buf = \"0B\" }");
+    assert_eq!(e.path, "flows[0].tcp.snd_buf", "{e}");
+    let text = BASE.replace("[topology]", "[tcp]\nsnd_buf = \"8KiB\"\n[topology]");
+    assert!(load_str(&text, None).is_ok());
+    let e = load_str(&format!("{text}tcp = {{ mss = 9000 }}\n"), None).unwrap_err();
+    assert_eq!(e.path, "flows[0].tcp.mss", "{e}");
+    assert!(e.message.contains("the send buffer (8192 B)"), "{e}");
+}
+
 // A sampling interval that would make more rows than memory holds (a typed "1ns" for "1ms",
 // or the default 10 ms over a years-long run) is refused with the shortest interval that fits.
 #[test]
