@@ -1102,7 +1102,7 @@ app = { kind = "file", size = "200kB" }
                 i => NodeSpec { name: format!("r{i}"), kind: NodeKind::Router },
             })
             .collect::<Vec<_>>();
-        let dir = |name: String| DirSpec { qdisc: QdiscSpec::DropTail { limit }, loss: 0.0, queue_name: name, pcap: false };
+        let dir = |name: String| DirSpec { qdisc: QdiscSpec::DropTail { limit }, loss: sluice_core::loss::LossModel::NONE, queue_name: name, pcap: false };
         let links = hops
             .iter()
             .enumerate()

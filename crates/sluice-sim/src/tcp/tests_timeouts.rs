@@ -68,12 +68,12 @@ fn connected(cfg: TcpConfig) -> (Endpoint, Endpoint, Time) {
     let mut out = Vec::new();
     c.connect(Time::ZERO, &mut out);
     let syn = out.pop().unwrap();
-    s.on_segment(&syn, (Time::ZERO + Dur::from_millis(10)), &mut out);
+    s.on_segment(&syn, Time::ZERO + Dur::from_millis(10), &mut out);
     let synack = out.pop().unwrap();
-    c.on_segment(&synack, (Time::ZERO + Dur::from_millis(20)), &mut out);
+    c.on_segment(&synack, Time::ZERO + Dur::from_millis(20), &mut out);
     let ack = out.remove(0);
-    s.on_segment(&ack, (Time::ZERO + Dur::from_millis(30)), &mut out);
-    (c, s, (Time::ZERO + Dur::from_millis(30)))
+    s.on_segment(&ack, Time::ZERO + Dur::from_millis(30), &mut out);
+    (c, s, Time::ZERO + Dur::from_millis(30))
 }
 
 // tests Karn's rule (RFC 6298 §3, and §5.7: the backed-off RTO stays until a sample from a
@@ -94,7 +94,7 @@ fn karn_no_sample_from_the_ack_of_a_retransmission() {
     assert_eq!(out.len(), 1);
     out.clear(); // lost
     now = c.poll_at().unwrap();
-    assert_eq!(now, (Time::ZERO + Dur::from_millis(30)) + Dur::from_secs(1));
+    assert_eq!(now, Time::ZERO + Dur::from_millis(30) + Dur::from_secs(1));
     c.on_wakeup(now, &mut out);
     let retx = out.pop().expect("the retransmission");
     assert_eq!(c.rtt.rto(), Dur::from_secs(2), "backed off");
