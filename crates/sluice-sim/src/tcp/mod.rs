@@ -32,3 +32,7 @@ pub use endpoint::{ConnState, Endpoint, SockAddr, TcpCounters};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_ecn;
+#[cfg(test)]
+mod tests_prr;
