@@ -310,6 +310,23 @@ mod tests {
         assert_eq!(f.mdev4, Dur(200_000_000 + 30_000_000));
     }
 
+    // tests Linux `tcp_rtt_estimator`: a rising RTT that takes 4·mdev above the period's
+    // mdev_max raises mdev_max and, past it, rttvar at once (no waiting for the period's end).
+    // 100 ms: 4·mdev = 200 ms, rttvar = mdev_max = max(200, rto_min 200) = 200 ms.
+    // 500 ms in the same period: SRTT = (7·100 + 500)/8 = 150 ms; |err| = 400 ms, mdev = 50 ms,
+    // 4·mdev += 400 − 50 → 550 ms > mdev_max: mdev_max = rttvar = 550 ms; RTO = 150 + 550 = 700 ms.
+    // 150 ms (= SRTT): 4·mdev falls to 550 − 137.5 = 412.5 ms; mdev_max and rttvar stay.
+    #[test]
+    fn linux_rising_rtt_raises_rttvar_within_the_period() {
+        let mut e = est(RtoEstimator::Linux);
+        e.sample(Dur::from_millis(100), 1, 10);
+        e.sample(Dur::from_millis(500), 2, 10);
+        assert_eq!((e.mdev4, e.mdev_max, e.rttvar), (Dur::from_millis(550), Dur::from_millis(550), Dur::from_millis(550)));
+        assert_eq!(e.rto(), Dur::from_millis(700));
+        e.sample(Dur::from_millis(150), 3, 10);
+        assert_eq!((e.mdev4, e.mdev_max, e.rttvar), (Dur::from_micros(412_500), Dur::from_millis(550), Dur::from_millis(550)));
+    }
+
     // tests spec §2.3 "linux": rttvar ≥ rto_min; decays toward mdev_max only once per RTT, i.e.
     // when SND.UNA passes the rtt_seq mark.
     #[test]
