@@ -111,10 +111,11 @@ mod tests {
         assert_eq!(w.cwnd, 5 * 1448 + 1448 * 1448 / (5 * 1448));
     }
 
-    // tests RFC 5681 eq. (4).
+    // tests RFC 5681 eq. (4). (And the name summaries record for `cc = "new_reno"`.)
     #[test]
     fn ssthresh_is_half_the_flight_with_floor() {
         let mut cc = NewReno::default();
+        assert_eq!(cc.name(), crate::tcp::CcKind::NewReno.as_str());
         let w = CwndState { cwnd: 10 * 1448, ssthresh: u64::MAX, smss: 1448 };
         assert_eq!(cc.ssthresh_after_loss(&w, 10 * 1448, LossCause::DupAcks, Time::ZERO), 5 * 1448);
         assert_eq!(cc.ssthresh_after_loss(&w, 1448, LossCause::DupAcks, Time::ZERO), 2 * 1448);
