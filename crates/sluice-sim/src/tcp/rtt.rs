@@ -418,6 +418,9 @@ mod tests {
         e.sample(Dur::from_millis(1600), 1, 1); // SRTT = 7/8·800 + 1/8·1600 = 900
         assert_eq!(e.srtt, Some(Dur::from_millis(900)));
         assert_eq!(e.rto(), Dur::from_millis(1800));
+        // (7·900 ms + 1·1000.000007 ms)/8 = 912.500000875 ms: truncated to the nanosecond.
+        e.sample(Dur(1_000_000_007), 1, 1);
+        assert_eq!(e.srtt, Some(Dur(912_500_000)));
         let mut f = est(RtoEstimator::Rfc793);
         f.sample(Dur::from_millis(100), 1, 1);
         assert_eq!(f.raw_rto(), Dur::from_millis(200));
