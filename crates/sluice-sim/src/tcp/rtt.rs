@@ -278,6 +278,19 @@ mod tests {
         assert_eq!(e.raw_rto(), Dur::from_micros(272_500));
     }
 
+    // tests RFC 6298 §5.7: once data transfer starts after a retransmitted SYN, an RTO below 3 s
+    // is raised to 3 s; one already above stays.
+    #[test]
+    fn rto_at_least_three_seconds_after_a_syn_retransmission() {
+        let mut e = est(RtoEstimator::Rfc6298);
+        assert_eq!(e.rto(), Dur::from_secs(1));
+        e.at_least(Dur::from_secs(3));
+        assert_eq!(e.rto(), Dur::from_secs(3));
+        let mut f = RttEstimator::new(RtoEstimator::Rfc6298, Dur::from_secs(5), Dur::from_secs(1), Dur::from_secs(60), Dur::from_millis(1));
+        f.at_least(Dur::from_secs(3));
+        assert_eq!(f.rto(), Dur::from_secs(5));
+    }
+
     // tests spec §2.3 worked example, rto = "linux": 300 ms, then 302.5 ms (4·mdev = 170 ms
     // < rttvar = 200 ms); no 200 ms floor on the RTO, only on rttvar.
     #[test]
