@@ -180,3 +180,35 @@ fn ecn_immediate_cuts_at_once() {
     }
     assert_eq!(p.c.w.ssthresh, 6_516, "one reduction for the window");
 }
+
+// tests `ecn_cut = "prr"` with `recovery = "classic"`: no PRR, so CWR holds cwnd where it was
+// (no RFC 6582 deflation either, whatever an ACK delivers) and the cut to ssthresh comes when the
+// window ends. With delayed ACKs (every second segment), each ACK delivers 2 MSS.
+// ACK of 0-1 (ECE): slow start, cwnd 10 → 11 MSS = 15928; FlightSize = pipe = 8 MSS: ssthresh
+//   4 MSS = 5792; CWR; cwnd − pipe = 3 MSS: 10 (with CWR), 11, 12 go.
+// ACKs of 2-3, 4-5, 6-7: cwnd stays 15928; pipe 9 MSS after each: two new segments each.
+// ACK of 8-9 = recover: cwnd = ssthresh = 5792; pipe = 10-18 = 9 MSS: nothing.
+#[test]
+fn ecn_prr_cut_with_classic_recovery_holds_cwnd_until_the_window_ends() {
+    let cfg = TcpConfig { ecn: true, recovery: Recovery::Classic, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, None);
+    let mut burst = p.client_sends();
+    burst[0].ecn = Ecn::Ce;
+    let mut got = Vec::new();
+    for pair in burst.chunks(2) {
+        let acks = p.deliver_to_server(pair);
+        assert_eq!(acks.len(), 1, "an ACK every second segment");
+        assert!(flags(&acks[0]) & F::ECE != 0);
+        let out = p.deliver_to_client(&acks);
+        got.push((p.c.w.cwnd, p.c.pipe(), p.c.ca, out.iter().map(|s| (seg_no(s), flags(s) & F::CWR != 0)).collect::<Vec<_>>()));
+    }
+    use CaState::{Cwr, Open};
+    let want = vec![
+        (15_928, 15_928, Cwr, vec![(10, true), (11, false), (12, false)]),
+        (15_928, 15_928, Cwr, vec![(13, false), (14, false)]),
+        (15_928, 15_928, Cwr, vec![(15, false), (16, false)]),
+        (15_928, 15_928, Cwr, vec![(17, false), (18, false)]),
+        (5_792, 13_032, Open, vec![]),
+    ];
+    assert_eq!(got, want);
+}
