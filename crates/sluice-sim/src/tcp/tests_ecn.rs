@@ -71,8 +71,8 @@ fn first_window_with_ce(cut: EcnCut) -> (Pair, Vec<(Step, Vec<SimPacket>)>) {
 //   response: FlightSize = pipe = segments 1-9 = 9 MSS = 13032; ssthresh = max(13032/2, 2 MSS) =
 //   6516; RecoverFS = 13032; recover = SND.NXT = 1 + 10 MSS; prr_delivered = prr_out = 0. cwnd is
 //   left at 15928, so cwnd − pipe = 2 MSS: segments 10 (with CWR) and 11 go; prr_out = 2896,
-//   pipe = 11 MSS. (This ACK is not counted in prr_delivered; Linux and ns-3 run the reduction on
-//   it already.)
+//   pipe = 11 MSS. (So this ACK grows cwnd and is not counted in prr_delivered; Linux's
+//   `tcp_cong_control` instead runs the reduction on it already and does not grow cwnd.)
 // ACK k = 1..8 (ECE, DeliveredData 1448): prr_delivered = k·1448; pipe before sending =
 //   (11 − k) MSS, minus what PRR releases, plus what it sends.
 //   pipe > ssthresh: sndcnt = ⌈prr_delivered·6516/13032⌉ − prr_out = ⌈k·724⌉ − prr_out:
