@@ -36,3 +36,5 @@ mod tests;
 mod tests_ecn;
 #[cfg(test)]
 mod tests_prr;
+#[cfg(test)]
+mod tests_recovery;
