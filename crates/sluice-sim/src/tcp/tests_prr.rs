@@ -292,3 +292,41 @@ fn sack_prr_variants_part_when_pipe_falls_below_ssthresh() {
     );
     assert_eq!((p.c.w.ssthresh, p.c.recover_fs), (9 * M, 18 * M));
 }
+
+// tests RFC 9937's conservative bound and its "safe ACK" exception late in a recovery, once
+// prr_delivered ≥ RecoverFS (no extra MSS per ACK any more). Initial window 20; lost: 0, 4-15
+// and 20-23. The recovery runs as in `sack_prr_variants_part_when_pipe_falls_below_ssthresh`
+// (ssthresh 9 MSS) and holds pipe at ssthresh while the retransmissions of 0 and 4-15 are
+// acknowledged. Then:
+// ACK 26: its SACK is the third above 20-23: four more segments lost; pipe = 9 − 1 − 4 = 4 MSS;
+//   prr_delivered − prr_out = 3 MSS before + 1 MSS delivered = 4 MSS; CRB: sndcnt = min(ssthresh
+//   − pipe = 5 MSS, max(4 MSS, 1 MSS)) = 4 MSS: cwnd 8 MSS, 20-23 resent; prr_out has caught up.
+// ACKs 27-30 (SACK only): pipe 7 MSS; CRB: min(2 MSS, max(1 MSS, 1 MSS)) = 1 MSS: cwnd 8 MSS,
+//   one new segment each (31-34): one for one although pipe is below ssthresh (RFC 6937's bound
+//   would allow 2 MSS).
+// ACK of the resent 20: cumulative, acknowledges a retransmission (a safe ACK): limit = 1 MSS +
+//   1 MSS = 2 MSS = ssthresh − pipe: cwnd 9 MSS, 35 and 36 go.
+// ACK of the resent 21: SND.UNA = 1 + 22 MSS = recover: cwnd = ssthresh = 9 MSS; pipe 8 MSS: 37.
+#[test]
+fn sack_prr_rfc9937_conservative_bound_and_safe_ack() {
+    let drop: Vec<u64> = std::iter::once(0).chain(4..=15).chain(20..=23).collect();
+    let (got, p) = run(PrrVariant::Rfc9937, 20, &drop, 29);
+    let order: Vec<u64> = got.iter().map(|s| s.seg).collect();
+    assert_eq!(order[..8], [1, 2, 3, 16, 17, 18, 19, 0]);
+    assert_eq!(order[8..20], (4..=15).collect::<Vec<_>>()[..]);
+    check(
+        &got[20..],
+        &[
+            st(24, 9 * M, 9 * M, &[29]),
+            st(25, 9 * M, 9 * M, &[30]),
+            st(26, 8 * M, 8 * M, &[20, 21, 22, 23]),
+            st(27, 8 * M, 8 * M, &[31]),
+            st(28, 8 * M, 8 * M, &[32]),
+            st(29, 8 * M, 8 * M, &[33]),
+            st(30, 8 * M, 8 * M, &[34]),
+            st(20, 9 * M, 9 * M, &[35, 36]),
+            st(21, 9 * M, 9 * M, &[37]),
+        ],
+    );
+    assert_eq!((p.c.ca, p.c.w.ssthresh), (cc::CaState::Open, 9 * M));
+}
