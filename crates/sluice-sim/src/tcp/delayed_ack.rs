@@ -211,6 +211,23 @@ mod tests {
         assert_eq!(t.quick, 2, "0 becomes 2");
     }
 
+    // tests Linux `tcp_initialize_rcv_mss` / `tcp_measure_rcv_mss`: rcv_mss starts at
+    // min(advmss, rcv_wnd/2, 536), at least 88, and only a segment at least that long moves it.
+    // A 100-byte first segment leaves it at min(1448, 65536, 536) = 536; in a 600-byte window it
+    // starts at 600/2 = 300; in a 100-byte window at max(50, 88) = 88.
+    #[test]
+    fn rcv_mss_starts_bounded_and_short_segments_leave_it() {
+        let mut d = LinuxDelAck::default();
+        d.on_data(100, MSS, WND, RTO, ms(0));
+        assert_eq!(d.rcv_mss, 536);
+        let mut d = LinuxDelAck::default();
+        d.on_data(100, MSS, 600, RTO, ms(0));
+        assert_eq!(d.rcv_mss, 300);
+        let mut d = LinuxDelAck::default();
+        d.on_data(50, MSS, 100, RTO, ms(0));
+        assert_eq!(d.rcv_mss, 88);
+    }
+
     // tests spec §2.4 delack = "linux": ATO adapts to the arrival gap.
     #[test]
     fn ato_follows_interarrival_time() {
