@@ -246,6 +246,22 @@ mod tests {
         assert_eq!(d.quick, 16);
     }
 
+    // tests Linux `tcp_event_data_recv`'s strict comparisons: a gap equal to ATO leaves ATO
+    // alone (only m < ato moves it to ato/2 + m), and a gap equal to the RTO grants no quick ACKs
+    // (only m > rto does).
+    #[test]
+    fn ato_boundaries_are_strict() {
+        let mut d = LinuxDelAck::default();
+        d.on_data(MSS, MSS, WND, RTO, ms(0));
+        d.on_timer(RTO); // ato 40 → 80 ms
+        d.quick = 0;
+        d.on_data(MSS, MSS, WND, RTO, ms(80)); // m = 80 ms = ato
+        assert_eq!(d.ato, Dur::from_millis(80), "not min(40 + 80, RTO) = 120 ms");
+        d.on_data(MSS, MSS, WND, RTO, ms(1080)); // m = 1 s = RTO
+        assert_eq!(d.quick, 0, "a gap of exactly the RTO is not too long");
+        assert_eq!(d.ato, Dur::from_millis(80));
+    }
+
     // tests spec §2.4 delack = "linux": the delayed ACK waits at most 200 ms, at most SRTT when
     // ATO > 40 ms, keeps an earlier deadline, and goes at once when that is within ATO/4.
     #[test]
