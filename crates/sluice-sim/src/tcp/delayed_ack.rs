@@ -213,6 +213,23 @@ mod tests {
         assert_eq!(t.quick, 2, "0 becomes 2");
     }
 
+    // tests Linux `tcp_initialize_rcv_mss` / `tcp_measure_rcv_mss`: rcv_mss starts at
+    // min(advmss, rcv_wnd/2, 536), at least 88, and only a segment at least that long moves it.
+    // A 100-byte first segment leaves it at min(1448, 65536, 536) = 536; in a 600-byte window it
+    // starts at 600/2 = 300; in a 100-byte window at max(50, 88) = 88.
+    #[test]
+    fn rcv_mss_starts_bounded_and_short_segments_leave_it() {
+        let mut d = LinuxDelAck::default();
+        d.on_data(100, MSS, WND, RTO, ms(0));
+        assert_eq!(d.rcv_mss, 536);
+        let mut d = LinuxDelAck::default();
+        d.on_data(100, MSS, 600, RTO, ms(0));
+        assert_eq!(d.rcv_mss, 300);
+        let mut d = LinuxDelAck::default();
+        d.on_data(50, MSS, 100, RTO, ms(0));
+        assert_eq!(d.rcv_mss, 88);
+    }
+
     // tests Linux `tcp_event_data_recv`: ATO adapts to the arrival gap.
     #[test]
     fn ato_follows_interarrival_time() {
@@ -229,6 +246,22 @@ mod tests {
         d.quick = 0;
         d.on_data(MSS, MSS, WND, RTO, ms(1200)); // gap > RTO: quick ACKs again
         assert_eq!(d.quick, 16);
+    }
+
+    // tests Linux `tcp_event_data_recv`'s strict comparisons: a gap equal to ATO leaves ATO
+    // alone (only m < ato moves it to ato/2 + m), and a gap equal to the RTO grants no quick ACKs
+    // (only m > rto does).
+    #[test]
+    fn ato_boundaries_are_strict() {
+        let mut d = LinuxDelAck::default();
+        d.on_data(MSS, MSS, WND, RTO, ms(0));
+        d.on_timer(RTO); // ato 40 → 80 ms
+        d.quick = 0;
+        d.on_data(MSS, MSS, WND, RTO, ms(80)); // m = 80 ms = ato
+        assert_eq!(d.ato, Dur::from_millis(80), "not min(40 + 80, RTO) = 120 ms");
+        d.on_data(MSS, MSS, WND, RTO, ms(1080)); // m = 1 s = RTO
+        assert_eq!(d.quick, 0, "a gap of exactly the RTO is not too long");
+        assert_eq!(d.ato, Dur::from_millis(80));
     }
 
     // tests Linux `tcp_send_delayed_ack`: the delayed ACK waits at most 200 ms, at most SRTT when

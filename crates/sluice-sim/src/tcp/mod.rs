@@ -33,4 +33,10 @@ pub use endpoint::{ConnState, Endpoint, SockAddr, TcpCounters};
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_ecn;
+#[cfg(test)]
+mod tests_prr;
+#[cfg(test)]
+mod tests_recovery;
+#[cfg(test)]
 mod tests_timeouts;

@@ -278,6 +278,19 @@ mod tests {
         assert_eq!(e.raw_rto(), Dur::from_micros(272_500));
     }
 
+    // tests RFC 6298 §5.7: once data transfer starts after a retransmitted SYN, an RTO below 3 s
+    // is raised to 3 s; one already above stays.
+    #[test]
+    fn rto_at_least_three_seconds_after_a_syn_retransmission() {
+        let mut e = est(RtoEstimator::Rfc6298);
+        assert_eq!(e.rto(), Dur::from_secs(1));
+        e.at_least(Dur::from_secs(3));
+        assert_eq!(e.rto(), Dur::from_secs(3));
+        let mut f = RttEstimator::new(RtoEstimator::Rfc6298, Dur::from_secs(5), Dur::from_secs(1), Dur::from_secs(60), Dur::from_millis(1));
+        f.at_least(Dur::from_secs(3));
+        assert_eq!(f.rto(), Dur::from_secs(5));
+    }
+
     // tests rto = "linux" (Linux `tcp_rtt_estimator`) on a worked example: 300 ms, then 302.5 ms
     // (4·mdev = 170 ms < rttvar = 200 ms); no 200 ms floor on the RTO, only on rttvar.
     #[test]
@@ -309,6 +322,23 @@ mod tests {
         f.sample(Dur::from_millis(100), 1, 10);
         f.sample(Dur::from_millis(180), 2, 10);
         assert_eq!(f.mdev4, Dur(200_000_000 + 30_000_000));
+    }
+
+    // tests Linux `tcp_rtt_estimator`: a rising RTT that takes 4·mdev above the period's
+    // mdev_max raises mdev_max and, past it, rttvar at once (no waiting for the period's end).
+    // 100 ms: 4·mdev = 200 ms, rttvar = mdev_max = max(200, rto_min 200) = 200 ms.
+    // 500 ms in the same period: SRTT = (7·100 + 500)/8 = 150 ms; |err| = 400 ms, mdev = 50 ms,
+    // 4·mdev += 400 − 50 → 550 ms > mdev_max: mdev_max = rttvar = 550 ms; RTO = 150 + 550 = 700 ms.
+    // 150 ms (= SRTT): 4·mdev falls to 550 − 137.5 = 412.5 ms; mdev_max and rttvar stay.
+    #[test]
+    fn linux_rising_rtt_raises_rttvar_within_the_period() {
+        let mut e = est(RtoEstimator::Linux);
+        e.sample(Dur::from_millis(100), 1, 10);
+        e.sample(Dur::from_millis(500), 2, 10);
+        assert_eq!((e.mdev4, e.mdev_max, e.rttvar), (Dur::from_millis(550), Dur::from_millis(550), Dur::from_millis(550)));
+        assert_eq!(e.rto(), Dur::from_millis(700));
+        e.sample(Dur::from_millis(150), 3, 10);
+        assert_eq!((e.mdev4, e.mdev_max, e.rttvar), (Dur::from_micros(412_500), Dur::from_millis(550), Dur::from_millis(550)));
     }
 
     // tests rto = "linux" (Linux `tcp_rtt_estimator`): rttvar ≥ rto_min; decays toward mdev_max
@@ -403,6 +433,9 @@ mod tests {
         e.sample(Dur::from_millis(1600), 1, 1); // SRTT = 7/8·800 + 1/8·1600 = 900
         assert_eq!(e.srtt, Some(Dur::from_millis(900)));
         assert_eq!(e.rto(), Dur::from_millis(1800));
+        // (7·900 ms + 1·1000.000007 ms)/8 = 912.500000875 ms: truncated to the nanosecond.
+        e.sample(Dur(1_000_000_007), 1, 1);
+        assert_eq!(e.srtt, Some(Dur(912_500_000)));
         let mut f = est(RtoEstimator::Rfc793);
         f.sample(Dur::from_millis(100), 1, 1);
         assert_eq!(f.raw_rto(), Dur::from_millis(200));

@@ -9,28 +9,28 @@ use crate::packet::{SimPacket, Transport};
 use sluice_core::packet::{tcp_flags as F, Ecn};
 use sluice_core::{Dur, Time};
 
-const MSS: u64 = 1448;
+pub(super) const MSS: u64 = 1448;
 
-struct Pair {
-    c: Endpoint,
-    s: Endpoint,
-    now: Time,
+pub(super) struct Pair {
+    pub(super) c: Endpoint,
+    pub(super) s: Endpoint,
+    pub(super) now: Time,
 }
 
-fn seg_seq(p: &SimPacket) -> u32 {
+pub(super) fn seg_seq(p: &SimPacket) -> u32 {
     match p.transport {
         Transport::Tcp { seq, .. } => seq,
         Transport::Udp => unreachable!(),
     }
 }
 
-fn flags(p: &SimPacket) -> u8 {
+pub(super) fn flags(p: &SimPacket) -> u8 {
     p.tcp_flags()
 }
 
 impl Pair {
     /// Handshake done, nothing sent yet; the client will send `data` bytes (None: unlimited).
-    fn new(cfg: TcpConfig, data: Option<u64>) -> Pair {
+    pub(super) fn new(cfg: TcpConfig, data: Option<u64>) -> Pair {
         let ca = SockAddr { addr: 1, port: 1000 };
         let sa = SockAddr { addr: 2, port: 80 };
         let mut p = Pair { c: Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 1_000, 0), s: Endpoint::server(std::sync::Arc::new(cfg.clone()), sa, ca, 5_000, 0), now: Time::ZERO };
@@ -55,13 +55,13 @@ impl Pair {
     }
 
     /// Let the client send what its windows allow.
-    fn client_sends(&mut self) -> Vec<SimPacket> {
+    pub(super) fn client_sends(&mut self) -> Vec<SimPacket> {
         let mut out = Vec::new();
         self.c.send_pending(self.now, &mut out);
         out
     }
 
-    fn deliver_to_server(&mut self, pkts: &[SimPacket]) -> Vec<SimPacket> {
+    pub(super) fn deliver_to_server(&mut self, pkts: &[SimPacket]) -> Vec<SimPacket> {
         let mut out = Vec::new();
         for p in pkts {
             self.s.on_segment(p, self.now, &mut out);
@@ -69,7 +69,7 @@ impl Pair {
         out
     }
 
-    fn deliver_to_client(&mut self, pkts: &[SimPacket]) -> Vec<SimPacket> {
+    pub(super) fn deliver_to_client(&mut self, pkts: &[SimPacket]) -> Vec<SimPacket> {
         let mut out = Vec::new();
         for p in pkts {
             self.c.on_segment(p, self.now, &mut out);

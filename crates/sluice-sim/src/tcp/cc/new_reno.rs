@@ -111,10 +111,23 @@ mod tests {
         assert_eq!(w.cwnd, 5 * 1448 + 1448 * 1448 / (5 * 1448));
     }
 
-    // tests RFC 5681 eq. (4).
+    // tests RFC 5681 §3.1 "cwnd < ssthresh" for slow start, strictly: at cwnd = ssthresh an ACK
+    // is congestion avoidance, +⌊1448²/5792⌋ = 362 B, for Linux and ns-3 alike (ns-3 would add a
+    // whole segment if it took cwnd = ssthresh as slow start).
+    #[test]
+    fn cwnd_equal_to_ssthresh_is_congestion_avoidance() {
+        for capped in [true, false] {
+            let mut w = CwndState { cwnd: 4 * 1448, ssthresh: 4 * 1448, smss: 1448 };
+            NewReno { capped }.on_ack(&mut w, &ack(1448), Time::ZERO);
+            assert_eq!(w.cwnd, 4 * 1448 + 362, "capped {capped}");
+        }
+    }
+
+    // tests RFC 5681 eq. (4). (And the name summaries record for `cc = "new_reno"`.)
     #[test]
     fn ssthresh_is_half_the_flight_with_floor() {
         let mut cc = NewReno::default();
+        assert_eq!(cc.name(), crate::tcp::CcKind::NewReno.as_str());
         let w = CwndState { cwnd: 10 * 1448, ssthresh: u64::MAX, smss: 1448 };
         assert_eq!(cc.ssthresh_after_loss(&w, 10 * 1448, LossCause::DupAcks, Time::ZERO), 5 * 1448);
         assert_eq!(cc.ssthresh_after_loss(&w, 1448, LossCause::DupAcks, Time::ZERO), 2 * 1448);

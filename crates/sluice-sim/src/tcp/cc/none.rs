@@ -30,3 +30,27 @@ impl CongestionControl for NoCc {
         false
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // tests spec §3.1 plain RFC 793: no congestion window, whatever happens. An ACK or a timeout
+    // puts cwnd back to "unbounded" (2^30 B) from any value; a loss leaves ssthresh as it was;
+    // duplicate ACKs start no fast recovery. The name is what summaries record for `cc = "none"`.
+    #[test]
+    fn no_window_ever() {
+        let mut cc = NoCc;
+        assert_eq!(UNBOUNDED, 1_073_741_824);
+        assert_eq!(cc.name(), crate::tcp::CcKind::None.as_str());
+        let mut w = CwndState { cwnd: 1448, ssthresh: 7 * 1448, smss: 1448 };
+        let ack = AckSample { bytes_acked: 1448, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false };
+        cc.on_ack(&mut w, &ack, Time::ZERO);
+        assert_eq!(w.cwnd, UNBOUNDED);
+        w.cwnd = 1448;
+        cc.on_rto(&mut w, Time::ZERO);
+        assert_eq!(w.cwnd, UNBOUNDED);
+        assert_eq!(cc.ssthresh_after_loss(&w, 10 * 1448, LossCause::DupAcks, Time::ZERO), 7 * 1448);
+        assert!(!cc.fast_recovery());
+    }
+}
