@@ -35,7 +35,7 @@ impl CongestionControl for NoCc {
 mod tests {
     use super::*;
 
-    // tests spec §3.1 plain RFC 793: no congestion window, whatever happens. An ACK or a timeout
+    // tests `cc = "none"` (plain RFC 793, docs/tcp.md): no congestion window, whatever happens. An ACK or a timeout
     // puts cwnd back to "unbounded" (2^30 B) from any value; a loss leaves ssthresh as it was;
     // duplicate ACKs start no fast recovery. The name is what summaries record for `cc = "none"`.
     #[test]
