@@ -39,3 +39,34 @@ fn full_ack_sets_cwnd_to_ssthresh_or_to_the_flight_plus_one_segment() {
     assert_eq!(single_loss_full_ack(false, FullAck::FlightSize).c.w.cwnd, 2 * MSS);
     assert_eq!(single_loss_full_ack(true, FullAck::FlightSize).c.w.cwnd, 3 * MSS);
 }
+
+// tests `full_ack = "flight_size"` with data still in flight at the full ACK (RFC 6582 §3.2
+// step 3 option (2) reads FlightSize = SND.NXT − SND.UNA then). Unlimited data, no SACK: the
+// first two duplicates release 10 and 11 (limited transmit), so the third finds FlightSize
+// 12 MSS: ssthresh 6 MSS, cwnd 6 + 3 = 9 MSS, inflated by one MSS per later duplicate (12-14 go).
+// The retransmitted 0 and the original 10 bring partial ACKs (each resends the next segment and
+// sends one new: 15, 16). The ACK of 11 reaches recover = 1 + 12 MSS: FlightSize = 12-16 =
+// 5 MSS, cwnd = min(6 MSS, 5 MSS + 1 MSS) = 6 MSS.
+#[test]
+fn full_ack_flight_size_counts_what_is_still_in_flight() {
+    let cfg = TcpConfig { sack: false, recovery: Recovery::Classic, full_ack: FullAck::FlightSize, delack: DelAck::Off, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, None);
+    let burst = p.client_sends();
+    let mut sent = Vec::new();
+    for s in &burst[1..] {
+        let d = p.deliver_to_server(std::slice::from_ref(s));
+        sent.extend(p.deliver_to_client(&d));
+    }
+    assert_eq!(sent.iter().map(seg_no).collect::<Vec<_>>(), [10, 11, 0, 12, 13, 14]);
+    assert_eq!(p.c.w.ssthresh, 6 * MSS);
+    for s in [&sent[2], &sent[0]] {
+        let a = p.deliver_to_server(std::slice::from_ref(s));
+        p.deliver_to_client(&a);
+        assert_eq!(p.c.ca, cc::CaState::Recovery, "partial ACK");
+    }
+    let a = p.deliver_to_server(std::slice::from_ref(&sent[1]));
+    let before = p.c.snd_max;
+    p.deliver_to_client(&a);
+    assert_eq!((p.c.ca, p.c.snd_una, before), (cc::CaState::Open, 1 + 12 * MSS, 1 + 17 * MSS));
+    assert_eq!(p.c.w.cwnd, 6 * MSS);
+}
