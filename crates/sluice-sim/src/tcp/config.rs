@@ -394,7 +394,10 @@ pub struct Ns3Compat {
     /// whose new head carries such a mark moves the mark up and declares the head lost (in any
     /// state, so it is retransmitted); a timeout clears the marks; bytes in flight and
     /// recovery's ssthresh (from bytes in flight plus one segment, `EnterRecovery`) follow the
-    /// marks, and the marks outlive the recovery episode. ns-3: true.
+    /// marks, and the marks outlive the recovery episode. PRR in recovery works from the bytes
+    /// in flight before a duplicate ACK's mark (ns-3 refreshes `m_bytesInFlight` at the start of
+    /// `ReceivedAck`, and `DupAck` adds the mark afterwards), so cwnd is one segment above the
+    /// pipe the mark leaves. ns-3: true.
     pub reno_sack_marks: bool,
     /// Keep a retransmitted segment in pipe after it is SACKed, until it is cumulatively
     /// acknowledged or the timer fires, as ns-3's `TcpTxBuffer::BytesInFlight` does (its

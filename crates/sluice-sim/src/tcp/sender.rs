@@ -145,7 +145,7 @@ impl Endpoint {
             if is_dup {
                 self.dup_ack(newly_sacked, now, out);
             } else if self.ca == CaState::Recovery && newly_sacked > 0 {
-                self.recovery_ack(newly_sacked, false, false, now);
+                self.recovery_ack(newly_sacked, false, false, None, now);
             }
         }
         self.last_wnd_field = Some(window);
@@ -359,7 +359,7 @@ impl Endpoint {
         // (`Ns3Compat::acked_whole_segments`).
         let ns3_too_short = self.cfg.compat.acked_whole_segments && n.cc_bytes == 0;
         if !ns3_too_short {
-            self.recovery_ack(n.delivered, false, n.acked_retx, now);
+            self.recovery_ack(n.delivered, false, n.acked_retx, None, now);
         }
         if !self.first_partial_done {
             self.first_partial_done = true;
@@ -377,7 +377,7 @@ impl Endpoint {
     /// ssthresh.
     fn new_ack_in_cwr(&mut self, n: &NewAck, now: Time) {
         if n.ack < self.recover {
-            self.recovery_ack(n.delivered, false, n.acked_retx, now);
+            self.recovery_ack(n.delivered, false, n.acked_retx, None, now);
             return;
         }
         self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
@@ -496,6 +496,9 @@ impl Endpoint {
                 // RFC 6582 step 2 inflates cwnd; the PRR estimate counts the segment out of pipe.
                 // An emulated mark does the latter for both (ns-3 keeps cwnd at ssthresh in
                 // classic recovery; its inflated window is only traced).
+                // ns-3 reads bytes in flight for PRR before this ACK's emulated mark (it refreshes
+                // m_bytesInFlight at the start of ReceivedAck; DupAck adds the mark later).
+                let pipe_before_mark = self.reno_marks().then(|| self.pipe());
                 if self.reno_marks() {
                     self.sb.add_reno_sack();
                 } else if !self.sack_ok {
@@ -513,7 +516,7 @@ impl Endpoint {
                     _ => self.smss as u64,
                 };
                 if let Recovery::Prr(_) = self.cfg.recovery {
-                    self.recovery_ack(delivered, true, false, now);
+                    self.recovery_ack(delivered, true, false, pipe_before_mark, now);
                 }
             }
             CaState::Cwr => {
@@ -521,7 +524,7 @@ impl Endpoint {
                 if self.dupacks >= self.cfg.dupthresh || head_lost {
                     self.enter_recovery(delivered, now, out);
                 } else {
-                    self.recovery_ack(delivered, true, false, now);
+                    self.recovery_ack(delivered, true, false, None, now);
                 }
             }
             CaState::Open | CaState::Disorder => {
@@ -605,7 +608,7 @@ impl Endpoint {
                     PrrVariant::Rfc9937 => self.pipe(),
                     PrrVariant::Rfc6937 => outstanding,
                 };
-                self.recovery_ack(delivered, true, false, now);
+                self.recovery_ack(delivered, true, false, None, now);
             }
         }
         // RFC 6675 (4.3) / RFC 6582: retransmit the first segment presumed lost, whatever the
@@ -624,7 +627,9 @@ impl Endpoint {
 
     /// Per-ACK window computation during Recovery and CWR (PRR, RFC 6937 §3 / RFC 9937).
     /// `delivered`: bytes newly delivered by this ACK (RFC 6937 DeliveredData).
-    fn recovery_ack(&mut self, delivered: u64, is_dup: bool, acked_retx: bool, now: Time) {
+    /// `pipe`: the bytes in flight PRR works from, when not the scoreboard's present value (ns-3's
+    /// emulated marks; see the duplicate-ACK path).
+    fn recovery_ack(&mut self, delivered: u64, is_dup: bool, acked_retx: bool, pipe: Option<u64>, now: Time) {
         let _ = now;
         let Recovery::Prr(variant) = self.cfg.recovery else {
             if !self.sack_ok && !self.cfg.compat.reno_sack_marks && !is_dup && delivered > 0 {
@@ -646,7 +651,7 @@ impl Endpoint {
             return;
         }
         self.prr_delivered += delivered;
-        let pipe = self.pipe();
+        let pipe = pipe.unwrap_or_else(|| self.pipe());
         let ssthresh = self.w.ssthresh;
         let mut sndcnt: i64 = if pipe > ssthresh {
             let share = prr_share(self.prr_delivered, ssthresh, self.recover_fs, self.cfg.compat.prr_u32_product);

@@ -70,3 +70,34 @@ fn full_ack_flight_size_counts_what_is_still_in_flight() {
     assert_eq!((p.c.ca, p.c.snd_una, before), (cc::CaState::Open, 1 + 12 * MSS, 1 + 17 * MSS));
     assert_eq!(p.c.w.cwnd, 6 * MSS);
 }
+
+// tests ns-3's emulated SACK marks in PRR recovery (`Ns3Compat::reno_sack_marks`, ns-3.44
+// `TcpSocketBase::ReceivedAck` / `DupAck` / `TcpPrrRecovery::DoRecovery`): ns-3 refreshes bytes
+// in flight before `DupAck` adds a duplicate ACK's mark, so PRR sets cwnd = (pipe before the
+// mark) + sndcnt, one segment more than the pipe the mark leaves. Ten segments, the first lost:
+// duplicates 1-3 mark segments 1-3 (3 MSS out of pipe) and the third enters recovery with the
+// fast retransmission. The fourth duplicate marks segment 4: pipe falls by one MSS, while cwnd
+// is the pipe before the mark plus PRR's share
+// ⌈prr_delivered · ssthresh / RecoverFS⌉ − prr_out (RFC 6937 §3, above ssthresh).
+#[test]
+fn ns3_prr_without_sack_works_from_the_pipe_before_the_mark() {
+    let cfg = TcpConfig { sack: false, delack: DelAck::Off, compat: Ns3Compat { reno_sack_marks: true, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, Some(40 * MSS));
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 10);
+    for seg in &burst[1..4] {
+        let dup = p.deliver_to_server(std::slice::from_ref(seg));
+        p.deliver_to_client(&dup);
+    }
+    assert_eq!(p.c.ca, super::cc::CaState::Recovery);
+    let pipe_before = p.c.in_flight();
+    let dup = p.deliver_to_server(&burst[4..5]);
+    let sent = p.deliver_to_client(&dup);
+    let share = (p.c.prr_delivered * p.c.w.ssthresh).div_ceil(p.c.recover_fs);
+    let sndcnt = share - p.c.prr_out + sent.len() as u64 * MSS; // prr_out before this ACK's sends
+    assert!(pipe_before > p.c.w.ssthresh, "the proportional part of PRR");
+    assert_eq!(p.c.w.cwnd, pipe_before + sndcnt, "cwnd from the pipe before the mark");
+    assert!(sndcnt < MSS, "PRR's share alone lets no segment out of the pipe after the mark");
+    assert_eq!(sent.len(), 1, "but one goes: cwnd − (pipe before − 1 MSS) ≥ 1 MSS");
+    assert_eq!(p.c.in_flight(), pipe_before - MSS + MSS, "the mark took one out, the new segment put one in");
+}

@@ -344,8 +344,7 @@ fn scripted_loss_cases_agree_packet_for_packet() {
         "p-loss-fin-segment",
         "p-loss-fin",
         "p-loss-ten-sack",
-        // Not yet: "p-loss-ten-nosack" parts at the first duplicate ACK of recovery without
-        // SACK (docs/validation.md, "Under identical losses").
+        "p-loss-ten-nosack",
     ] {
         let mut parts = identical_case_differences(name);
         let (s, case) = run_case(name);
