@@ -331,8 +331,10 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
     from ns import ns  # ~20 s
     import cppyy
 
-    cppyy.cppdef(PROBE_CPP)
-    cppyy.cppdef(ns3_loss.LOSS_CPP)
+    # Compiled once per process: several runs may share one (validation/loss_seeds.py).
+    if not hasattr(cppyy.gbl, "sluice_validation"):
+        cppyy.cppdef(PROBE_CPP)
+        cppyy.cppdef(ns3_loss.LOSS_CPP)
     P = cppyy.gbl.sluice_validation
 
     n = int(a["flows"])
@@ -529,7 +531,9 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
         "queue_mean_ms": m * int(a["mtu"]) * 8 / bn_rate * 1e3,
         "queue_samples": len(samples),
         "departures": dep,
-        **({"link_losses_window": int(episodes.linkLostWindow), "link_losses_total": int(episodes.linkLost)}
+        **({"link_losses_window": int(episodes.linkLostWindow), "link_losses_total": int(episodes.linkLost),
+            # which arrivals at B's device were lost (1-based), to replay with --loss list:all:...
+            "link_loss_packets": [int(episodes.LostIndex(i)) for i in range(int(episodes.NLost()))]}
            if episodes is not None else {}),
         "jain": s1 * s1 / (n * s2) if s2 > 0 else 1.0,
         "start_source": start_source,

@@ -107,8 +107,21 @@ class Episodes {
   // Packets the receiving device's error model discarded (PointToPointNetDevice PhyRxDrop).
   void WatchDevice(Ptr<NetDevice> d) {
     d->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&Episodes::OnRxDrop, this));
+    d->TraceConnectWithoutContext("PhyRxEnd", MakeCallback(&Episodes::OnRxEnd, this));
   }
-  void OnRxDrop(Ptr<const Packet>) { ++linkLost; if (inWindow) ++linkLostWindow; }
+  // Arrivals at the device, and the 1-based index of each one lost: a random run's losses
+  // replayed as a list (`list:all:...`) in either simulator.
+  uint64_t arrivals = 0;
+  std::vector<uint64_t> lostIndex;
+  void OnRxEnd(Ptr<const Packet>) { ++arrivals; }
+  void OnRxDrop(Ptr<const Packet>) {
+    ++arrivals;
+    lostIndex.push_back(arrivals);
+    ++linkLost;
+    if (inWindow) ++linkLostWindow;
+  }
+  size_t NLost() const { return lostIndex.size(); }
+  uint64_t LostIndex(size_t i) const { return lostIndex[i]; }
   void StartAt(double warm) { Simulator::Schedule(Seconds(warm), &Episodes::Start, this); }
   void Start() { inWindow = true; }
   uint64_t Loss(size_t k) const { return flows[k].loss; }

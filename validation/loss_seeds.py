@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Random loss over seeds: Sluice against ns-3 3.44, and both against the Mathis and PFTK models.
+
+Set-up (docs/validation.md, "Random loss over seeds"): N NewReno flows (1 or 4) from 100 Mb/s,
+1 ms access links through a 10 Mb/s, 10 ms bottleneck with a 100-packet drop-tail; Bernoulli
+loss of p per packet on the bottleneck A->B (1, 2 or 5 %); SACK on or off; flows start
+uniformly in [0, 1) s; 40 s, measured from 10 s; ns-3's choices (`validate = "ns3.44"`, 1 s
+minimum RTO). 30 seeds per set-up. The two simulators draw their losses and start times from
+their own generators, so runs are compared as seed means: each flow's goodput, timeout episodes
+and recovery episodes, Sluice's mean within two standard errors of the difference of ns-3's.
+
+    python3 validation/loss_seeds.py --ns3            # ns-3 runs -> fixtures/ns3/loss-seeds.json
+    python3 validation/loss_seeds.py                  # Sluice runs, the table, exit 1 if a mean parts
+    python3 validation/loss_seeds.py --markdown F.md  # also write the table
+
+ns-3 runs all seeds of a set-up in one process (its import costs ~20 s): `Simulator::Destroy`
+clears the nodes between runs and the address generator is reset; `--run` = the seed selects
+independent random streams (the stream numbers also advance from run to run within a process,
+so a run is not the same as that seed alone in a fresh process, only as independent).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "validation" / "fixtures" / "ns3" / "loss-seeds.json"
+SEEDS = range(1, 31)
+SETUPS = [(p, n, sack) for p in (0.01, 0.02, 0.05) for n in (1, 4) for sack in (True, False)]
+BASE = {"bottleneck_rate": "10Mbps", "bottleneck_delay": "10ms", "buffer": 100, "duration": 40.0, "warmup": 10.0, "start_window": 1.0}
+MSS = 1448
+MIN_RTO = 1.0
+
+
+def name(p: float, n: int, sack: bool) -> str:
+    return f"bernoulli{p * 100:g}pct-{n}flow-{'sack' if sack else 'nosack'}"
+
+
+def run_ns3() -> None:
+    sys.path.insert(0, str(ROOT / "validation"))
+    import ns3_dumbbell as d  # noqa: E402
+    from ns import ns  # ~20 s
+
+    out = {"setup": BASE | {"seeds": len(SEEDS)}, "versions": d.versions(), "runs": {}}
+    for p, n, sack in SETUPS:
+        rows = []
+        for seed in SEEDS:
+            a = dict(d.DEFAULTS) | BASE | {"flows": n, "no_sack": not sack, "loss": f"bernoulli:{p}", "run": seed}
+            rec = d.build_and_run(a)
+            ns.Ipv4AddressGenerator.Reset()
+            rows.append({"seed": seed, "link_losses": rec["link_losses_window"],
+                         "flows": [{k: f[k] for k in ("goodput_mbps", "timeout_episodes", "recovery_episodes", "start_s")} for f in rec["flows"]]})
+        out["runs"][name(p, n, sack)] = rows
+        print(name(p, n, sack), "done", file=sys.stderr)
+    FIXTURE.write_text(json.dumps(out, indent=1) + "\n")
+
+
+def sluice_toml(p: float, n: int, sack: bool) -> str:
+    return f"""name = "{name(p, n, sack)}"
+duration = "{BASE['duration']}s"
+warmup = "{BASE['warmup']}s"
+[tcp]
+validate = "ns3.44"
+sack = {str(sack).lower()}
+mss = 1448
+snd_buf = "8388608B"
+rcv_buf = "8388608B"
+[topology]
+kind = "dumbbell"
+pairs = {n}
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck = {{ rate = "{BASE['bottleneck_rate']}", delay = "{BASE['bottleneck_delay']}", loss = {p} }}
+queue = {{ kind = "drop_tail", limit = "{BASE['buffer']}pkt" }}
+[[flows]]
+count = {n}
+src = "senders"
+dst = "receivers"
+app = {{ kind = "bulk", write_size = "11584B" }}
+start = {{ uniform = ["0s", "{BASE['start_window']}s"] }}
+"""
+
+
+def mean_se(xs: list[float]) -> tuple[float, float]:
+    m = sum(xs) / len(xs)
+    var = sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
+    return m, math.sqrt(var / len(xs))
+
+
+def mathis_mbps(p: float, rtt: float) -> float:
+    """Mathis et al. 1997: MSS / RTT · sqrt(3 / (2p))."""
+    return MSS * 8 / rtt * math.sqrt(1.5 / p) / 1e6
+
+
+def pftk_mbps(p: float, rtt: float, b: int = 2, t0: float = MIN_RTO) -> float:
+    """Padhye, Firoiu, Towsley, Kurose 1998 (the full model's approximation, eq. 33), b packets
+    acknowledged per ACK, T0 the retransmission timeout."""
+    d = rtt * math.sqrt(2 * b * p / 3) + t0 * min(1.0, 3 * math.sqrt(3 * b * p / 8)) * p * (1 + 32 * p * p)
+    return MSS * 8 / d / 1e6
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ns3", action="store_true", help="run ns-3 and write the fixture")
+    ap.add_argument("--markdown", type=Path, help="also write the table to this file")
+    args = ap.parse_args()
+    if args.ns3:
+        run_ns3()
+        return 0
+    subprocess.run(["cargo", "build", "--release", "-q", "--bin", "sluice-sim"], cwd=ROOT, check=True)
+    import os
+    binary = ROOT / os.environ.get("CARGO_TARGET_DIR", "target") / "release" / "sluice-sim"
+    ns3 = json.loads(FIXTURE.read_text())["runs"]
+    lines = ["| set-up | flows' goodput Mb/s: Sluice / ns-3 (mean ± s.e.) | timeout episodes per flow | recovery episodes per flow | mean RTT s | Mathis / PFTK per flow Mb/s | within 2 s.e. |",
+             "|---|---|---|---|---|---|---|"]
+    parted = []
+    for p, n, sack in SETUPS:
+        key = name(p, n, sack)
+        ours: dict[str, list[list[float]]] = {"goodput_mbps": [[] for _ in range(n)], "timeout_episodes": [[] for _ in range(n)], "recovery_episodes": [[] for _ in range(n)]}
+        rtts = []
+        with tempfile.TemporaryDirectory() as d:
+            f = Path(d) / "s.toml"
+            f.write_text(sluice_toml(p, n, sack))
+            for seed in SEEDS:
+                s = json.loads(subprocess.run([str(binary), str(f), "--seed", str(seed)], capture_output=True, text=True, check=True).stdout)
+                # flows sorted by start time, as ns-3's are compared by their own order of start
+                flows = sorted(s["flows"], key=lambda x: x["start_s"])
+                for k, fl in enumerate(flows):
+                    ours["goodput_mbps"][k].append(fl["goodput_bps"] / 1e6)
+                    ours["timeout_episodes"][k].append(fl["timeout_episodes"])
+                    ours["recovery_episodes"][k].append(fl["recovery_episodes"])
+                    if fl["mean_rtt_s"]:
+                        rtts.append(fl["mean_rtt_s"])
+        theirs: dict[str, list[list[float]]] = {m: [[] for _ in range(n)] for m in ours}
+        for row in ns3[key]:
+            flows = sorted(row["flows"], key=lambda x: x["start_s"])
+            for k, fl in enumerate(flows):
+                for m in ours:
+                    theirs[m][k].append(fl[m])
+        cells, ok = [], True
+        for m in ("goodput_mbps", "timeout_episodes", "recovery_episodes"):
+            parts = []
+            for k in range(n):
+                (a, sa), (b, sb) = mean_se(ours[m][k]), mean_se(theirs[m][k])
+                within = abs(a - b) <= 2 * math.hypot(sa, sb) + 1e-12
+                ok &= within
+                parts.append(f"{a:.3g}±{sa:.2g} / {b:.3g}±{sb:.2g}{'' if within else ' ✗'}")
+            cells.append("; ".join(parts))
+        rtt = sum(rtts) / len(rtts)
+        model = f"{mathis_mbps(p, rtt):.2f} / {pftk_mbps(p, rtt):.2f}"
+        if not ok:
+            parted.append(key)
+        lines.append(f"| {key} | {cells[0]} | {cells[1]} | {cells[2]} | {rtt:.4f} | {model} | {'yes' if ok else 'NO'} |")
+    table = "\n".join(lines)
+    print(table)
+    if args.markdown:
+        args.markdown.write_text(table + "\n")
+    if parted:
+        print(f"seed means part from ns-3's: {', '.join(parted)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
