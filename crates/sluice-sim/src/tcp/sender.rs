@@ -900,7 +900,7 @@ impl Endpoint {
         self.delack_at = NEVER;
         self.last_ack_sent = self.rcv_nxt;
         self.counters.payload_sent += payload;
-        self.counters.data_pkts_sent += 1;
+        self.counters.data_pkts_sent += (payload > 0) as u64;
         payload
     }
 

@@ -150,6 +150,7 @@ fn a_lost_fin_times_out_as_loss_or_as_ns3_resends_it() {
         c.on_wakeup(now, &mut out);
         let again = out.pop().expect("the FIN again");
         assert_eq!((again.tcp_flags() & F::FIN, again.payload), (F::FIN, 0));
+        assert_eq!(c.counters.data_pkts_sent, 1, "bare FINs carry no data");
         assert_eq!(c.poll_at(), Some(now + want_rto), "enters_loss {enters_loss}");
         assert_eq!(c.counters.loss_episodes, want_episodes);
         assert_eq!(c.counters.rto_count, 1);
