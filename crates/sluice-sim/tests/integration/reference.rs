@@ -235,7 +235,7 @@ fn identical_case_differences(name: &str) -> Vec<String> {
     // ns-3's script divides every flow's bytes by the window; Sluice's goodput of a file
     // transfer is over the transfer's own duration, so compare the bytes over the window.
     let window_s = s.sim_time_s - s.warmup_s;
-    let mbps = |f: &sluice_sim::monitor::summary::FlowSummary| if f.fct_s.is_some() || f.kind == "file" { f.bytes_delivered as f64 * 8.0 / window_s / 1e6 } else { f.goodput_bps / 1e6 };
+    let mbps = |f: &sluice_sim::monitor::summary::FlowSummary| if f.kind == "file" { f.bytes_delivered as f64 * 8.0 / window_s / 1e6 } else { f.goodput_bps / 1e6 };
     let d = s.flows.iter().zip(&ns).map(|(f, &n)| (mbps(f) - n).abs() / n.max(1e-9)).fold(0.0, f64::max);
     if d >= 1e-5 {
         out.push(format!("{name}: a flow's goodput differs from ns-3's by {d:.2e}"));
