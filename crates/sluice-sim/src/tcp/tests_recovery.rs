@@ -94,7 +94,7 @@ fn ns3_prr_without_sack_works_from_the_pipe_before_the_mark() {
     let dup = p.deliver_to_server(&burst[4..5]);
     let sent = p.deliver_to_client(&dup);
     let share = (p.c.prr_delivered * p.c.w.ssthresh).div_ceil(p.c.recover_fs);
-    let sndcnt = share - p.c.prr_out + sent.len() as u64 * MSS; // prr_out before this ACK's sends
+    let sndcnt = share + sent.len() as u64 * MSS - p.c.prr_out; // prr_out before this ACK's sends
     assert!(pipe_before > p.c.w.ssthresh, "the proportional part of PRR");
     assert_eq!(p.c.w.cwnd, pipe_before + sndcnt, "cwnd from the pipe before the mark");
     assert!(sndcnt < MSS, "PRR's share alone lets no segment out of the pipe after the mark");
