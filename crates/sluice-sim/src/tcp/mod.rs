@@ -37,6 +37,8 @@ mod tests_ecn;
 #[cfg(test)]
 mod tests_prr;
 #[cfg(test)]
+mod tests_receiver;
+#[cfg(test)]
 mod tests_recovery;
 #[cfg(test)]
 mod tests_timeouts;
