@@ -330,3 +330,110 @@ fn sack_prr_rfc9937_conservative_bound_and_safe_ack() {
     );
     assert_eq!((p.c.ca, p.c.w.ssthresh), (cc::CaState::Open, 9 * M));
 }
+
+// tests RFC 6937 §3.1 "on any ACK": an ACK that delivers nothing (DeliveredData = 0; here the
+// receiver re-acknowledges a duplicate of a segment it holds, with the same SACK blocks) leaves
+// cwnd as it was and lets nothing out, under both variants, at every ACK of a recovery from six
+// losses in a window of ten. Recomputing cwnd would matter under RFC 6937's slow-start bound once
+// prr_out has caught up with prr_delivered: pipe has grown by what was sent since the last ACK,
+// and min(ssthresh − pipe, 0 + MSS) would release one more segment.
+#[test]
+fn an_ack_that_delivers_nothing_changes_nothing() {
+    for variant in [PrrVariant::Rfc6937, PrrVariant::Rfc9937] {
+        let cfg = TcpConfig { delack: DelAck::Off, recovery: Recovery::Prr(variant), ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, None);
+        let mut wire: VecDeque<SimPacket> = p.client_sends().into();
+        let mut dropped = std::collections::HashSet::new();
+        let mut probes = 0;
+        while let Some(seg) = wire.pop_front() {
+            let k = seg_no(&seg);
+            if k < 6 && dropped.insert(k) {
+                continue;
+            }
+            let acks = p.deliver_to_server(std::slice::from_ref(&seg));
+            wire.extend(p.deliver_to_client(&acks));
+            if p.c.ca != super::cc::CaState::Recovery {
+                if probes > 0 { break; }
+                continue;
+            }
+            // The probe: a copy of the connection sees a duplicate of this segment re-acknowledged.
+            let mut q = Pair { c: p.c.clone(), s: p.s.clone(), now: p.now };
+            let (cwnd, pipe) = (q.c.w.cwnd, q.c.pipe());
+            eprintln!("{variant:?} seg {k}: cwnd {} pipe {} ssthresh {} prr_out {} prr_del {}", cwnd/MSS, pipe/MSS, q.c.w.ssthresh/MSS, q.c.prr_out/MSS, q.c.prr_delivered/MSS);
+            let dup = q.deliver_to_server(std::slice::from_ref(&seg));
+            assert_eq!(dup.len(), 1, "the duplicate is re-acknowledged");
+            let sent = q.deliver_to_client(&dup);
+            assert!(sent.is_empty(), "{variant:?}, after segment {k}: nothing delivered, nothing sent");
+            assert_eq!((q.c.w.cwnd, q.c.pipe()), (cwnd, pipe), "{variant:?}, after segment {k}");
+            probes += 1;
+        }
+        assert!(probes >= 8, "{variant:?}: {probes} ACKs probed in recovery");
+    }
+}
+
+// tests ns-3's RFC 9937 variant without SACK (`TcpPrrRecovery::DoRecovery`): a duplicate ACK
+// counts one segment delivered only while prr_delivered < RecoverFS; past that it delivers
+// nothing, and an ACK that delivers nothing leaves cwnd alone. Without SACK each duplicate still
+// takes one segment out of the estimated pipe, so each lets exactly one segment out (packet
+// conservation). Segments 0 and
+// 1 of ten are lost: the partial ACK for the retransmitted segment 0 brings prr_delivered past
+// RecoverFS (8 segments: twelve outstanding — ten and two sent by limited transmit — less the
+// head taken as lost, less three duplicates), and the duplicates caused by the new data sent
+// during the recovery arrive after it.
+#[test]
+fn without_sack_duplicates_past_recover_fs_change_nothing() {
+    let cfg = TcpConfig { sack: false, delack: DelAck::Off, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, None);
+    let mut wire: VecDeque<SimPacket> = p.client_sends().into();
+    let mut dropped = std::collections::HashSet::new();
+    let mut past = 0;
+    while let Some(seg) = wire.pop_front() {
+        let k = seg_no(&seg);
+        if k < 2 && dropped.insert(k) {
+            continue;
+        }
+        let acks = p.deliver_to_server(std::slice::from_ref(&seg));
+        let (cwnd, una, in_rec) = (p.c.w.cwnd, p.c.snd_una, p.c.ca == super::cc::CaState::Recovery);
+        let beyond = p.c.prr_delivered >= p.c.recover_fs;
+        let sent = p.deliver_to_client(&acks);
+        if in_rec && beyond && p.c.snd_una == una && p.c.ca == super::cc::CaState::Recovery {
+            assert_eq!((p.c.w.cwnd, sent.len()), (cwnd, 1), "duplicate ACK for segment {k}");
+            past += 1;
+        }
+        wire.extend(sent);
+        if past > 0 && p.c.ca == super::cc::CaState::Open {
+            break;
+        }
+    }
+    assert_eq!(p.c.recover_fs, 8 * MSS);
+    assert!(past >= 2, "{past} duplicates past RecoverFS");
+}
+
+// tests RFC 6937 §3.1's first ACK of a recovery, when it delivers nothing: under
+// `dupack = "linux"` (no data, window not grown, whatever the SACK blocks) the third duplicate
+// can be the receiver's re-acknowledgement of a duplicate segment, which SACKs nothing new
+// (DeliveredData = 0). PRR still runs on it: sndcnt = ⌈0 · ssthresh / RecoverFS⌉ − 0 = 0, raised
+// to one MSS for the fast retransmission, so cwnd = pipe + 1 MSS. The application has written
+// ten segments only, so the sender is not window-limited and cwnd (11 after the ACK of segment
+// 0) is well above what is in flight.
+#[test]
+fn rfc6937_entry_on_a_duplicate_that_sacks_nothing_new() {
+    let cfg = TcpConfig { delack: DelAck::Off, dupack: DupAckRule::Linux, limited_transmit: false, recovery: Recovery::Prr(PrrVariant::Rfc6937), ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, Some(10 * MSS));
+    let burst = p.client_sends();
+    // Segment 0 is acknowledged (slow start: cwnd 11 segments, nothing more to send); 1 is lost;
+    // the ACKs of 2 and 3 are duplicates SACKing them; the third re-acknowledges 3.
+    for k in [0, 2, 3] {
+        let acks = p.deliver_to_server(&burst[k..k + 1]);
+        assert!(p.deliver_to_client(&acks).is_empty());
+    }
+    assert_eq!((p.c.dupacks, p.c.ca, p.c.w.cwnd), (2, super::cc::CaState::Disorder, 11 * MSS));
+    let acks = p.deliver_to_server(&burst[3..4]);
+    let sent = p.deliver_to_client(&acks);
+    assert_eq!(p.c.ca, super::cc::CaState::Recovery);
+    assert_eq!(sent.iter().map(seg_no).collect::<Vec<_>>(), [1], "the fast retransmission alone");
+    // Outstanding 1-9: 9 segments, 2 SACKed, the head taken as lost: pipe 6 before the
+    // retransmission, cwnd 6 + 1; pipe 7 after it.
+    assert_eq!((p.c.w.cwnd, p.c.pipe()), (7 * MSS, 7 * MSS));
+    assert_eq!((p.c.prr_delivered, p.c.prr_out), (0, MSS));
+}
