@@ -149,9 +149,17 @@ impl Endpoint {
             }
         }
         self.last_wnd_field = Some(window);
-        if ece && self.ca != CaState::Recovery && self.ca != CaState::Loss && self.ca != CaState::Cwr && self.snd_una > self.recover {
+        // An ECN-Echo on an ACK that moved SND.UNA was answered in `new_ack`, before the ACK
+        // could grow cwnd; this one is on a duplicate.
+        if ece && self.ecn_response_due() {
             self.on_ecn_echo(now);
         }
+    }
+
+    /// RFC 3168 §6.1.2: an ECN-Echo calls for a reduction once per window of data (beyond
+    /// `recover`), and none in loss recovery or while one is under way.
+    fn ecn_response_due(&self) -> bool {
+        matches!(self.ca, CaState::Open | CaState::Disorder) && self.snd_una > self.recover
     }
 
     /// Whether the segment's window updates the send window: RFC 9293 §3.10.7.4, ns-3's
@@ -193,8 +201,17 @@ impl Endpoint {
         } else {
             self.dupacks = 0;
         }
+        // RFC 3168 §6.1.2: an ECN-Echo is answered before the ACK is processed, so the ACK that
+        // carries it does not grow cwnd (Linux `tcp_ack` enters CWR in `tcp_fastretrans_alert`
+        // before `tcp_cong_control`; ns-3 `ReceivedAck` calls `EnterCwr` before `ProcessAck`).
+        // Under `ecn_cut = "prr"` the ACK is then the first of the reduction.
+        let ecn_cut = ece && self.ecn_response_due();
+        if ecn_cut {
+            self.on_ecn_echo(now);
+        }
         // The state after the duplicate's own processing, which may have started recovery.
         let restart_timer = match self.ca {
+            CaState::Open | CaState::Disorder if ecn_cut => true,
             CaState::Open | CaState::Disorder => self.new_ack_in_open(&n, now),
             CaState::Recovery if ack >= self.recover => {
                 self.full_ack(&n, now);
@@ -376,7 +393,10 @@ impl Endpoint {
     /// recovery point goes on reducing; one that covers it ends the reduction at cwnd =
     /// ssthresh.
     fn new_ack_in_cwr(&mut self, n: &NewAck, now: Time) {
-        if n.ack < self.recover {
+        // CWR holds until data above `recover` is acknowledged, so that the CWR flag has
+        // reached the receiver (Linux `tcp_fastretrans_alert`: SND.UNA ≠ high_seq; ns-3
+        // `ReceivedAck`: ackNumber > m_recover).
+        if n.ack <= self.recover {
             self.recovery_ack(n.delivered, false, n.acked_retx, None, now);
             return;
         }
