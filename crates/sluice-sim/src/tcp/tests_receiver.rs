@@ -243,3 +243,55 @@ fn a_filled_hole_leaves_the_other_blocks_in_arrival_order() {
         assert_eq!(sack_of(&acks[0]), [block(4), block(6)], "{report:?}");
     }
 }
+
+// tests ns-3's `ack_first_segment` (`TcpSocketBase::ReceivedData` sends the ACK of the first
+// data segment at once, its delayed-ACK count starting there): with every second segment
+// acknowledged, segments 0, 2, 4 are acknowledged at once under ns-3's rule and 1, 3, 5 under
+// RFC 1122's.
+#[test]
+fn ns3_acknowledges_the_first_data_segment_at_once() {
+    for (first, acked) in [(false, [1, 3, 5]), (true, [0, 2, 4])] {
+        let cfg = TcpConfig { delack: DelAck::On { count: 2, timeout: Dur::from_millis(200) }, compat: Ns3Compat { ack_first_segment: first, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, None);
+        let burst = p.client_sends();
+        let got: Vec<usize> = (0..6).filter(|&k| !p.deliver_to_server(&burst[k..k + 1]).is_empty()).collect();
+        assert_eq!(got, acked, "ack_first_segment = {first}");
+    }
+}
+
+/// A copy of `seg` cut to `len` payload bytes starting `offset` bytes into it.
+fn piece(seg: &SimPacket, offset: u32, len: u32) -> SimPacket {
+    let mut s = seg.clone();
+    if let Transport::Tcp { seq, .. } = &mut s.transport {
+        *seq += offset;
+    }
+    s.payload = len;
+    s
+}
+
+// tests Linux `tcp_send_delayed_ack` (delack = "linux"): a second short segment arriving while a
+// delayed ACK is pending keeps the earlier deadline, and sends at once if that deadline is
+// within ato/4. Segment 0 (full size: rcv_mss 1448) at T; quick ACKs used up; 500-byte pieces
+// of segment 1 at T+10 ms (gap ≤ 20 ms: ato = 40/2 + 20 = 40 ms, deadline T+50) and T+20 ms
+// (1000 bytes unacknowledged ≤ rcv_mss: no ACK; new deadline T+60, the pending T+50 is earlier
+// and beyond T+20 + 10 ms: T+50 stays). A third piece at T+45 ms (gap 25 ms: ato = 40/2 + 25 =
+// 45 ms): T+50 ≤ T+45 + 11.25 ms: ACK now.
+#[test]
+fn linux_delack_keeps_the_earlier_deadline_or_sends_when_it_is_near() {
+    let cfg = TcpConfig { delack: DelAck::Linux, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, None);
+    let burst = p.client_sends();
+    let t = p.now;
+    assert_eq!(p.deliver_to_server(&burst[0..1]).len(), 1);
+    p.s.lnx_ack.quick = 0;
+    p.now = t + Dur::from_millis(10);
+    assert!(p.deliver_to_server(&[piece(&burst[1], 0, 500)]).is_empty());
+    assert_eq!(p.s.poll_at(), Some(t + Dur::from_millis(50)));
+    p.now = t + Dur::from_millis(20);
+    assert!(p.deliver_to_server(&[piece(&burst[1], 500, 500)]).is_empty());
+    assert_eq!(p.s.poll_at(), Some(t + Dur::from_millis(50)), "the earlier deadline stays");
+    p.now = t + Dur::from_millis(45);
+    let acks = p.deliver_to_server(&[piece(&burst[1], 1000, 100)]);
+    assert_eq!(acks.len(), 1, "the pending deadline is within ato/4: ACK now");
+    assert_eq!(ack_no(&acks[0]), end_of(0) + 1100);
+}
