@@ -295,3 +295,67 @@ fn linux_delack_keeps_the_earlier_deadline_or_sends_when_it_is_near() {
     assert_eq!(acks.len(), 1, "the pending deadline is within ato/4: ACK now");
     assert_eq!(ack_no(&acks[0]), end_of(0) + 1100);
 }
+
+fn block(k: u32) -> (u32, u32) {
+    (1001 + k * MSS as u32, end_of(k))
+}
+
+/// Deliver segments `ks` of `burst` to the server one at a time; the SACK blocks of the last ACK.
+fn sack_after(p: &mut Pair, burst: &[SimPacket], ks: &[usize]) -> Vec<(u32, u32)> {
+    let mut last = Vec::new();
+    for &k in ks {
+        last = p.deliver_to_server(&burst[k..k + 1]);
+    }
+    sack_of(&last[0])
+}
+
+// tests RFC 2018 §4: the first block reports the most recent arrival, the others the most
+// recently reported blocks, in that order (three fit beside timestamps); a block that grows by
+// merging replaces the entries it swallowed. Segment 0 arrives in order, then 8, 6, 4 (three
+// holes): blocks 4, 6, 8; then 5 joins 4 and 6: blocks [4, 7), 8. Another connection: 8, 4, 10:
+// blocks 10, 4, 8 (not the order of the sequence space).
+#[test]
+fn rfc2018_reports_blocks_most_recent_first() {
+    let cfg = TcpConfig { delack: DelAck::Off, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg.clone(), None);
+    let burst = p.client_sends();
+    assert_eq!(sack_after(&mut p, &burst, &[0, 8, 6, 4]), [block(4), block(6), block(8)]);
+    assert_eq!(sack_after(&mut p, &burst, &[5]), [(block(4).0, block(6).1), block(8)]);
+    let mut q = Pair::new(cfg, None);
+    let burst = q.client_sends();
+    assert_eq!(sack_after(&mut q, &burst, &[0, 8, 4]), [block(4), block(8)]);
+    // Segment 10, beyond the first flight, made from segment 0's header.
+    let ten: Vec<SimPacket> = (0..11).map(|k| piece(&burst[0], k * MSS as u32, MSS as u32)).collect();
+    assert_eq!(sack_after(&mut q, &ten, &[10]), [block(10), block(4), block(8)]);
+}
+
+// tests ns-3's SACK list (`TcpRxBuffer::UpdateSackList`): an arrival is trimmed to the bytes not
+// already held at either end, put in front, and merged with listed blocks it exactly abuts; an
+// arrival held already changes nothing. Segment 0 in order, 3 held; then 2 and the first 500
+// bytes of 3 arrive together: trimmed to [2, 3), which abuts 3: one block [2, 4). Then the last
+// 948 bytes of 3 with all of 4: trimmed to 4, which abuts: [2, 5). Then 3 again: no change.
+#[test]
+fn ns3_sack_list_trims_overlaps_and_merges_abutting_blocks() {
+    let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { sack_report: SackReport::Ns3, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, None);
+    let burst = p.client_sends();
+    assert_eq!(sack_after(&mut p, &burst, &[0, 3]), [block(3)]);
+    let acks = p.deliver_to_server(&[piece(&burst[2], 0, MSS as u32 + 500)]);
+    assert_eq!(sack_of(&acks[0]), [(block(2).0, block(3).1)]);
+    let acks = p.deliver_to_server(&[piece(&burst[3], 500, 2 * MSS as u32 - 500)]);
+    assert_eq!(sack_of(&acks[0]), [(block(2).0, block(4).1)]);
+    assert_eq!(sack_after(&mut p, &burst, &[3]), [(block(2).0, block(4).1)]);
+}
+
+// tests ns-3's trimming (`TcpRxBuffer::Add`) when the arrival spans a held block: only a held
+// block that reaches past the arrival's end trims it, so segments 2-4 arriving in one piece
+// over a held segment 3 go into the list whole, beside the entry for 3 (ns-3 reports both).
+#[test]
+fn ns3_sack_list_keeps_an_arrival_that_spans_a_held_block_whole() {
+    let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { sack_report: SackReport::Ns3, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, None);
+    let burst = p.client_sends();
+    assert_eq!(sack_after(&mut p, &burst, &[0, 3]), [block(3)]);
+    let acks = p.deliver_to_server(&[piece(&burst[2], 0, 3 * MSS as u32)]);
+    assert_eq!(sack_of(&acks[0]), [(block(2).0, block(4).1), block(3)]);
+}
