@@ -234,8 +234,11 @@ def calibrate_sweep(
                 log(f"calibrating {where}: {cal.path} for " + ", ".join(f"{k} {v:g}" for k, v in cal.levels.items())
                     + f" ({cal.metric}, mean over seeds {list(cal.seeds)})")
             ev = _evaluate_fn(sc, base, cal.path, cal.metric, cal.seeds, rd, labels, workers, scheduler, keys)
-            found = search_levels(ev, cal.levels, cal.start, cal.max,
-                                  (lambda line, w=where: log(f"  {w}: {line}")) if log is not None else None)
+            step_log = None
+            if log is not None:
+                def step_log(line: str, w: str = where, out: Callable[[str], object] = log) -> None:
+                    out(f"  {w}: {line}")
+            found = search_levels(ev, cal.levels, cal.start, cal.max, step_log)
             counts = {k: r.count for k, r in found.items()}
             results.append(CalibrationResult(sc.label, labels, counts, dict(cal.levels),
                                              {k: r.steps for k, r in found.items()}, cal.path, cal.metric,
