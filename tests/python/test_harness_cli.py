@@ -1,0 +1,88 @@
+"""The harness commands: sluice sweep, sluice calibrate, sluice report (typer's CliRunner)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from sluice.cli import app
+
+runner = CliRunner()
+
+
+def one_error_line(stderr: str) -> str:
+    lines = [l for l in stderr.splitlines() if l.strip()]
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("error: ")
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("command", [["sweep"], ["calibrate"], ["report"]])
+def test_help_has_an_example(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Example" in result.stdout and f"sluice {command[0]} " in result.stdout
+
+
+def test_sweep_then_report_gives_one_self_contained_html(tmp_path: Path, tiny_text: str) -> None:
+    (tmp_path / "tiny.toml").write_text(tiny_text)
+    (tmp_path / "s.toml").write_text('name = "s"\nscenarios = ["tiny.toml"]\nseeds = 3\n')
+    results = tmp_path / "res"
+    r = runner.invoke(app, ["sweep", str(tmp_path / "s.toml"), "--results", str(results), "--workers", "2"])
+    assert r.exit_code == 0, r.output
+    assert "means over seeds" in r.stdout and "3 cells (0 from earlier runs)" in r.stderr
+    again = runner.invoke(app, ["sweep", str(tmp_path / "s.toml"), "--results", str(results)])
+    assert again.exit_code == 0 and "3 cells (3 from earlier runs)" in again.stderr
+
+    out = tmp_path / "report.html"
+    rep = runner.invoke(app, ["report", str(results), "-o", str(out)])
+    assert rep.exit_code == 0, rep.output
+    page = out.read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    # self-contained: no link, script or image from elsewhere
+    assert not re.search(r'(src|href)="(?!data:)', page)
+    imgs = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
+    assert len(imgs) >= 5
+    assert all(base64.b64decode(i).startswith(b"\x89PNG") for i in imgs)
+    assert "sluice sweep " in page and "--results" in page  # the command to rerun
+    assert 'name = &quot;tiny&quot;' in page  # the scenario text
+    assert "seeds 1, 2, 3" in page
+
+
+def test_sweep_bad_file_is_one_line_exit_2(tmp_path: Path, tiny_text: str) -> None:
+    (tmp_path / "tiny.toml").write_text(tiny_text)
+    (tmp_path / "s.toml").write_text('scenarios = ["tiny.toml"]\n[axes]\nflows = [9, 90, "x"]\n')
+    r = runner.invoke(app, ["sweep", str(tmp_path / "s.toml"), "--results", str(tmp_path / "r")])
+    assert r.exit_code == 2
+    line = one_error_line(r.stderr)
+    assert line.endswith('axes.flows[2]: expected an integer, got a string ("x")')
+    assert not (tmp_path / "r").exists()
+
+
+def test_sweep_refuses_results_of_another_version(tmp_path: Path, tiny_text: str) -> None:
+    (tmp_path / "tiny.toml").write_text(tiny_text)
+    (tmp_path / "s.toml").write_text('scenarios = ["tiny.toml"]\n')
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "sluice-results.json").write_text(json.dumps({"format": 1, "sluice_version": "0.0.1"}))
+    r = runner.invoke(app, ["sweep", str(tmp_path / "s.toml"), "--results", str(old)])
+    assert r.exit_code == 2
+    assert "written by sluice 0.0.1" in one_error_line(r.stderr)
+
+
+def test_report_of_a_directory_that_is_no_results_dir(tmp_path: Path) -> None:
+    r = runner.invoke(app, ["report", str(tmp_path), "-o", str(tmp_path / "x.html")])
+    assert r.exit_code == 2
+    assert "not a sluice results directory" in one_error_line(r.stderr)
+
+
+def test_calibrate_bad_levels_is_one_line(tiny_path: Path) -> None:
+    r = runner.invoke(app, ["calibrate", str(tiny_path), "--levels", "mild:0.1"])
+    assert r.exit_code == 2
+    assert "--levels" in one_error_line(r.stderr)
