@@ -27,10 +27,11 @@ import os
 import queue
 import shlex
 import shutil
+import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -675,6 +676,25 @@ def _fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
+@contextlib.contextmanager
+def deferred_interrupt() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) back while the block writes, and raise it after: a results directory
+    is never left with a temporary directory or a run without its manifest line by Ctrl-C (a
+    ``kill -9`` is repaired on the next open instead). Only the main thread receives SIGINT;
+    elsewhere this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+        if caught:
+            raise KeyboardInterrupt
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same directory and a rename:
     a reader (or a crash) sees the old file or the new one, never half of one."""
@@ -827,7 +847,8 @@ class ResultsDir:
 
     def write_json(self, name: str, obj: Any) -> None:
         """Write ``DIR/<name>`` atomically."""
-        write_atomic(self.root / name, (json.dumps(obj, indent=2, sort_keys=False, default=str) + "\n").encode("utf-8"))
+        with deferred_interrupt():
+            write_atomic(self.root / name, (json.dumps(obj, indent=2, default=str) + "\n").encode("utf-8"))
 
     def read_json(self, name: str) -> Any:
         """Read ``DIR/<name>``, None if absent."""
@@ -978,12 +999,14 @@ def run_cells(
             except Exception as e:  # noqa: BLE001 - recorded with its type and message
                 if type(e).__name__ == "CancelledError":
                     continue
-                results.save_failure(rid, {**meta, **_error_meta(e)})
+                with deferred_interrupt():
+                    results.save_failure(rid, {**meta, **_error_meta(e)})
                 status, err = "failed", _error_meta(e)["error"]
             else:
                 summary = json.loads(files["summary.json"])
                 meta["wall_time_s"] = summary.get("wall_time_s")
-                results.save_run(rid, files, meta)
+                with deferred_interrupt():
+                    results.save_run(rid, files, meta)
                 status, err = "done", None
             for i in todo[rid]:
                 outcomes[i] = Outcome(cells[i], rid, status, err)

@@ -86,3 +86,32 @@ def test_calibrate_bad_levels_is_one_line(tiny_path: Path) -> None:
     r = runner.invoke(app, ["calibrate", str(tiny_path), "--levels", "mild:0.1"])
     assert r.exit_code == 2
     assert "--levels" in one_error_line(r.stderr)
+
+
+def test_ctrl_c_stops_a_sweep_with_exit_130_and_nothing_half_written(tmp_path: Path, tiny_text: str) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "tiny.toml").write_text(tiny_text.replace('duration = "5s"', 'duration = "40s"'))
+    (tmp_path / "s.toml").write_text('scenarios = ["tiny.toml"]\nseeds = 60\n')
+    results = tmp_path / "res"
+    cmd = [sys.executable, "-m", "sluice", "sweep", str(tmp_path / "s.toml"), "--results", str(results), "--workers", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    manifest = results / "manifest.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if manifest.exists() and manifest.read_text().count("\n") >= 3:
+            break
+        time.sleep(0.005)
+    assert proc.poll() is None, "the sweep ended before Ctrl-C"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    line = one_error_line(err)
+    assert "interrupted" in line and "rerun the same command to continue" in line
+    lines = [json.loads(l) for l in manifest.read_text().splitlines()]
+    assert 3 <= len(lines) < 60
+    runs = sorted(p.name for p in (results / "runs").iterdir())
+    assert runs == sorted(l["run"] for l in lines)  # no temporary or unrecorded run directory
