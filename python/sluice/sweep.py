@@ -461,9 +461,17 @@ def _overrides(f: _Fields, v: Any, path: str) -> dict[str, Any]:
 _TOP = ("format", "name", "description", "scenarios", "seeds", "set", "axes", "calibrate", "quick")
 
 
-def parse_sweep(text: str, source: str | os.PathLike[str] | None = None, quick: bool = False) -> Sweep:
+def parse_sweep(
+    text: str,
+    source: str | os.PathLike[str] | None = None,
+    quick: bool = False,
+    scenario_texts: Mapping[str, str] | None = None,
+) -> Sweep:
     """Parse a sweep file's text. Scenario paths are relative to the file's directory (to the
     working directory for text without a file).
+
+    ``scenario_texts`` (path -> text) stands in for reading the scenario files (a results
+    directory keeps the texts that ran).
 
     Raises
     ------
@@ -503,7 +511,10 @@ def parse_sweep(text: str, source: str | os.PathLike[str] | None = None, quick: 
         field_name = f"scenarios.{label}" if isinstance(raw, dict) else f"scenarios[{i}]"
         path = base / p
         try:
-            scen_text = path.read_text(encoding="utf-8")
+            if scenario_texts is not None and str(path) in scenario_texts:
+                scen_text = scenario_texts[str(path)]
+            else:
+                scen_text = path.read_text(encoding="utf-8")
         except OSError as e:
             raise f.fail(field_name, f"cannot read {path}: {e.strerror or e}") from None
         scenarios.append(ScenarioRef(label, str(path), scen_text))
@@ -1212,12 +1223,11 @@ def load(results: str | os.PathLike[str]) -> SweepResult:
     info = rd.read_json("sweep.json")
     if info is None:
         raise ResultsDirError(f"{rd.root}: no sweep.json (no sweep has run here)")
-    sw = parse_sweep(info["text"], info["source"], quick=bool(info.get("quick"))) if info.get("source") else None
-    if sw is None:
+    if not info.get("source"):
         raise ResultsDirError(f"{rd.root}: sweep.json names no sweep file")
     # the scenario texts as they ran, not as they are now
-    sw = Sweep(sw.name, tuple(ScenarioRef(s["label"], s["path"], s["text"]) for s in info["scenarios"]),
-               sw.axes, sw.seeds, sw.set, sw.calibrate, sw.source, sw.text, sw.quick)
+    texts = {s["path"]: s["text"] for s in info["scenarios"]}
+    sw = parse_sweep(info["text"], info["source"], quick=bool(info.get("quick")), scenario_texts=texts)
     from .calibrate import CalibrationResult
 
     cal_info = rd.read_json("calibration.json") or []

@@ -41,6 +41,7 @@ def test_sweep_then_report_gives_one_self_contained_html(tmp_path: Path, tiny_te
     assert again.exit_code == 0 and "3 cells (3 from earlier runs)" in again.stderr
 
     out = tmp_path / "report.html"
+    (tmp_path / "tiny.toml").rename(tmp_path / "moved.toml")  # the report uses the texts that ran
     rep = runner.invoke(app, ["report", str(results), "-o", str(out)])
     assert rep.exit_code == 0, rep.output
     page = out.read_text()
