@@ -116,3 +116,20 @@ def test_ctrl_c_stops_a_sweep_with_exit_130_and_nothing_half_written(tmp_path: P
     assert 3 <= len(lines) < 60
     runs = sorted(p.name for p in (results / "runs").iterdir())
     assert runs == sorted(l["run"] for l in lines)  # no temporary or unrecorded run directory
+
+
+def test_calibrate_prints_steps_and_counts(tiny_path: Path, tmp_path: Path) -> None:
+    r = runner.invoke(app, ["calibrate", str(tiny_path), "--seeds", "2", "--max", "32", "--set", "topology.queue.limit=8pkt",
+                            "--levels", "mild=0.1,heavy=1", "--results", str(tmp_path / "cal")])
+    assert r.exit_code == 0, r.output
+    assert re.search(r"mild \(≥ 0.1\) bracket n=1: [0-9.e-]+ [<≥] 0.1", r.stderr)
+    out = r.stdout.splitlines()
+    assert out[0].startswith(f"{tiny_path} (topology.queue.limit=8pkt; mean over seeds 1..2)")
+    assert re.match(r"  mild +loss ≥ 0.1 %: (flows\[0\]\.count = \d+|not reached up to 32)  \(\d+ steps\)", out[1])
+    assert out[2].lstrip().startswith("heavy")
+    # the runs are kept: a second calibration computes nothing new
+    lines = (tmp_path / "cal" / "manifest.jsonl").read_text().count("\n")
+    again = runner.invoke(app, ["calibrate", str(tiny_path), "--seeds", "2", "--max", "32", "--set", "topology.queue.limit=8pkt",
+                                "--levels", "mild=0.1,heavy=1", "--results", str(tmp_path / "cal")])
+    assert again.stdout == r.stdout
+    assert (tmp_path / "cal" / "manifest.jsonl").read_text().count("\n") == lines

@@ -270,3 +270,71 @@ def test_sigkill_midway_then_rerun_computes_every_cell_exactly_once(tmp_path: Pa
     assert runs == sorted(r["run"] for r in recs)
     for r in runs:
         assert json.loads((results / "runs" / r / "summary.json").read_text())["sim_time_s"] == 40
+
+
+# ------------------------------------------------------------------------- with overrides
+
+
+def test_axes_override_the_scenario(tmp_path: Path, tiny_text: str) -> None:
+    body = """
+scenarios = ["tiny.toml"]
+seeds = [4]
+[axes]
+flows = [1, 3]
+buffer = ["10pkt", "80pkt"]
+"""
+    path = write_sweep(tmp_path, tiny_text, body)
+    res = sweep.run(path, tmp_path / "res", workers=2)
+    assert len(res.outcomes) == 4 and all(o.status == "done" for o in res.outcomes)
+    for o in res.outcomes:
+        s = json.loads((tmp_path / "res" / "runs" / o.run / "summary.json").read_text())
+        assert len(s["flows"]) == int(o.cell.labels["flows"])
+        assert s["queues"][0]["limit"] == o.cell.labels["buffer"]
+    # four different models: four keys
+    assert len({o.run.split("-")[0] for o in res.outcomes}) == 4
+
+
+def test_an_override_that_breaks_the_scenario_names_the_file_and_the_cell(tmp_path: Path, tiny_text: str) -> None:
+    body = 'scenarios = ["tiny.toml"]\n[axes]\nflows = [2]\nbuffer = ["10pkt", "ten packets"]\n'
+    path = write_sweep(tmp_path, tiny_text, body)
+    with pytest.raises(sweep.SweepError) as e:
+        sweep.run(path, tmp_path / "res")
+    msg = str(e.value)
+    assert msg.startswith(f"{tmp_path / 'tiny.toml'}, cell flows=2, buffer=ten packets: topology.queue.limit: "), msg
+    assert e.value.path == "topology.queue.limit"
+    assert not (tmp_path / "res" / "manifest.jsonl").exists()  # nothing ran
+
+
+def test_calibrated_levels_become_cells(tmp_path: Path, tiny_text: str) -> None:
+    body = """
+scenarios = ["tiny.toml"]
+seeds = 2
+[axes]
+buffer = ["8pkt", "30pkt"]
+[calibrate]
+levels = { mild = 0.1, heavy = 1.0 }
+seeds = [1, 2]
+max = 32
+"""
+    path = write_sweep(tmp_path, tiny_text, body)
+    lines: list[str] = []
+    res = sweep.run(path, tmp_path / "res", log=lines.append)
+    assert len(res.calibration) == 2
+    for c in res.calibration:
+        assert set(c.counts) == {"mild", "heavy"}
+        for lvl, n in c.counts.items():
+            if n is not None:
+                steps = {s.n: s for s in c.steps[lvl]}
+                assert steps[n].reached and (n - 1 not in steps or not steps[n - 1].reached)
+    leveled = [o for o in res.outcomes if "level" in o.cell.labels]
+    expected = sum(2 for c in res.calibration for n in c.counts.values() if n is not None)
+    assert len(leveled) == expected > 0
+    for o in leveled:
+        c = next(c for c in res.calibration if c.labels["buffer"] == o.cell.labels["buffer"])
+        assert o.cell.overrides["flows[0].count"] == c.counts[o.cell.labels["level"]]
+    assert any("bisect" in l or "bracket" in l for l in lines)
+    # the calibration's runs are cells of the results directory: a rerun computes nothing
+    before = len(manifest(tmp_path / "res"))
+    again = sweep.run(path, tmp_path / "res")
+    assert len(manifest(tmp_path / "res")) == before
+    assert [c.counts for c in again.calibration] == [c.counts for c in res.calibration]
