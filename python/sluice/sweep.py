@@ -609,23 +609,29 @@ class Cell:
         return ", ".join(parts + [f"seed {self.seed}"])
 
     def reproduce(self) -> str:
-        """A shell command that reruns this cell alone."""
-        args = [_py_literal(self.scenario.path or "SCENARIO.toml"), f"seed={self.seed}"]
-        if self.overrides:
-            args.append(f"overrides={_py_literal(self.overrides)}")
-        code = f"import sluice; print(sluice.run({', '.join(args)}).summary)"
-        return "python -c " + shlex.quote(code)
+        """A shell command that reruns this cell alone:
+        ``sluice run FILE --seed N --set PATH=VALUE ...`` (values in TOML)."""
+        cmd = ["sluice", "run", self.scenario.path or "SCENARIO.toml", "--seed", str(self.seed)]
+        for path, value in self.overrides.items():
+            cmd += ["--set", f"{path}={toml_value(value)}"]
+        return " ".join(shlex.quote(c) for c in cmd)
 
 
-def _py_literal(v: Any) -> str:
-    """A Python literal with double-quoted strings (reads well inside single shell quotes)."""
+def toml_value(v: Any) -> str:
+    """A value as TOML text (``"10ms"``, ``90``, ``true``, ``[1, 2]``, ``{ kind = "red" }``)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
     if isinstance(v, str):
         return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
     if isinstance(v, dict):
-        return "{" + ", ".join(f"{_py_literal(k)}: {_py_literal(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, list):
-        return "[" + ", ".join(_py_literal(x) for x in v) + "]"
-    return repr(v)
+        def key(k: str) -> str:
+            return k if k.replace("_", "").replace("-", "").isalnum() else json.dumps(k)
+        return "{ " + ", ".join(f"{key(str(k))} = {toml_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(f"no TOML form for {type(v).__name__}")
 
 
 def _cell_key_cached(cache: dict[tuple[str, str], str], cell: Cell) -> str:

@@ -102,6 +102,16 @@ axes = { buffer = ["20pkt"] }
     assert qc[0].labels["buffer"] == "mid"  # the full axis's label for the same value
 
 
+def test_reproduce_command_gives_overrides_as_toml(tiny_text: str) -> None:
+    sc = sweep.ScenarioRef("t", "dir/t.toml", tiny_text)
+    cell = sweep.Cell(sc, {"flows[0].count": 9, "topology.queue.limit": "10pkt", "tcp.sack": False,
+                           "topology.queue": {"kind": "drop_tail", "limit": "5pkt"}}, {}, 3)
+    assert cell.reproduce() == (
+        "sluice run dir/t.toml --seed 3 --set 'flows[0].count=9' --set 'topology.queue.limit=\"10pkt\"' "
+        "--set tcp.sack=false --set 'topology.queue={ kind = \"drop_tail\", limit = \"5pkt\" }'"
+    )
+
+
 def test_cell_key_depends_on_text_and_overrides_not_seed(tiny_text: str) -> None:
     a = sweep.cell_key(tiny_text, {"flows[0].count": 2})
     assert a == sweep.cell_key(tiny_text, {"flows[0].count": 2})
@@ -128,7 +138,7 @@ def test_sweep_runs_every_cell_once_and_a_rerun_skips_them(tmp_path: Path, tiny_
         assert summary["seed"] == l["seed"] and l["status"] == "done"
         for name in ("flows", "queues", "queue_samples"):
             assert (d / f"{name}.parquet").stat().st_size > 0
-        assert l["reproduce"].startswith("python -c ")
+        assert l["reproduce"] == f"sluice run {tmp_path / 'tiny.toml'} --seed {l['seed']}"
     assert not [p for p in (results / "runs").iterdir() if p.name.startswith(".")]
 
     # the summaries are those of single runs with the same seed
@@ -184,7 +194,7 @@ def test_failed_cell_is_recorded_with_error_and_reproduce_command(
     assert len(failed) == 1
     assert failed[0]["error"] == "simulator panicked: boom (seed 2)"
     assert failed[0]["error_type"] == "SimulationPanic"
-    assert "seed=2" in failed[0]["reproduce"] and "tiny.toml" in failed[0]["reproduce"]
+    assert failed[0]["reproduce"] == f"sluice run {tmp_path / 'tiny.toml'} --seed 2"
     assert not (results / "runs" / failed[0]["run"]).exists()
     assert res.runs()["status"].tolist() == ["done", "failed", "done"]
 
