@@ -6,6 +6,7 @@ The public API:
 - :func:`run` — run a scenario (a ``.toml`` path or TOML text) and get a :class:`Result`
   holding the summary and pandas DataFrames;
 - :func:`validate` — check a scenario without running it;
+- :func:`resolve` — the fully defaulted model a scenario resolves to, and its hash;
 - :mod:`sluice.plots` — matplotlib figures of a result and of a sweep;
 - :mod:`sluice.sweep`, :mod:`sluice.calibrate`, :mod:`sluice.stats`, :mod:`sluice.report` — the
   evaluation harness: sweeps with a resumable results directory, congestion-level calibration,
@@ -25,7 +26,7 @@ import importlib
 from typing import Any
 
 from . import _sluice
-from .api import Result, run, validate
+from .api import Resolved, Result, resolve, run, validate
 from .errors import (
     GatewayError,
     OutputError,
@@ -53,7 +54,9 @@ __all__ = [
     "__version__",
     "run",
     "validate",
+    "resolve",
     "Result",
+    "Resolved",
     "SluiceError",
     "ScenarioError",
     "SimulationPanic",

@@ -15,9 +15,9 @@ This stub is checked against the compiled module by ``python -m mypy.stubtest sl
 """
 
 from collections.abc import Callable
-from typing import final
+from typing import Any, final
 
-__all__ = ["RunResult", "run", "validate", "version", "_panic_for_test"]
+__all__ = ["RunResult", "run", "validate", "resolve", "parse_set", "version", "_panic_for_test"]
 
 @final
 class RunResult:
@@ -47,6 +47,7 @@ def run(
     *,
     source: str | None = None,
     progress: Callable[[float, float], object] | None = None,
+    overrides: dict[str, Any] | None = None,
 ) -> RunResult:
     """Parse, validate and run a scenario.
 
@@ -59,23 +60,64 @@ def run(
     out_dir
         Directory for files the scenario asks the simulator to write (pcap); created if missing.
     source
-        The file the text came from; used only in the reproduce command of a ``SimulationPanic``.
+        The file the text came from: named first in a ``ScenarioError``'s message
+        (``x.toml: flows[0].count: ...``) and in the reproduce command of a ``SimulationPanic``.
     progress
         Called as ``progress(simulated_s, end_s)`` about ten times a second of wall time and once
         at the end. An exception it raises stops the run and propagates.
+    overrides
+        Dotted paths with ``[i]`` indices (``"flows[0].count"``) to values (bool, int, float, str,
+        lists and dicts of them), set in order on the parsed TOML tree before the schema reads
+        it. A value of another type raises ``TypeError``; an index past an array's end, or a
+        path through a number or string, raises ``ScenarioError`` naming the override.
 
     The interpreter lock is released while the simulation runs and taken back between slices
     of events, so signals are handled: Ctrl-C stops the run with ``KeyboardInterrupt``.
     """
 
-def validate(scenario: str, seed: int | None = None, *, source: str | None = None) -> None:
-    """Parse and validate a scenario (TOML text) without running it.
+def validate(
+    scenario: str,
+    seed: int | None = None,
+    *,
+    source: str | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> None:
+    """Parse and validate a scenario (TOML text, with ``overrides`` as for :func:`run`) without
+    running it.
 
     Raises ``ScenarioError`` when it is invalid.
+    """
+
+def resolve(
+    scenario: str,
+    seed: int | None = None,
+    *,
+    source: str | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> tuple[str, str]:
+    """The resolved model as JSON text, and its hash (64 hex digits).
+
+    The model is what the simulator runs, every default filled in; the hash is the SHA-256 of
+    its canonical JSON without ``seed`` and ``notes``. Raises ``ScenarioError`` when the
+    scenario is invalid.
+    """
+
+def parse_set(arg: str) -> tuple[str, Any]:
+    """A command-line ``PATH=VALUE`` as ``(path, value)``: the value read as a TOML value
+    (``90``, ``true``, ``"x"``, ``[1, 2]``, an inline table), else taken as a plain string.
+
+    Raises ``ValueError`` when there is no ``=`` or the path is malformed.
     """
 
 def version() -> str:
     """The simulator's version (the Rust workspace version)."""
 
-def _panic_for_test(scenario: str, seed: int | None = None, *, source: str | None = None) -> None:
-    """Panic inside the same guard as :func:`run`; raises ``SimulationPanic``. For tests only."""
+def _panic_for_test(
+    scenario: str,
+    seed: int | None = None,
+    *,
+    source: str | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> None:
+    """Panic inside the same guard as :func:`run`; raises ``SimulationPanic`` (whose reproduce
+    command repeats the overrides as ``--set`` arguments). For tests only."""

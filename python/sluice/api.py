@@ -18,8 +18,8 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import _sluice
 
@@ -27,7 +27,16 @@ if TYPE_CHECKING:
     # pandas is imported where a DataFrame is made, so `import sluice` stays fast.
     import pandas as pd
 
-__all__ = ["Result", "run", "validate", "read_scenario", "FLOW_COLUMNS", "QUEUE_COLUMNS"]
+__all__ = [
+    "Result",
+    "Resolved",
+    "run",
+    "validate",
+    "resolve",
+    "read_scenario",
+    "FLOW_COLUMNS",
+    "QUEUE_COLUMNS",
+]
 
 #: Per-flow columns the summary contract guarantees (docs/summary.md); more may follow.
 FLOW_COLUMNS: tuple[str, ...] = (
@@ -61,6 +70,10 @@ QUEUE_COLUMNS: tuple[str, ...] = (
 )
 
 ScenarioLike = str | os.PathLike[str]
+
+#: ``{"topology.queue.kind": "drop_tail", "flows[0].count": 90}``: dotted paths with ``[i]``
+#: indices, to values (bool, int, float, str, and lists and dicts of them).
+Overrides = Mapping[str, Any]
 
 
 def _looks_like_path(scenario: str) -> bool:
@@ -184,6 +197,7 @@ def run(
     seed: int | None = None,
     out_dir: str | os.PathLike[str] | None = None,
     progress: Callable[[float, float], object] | None = None,
+    overrides: Overrides | None = None,
 ) -> Result:
     """Run one simulation.
 
@@ -202,11 +216,18 @@ def run(
         Called as ``progress(simulated_s, end_s)`` about ten times a second while the run goes
         on, and once at the end (for a progress bar). An exception it raises stops the run and
         propagates. Ctrl-C stops a run with ``KeyboardInterrupt`` either way.
+    overrides
+        Scenario fields to set before the scenario is read, e.g.
+        ``{"topology.queue.limit": "20pkt", "flows[0].count": 90}`` (docs/scenarios.md,
+        "Overrides"). They are checked exactly as the same values written in the file.
 
     Raises
     ------
     ScenarioError
-        The scenario is invalid; ``.path`` names the field.
+        The scenario (or an override) is invalid; ``.path`` names the field. For a file the
+        message starts with its path: ``x.toml: flows[0].count: must be at least 1``.
+    TypeError
+        An override's value is not a bool, int, float, str, list or dict.
     SimulationPanic
         The simulator hit a bug; the message says how to reproduce it.
     OSError
@@ -220,17 +241,62 @@ def run(
     """
     text, source = read_scenario(scenario)
     out = None if out_dir is None else os.fspath(out_dir)
-    native = _sluice.run(text, _check_seed(seed), out, source=source, progress=progress)
+    native = _sluice.run(
+        text, _check_seed(seed), out, source=source, progress=progress, overrides=_overrides(overrides)
+    )
     return Result.from_native(native)
 
 
-def validate(scenario: ScenarioLike, seed: int | None = None) -> None:
-    """Parse and validate a scenario without running it.
+def validate(scenario: ScenarioLike, seed: int | None = None, overrides: Overrides | None = None) -> None:
+    """Parse and validate a scenario (with ``overrides`` set, as for :func:`run`) without
+    running it.
 
     Raises :class:`~sluice.errors.ScenarioError` (with ``.path``) if it is invalid.
     """
     text, source = read_scenario(scenario)
-    _sluice.validate(text, _check_seed(seed), source=source)
+    _sluice.validate(text, _check_seed(seed), source=source, overrides=_overrides(overrides))
+
+
+class Resolved(NamedTuple):
+    """What :func:`resolve` returns: unpacks as ``model, model_hash = sluice.resolve(...)``."""
+
+    #: The resolved model: the configuration the simulator runs, every default filled in
+    #: (nodes, links with their queues and loss models, flows with their full TCP options,
+    #: monitor settings). Times, rates and sizes are exact unit strings (``"200ms"``).
+    model: dict[str, Any]
+    #: Hex SHA-256 of the model's canonical form, without its ``seed`` and ``notes``: the same
+    #: hash means the same simulation for every seed, so ``(model_hash, seed, sluice_version)``
+    #: keys a result cache.
+    model_hash: str
+
+
+def resolve(scenario: ScenarioLike, seed: int | None = None, overrides: Overrides | None = None) -> Resolved:
+    """The fully defaulted model a scenario resolves to, and its stable hash.
+
+    The hash does not change with key order, comments, whitespace, or a default spelt out
+    in the file, nor with the seed; it changes when any parameter of the run does.
+
+    Raises :class:`~sluice.errors.ScenarioError` if the scenario is invalid.
+
+    Examples
+    --------
+    >>> model, h = sluice.resolve("scenarios/reference/single-newreno.toml")   # doctest: +SKIP
+    >>> model["flows"][0]["tcp"]["mss"], len(h)                                # doctest: +SKIP
+    (1448, 64)
+    """
+    text, source = read_scenario(scenario)
+    model_json, model_hash = _sluice.resolve(text, _check_seed(seed), source=source, overrides=_overrides(overrides))
+    model: dict[str, Any] = json.loads(model_json)
+    return Resolved(model, model_hash)
+
+
+def _overrides(overrides: Overrides | None) -> dict[str, Any] | None:
+    """The overrides as the dict the native module takes (in their order)."""
+    if overrides is None:
+        return None
+    if not isinstance(overrides, Mapping):
+        raise TypeError(f"overrides must be a mapping of dotted paths to values, not {type(overrides).__name__}")
+    return dict(overrides)
 
 
 def _check_seed(seed: object) -> int | None:

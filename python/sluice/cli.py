@@ -23,7 +23,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from . import api
+from . import _sluice, api
 from .errors import OutputError, ScenarioError, SimulationPanic, SluiceError
 
 __all__ = ["app", "main"]
@@ -131,6 +131,36 @@ SeedOpt = Annotated[
     int | None,
     typer.Option("--seed", min=0, help="Override the scenario's seed (a non-negative integer)."),
 ]
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        help=(
+            "Set a scenario field before the file is read: PATH=VALUE, PATH dotted keys with [i] "
+            "indices, VALUE a TOML value (90, true, \"10ms\", [1, 2], { kind = \"drop_tail\", "
+            "limit = \"20pkt\" }) or else a plain string. Repeatable, applied in order."
+        ),
+        metavar="PATH=VALUE",
+        show_default=False,
+    ),
+]
+
+
+def _sets(args: list[str] | None) -> dict[str, Any] | None:
+    """``--set`` arguments as the overrides of :func:`sluice.run` (values parsed by the simulator)."""
+    if not args:
+        return None
+    overrides: dict[str, Any] = {}
+    for arg in args:
+        try:
+            path, value = _sluice.parse_set(arg)
+        except ValueError as e:
+            _fail(str(e), EXIT_BAD_INPUT)
+        overrides.pop(path, None)  # a repeated path takes its place in the order again
+        overrides[path] = value
+    return overrides
+
+
 ScenarioArg = Annotated[
     Path,
     typer.Argument(help="Scenario file (TOML).", show_default=False),
@@ -305,6 +335,7 @@ def _check_outputs(out: Path | None, summary: Path | None) -> None:
 def run_cmd(
     scenario: ScenarioArg,
     seed: SeedOpt = None,
+    set_: SetOpt = None,
     summary: Annotated[
         Path | None,
         typer.Option("--summary", help="Write the summary JSON to this file.", metavar="OUT.json"),
@@ -334,9 +365,14 @@ def run_cmd(
 
     With --out DIR it writes DIR/summary.json, DIR/flows.parquet, DIR/queues.parquet, one Parquet file per time series (queue_samples, and cwnd / rtt when traced) and DIR/overview.png. A progress bar (simulated seconds) shows on standard error while the simulation runs; Ctrl-C stops it (exit status 130, nothing written).
 
+    --set PATH=VALUE changes a field of the scenario for this run, checked as if the file said it (repeatable).
+
     Example:  sluice run scenarios/reference/single-newreno.toml --seed 2 --out results/single
+
+    Example:  sluice run scenarios/reference/single-newreno.toml --set topology.queue.limit=20pkt --set 'flows[0].count=4'
     """
     _read(scenario)  # one-line errors for a missing or unreadable file
+    overrides = _sets(set_)
     _check_outputs(out, summary)  # before the run, so a long run is never lost to a bad path
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -350,7 +386,7 @@ def run_cmd(
             bar.update(task, total=end, completed=now, sim=f"{now:,.1f} / {end:,.6g} s simulated")
 
         try:
-            result = api.run(scenario, seed=seed, out_dir=out, progress=progress)
+            result = api.run(scenario, seed=seed, out_dir=out, progress=progress, overrides=overrides)
         except KeyboardInterrupt:
             bar.stop()
             _fail(f"interrupted at {reached[0]:,.1f} s of {reached[1]:,.6g} s simulated; nothing written", EXIT_INTERRUPTED)
@@ -390,16 +426,19 @@ def run_cmd(
 
 
 @app.command("validate")
-def validate_cmd(scenario: ScenarioArg, seed: SeedOpt = None) -> None:
-    """Check a scenario file without running it.
+def validate_cmd(scenario: ScenarioArg, seed: SeedOpt = None, set_: SetOpt = None) -> None:
+    """Check a scenario file (with any --set PATH=VALUE applied) without running it.
 
     Prints "ok" if it is valid; otherwise one line "error: FILE: FIELD: MESSAGE" on standard error and exit status 2.
 
     Example:  sluice validate scenarios/reference/single-newreno.toml
+
+    Example:  sluice validate scenarios/reference/single-newreno.toml --set topology.queue.kind=drop_tail
     """
     _read(scenario)
+    overrides = _sets(set_)
     try:
-        api.validate(scenario, seed=seed)
+        api.validate(scenario, seed=seed, overrides=overrides)
     except (SluiceError, OSError) as e:
         _report(e, scenario)
     typer.echo(f"ok: {scenario}")

@@ -70,7 +70,7 @@ def test_validate_reports_the_field_path(tiny_text: str, tmp_path: Path) -> None
     bad.write_text(tiny_text.replace('kind = "dumbbell"', 'kind = "dumbel"'))
     result = runner.invoke(app, ["validate", str(bad)])
     assert result.exit_code == 2
-    assert one_error_line(result.stderr).startswith("error: topology.kind: ")
+    assert one_error_line(result.stderr).startswith(f"error: {bad}: topology.kind: ")
 
 
 def test_validate_good_scenario(tiny_path: Path) -> None:
@@ -91,7 +91,7 @@ def test_run_bad_scenario_is_one_line(tiny_text: str, tmp_path: Path) -> None:
     bad.write_text(tiny_text.replace('dst = "receivers"', 'dst = "nowhere"'))
     result = runner.invoke(app, ["run", str(bad), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2
-    assert one_error_line(result.stderr).startswith("error: flows[0].dst: ")
+    assert one_error_line(result.stderr).startswith(f"error: {bad}: flows[0].dst: ")
     assert not (tmp_path / "o" / "summary.json").exists()
 
 
@@ -164,7 +164,7 @@ def test_simulation_panic_exits_3_with_reproduce_command(
     import sluice.api
     from sluice import _sluice
 
-    def panicking_run(scenario: object, seed: int | None = None, out_dir: object = None, progress: object = None) -> None:
+    def panicking_run(scenario: object, seed: int | None = None, out_dir: object = None, progress: object = None, overrides: object = None) -> None:
         text, source = sluice.api.read_scenario(scenario)  # type: ignore[arg-type]
         _sluice._panic_for_test(text, seed, source=source)
 

@@ -20,7 +20,8 @@
 //!   No random draw.
 
 /// Which packets a link direction loses.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum LossModel {
     /// Independent loss with probability `p` per packet.
     Bernoulli { p: f64 },
@@ -31,7 +32,8 @@ pub enum LossModel {
 }
 
 /// Which packets a [`LossModel::List`] counts.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ListMatch {
     /// TCP segments with payload only.
     Data,

@@ -36,6 +36,8 @@ use std::path::PathBuf;
 pub struct RunOptions {
     /// Directory for pcap files (created if missing). None: no files.
     pub out_dir: Option<PathBuf>,
+    /// Set on the scenario's TOML tree before it is read ([`scenario::overrides`]).
+    pub overrides: Vec<scenario::Override>,
 }
 
 /// Anything that can stop a run.
@@ -52,9 +54,10 @@ pub enum SimError {
     Stopped { at_s: f64 },
 }
 
-/// Parse, validate and run a scenario given as TOML text. `seed` overrides the scenario's seed.
+/// Parse, validate and run a scenario given as TOML text, with `opts.overrides` set on it.
+/// `seed` overrides the scenario's seed.
 pub fn run_str(text: &str, seed: Option<u64>, opts: &RunOptions) -> Result<RunOutput, SimError> {
-    let model = scenario::load_str(text, seed)?;
+    let model = scenario::load_str_with(text, seed, &opts.overrides)?;
     engine::run_model(&model, opts)
 }
 
@@ -67,7 +70,7 @@ pub const OBSERVE_EVERY: u64 = 1_000_000;
 /// returns false the run stops with [`SimError::Stopped`]. What runs does not depend on the
 /// observer: the summary is the one [`run_str`] gives.
 pub fn run_str_observed(text: &str, seed: Option<u64>, opts: &RunOptions, observe: &mut dyn FnMut(f64, f64) -> bool) -> Result<RunOutput, SimError> {
-    let model = scenario::load_str(text, seed)?;
+    let model = scenario::load_str_with(text, seed, &opts.overrides)?;
     let mut run = engine::Stepper::new(&model, opts)?;
     loop {
         let more = run.advance(OBSERVE_EVERY);

@@ -6,10 +6,13 @@
 
 use crate::tcp::TcpConfig;
 use sluice_core::units::QueueLimit;
+use serde::{Serialize, Serializer};
 use sluice_core::{Dur, Rate, Time};
 
-/// One simulation run, fully resolved.
-#[derive(Clone, Debug)]
+/// One simulation run, fully resolved. Its serialization is the resolved model of
+/// [`crate::scenario::resolve`] (times as duration strings from the start of the run, rates as
+/// rate strings, both exact), and what the model hash covers.
+#[derive(Clone, Debug, Serialize)]
 pub struct Model {
     pub name: String,
     pub seed: u64,
@@ -24,26 +27,28 @@ pub struct Model {
     pub notes: Vec<(String, String)>,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum NodeKind {
     Host,
     Router,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct NodeSpec {
     pub name: String,
     pub kind: NodeKind,
 }
 
 /// A queue discipline and its parameters.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum QdiscSpec {
     DropTail { limit: QueueLimit },
 }
 
 /// One direction of a link.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct DirSpec {
     pub qdisc: QdiscSpec,
     /// Which packets sent this way are lost on the wire (decided as each starts serializing;
@@ -56,7 +61,7 @@ pub struct DirSpec {
 }
 
 /// A full-duplex point-to-point link between nodes `a` and `b`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct LinkSpec {
     pub a: usize,
     pub b: usize,
@@ -74,15 +79,17 @@ pub struct LinkSpec {
 }
 
 /// How a flow's start time is chosen.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum StartSpec {
-    At(Time),
+    At(#[serde(serialize_with = "since_start")] Time),
     /// Uniform in `[lo, hi)`, drawn from the flow's own stream.
-    Uniform(Time, Time),
+    Uniform(#[serde(serialize_with = "since_start")] Time, #[serde(serialize_with = "since_start")] Time),
 }
 
 /// What the sending application does.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum AppSpec {
     /// Unlimited data for the whole run, written into the send buffer `write` bytes at a time
     /// (0: whatever fits).
@@ -112,7 +119,7 @@ impl AppSpec {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct FlowSpec {
     pub name: String,
     pub src: usize,
@@ -120,12 +127,13 @@ pub struct FlowSpec {
     pub app: AppSpec,
     pub start: StartSpec,
     /// Stop sending at this time (None: run to the end).
+    #[serde(serialize_with = "since_start_opt")]
     pub stop: Option<Time>,
     pub tcp: TcpConfig,
 }
 
 /// What to measure and record.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct MonitorSpec {
     /// Queue-length sampling interval.
     pub queue_sample: Dur,
@@ -143,4 +151,14 @@ impl Default for MonitorSpec {
     fn default() -> Self {
         MonitorSpec { queue_sample: Dur::from_millis(10), cwnd_trace: None, rtt_trace: false, pcap_snaplen: 128, queues: None }
     }
+}
+
+/// An instant as the span since the start of the run (`"1500ms"`): exact, unlike seconds as a
+/// float.
+fn since_start<S: Serializer>(t: &Time, s: S) -> Result<S::Ok, S::Error> {
+    Dur(t.0).serialize(s)
+}
+
+fn since_start_opt<S: Serializer>(t: &Option<Time>, s: S) -> Result<S::Ok, S::Error> {
+    t.map(|t| Dur(t.0)).serialize(s)
 }

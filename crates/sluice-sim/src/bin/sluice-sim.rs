@@ -6,16 +6,19 @@ use std::process::ExitCode;
 const HELP: &str = "sluice-sim — run one Sluice scenario and print its summary JSON
 
 USAGE:
-    sluice-sim SCENARIO.toml [--seed N] [--summary OUT.json] [--out DIR]
+    sluice-sim SCENARIO.toml [--seed N] [--set PATH=VALUE]... [--summary OUT.json] [--out DIR]
 
 OPTIONS:
     --seed N          override the scenario's seed
+    --set PATH=VALUE  set a scenario field before it is read (repeatable): PATH is dotted keys
+                      with [i] indices, VALUE a TOML value or else a plain string
     --summary FILE    write the summary JSON to FILE instead of standard output
     --out DIR         directory for pcap files the scenario asks for
     -h, --help        this text
 
 EXAMPLE:
-    sluice-sim scenarios/reference/single-newreno.toml --seed 2";
+    sluice-sim scenarios/reference/single-newreno.toml --seed 2
+    sluice-sim scenarios/reference/single-newreno.toml --set topology.queue.limit=20pkt --set flows[0].count=4";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -37,6 +40,7 @@ fn main() -> ExitCode {
             }
             "--seed" => value().and_then(|v| v.parse::<u64>().map(|s| seed = Some(s)).map_err(|_| format!("--seed: expected a non-negative integer, got {v:?}"))),
             "--summary" => value().map(|v| summary = Some(v)),
+            "--set" => value().and_then(|v| sluice_sim::scenario::Override::parse_arg(&v)).map(|o| opts.overrides.push(o)),
             "--out" => value().map(|v| opts.out_dir = Some(v.into())),
             s if s.starts_with('-') => Err(format!("unknown option {s:?} (see --help)")),
             s => {
@@ -74,6 +78,10 @@ fn main() -> ExitCode {
                 None => println!("{json}"),
             }
             ExitCode::SUCCESS
+        }
+        Err(e @ sluice_sim::SimError::Scenario(_)) => {
+            eprintln!("error: {file}: {e}");
+            ExitCode::from(2)
         }
         Err(e) => {
             eprintln!("error: {e}");

@@ -1254,7 +1254,7 @@ app = { kind = "file", size = "200kB" }
         // Writes to /dev/full fail with "no space left on device".
         std::os::unix::fs::symlink("/dev/full", &path).unwrap();
         let text = one_flow("{ kind = \"bulk\" }", "1s", "0s") + "[monitor]\npcap = \"A->B\"\n";
-        let Err(e) = crate::run_str(&text, None, &RunOptions { out_dir: Some(dir.path().to_path_buf()) }) else { panic!("the run must fail") };
+        let Err(e) = crate::run_str(&text, None, &RunOptions { out_dir: Some(dir.path().to_path_buf()), ..Default::default() }) else { panic!("the run must fail") };
         match e {
             SimError::Io { path, .. } => assert!(path.ends_with("A-to-B.pcap"), "{path}"),
             e => panic!("expected an I/O error, got {e}"),

@@ -574,3 +574,132 @@ fn bad_loss_models_name_the_field() {
     assert_eq!(e.path, "topology.bottleneck.loss.q");
     assert!(e.message.contains("unknown field `q`"), "{}", e.message);
 }
+
+// ----- overrides and the resolved model -----
+
+use super::{load_str_with, resolve, Override};
+
+fn ov(path: &str, value: toml::Value) -> Override {
+    Override::new(path, value)
+}
+
+// An override is judged as the same value written in the file: the same field path and the
+// same message, less the line and column (the value is not in the file).
+#[test]
+fn an_override_fails_as_the_file_would() {
+    let cases: [(&str, &str, &str, toml::Value); 4] = [
+        ("count = 2", "count = 0", "flows[0].count", toml::Value::Integer(0)),
+        ("count = 2", "count = \"x\"", "flows[0].count", toml::Value::String("x".into())),
+        ("kind = \"drop_tail\"", "kind = \"red\"", "topology.queue.kind", toml::Value::String("red".into())),
+        ("limit = \"50pkt\"", "limit = \"50 packets\"", "topology.queue.limit", toml::Value::String("50 packets".into())),
+    ];
+    for (from, to, path, value) in cases {
+        let in_file = error_of(from, to);
+        let by_override = load_str_with(BASE, None, &[ov(path, value)]).expect_err("must be rejected");
+        assert_eq!(by_override.path, in_file.path, "{path}");
+        assert_eq!(by_override.path, path);
+        let file_msg = in_file.message.split(" (line ").next().unwrap();
+        assert_eq!(by_override.message, file_msg, "{path}");
+    }
+}
+
+// A misspelt key is the schema's own unknown-field error, naming the allowed keys; an index past
+// the end of `flows` (one [[flows]] entry) fails naming the override.
+#[test]
+fn unknown_keys_and_bad_indices() {
+    let e = load_str_with(BASE, None, &[ov("topology.queue.limt", toml::Value::String("5pkt".into()))]).unwrap_err();
+    assert_eq!(e.path, "topology.queue.limt");
+    assert!(e.message.starts_with("unknown field `limt`, expected `limit`"), "{e}");
+    let e = load_str_with(BASE, None, &[ov("monitor.no_such", toml::Value::Boolean(true))]).unwrap_err();
+    assert_eq!(e.path, "monitor.no_such");
+    assert!(e.message.starts_with("unknown field `no_such`"), "{e}");
+    let e = load_str_with(BASE, None, &[ov("flows[1].count", toml::Value::Integer(3))]).unwrap_err();
+    assert_eq!(e.to_string(), "flows[1].count: override: index 1 is past the end of `flows` (1 entry)");
+    let e = load_str_with(BASE, None, &[ov("duration.s", toml::Value::Integer(3))]).unwrap_err();
+    assert_eq!(e.to_string(), "duration.s: override: `duration` is a string, not a table");
+}
+
+// Overrides change what runs: 90 flows of a dumbbell's 2 pairs, and a queue of 20 packets.
+#[test]
+fn overrides_change_the_model() {
+    let m = load_str_with(BASE, None, &[ov("flows[0].count", toml::Value::Integer(90)), ov("topology.queue.limit", toml::Value::String("20pkt".into()))]).unwrap();
+    assert_eq!(m.flows.len(), 90);
+    let q = m.links.iter().flat_map(|l| [&l.ab, &l.ba]).find(|d| d.queue_name == "A->B").unwrap();
+    assert_eq!(q.qdisc, crate::model::QdiscSpec::DropTail { limit: sluice_core::units::QueueLimit::Packets(20) });
+    // A later override of the same field wins; the seed is an ordinary field.
+    let m = load_str_with(BASE, None, &[ov("seed", toml::Value::Integer(7)), ov("seed", toml::Value::Integer(9))]).unwrap();
+    assert_eq!(m.seed, 9);
+}
+
+fn hash(text: &str, seed: Option<u64>, overrides: &[Override]) -> String {
+    resolve(text, seed, overrides).unwrap().model_hash
+}
+
+// The hash sees the run, not the text: key order, comments, whitespace and defaults spelt out
+// leave it alone, as does the seed (the file's, an override's or the caller's).
+#[test]
+fn model_hash_ignores_spelling_and_seed() {
+    let h = hash(BASE, None, &[]);
+    assert_eq!(h.len(), 64);
+    assert!(h.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+    let reordered = r#"
+# the same scenario, keys in another order, with comments and defaults spelt out
+warmup   = "2000ms"   # 2 s
+duration = "10s"
+name = "t"
+seed = 42
+[tcp]
+sack = true
+mss = 1448
+[monitor]
+queue_sample = "10ms"
+rtt_trace = false
+[[flows]]
+app = { kind = "bulk" }
+dst = "receivers"
+src = "senders"
+count = 2
+start = "0s"
+[topology]
+queue = { limit = "50pkt", kind = "drop_tail" }
+bottleneck = { delay = "5ms", rate = "10000kbps" }
+access_delay = "1ms"
+access_rate = "100Mbps"
+pairs = 2
+kind = "dumbbell"
+"#;
+    assert_eq!(hash(reordered, None, &[]), h);
+    assert_eq!(hash(BASE, Some(5), &[]), h);
+    assert_eq!(hash(BASE, None, &[ov("seed", toml::Value::Integer(3))]), h);
+    // The same value set by an override is the same model.
+    assert_eq!(hash(BASE, None, &[ov("flows[0].count", toml::Value::Integer(2))]), h);
+    // A description is provenance, not configuration.
+    assert_eq!(hash(&format!("description = \"x\"\n{BASE}"), None, &[]), h);
+    // The model keeps the seed (the caller's over the file's).
+    assert_eq!(resolve(reordered, Some(5), &[]).unwrap().model["seed"], 5);
+    assert_eq!(resolve(reordered, None, &[]).unwrap().model["seed"], 42);
+}
+
+// Every parameter of the run moves the hash: one change each, all hashes distinct.
+#[test]
+fn model_hash_changes_with_every_parameter() {
+    let variants: [(&str, toml::Value); 12] = [
+        ("name", toml::Value::String("u".into())),
+        ("duration", toml::Value::String("11s".into())),
+        ("warmup", toml::Value::String("1s".into())),
+        ("topology.pairs", toml::Value::Integer(3)),
+        ("topology.bottleneck.rate", toml::Value::String("10000001bps".into())),
+        ("topology.bottleneck.delay", toml::Value::String("5000001ns".into())),
+        ("topology.queue.limit", toml::Value::String("51pkt".into())),
+        ("topology.bottleneck.loss", toml::Value::Float(0.01)),
+        ("flows[0].count", toml::Value::Integer(3)),
+        ("flows[0].tcp.sack", toml::Value::Boolean(false)),
+        ("tcp.min_rto", toml::Value::String("200ms".into())),
+        ("monitor.queue_sample", toml::Value::String("1ms".into())),
+    ];
+    let mut seen = std::collections::HashSet::new();
+    seen.insert(hash(BASE, None, &[]));
+    for (path, value) in variants {
+        assert!(seen.insert(hash(BASE, None, &[ov(path, value)])), "{path} left the hash unchanged");
+    }
+}

@@ -5,7 +5,8 @@
 use sluice_core::Dur;
 
 /// Which congestion control runs (a closed set).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum CcKind {
     /// RFC 5681 / RFC 6582 window growth.
     NewReno,
@@ -24,7 +25,8 @@ impl CcKind {
 }
 
 /// Recovery algorithm during fast recovery (docs/tcp.md, "proportional rate reduction").
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Recovery {
     /// Proportional Rate Reduction (RFC 6937 / RFC 9937), as Linux and ns-3 default.
     Prr(PrrVariant),
@@ -33,7 +35,8 @@ pub enum Recovery {
 }
 
 /// PRR's bound when `pipe ≤ ssthresh` (RFC 6937 §3.1, RFC 9937).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PrrVariant {
     /// RFC 9937 as ns-3 ≥ 3.43 implements it.
     Rfc9937,
@@ -42,7 +45,8 @@ pub enum PrrVariant {
 }
 
 /// What counts as a duplicate ACK (RFC 5681 §2 and the variants of docs/tcp.md, "duplicate ACKs").
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum DupAckRule {
     /// Ignore the window-equality test; with SACK, an ACK that SACKs new data counts.
     Default,
@@ -55,7 +59,8 @@ pub enum DupAckRule {
 }
 
 /// When a segment's window updates the send window.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum WndUpdateRule {
     /// RFC 9293 §3.10.7.4: `SND.UNA ≤ SEG.ACK ≤ SND.NXT` and (`SEG.SEQ > WL1`, or `SEG.SEQ = WL1`
     /// and `SEG.ACK ≥ WL2`).
@@ -71,7 +76,8 @@ pub enum WndUpdateRule {
 }
 
 /// How the SYN is retransmitted.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SynRto {
     /// RFC 6298: initial RTO 1 s, backed off; RTO reset to 3 s if the SYN was retransmitted
     /// (§5.7).
@@ -81,7 +87,8 @@ pub enum SynRto {
 }
 
 /// Which of RFC 6675's NextSeg rules (§4) send in SACK recovery when no lost segment waits.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum NextSeg {
     /// All four: after (1) lost segments and (2) new data, (3) the first un-SACKed hole below
     /// the highest SACK, then (4) once per recovery a rescue retransmission of the highest
@@ -95,7 +102,8 @@ pub enum NextSeg {
 /// Whether and how data segments are paced (docs/tcp.md, "pacing"): a segment of `L` payload
 /// bytes may leave no earlier than `L·8/rate` after the one before it. Pacing never overrides
 /// the windows.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Pacing {
     /// Never, even when the congestion control sets a rate.
     Off,
@@ -120,7 +128,8 @@ impl Pacing {
 }
 
 /// Which SACK blocks a receiver reports.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SackReport {
     /// RFC 2018 §4: the block holding the newest arrival first, then the most recently reported
     /// blocks, then any other held block, each block maximal (what the receiver holds).
@@ -132,14 +141,16 @@ pub enum SackReport {
 }
 
 /// cwnd on a full ACK ending NewReno recovery (RFC 6582 §3.2 step 3).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum FullAck {
     Ssthresh,
     FlightSize,
 }
 
 /// How an ECN-Echo reduces cwnd (RFC 3168 §6.1.2).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum EcnCut {
     /// Enter CWR and reduce through PRR (ns-3, Linux).
     Prr,
@@ -148,7 +159,8 @@ pub enum EcnCut {
 }
 
 /// Delayed-ACK policy (RFC 1122 §4.2.3.2, RFC 5681 §4.2).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum DelAck {
     /// ACK every `count`-th full segment or after `timeout`.
     On { count: u32, timeout: Dur },
@@ -163,7 +175,8 @@ pub enum DelAck {
 /// RTO estimator (docs/tcp.md, "retransmission timer"; `rto` in scenarios). Choosing one in a
 /// scenario also sets `min_rto`/`max_rto` to its bounds unless the same table gives them
 /// ([`RtoEstimator::bounds`]).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RtoEstimator {
     /// RFC 6298: `RTO = SRTT + max(G, 4·RTTVAR)` clamped to `[min_rto, max_rto]`.
     Rfc6298,
@@ -201,7 +214,8 @@ impl RtoEstimator {
 
 /// The initial congestion window (docs/tcp.md, "initial window"; `iw` and `initial_cwnd` in
 /// scenarios).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum InitialWindow {
     /// A fixed number of segments: `n·SMSS` (ns-3 `InitialCwnd`, Linux `TCP_INIT_CWND`; the
     /// default is 10).
@@ -251,7 +265,7 @@ impl InitialWindow {
 /// variant, the SYN timer…); each is a scenario key (docs/scenarios.md). Behaviours that only
 /// reproduce ns-3, its defects included, are grouped in [`Ns3Compat`] (`compat`), which the
 /// `validate = "ns3.44"` profile switches on as a whole.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TcpConfig {
     pub cc: CcKind,
     /// Sender's maximum segment size (payload bytes).
@@ -324,7 +338,7 @@ pub struct TcpConfig {
 /// own — an RFC's options, Linux's rule, an older RFC — and each is a scenario key, so a run
 /// can take ns-3's rule for one of them with every other behaviour RFC-like (the `ns3.30`
 /// preset does so).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Ns3Compat {
     // --- Handshake and receiver ---
     /// Send the MSS option in SYNs (RFC 9293 §3.7.1; without one a peer assumes 536 B). ns-3's

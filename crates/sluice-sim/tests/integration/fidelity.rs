@@ -87,7 +87,7 @@ fn reference_scenarios_load_and_single_runs() {
 fn file_transfers_capture() -> (tempfile::TempDir, Vec<u8>, sluice_sim::Summary) {
     let dir = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/examples/file-transfers.toml")).unwrap();
-    let out = sluice_sim::run_str(&text, None, &RunOptions { out_dir: Some(dir.path().to_path_buf()) }).unwrap();
+    let out = sluice_sim::run_str(&text, None, &RunOptions { out_dir: Some(dir.path().to_path_buf()), ..Default::default() }).unwrap();
     assert_eq!(out.files, vec!["A-to-B.pcap".to_string()]);
     let bytes = std::fs::read(dir.path().join("A-to-B.pcap")).unwrap();
     (dir, bytes, out.summary)

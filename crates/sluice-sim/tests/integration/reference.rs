@@ -132,7 +132,7 @@ fn run_case_tcp(name: &str, departures: bool, base: TcpConfig) -> (Summary, serd
     bottleneck.ab.pcap = true;
     m.monitor.pcap_snaplen = 64;
     let dir = TempDir::new(name);
-    let out = run_model(&m, &RunOptions { out_dir: Some(dir.0.clone()) }).unwrap();
+    let out = run_model(&m, &RunOptions { out_dir: Some(dir.0.clone()), ..Default::default() }).unwrap();
     let window = [m.warmup.0, m.duration.0];
     let fp = departures_from_pcap(&dir.0.join("A-to-B.pcap"), window);
     (out.summary, case, Some(fp))
