@@ -8,35 +8,14 @@ output could not be written), 2 (bad input), 3 (a run failed: a simulator bug), 
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from .cli import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_PANIC, _err, _fail, _out
+from .cli import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_PANIC, _err, _fail, _out, _sets
 
-__all__ = ["register", "parse_set"]
-
-
-def parse_set(items: list[str] | None) -> dict[str, Any]:
-    """``PATH=VALUE`` options as overrides; the value is read as a TOML value (``90``, ``true``,
-    ``"red"``), else as a bare string (``red``, ``100pkt``)."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
-    out: dict[str, Any] = {}
-    for item in items or []:
-        path, sep, raw = item.partition("=")
-        if not sep or not path.strip():
-            _fail(f"--set {item}: expected PATH=VALUE, e.g. --set topology.queue.kind=red", EXIT_BAD_INPUT)
-        try:
-            value = tomllib.loads(f"v = {raw}")["v"]
-        except tomllib.TOMLDecodeError:
-            value = raw
-        out[path.strip()] = value
-    return out
+__all__ = ["register"]
 
 
 def _fmt(x: Any, digits: int = 3) -> str:
@@ -151,7 +130,7 @@ def calibrate_cmd(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)],
     set_: Annotated[
         list[str] | None,
-        typer.Option("--set", help="Override PATH=VALUE for every run (repeatable), e.g. the method: --set topology.queue.kind=red.", metavar="PATH=VALUE"),
+        typer.Option("--set", help="Set a scenario field for every run, PATH=VALUE as for sluice run (repeatable), e.g. the method: --set topology.queue.kind=red.", metavar="PATH=VALUE"),
     ] = None,
     seeds: Annotated[int, typer.Option("--seeds", min=1, help="Common seeds 1..N each evaluation averages over.", metavar="N")] = 3,
     levels: Annotated[
@@ -174,7 +153,7 @@ def calibrate_cmd(
     from .errors import ScenarioError, SimulationPanic
     from .sweep import ResultsDirError
 
-    overrides = parse_set(set_)
+    overrides = _sets(set_) or {}
     lv: dict[str, float] = {}
     for part in levels.split(","):
         name, sep, val = part.partition("=")

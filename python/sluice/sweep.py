@@ -18,7 +18,6 @@ Examples
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import itertools
 import json
@@ -128,16 +127,11 @@ class Interrupted(SluiceError, KeyboardInterrupt):
 def cell_key(text: str, overrides: Mapping[str, Any]) -> str:
     """The key of a (scenario, overrides) pair, the seed excluded: a SHA-256 hex digest.
 
-    The one place a cell's identity is made. It is the resolved model's ``model_hash`` when the
-    native module offers :func:`sluice.resolve` (so a comment or a reordered key in the file does
-    not change it); otherwise a digest of the scenario text and the canonical JSON of the
-    overrides.
+    The one place a cell's identity is made: the resolved model's ``model_hash``
+    (:func:`sluice.resolve`), so a comment, a reordered key or a default spelt out in the file
+    does not change it, and any parameter of the run does.
     """
-    resolve = getattr(api, "resolve", None)
-    if resolve is not None:
-        return str(resolve(text, overrides=dict(overrides)).model_hash)
-    blob = json.dumps({"scenario": text, "overrides": dict(overrides)}, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return api.resolve(text, overrides=dict(overrides)).model_hash
 
 
 # --------------------------------------------------------------------------------------------
@@ -635,7 +629,7 @@ def toml_value(v: Any) -> str:
 
 
 def _cell_key_cached(cache: dict[tuple[str, str], str], cell: Cell) -> str:
-    k = (cell.scenario.text, json.dumps(cell.overrides, sort_keys=True))
+    k = (cell.scenario.text, json.dumps(cell.overrides, default=str))  # order matters: applied in order
     if k not in cache:
         cache[k] = cell_key(cell.scenario.text, cell.overrides)
     return cache[k]
@@ -673,10 +667,7 @@ def execute(text: str, overrides: Mapping[str, Any], seed: int, source: str | No
         def progress(_now: float, _end: float) -> None:
             if cancel.is_set():
                 raise _Cancelled()
-    kwargs: dict[str, Any] = {"seed": seed, "progress": progress}
-    if overrides:
-        kwargs["overrides"] = dict(overrides)
-    result = api.run(text, **kwargs)
+    result = api.run(text, seed=seed, progress=progress, overrides=dict(overrides))
     return _result_files(result)
 
 
@@ -1055,15 +1046,12 @@ def check_cells(cells: Sequence[Cell]) -> None:
     """
     seen: set[tuple[str, str]] = set()
     for c in cells:
-        k = (c.scenario.text, json.dumps(c.overrides, sort_keys=True, default=str))
+        k = (c.scenario.text, json.dumps(c.overrides, default=str))
         if k in seen:
             continue
         seen.add(k)
         try:
-            if c.overrides:
-                api.validate(c.scenario.text, overrides=dict(c.overrides))  # type: ignore[call-arg]
-            else:
-                api.validate(c.scenario.text)
+            api.validate(c.scenario.text, overrides=dict(c.overrides))
         except ScenarioError as e:
             labels = ", ".join(f"{k}={v}" for k, v in c.labels.items()) or "no axes"
             raise SweepError(f"{c.scenario.path or c.scenario.label}, cell {labels}: {e}", e.path, e.allowed) from None

@@ -117,6 +117,9 @@ def test_cell_key_depends_on_text_and_overrides_not_seed(tiny_text: str) -> None
     assert a == sweep.cell_key(tiny_text, {"flows[0].count": 2})
     assert a != sweep.cell_key(tiny_text, {"flows[0].count": 3})
     assert len(a) == 64 and int(a, 16) >= 0
+    # the resolved model's hash: a comment or a default spelt out changes nothing
+    assert sweep.cell_key("# a comment\n" + tiny_text, {"flows[0].count": 2}) == a
+    assert sweep.cell_key(tiny_text, {"flows[0].count": 2, "tcp.sack": True}) == a
     assert sweep.run_id(a, 5) == f"{a[:16]}-5"
 
 
