@@ -73,7 +73,10 @@ def sweep_cmd(
         bar.update(task, completed=done, total=total, failed=f"{failed[0]} failed" if failed[0] else "")
 
     def log(line: str) -> None:
-        bar.console.print(line)
+        if _err.is_terminal:
+            bar.console.print(line, markup=False, highlight=False)  # above the live bar
+        else:
+            typer.echo(line, err=True)
 
     try:
         with bar:

@@ -115,6 +115,21 @@ def _layout(axis_names: list[str], agg: pd.DataFrame) -> tuple[str, str | None, 
     return (x, hue, rest[1:])
 
 
+def _families(agg: pd.DataFrame, axis_names: list[str]) -> list[tuple[str, pd.DataFrame, list[str]]]:
+    """The sweep's rows in the groups drawn together: with calibrated levels, the cells of the
+    axes and the cells at the levels apart (each without the axes it does not set)."""
+    if "level" not in agg or not agg["level"].notna().any():
+        return [("", agg, [a for a in axis_names if a != "level"])]
+    out = []
+    for heading, fam in (("Cells of the axes", agg[agg["level"].isna()]),
+                         ("Cells at the calibrated congestion levels", agg[agg["level"].notna()])):
+        if fam.empty:
+            continue
+        names = [a for a in axis_names if a in fam and fam[a].notna().any()]
+        out.append((heading, fam.reset_index(drop=True), names))
+    return out
+
+
 def render(res: SweepResult) -> str:
     """The report's HTML text."""
     from . import plots
@@ -180,13 +195,16 @@ def render(res: SweepResult) -> str:
         for m in REPORT_METRICS:
             show[m] = [f"{_num(a)} ± {_num(b, 2)}" for a, b in zip(agg[m], agg[f"{m}_ci"])]
         parts.append(_table(show, text_cols=[*keys[:-1], *REPORT_METRICS]))
-        x, hue, facet = _layout(axis_names, agg)
         parts.append("<h2>Figures</h2>")
-        for m, label in REPORT_METRICS.items():
-            if agg[m].notna().any():
-                parts.append(_png(plots.interval_bars(agg, m, x, hue, facet, label)))
-        if agg["mean_rtt_ms"].notna().any():
-            parts.append(_png(plots.goodput_latency(agg, hue or (x if x != "scenario" else None))))
+        for heading, fam, names in _families(agg, axis_names):
+            if heading:
+                parts.append(f"<h3>{_esc(heading)}</h3>")
+            x, hue, facet = _layout(names, fam)
+            for m, label in REPORT_METRICS.items():
+                if fam[m].notna().any():
+                    parts.append(_png(plots.interval_bars(fam, m, x, hue, facet, label)))
+            if fam["mean_rtt_ms"].notna().any() and fam["goodput_mbps"].notna().any():
+                parts.append(_png(plots.goodput_latency(fam, hue or (x if x != "scenario" else None))))
 
         done = runs[runs["status"] == "done"]
         if len(done):
