@@ -196,11 +196,15 @@ def flow_loss_pct(flow: Mapping[str, Any]) -> float | None:
     """A flow's loss ratio in percent: ``100 · lost / sent`` packets (FlowMonitor semantics,
     lost = sent but never received).
 
-    Uses the summary's own per-flow ratio when the simulator reports one (``loss_ratio``, 0..1),
-    else ``lost_packets / data_packets_sent``. None when the flow sent nothing.
+    Uses the simulator's data-direction ratio when the summary has it (``data_dir_loss_ratio``:
+    the flow's packets from source to destination lost in the network over those sent, within
+    the measurement window), else ``lost_packets / data_packets_sent`` (older summaries, where
+    ``lost_packets`` counts both directions). None when the flow sent nothing.
     """
-    ratio = flow.get("loss_ratio")
+    ratio = flow.get("data_dir_loss_ratio")
     if ratio is not None:
+        if not flow.get("data_dir_packets_sent", 1):
+            return None
         return 100.0 * float(ratio)
     sent = flow.get("data_packets_sent")
     lost = flow.get("lost_data_packets", flow.get("lost_packets"))
@@ -222,6 +226,7 @@ METRICS: dict[str, str] = {
     "efficiency_pct": "mean TCP efficiency, %",
     "jain_goodput": "Jain's index over TCP goodputs",
     "mean_rtt_ms": "mean RTT over TCP flows, ms",
+    "startup_s": "mean start-up time over TCP flows (start to first data segment, RFC 7928), s",
     "aggregate_goodput_mbps": "sum of TCP goodputs, Mbit/s",
     "throughput_q1_mbps": "first quartile of TCP goodputs, Mbit/s",
     "throughput_median_mbps": "median TCP goodput, Mbit/s",
@@ -267,6 +272,7 @@ def run_metrics(summary: Mapping[str, Any], queue: str | None = None) -> dict[st
         "efficiency_pct": efficiency(tcp),
         "jain_goodput": jain(goodputs) if goodputs else math.nan,
         "mean_rtt_ms": _mean(rtts),
+        "startup_s": _mean(f.get("startup_s") for f in tcp),
         "aggregate_goodput_mbps": math.fsum(goodputs) if tcp else math.nan,
         "throughput_q1_mbps": q1,
         "throughput_median_mbps": med,

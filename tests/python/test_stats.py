@@ -129,9 +129,9 @@ def test_run_metrics_means_over_tcp_flows_udp_apart() -> None:
     summary = {
         "flows": [
             {"id": 0, "cc": "new_reno", "goodput_bps": 4e6, "efficiency": 0.9, "fct_s": 2.0,
-             "lost_packets": 1, "data_packets_sent": 100, "mean_rtt_s": 0.1},
+             "lost_packets": 1, "data_packets_sent": 100, "mean_rtt_s": 0.1, "startup_s": 0.5},
             {"id": 1, "cc": "new_reno", "goodput_bps": 2e6, "efficiency": 1.0, "fct_s": None,
-             "lost_packets": 3, "data_packets_sent": 100, "mean_rtt_s": 0.3},
+             "lost_packets": 3, "data_packets_sent": 100, "mean_rtt_s": 0.3, "startup_s": 0.25},
             {"id": 2, "cc": None, "kind": "udp_cbr", "goodput_bps": 1e6, "efficiency": 0.5,
              "lost_packets": 50, "data_packets_sent": 100},
         ],
@@ -144,11 +144,15 @@ def test_run_metrics_means_over_tcp_flows_udp_apart() -> None:
     assert m["efficiency_pct"] == pytest.approx(95.0)
     assert m["jain_goodput"] == pytest.approx(36 / 40)  # (4+2)² / (2 · (16+4))
     assert m["mean_rtt_ms"] == pytest.approx(200.0)
+    assert m["startup_s"] == pytest.approx(0.375)
     assert m["queue_drop_pct"] == 2.0
     assert m["udp_loss_pct"] == 50.0 and m["udp_efficiency_pct"] == 50.0
     assert set(m) == set(stats.METRICS)
 
 
-def test_flow_loss_prefers_the_simulators_ratio() -> None:
-    assert stats.flow_loss_pct({"loss_ratio": 0.005, "lost_packets": 9, "data_packets_sent": 10}) == 0.5
+def test_flow_loss_prefers_the_simulators_data_direction_ratio() -> None:
+    f = {"data_dir_loss_ratio": 0.005, "data_dir_packets_sent": 1000, "lost_packets": 9, "data_packets_sent": 10}
+    assert stats.flow_loss_pct(f) == 0.5
+    assert stats.flow_loss_pct({"data_dir_loss_ratio": 0.0, "data_dir_packets_sent": 0}) is None
+    assert stats.flow_loss_pct({"lost_packets": 1, "data_packets_sent": 200}) == 0.5
     assert stats.flow_loss_pct({"lost_packets": 0, "data_packets_sent": 0}) is None
