@@ -1184,10 +1184,10 @@ def run(
         Ctrl-C: the finished cells are saved; rerun to continue.
     """
     sw = sweep if isinstance(sweep, Sweep) else load_sweep(sweep, quick=quick)
+    plain = sw.cells()
+    check_cells(plain)  # before the results directory is made: bad input leaves no trace
     rd = ResultsDir(results)
     keys: dict[tuple[str, str], str] = {}
-    plain = sw.cells()
-    check_cells(plain)
     rd.write_json("sweep.json", {**sw.to_json(), "command": rerun_command(sw, results, workers)})
     calibrations: list[CalibrationResult] = []
     levels = None
