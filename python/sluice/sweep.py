@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import api
-from .errors import ScenarioError, SimulationPanic, SluiceError
+from .errors import ScenarioError, SluiceError
 
 if TYPE_CHECKING:
     import pandas as pd
