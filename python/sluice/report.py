@@ -151,7 +151,8 @@ def render(res: SweepResult) -> str:
         f"{len(sw.scenarios)} scenario(s), seeds {_esc(', '.join(map(str, sw.seeds)))}"
         f"{' (quick variant)' if sw.quick else ''}.</p>"
     )
-    parts.append("<h2>Rerun</h2><p>Rerun or resume the sweep, then rebuild this report:</p>")
+    where = f" (from <code>{_esc(info['cwd'])}</code>, where it ran)" if info.get("cwd") else ""
+    parts.append(f"<h2>Rerun</h2><p>Rerun or resume the sweep, then rebuild this report{where}:</p>")
     cmd = info.get("command") or f"sluice sweep {sw.source} --results {res.results.root}"
     parts.append(f"<pre>{_esc(cmd)}\nsluice report {_esc(res.results.root)} -o report.html</pre>")
     parts.append(

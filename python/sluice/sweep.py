@@ -1188,7 +1188,7 @@ def run(
     check_cells(plain)  # before the results directory is made: bad input leaves no trace
     rd = ResultsDir(results)
     keys: dict[tuple[str, str], str] = {}
-    rd.write_json("sweep.json", {**sw.to_json(), "command": rerun_command(sw, results, workers)})
+    rd.write_json("sweep.json", {**sw.to_json(), "command": rerun_command(sw, results, workers), "cwd": os.getcwd()})
     calibrations: list[CalibrationResult] = []
     levels = None
     if sw.calibrate is not None:
