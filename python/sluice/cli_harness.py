@@ -88,7 +88,7 @@ def sweep_cmd(
         _fail(f"interrupted; finished cells are saved in {results}; rerun the same command to continue", EXIT_INTERRUPTED)
     except ScenarioError as e:
         _fail(str(e), EXIT_BAD_INPUT)
-    except sw_mod.ResultsDirError as e:
+    except (sw_mod.ResultsDirError, sw_mod.SchedulerError) as e:
         _fail(str(e), EXIT_BAD_INPUT)
     except OSError as e:
         _fail(f"{getattr(e, 'filename', None) or results}: {e.strerror or e}", EXIT_OUTPUT)
@@ -154,7 +154,7 @@ def calibrate_cmd(
     """
     from .calibrate import calibrate
     from .errors import ScenarioError, SimulationPanic
-    from .sweep import ResultsDirError
+    from .sweep import ResultsDirError, SchedulerError
 
     overrides = _sets(set_) or {}
     lv: dict[str, float] = {}
@@ -176,7 +176,7 @@ def calibrate_cmd(
                         log=lambda line: typer.echo(line, err=True))
     except KeyboardInterrupt:
         _fail("interrupted", EXIT_INTERRUPTED)
-    except (ScenarioError, ResultsDirError) as e:
+    except (ScenarioError, ResultsDirError, SchedulerError) as e:
         _fail(str(e), EXIT_BAD_INPUT)
     except SimulationPanic as e:
         _fail(str(e), EXIT_PANIC)

@@ -52,6 +52,7 @@ __all__ = [
     "SweepError",
     "ResultsDirError",
     "Interrupted",
+    "SchedulerError",
     "Axis",
     "Calibration",
     "ScenarioRef",
@@ -98,6 +99,10 @@ class SweepError(ScenarioError):
 class ResultsDirError(SluiceError, OSError):
     """A results directory that cannot be used (another sluice version wrote it, or it is not a
     results directory)."""
+
+
+class SchedulerError(SluiceError, ConnectionError):
+    """The Dask scheduler cannot be reached (the message names its address)."""
 
 
 class Interrupted(SluiceError, KeyboardInterrupt):
@@ -904,7 +909,10 @@ class _Backend:
             except ImportError:
                 raise SluiceError("--scheduler needs Dask: pip install 'sluice[dask]'") from None
             if isinstance(scheduler, str):
-                self.client = Client(scheduler)  # type: ignore[no-untyped-call]
+                try:
+                    self.client = Client(scheduler)  # type: ignore[no-untyped-call]
+                except (OSError, ValueError) as e:
+                    raise SchedulerError(f"--scheduler {scheduler}: {e}") from None
                 self._own_client = True
             else:
                 self.client = scheduler

@@ -133,3 +133,11 @@ def test_calibrate_prints_steps_and_counts(tiny_path: Path, tmp_path: Path) -> N
                                 "--levels", "mild=0.1,heavy=1", "--results", str(tmp_path / "cal")])
     assert again.stdout == r.stdout
     assert (tmp_path / "cal" / "manifest.jsonl").read_text().count("\n") == lines
+
+
+def test_bad_scheduler_address_is_one_line(tmp_path: Path, tiny_text: str) -> None:
+    (tmp_path / "tiny.toml").write_text(tiny_text)
+    (tmp_path / "s.toml").write_text('scenarios = ["tiny.toml"]\n')
+    r = runner.invoke(app, ["sweep", str(tmp_path / "s.toml"), "--results", str(tmp_path / "r"), "--scheduler", "nope://127.0.0.1:9"])
+    assert r.exit_code == 2
+    assert one_error_line(r.stderr).startswith("error: --scheduler nope://127.0.0.1:9: unknown address scheme 'nope'")
