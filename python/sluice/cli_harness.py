@@ -42,12 +42,12 @@ def sweep_cmd(
     scheduler: Annotated[
         str | None, typer.Option("--scheduler", help="Dask scheduler address: run the cells on that cluster.", metavar="ADDR")
     ] = None,
-    quick: Annotated[bool, typer.Option("--quick", help="Apply the sweep file's [quick] table (fewer seeds, shorter runs).")] = False,
+    quick: Annotated[bool, typer.Option("--quick", help="Apply the sweep file's quick table (fewer seeds, shorter runs).")] = False,
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Run again the cells recorded as failed.")] = False,
 ) -> None:
     """Run scenarios × axes × seeds into a results directory; a rerun skips what is done.
 
-    Each cell's summary and Parquet tables go to DIR/runs/<key>-<seed>/, one line per cell to DIR/manifest.jsonl. With [calibrate] the flow counts of each congestion level are searched first (steps printed). Ctrl-C stops cleanly (exit 130); rerun the same command to continue. A cell that fails is recorded with its error and a command reproducing it (exit 3 at the end).
+    Each cell's summary and Parquet tables go to DIR/runs/<key>-<seed>/, one line per cell to DIR/manifest.jsonl. With a calibrate table the flow counts of each congestion level are searched first (steps printed). Ctrl-C stops cleanly (exit 130); rerun the same command to continue. A cell that fails is recorded with its error and a command reproducing it (exit 3 at the end).
 
     Example:  sluice sweep scenarios/studies/buffer-sizing.toml --quick --results results/quick
     """
