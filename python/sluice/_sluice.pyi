@@ -36,7 +36,8 @@ class RunResult:
         """Result tables: table name -> column name -> values.
 
         ``queue_samples`` (``t_s``, ``queue``, ``len_pkts``, ``len_bytes``) is always present;
-        ``cwnd`` and ``rtt`` when the scenario's ``monitor`` section enables them. Each access
+        ``cwnd``, ``rtt`` and ``flow_samples`` (``t_s``, ``flow``, ``bytes``,
+        ``throughput_bps``) when the scenario's ``monitor`` section enables them. Each access
         builds new lists.
         """
 

@@ -137,7 +137,9 @@ class Result:
         One row per reported queue (``summary["queues"]``), contract columns first.
     tables : dict[str, pandas.DataFrame]
         Time series: ``queue_samples`` (``t_s, queue, len_pkts, len_bytes``) always, ``cwnd`` when
-        ``monitor.cwnd_trace`` is set, ``rtt`` when ``monitor.rtt_trace`` is set.
+        ``monitor.cwnd_trace`` is set, ``rtt`` when ``monitor.rtt_trace`` is set, and
+        ``flow_samples`` (``t_s, flow, bytes, throughput_bps``: payload delivered per flow in
+        each interval) when ``monitor.flow_sample`` is set.
     files : list[str]
         Files the simulator wrote into ``out_dir`` (pcap), relative to it.
     """

@@ -122,6 +122,13 @@ def test_counters_add_up_and_runs_repeat(case: tuple[str, dict[str, Any]]) -> No
             assert 0 <= f["retransmitted_bytes"] <= f["payload_bytes_sent"], f
             if f["efficiency"] is not None:
                 assert 0.0 <= f["efficiency"] <= 1.0, f
+            assert 0.0 <= f["efficiency_retx"] <= 1.0, f
+        # The data direction's losses are part of the flow's, and its ratios stay in [0, 1].
+        assert f["data_dir_packets_lost"] <= f["lost_packets"], f
+        assert 0.0 <= f["data_dir_loss_ratio"] <= 1.0 and 0.0 <= f["efficiency_ip"] <= 1.0, f
+        if s["warmup_s"] == 0:
+            assert f["data_dir_packets_lost"] <= f["data_dir_packets_sent"], f
+            assert f["data_dir_bytes_lost"] <= f["data_dir_bytes_sent"], f
             if f["kind"] == "file" and f["fct_s"] is not None:
                 # A completed transfer delivered exactly its file, no more, no less.
                 assert f["bytes_delivered"] == facts["files"][f["name"]], f

@@ -145,11 +145,36 @@ pub struct MonitorSpec {
     pub pcap_snaplen: u32,
     /// Queues reported in the summary and sampled (by name); `None`: every router egress queue.
     pub queues: Option<Vec<String>>,
+    /// Interval of the per-flow throughput table `flow_samples` (None: no table).
+    pub flow_sample: Option<Dur>,
+    /// Which formula the summary's per-flow `efficiency` uses.
+    pub efficiency: Efficiency,
+}
+
+/// The per-flow `efficiency` of the summary (docs/summary.md, "Efficiency").
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Efficiency {
+    /// IP bytes the network delivered over IP bytes sent in the flow's data direction,
+    /// FlowMonitor-style: `(tx_bytes - lost_bytes) / tx_bytes`.
+    #[default]
+    Ip,
+    /// Payload bytes sent that were not retransmissions over payload bytes sent (TCP sender).
+    Retx,
+}
+
+impl Efficiency {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Efficiency::Ip => "ip",
+            Efficiency::Retx => "retx",
+        }
+    }
 }
 
 impl Default for MonitorSpec {
     fn default() -> Self {
-        MonitorSpec { queue_sample: Dur::from_millis(10), cwnd_trace: None, rtt_trace: false, pcap_snaplen: 128, queues: None }
+        MonitorSpec { queue_sample: Dur::from_millis(10), cwnd_trace: None, rtt_trace: false, pcap_snaplen: 128, queues: None, flow_sample: None, efficiency: Efficiency::Ip }
     }
 }
 

@@ -32,7 +32,17 @@ use std::io::BufWriter;
 /// Per-flow counters kept by the engine (network side).
 #[derive(Clone, Debug, Default)]
 pub struct FlowNet {
+    /// Packets of the flow, either direction, dropped in the network.
     pub lost_pkts: u64,
+    /// The data direction (source to destination host), at the IP layer: packets and bytes
+    /// sent (TCP: every segment the client sends, handshake and FIN included; UDP: every
+    /// datagram), and those of them dropped in the network.
+    pub fwd_sent_pkts: u64,
+    pub fwd_sent_bytes: u64,
+    pub fwd_lost_pkts: u64,
+    pub fwd_lost_bytes: u64,
+    /// When the sender put its first data segment (or datagram) on its way.
+    pub first_data: Option<Time>,
     /// UDP: packets and bytes sent / delivered.
     pub udp_sent_pkts: u64,
     pub udp_sent_bytes: u64,
@@ -304,6 +314,10 @@ impl<'m> Sim<'m> {
         if self.model.monitor.cwnd_trace.is_some() {
             self.obs.schedule(Time::ZERO, Event::CwndSample);
         }
+        if self.model.monitor.flow_sample.is_some() {
+            // The first one only notes where the counts stand when the window opens.
+            self.obs.schedule(self.warm_at, Event::FlowSample);
+        }
     }
 
     /// Run up to `budget` events; false when the run is over (no event left before the end).
@@ -343,7 +357,7 @@ impl<'m> Sim<'m> {
                 Event::AppStart { app } => self.app_start(app),
                 Event::AppTick { app, gen } => self.app_tick(app, gen),
                 Event::AppStop { app } => self.app_stop(app),
-                Event::QueueSample | Event::CwndSample | Event::WarmupEnd => unreachable!("observation events run from their own queue"),
+                Event::QueueSample | Event::CwndSample | Event::FlowSample | Event::WarmupEnd => unreachable!("observation events run from their own queue"),
             }
         }
         true
@@ -354,6 +368,13 @@ impl<'m> Sim<'m> {
         self.now = self.end;
         if self.warm.is_none() {
             self.warm = Some(collect::snapshot(self));
+        }
+        // Observation events at the end instant do not run: the interval ending there is
+        // sampled here, when it is a whole one.
+        if let (Some(d), Some(last)) = (self.model.monitor.flow_sample, self.samples.last_flow_sample()) {
+            if last + d == self.end {
+                self.sample_flows(self.end);
+            }
         }
         for i in 0..self.pcaps.len() {
             if let Some(Err(e)) = self.pcaps[i].as_mut().map(|(w, _)| w.flush()) {
@@ -641,9 +662,17 @@ impl<'m> Sim<'m> {
 
     /// A packet was dropped (queue or wire).
     fn lose(&mut self, id: u32) {
-        let flow = self.pkts[id as usize].flow as usize;
+        let p = &self.pkts[id as usize];
+        let flow = p.flow as usize;
+        // The data direction is the one towards the flow's destination host.
+        let fwd = self.flow_dst.get(flow).is_some_and(|&d| addr_node(p.dst) as u32 == d);
+        let len = p.ip_len() as u64;
         if let Some(fnet) = self.flownet.get_mut(flow) {
             fnet.lost_pkts += 1;
+            if fwd {
+                fnet.fwd_lost_pkts += 1;
+                fnet.fwd_lost_bytes += len;
+            }
         }
         self.release(id);
     }
@@ -705,14 +734,31 @@ impl<'m> Sim<'m> {
         f(e, now, &mut out);
         let want = e.poll_at();
         let host = addr_node(e.local_addr()) as u32;
+        let flow = e.flow as usize;
+        // What the client (the data sender, at an even index) sends is the data direction.
+        let (mut fwd_pkts, mut fwd_bytes, mut data) = (0u64, 0u64, false);
+        let client = ep % 2 == 0;
         for p in out.drain(..) {
             if p.payload > 0 {
                 self.data_packets += 1;
+                data = true;
+            }
+            if client {
+                fwd_pkts += 1;
+                fwd_bytes += p.ip_len() as u64;
             }
             let id = self.alloc(p);
             self.forward(host, id);
         }
         self.out = out;
+        if fwd_pkts > 0 {
+            let fnet = &mut self.flownet[flow];
+            fnet.fwd_sent_pkts += fwd_pkts;
+            fnet.fwd_sent_bytes += fwd_bytes;
+            if data && fnet.first_data.is_none() {
+                fnet.first_data = Some(now);
+            }
+        }
         let w = &mut self.wake[ep];
         w.due = want.unwrap_or(NEVER);
         if w.due < w.armed {
@@ -859,6 +905,9 @@ impl<'m> Sim<'m> {
         let fnet = &mut self.flownet[flow];
         fnet.udp_sent_pkts += 1;
         fnet.udp_sent_bytes += size as u64;
+        fnet.fwd_sent_pkts += 1;
+        fnet.fwd_sent_bytes += p.ip_len() as u64;
+        fnet.first_data.get_or_insert(self.now);
         self.data_packets += 1;
         let id = self.alloc(p);
         self.forward(fl.src as u32, id);
@@ -878,6 +927,12 @@ impl<'m> Sim<'m> {
                     self.obs.schedule(t + d, Event::CwndSample);
                 }
             }
+            Event::FlowSample => {
+                self.sample_flows(t);
+                if let Some(d) = self.model.monitor.flow_sample {
+                    self.obs.schedule(t + d, Event::FlowSample);
+                }
+            }
             Event::WarmupEnd => self.warm = Some(collect::snapshot(self)),
             _ => unreachable!("only observation events are scheduled on the observation queue"),
         }
@@ -893,6 +948,21 @@ impl<'m> Sim<'m> {
             f.sum_pkts2 += (occ.packets as f64).powi(2);
             f.sum_bytes += occ.bytes as f64;
             self.samples.queue(t, k as u32, occ.packets, occ.bytes);
+        }
+    }
+
+    /// Per flow, the payload delivered to the receiving application since the last sample
+    /// (the first sample, when the window opens, only notes the counts).
+    pub(crate) fn sample_flows(&mut self, t: Time) {
+        let delivered: Vec<u64> = (0..self.model.flows.len()).map(|f| self.delivered(f)).collect();
+        self.samples.flows(t, delivered);
+    }
+
+    /// Payload flow `f` has delivered to its receiving application so far (UDP: received).
+    pub(crate) fn delivered(&self, f: usize) -> u64 {
+        match self.endpoint(f, true) {
+            Some(e) => e.counters.delivered,
+            None => self.flownet[f].udp_rcvd_bytes,
         }
     }
 

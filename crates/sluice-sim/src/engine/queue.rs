@@ -36,6 +36,8 @@ pub enum Event {
     QueueSample,
     /// Sample congestion windows.
     CwndSample,
+    /// Sample per-flow delivered bytes (the `flow_samples` table).
+    FlowSample,
     /// The warm-up period ends: snapshot counters.
     WarmupEnd,
 }

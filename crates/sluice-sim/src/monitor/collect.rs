@@ -1,8 +1,8 @@
 //! Turning a finished run into the summary and tables.
 
-use super::summary::{jain, Column, FlowSummary, QueueSummary, RunOutput, Summary, Table};
+use super::summary::{jain, Column, FlowSummary, QueueSummary, RunOutput, Summary, Table, SUMMARY_VERSION};
 use crate::engine::{FlowNet, Sim};
-use crate::model::{AppSpec, FlowSpec};
+use crate::model::{AppSpec, Efficiency, FlowSpec};
 use crate::tcp::{Endpoint, TcpCounters};
 use crate::{SimError, VERSION};
 use sluice_core::qdisc::QdiscStats;
@@ -23,6 +23,13 @@ pub struct Samples {
     c_pipe: Vec<i64>,
     c_srtt: Vec<f64>,
     c_state: Vec<String>,
+    /// `flow_samples`: end of each interval, flow, payload delivered in it.
+    f_t: Vec<f64>,
+    f_flow: Vec<i64>,
+    f_bytes: Vec<i64>,
+    /// Per flow, payload delivered at the last sample, and when it was taken.
+    f_last: Vec<u64>,
+    f_last_t: Option<Time>,
 }
 
 impl Samples {
@@ -32,6 +39,25 @@ impl Samples {
         self.q_pkts.push(pkts as i64);
         self.q_bytes.push(bytes as i64);
     }
+    /// One row per flow for the interval ending at `t`, from each flow's payload delivered so
+    /// far; the first call only notes the counts.
+    pub fn flows(&mut self, t: Time, delivered: Vec<u64>) {
+        if self.f_last_t.is_some() {
+            for (f, (&now, &before)) in delivered.iter().zip(&self.f_last).enumerate() {
+                self.f_t.push(t.as_secs_f64());
+                self.f_flow.push(f as i64);
+                self.f_bytes.push((now - before) as i64);
+            }
+        }
+        self.f_last = delivered;
+        self.f_last_t = Some(t);
+    }
+
+    /// When the flows were last sampled.
+    pub fn last_flow_sample(&self) -> Option<Time> {
+        self.f_last_t
+    }
+
     pub fn cwnd(&mut self, t: Time, e: &Endpoint) {
         self.c_t.push(t.as_secs_f64());
         self.c_flow.push(e.flow as i64);
@@ -133,7 +159,25 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
         aggregate_received += received;
         goodputs.push(goodput);
         received_rates.push(received_bps);
-        let efficiency = if sent > 0 { (sent.saturating_sub(retx)) as f64 / sent as f64 } else { 1.0 };
+        let tcp = r.spec.app.is_tcp();
+        let efficiency_retx = tcp.then(|| if sent > 0 { (sent.saturating_sub(retx)) as f64 / sent as f64 } else { 1.0 });
+        // The data direction at the IP layer. A drop is counted when it happens, so a packet
+        // sent before the window and dropped in it counts as lost but not as sent: the ratios
+        // are kept within [0, 1].
+        let fwd_pkts = r.net.fwd_sent_pkts - wn.fwd_sent_pkts;
+        let fwd_bytes = r.net.fwd_sent_bytes - wn.fwd_sent_bytes;
+        let fwd_lost_pkts = r.net.fwd_lost_pkts - wn.fwd_lost_pkts;
+        let fwd_lost_bytes = r.net.fwd_lost_bytes - wn.fwd_lost_bytes;
+        let loss_ratio = if fwd_pkts > 0 { (fwd_lost_pkts as f64 / fwd_pkts as f64).min(1.0) } else { 0.0 };
+        let efficiency_ip = if fwd_bytes > 0 { fwd_bytes.saturating_sub(fwd_lost_bytes) as f64 / fwd_bytes as f64 } else { 1.0 };
+        let efficiency = match (model.monitor.efficiency, efficiency_retx) {
+            (Efficiency::Retx, Some(e)) => e,
+            _ => efficiency_ip,
+        };
+        let startup = match (tcp, r.net.first_data) {
+            (true, Some(t)) => Some(t.since(r.start).as_secs_f64()),
+            _ => None,
+        };
         let data_pkts = match r.client {
             Some(e) => e.counters.data_pkts_sent - warm.clients[f].as_ref().map_or(0, |w| w.data_pkts_sent),
             None => r.net.udp_sent_pkts - wn.udp_sent_pkts,
@@ -171,6 +215,14 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
             recovery_episodes,
             rtt_samples: rtt_n,
             tcp_state: r.client.map(|e| e.state.as_str().to_string()),
+            data_dir_packets_sent: fwd_pkts,
+            data_dir_bytes_sent: fwd_bytes,
+            data_dir_packets_lost: fwd_lost_pkts,
+            data_dir_bytes_lost: fwd_lost_bytes,
+            data_dir_loss_ratio: loss_ratio,
+            efficiency_ip,
+            efficiency_retx,
+            startup_s: startup,
         });
     }
     let window_s = t_end.since(t0).as_secs_f64();
@@ -214,6 +266,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
             options.entry(format!("tcp.{k}")).or_insert(serde_json::Value::String(v));
         }
     }
+    options.insert("efficiency".into(), serde_json::Value::String(model.monitor.efficiency.as_str().into()));
     options.insert("timing".into(), serde_json::Value::String("serialization at link rate incl. l2 overhead, then propagation; no processing delay; ties in scheduling order".into()));
     let summary = Summary {
         scenario: model.name.clone(),
@@ -231,6 +284,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
         queues,
         options,
         sluice_version: VERSION.to_string(),
+        summary_version: SUMMARY_VERSION,
     };
     let names: Vec<String> = sim.info.iter().map(|f| f.name.clone()).collect();
     let s = sim.samples;
@@ -270,6 +324,19 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
             }
         }
         tables.push(Table { name: "rtt".into(), columns: vec![("t_s".into(), Column::F64(t)), ("flow".into(), Column::I64(fl)), ("rtt_s".into(), Column::F64(r))] });
+    }
+    if model.monitor.flow_sample.is_some() {
+        let bytes: Vec<f64> = s.f_bytes.iter().map(|&b| b as f64).collect();
+        let secs = model.monitor.flow_sample.map_or(1.0, |d| d.as_secs_f64());
+        tables.push(Table {
+            name: "flow_samples".into(),
+            columns: vec![
+                ("t_s".into(), Column::F64(s.f_t)),
+                ("flow".into(), Column::I64(s.f_flow)),
+                ("bytes".into(), Column::I64(s.f_bytes)),
+                ("throughput_bps".into(), Column::F64(bytes.iter().map(|b| b * 8.0 / secs).collect())),
+            ],
+        });
     }
     Ok(RunOutput { summary, tables, files: sim.files })
 }

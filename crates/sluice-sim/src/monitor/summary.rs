@@ -33,7 +33,8 @@ pub struct FlowSummary {
     pub retransmitted_bytes: u64,
     /// Packets of this flow (either direction) dropped in the network within the window.
     pub lost_packets: u64,
-    /// Share of payload bytes sent that were not retransmissions, within the window (0..1).
+    /// The run's `monitor.efficiency` formula for this flow, 0..1: `efficiency_ip` by default,
+    /// `efficiency_retx` with `efficiency = "retx"` (UDP flows always `efficiency_ip`).
     pub efficiency: f64,
     /// Flow completion time (start to last byte delivered), finite transfers only.
     pub fct_s: Option<f64>,
@@ -60,6 +61,27 @@ pub struct FlowSummary {
     /// The client's connection state at the end of the run (`established`, `fin_wait2`,
     /// `failed`: the handshake gave up, `aborted`: `data_retries` ran out, …); none for UDP.
     pub tcp_state: Option<String>,
+    /// IP packets the sender sent in the data direction (source to destination host) within
+    /// the window: TCP segments of the client, handshake and FIN included; UDP datagrams.
+    pub data_dir_packets_sent: u64,
+    /// Their IP bytes (headers included).
+    pub data_dir_bytes_sent: u64,
+    /// Packets of the data direction dropped in the network (queues, link loss) within the
+    /// window; `lost_packets` counts both directions.
+    pub data_dir_packets_lost: u64,
+    /// Their IP bytes.
+    pub data_dir_bytes_lost: u64,
+    /// `data_dir_packets_lost / data_dir_packets_sent` (0 when nothing was sent).
+    pub data_dir_loss_ratio: f64,
+    /// `(data_dir_bytes_sent - data_dir_bytes_lost) / data_dir_bytes_sent`: the share of IP
+    /// bytes sent that the network delivered (FlowMonitor's rx/tx); 1 when nothing was sent.
+    pub efficiency_ip: f64,
+    /// `(payload_bytes_sent - retransmitted_bytes) / payload_bytes_sent`: the share of payload
+    /// sent that was not a retransmission (TCP; none for UDP); 1 when nothing was sent.
+    pub efficiency_retx: Option<f64>,
+    /// Start-up time (RFC 7928 §2.2): from the flow's start (its connection attempt) until the
+    /// sender transmitted its first data segment; none for UDP, or if no data was sent.
+    pub startup_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -113,7 +135,14 @@ pub struct Summary {
     /// Options that ran (profile, TCP options, timing model), so results say how they were made.
     pub options: serde_json::Map<String, serde_json::Value>,
     pub sluice_version: String,
+    /// The version of this summary's layout and meanings ([`SUMMARY_VERSION`]).
+    pub summary_version: u32,
 }
+
+/// The summary's version, raised when a field changes meaning (adding fields does not):
+/// 2: `efficiency` is IP-level by default (`monitor.efficiency`); before it was the
+/// retransmission form, now `efficiency_retx`. docs/summary.md lists the versions.
+pub const SUMMARY_VERSION: u32 = 2;
 
 impl Summary {
     /// JSON with fields in a fixed order. `wall_time_s` is the only field that varies between
@@ -155,7 +184,8 @@ pub struct Table {
 #[derive(Clone, Debug)]
 pub struct RunOutput {
     pub summary: Summary,
-    /// `queue_samples` (t_s, queue, len_pkts, len_bytes), and when enabled `cwnd` and `rtt`.
+    /// `queue_samples` (t_s, queue, len_pkts, len_bytes), and when enabled `cwnd`, `rtt` and
+    /// `flow_samples`.
     pub tables: Vec<Table>,
     /// Files written (pcap), relative to the output directory.
     pub files: Vec<String>,

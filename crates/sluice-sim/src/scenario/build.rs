@@ -666,6 +666,16 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
         monitor.cwnd_trace = Some(d);
     }
     monitor.rtt_trace = f.monitor.rtt_trace.unwrap_or(false);
+    if let Some(d) = f.monitor.flow_sample {
+        if d == Dur::ZERO {
+            return err("monitor.flow_sample", "must be greater than zero");
+        }
+        monitor.flow_sample = Some(d);
+    }
+    monitor.efficiency = match f.monitor.efficiency {
+        Some(EfficiencyOpt::Retx) => Efficiency::Retx,
+        Some(EfficiencyOpt::Ip) | None => Efficiency::Ip,
+    };
     if let Some(s) = f.monitor.pcap_snaplen {
         if s < 64 {
             return err("monitor.pcap_snaplen", "must be at least 64 bytes");
@@ -761,6 +771,9 @@ fn check_sample_rows(f: &ScenarioFile, net: &Net, flows: &[FlowSpec], monitor: &
     if let Some(d) = monitor.cwnd_trace {
         let tcp = flows.iter().filter(|fl| fl.app.is_tcp()).count() as u64;
         check("cwnd_trace", d, f.duration, "TCP flows", tcp)?;
+    }
+    if let Some(d) = monitor.flow_sample {
+        check("flow_sample", d, f.duration - warmup, "flows", flows.len() as u64)?;
     }
     Ok(())
 }

@@ -359,4 +359,8 @@ pub struct MonitorTable {
     pub pcap: Option<Endpoints>,
     pub pcap_snaplen: Option<u32>,
     pub queues: Option<Endpoints>,
+    pub flow_sample: Option<Dur>,
+    pub efficiency: Option<EfficiencyOpt>,
 }
+
+choice!(EfficiencyOpt { Ip = "ip", Retx = "retx" });

@@ -683,7 +683,7 @@ kind = "dumbbell"
 // Every parameter of the run moves the hash: one change each, all hashes distinct.
 #[test]
 fn model_hash_changes_with_every_parameter() {
-    let variants: [(&str, toml::Value); 12] = [
+    let variants: [(&str, toml::Value); 14] = [
         ("name", toml::Value::String("u".into())),
         ("duration", toml::Value::String("11s".into())),
         ("warmup", toml::Value::String("1s".into())),
@@ -696,10 +696,31 @@ fn model_hash_changes_with_every_parameter() {
         ("flows[0].tcp.sack", toml::Value::Boolean(false)),
         ("tcp.min_rto", toml::Value::String("200ms".into())),
         ("monitor.queue_sample", toml::Value::String("1ms".into())),
+        ("monitor.flow_sample", toml::Value::String("1s".into())),
+        ("monitor.efficiency", toml::Value::String("retx".into())),
     ];
     let mut seen = std::collections::HashSet::new();
     seen.insert(hash(BASE, None, &[]));
     for (path, value) in variants {
         assert!(seen.insert(hash(BASE, None, &[ov(path, value)])), "{path} left the hash unchanged");
     }
+}
+
+// `monitor.flow_sample` and `monitor.efficiency`: defaults, and bad values named.
+#[test]
+fn flow_sample_and_efficiency_options() {
+    let m = load_str(BASE, None).unwrap();
+    assert_eq!((m.monitor.flow_sample, m.monitor.efficiency), (None, crate::model::Efficiency::Ip));
+    let text = format!("{BASE}[monitor]\nflow_sample = \"1s\"\nefficiency = \"retx\"\n");
+    let m = load_str(&text, None).unwrap();
+    assert_eq!((m.monitor.flow_sample, m.monitor.efficiency), (Some(Dur::from_secs(1)), crate::model::Efficiency::Retx));
+    let e = load_str_with(BASE, None, &[ov("monitor.flow_sample", toml::Value::String("0s".into()))]).unwrap_err();
+    assert_eq!(e.to_string(), "monitor.flow_sample: must be greater than zero");
+    let e = load_str_with(BASE, None, &[ov("monitor.efficiency", toml::Value::String("tcp".into()))]).unwrap_err();
+    assert_eq!(e.path, "monitor.efficiency");
+    assert!(e.message.contains("`ip`") && e.message.contains("`retx`"), "{e}");
+    // 2 flows every 1 ns over the 8 s window: far beyond the row limit.
+    let e = load_str_with(BASE, None, &[ov("monitor.flow_sample", toml::Value::String("1ns".into()))]).unwrap_err();
+    assert_eq!(e.path, "monitor.flow_sample");
+    assert!(e.message.contains("sampling 2 flows every 1ns"), "{e}");
 }
