@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from .api import Result
 
-__all__ = ["queue_length", "goodput_bars", "cwnd", "overview", "interval_bars", "goodput_latency"]
+__all__ = ["queue_length", "goodput_bars", "cwnd", "flow_throughput", "overview", "interval_bars", "goodput_latency"]
 
 
 def _title(result: Result) -> str:
@@ -202,4 +202,33 @@ def goodput_latency(
     ax.set_ylabel(goodput)
     ax.set_title("Goodput against latency (mean over seeds, 95 % intervals)")
     ax.grid(True, alpha=0.3)
+    return fig
+
+
+def flow_throughput(result: Result, flows: Sequence[int] | None = None) -> Figure:
+    """Throughput (Mbps) of each flow over time, from the ``flow_samples`` table (payload
+    delivered per interval).
+
+    ``flows`` picks flow ids (default: all, up to 20 lines).
+
+    Raises
+    ------
+    ValueError
+        If the run has no per-flow samples (set ``monitor.flow_sample`` in the scenario).
+    """
+    table = result.tables.get("flow_samples")
+    if table is None:
+        raise ValueError("this run has no per-flow samples: set monitor.flow_sample in the scenario")
+    fig = Figure(figsize=(8, 4), layout="constrained")
+    ax = fig.add_subplot()
+    ids = list(flows) if flows is not None else sorted(int(i) for i in table["flow"].unique())[:20]
+    for flow, group in table[table["flow"].isin(ids)].groupby("flow", sort=True):
+        ax.step(group["t_s"], group["throughput_bps"] / 1e6, where="pre", label=f"flow {flow}", linewidth=0.8)
+    if ids and not table.empty:
+        ax.legend(loc="upper right", fontsize="small", ncol=2 if len(ids) > 10 else 1)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("throughput (Mbps)")
+    ax.set_title("Per-flow throughput (payload delivered per interval)")
+    ax.grid(True, alpha=0.3)
+    fig.suptitle(_title(result))
     return fig

@@ -217,6 +217,8 @@ def render(res: SweepResult) -> str:
             parts.append(_png(plots.goodput_bars(r)))
             if "cwnd" in r.tables:
                 parts.append(_png(plots.cwnd(r)))
+            if "flow_samples" in r.tables:
+                parts.append(_png(plots.flow_throughput(r)))
 
     if res.failed:
         parts.append("<h2 class=\"fail\">Failed cells</h2><ul>")

@@ -39,6 +39,7 @@ __all__ = [
     "Interval",
     "t_interval",
     "batch_means",
+    "throughput_batch_means",
     "jain",
     "quartiles",
     "flow_loss_pct",
@@ -155,6 +156,17 @@ def batch_means(series: Sequence[float], batches: int = 30, level: float = 0.95)
     start = len(xs) - size * batches
     means = [math.fsum(xs[start + i * size : start + (i + 1) * size]) / size for i in range(batches)]
     return t_interval(means, level)
+
+
+def throughput_batch_means(samples: Any, flow: int | None = None, batches: int = 30, level: float = 0.95) -> Interval:
+    """Batch-means interval of the throughput (bit/s) of one long run, from its
+    ``flow_samples`` table (``monitor.flow_sample``): of flow ``flow``, or of the sum over all
+    flows per interval when ``flow`` is None. Each interval is one sample; see
+    :func:`batch_means` (NGWA's 600 s run in 30 batches of 20 s is ``flow_sample = "20s"`` with
+    ``batches = 30``, or ``"1s"`` samples batched 20 at a time)."""
+    table = samples if flow is None else samples[samples["flow"] == flow]
+    series = table.groupby("t_s", sort=True)["throughput_bps"].sum()
+    return batch_means(series.tolist(), batches, level)
 
 
 def jain(values: Iterable[Any]) -> float:

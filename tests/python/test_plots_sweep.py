@@ -39,3 +39,19 @@ def test_goodput_latency_points_with_intervals() -> None:
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["drop-tail", "red"]
     xs = sorted(x for line in ax.get_lines() for x in line.get_xdata())
     assert xs[0] == 60 and xs[-1] == 120
+
+
+def test_flow_throughput_from_flow_samples(tiny_text: str) -> None:
+    import sluice
+
+    r = sluice.run(tiny_text, overrides={"monitor.flow_sample": "1s"})
+    fig = plots.flow_throughput(r)
+    ax = fig.get_axes()[0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["flow 0", "flow 1"]
+    # 4 whole 1-s intervals in the [1, 5) s window, one point each
+    assert [len(line.get_xdata()) for line in ax.get_lines()] == [4, 4]
+    one = sluice.run(tiny_text)
+    import pytest
+
+    with pytest.raises(ValueError, match="monitor.flow_sample"):
+        plots.flow_throughput(one)

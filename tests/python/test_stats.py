@@ -156,3 +156,19 @@ def test_flow_loss_prefers_the_simulators_data_direction_ratio() -> None:
     assert stats.flow_loss_pct({"data_dir_loss_ratio": 0.0, "data_dir_packets_sent": 0}) is None
     assert stats.flow_loss_pct({"lost_packets": 1, "data_packets_sent": 200}) == 0.5
     assert stats.flow_loss_pct({"lost_packets": 0, "data_packets_sent": 0}) is None
+
+
+def test_throughput_batch_means_sums_flows_per_interval() -> None:
+    import pandas as pd
+
+    # 60 intervals, two flows: flow 0 alternates 1 and 3 Mbit/s, flow 1 is 2 Mbit/s throughout.
+    # Sum per interval alternates 3 and 5; 30 batches of 2 intervals all have mean 4 → 4 ± 0.
+    rows = []
+    for i in range(60):
+        rows.append({"t_s": float(i + 1), "flow": 0, "throughput_bps": 1e6 if i % 2 == 0 else 3e6})
+        rows.append({"t_s": float(i + 1), "flow": 1, "throughput_bps": 2e6})
+    table = pd.DataFrame(rows)
+    total = stats.throughput_batch_means(table)
+    assert total.mean == 4e6 and total.half_width == 0.0 and total.n == 30
+    one = stats.throughput_batch_means(table, flow=0)
+    assert one.mean == 2e6 and one.half_width == 0.0
