@@ -351,3 +351,21 @@ max = 32
     again = sweep.run(path, tmp_path / "res")
     assert len(manifest(tmp_path / "res")) == before
     assert [c.counts for c in again.calibration] == [c.counts for c in res.calibration]
+
+
+def test_the_documented_sweep_file_parses(tmp_path: Path, tiny_text: str) -> None:
+    import re
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "harness.md").read_text()
+    example = re.search(r"```toml\n(format = 1.*?)```", doc, re.S)
+    assert example is not None
+    (tmp_path / "buffer-sizing-base.toml").write_text(tiny_text)
+    path = tmp_path / "doc.toml"
+    path.write_text(example.group(1))
+    sw = sweep.load_sweep(path)
+    assert [a.name for a in sw.axes] == ["flows", "tcp.cc", "buffer", "method"]
+    assert sw.axes[3].values[1] == {"topology.queue.kind": "drop_tail", "tcp.ecn": True}
+    assert len(sw.cells()) == 2 * 2 * 2 * 2 * 10
+    q = sweep.load_sweep(path, quick=True)
+    assert q.seeds == (1, 2) and q.calibrate is not None and q.calibrate.max == 64
+    sweep.check_cells(sw.cells()[::10])  # the overrides fit a real scenario
