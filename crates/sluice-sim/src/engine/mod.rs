@@ -737,7 +737,7 @@ impl<'m> Sim<'m> {
         let flow = e.flow as usize;
         // What the client (the data sender, at an even index) sends is the data direction.
         let (mut fwd_pkts, mut fwd_bytes, mut data) = (0u64, 0u64, false);
-        let client = ep % 2 == 0;
+        let client = ep.is_multiple_of(2);
         for p in out.drain(..) {
             if p.payload > 0 {
                 self.data_packets += 1;

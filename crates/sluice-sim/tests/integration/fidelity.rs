@@ -295,3 +295,22 @@ fn sluice_bench_reports_both_runs_and_their_ratio() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("error: expected two scenario files"), "{err}");
 }
+
+// `sluice-sim --set PATH=VALUE` changes the run as the file would; a bad override is one error
+// line naming the file and the override, with exit status 2.
+#[test]
+fn sluice_sim_set_overrides_the_scenario() {
+    let bin = env!("CARGO_BIN_EXE_sluice-sim");
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/reference/single-newreno.toml");
+    let out = std::process::Command::new(bin).args([file, "--set", "duration=2s", "--set", "warmup=0s", "--set", "flows[0].count=2"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["sim_time_s"].as_f64(), v["flows"].as_array().map(Vec::len)), (Some(2.0), Some(2)));
+    let out = std::process::Command::new(bin).args([file, "--set", "flows[1].count=2"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim_end(), format!("error: {file}: flows[1].count: override: index 1 is past the end of `flows` (1 entry)"));
+    let out = std::process::Command::new(bin).args([file, "--set", "duration"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected PATH=VALUE"));
+}
