@@ -7,7 +7,10 @@ The public API:
   holding the summary and pandas DataFrames;
 - :func:`validate` — check a scenario without running it;
 - :func:`resolve` — the fully defaulted model a scenario resolves to, and its hash;
-- :mod:`sluice.plots` — matplotlib figures of a result;
+- :mod:`sluice.plots` — matplotlib figures of a result and of a sweep;
+- :mod:`sluice.sweep`, :mod:`sluice.calibrate`, :mod:`sluice.stats`, :mod:`sluice.report` — the
+  evaluation harness: sweeps with a resumable results directory, congestion-level calibration,
+  confidence intervals, HTML reports (docs/harness.md);
 - the exceptions in :mod:`sluice.errors`.
 
 Examples
@@ -18,6 +21,9 @@ Examples
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import Any
 
 from . import _sluice
 from .api import Resolved, Result, resolve, run, validate
@@ -32,6 +38,17 @@ from .errors import (
 
 # The package is versioned with the Rust workspace (maturin reads it from Cargo.toml).
 __version__: str = _sluice.version()
+
+#: Submodules imported on first use (they import pandas, matplotlib or scipy; `import sluice`
+#: stays light).
+_LAZY = ("plots", "stats", "sweep", "calibrate", "report")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'sluice' has no attribute {name!r}")
+
 
 __all__ = [
     "__version__",

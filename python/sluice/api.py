@@ -19,11 +19,13 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import _sluice
+
+if TYPE_CHECKING:
+    # pandas is imported where a DataFrame is made, so `import sluice` stays fast.
+    import pandas as pd
 
 __all__ = [
     "Result",
@@ -105,6 +107,8 @@ def read_scenario(scenario: ScenarioLike) -> tuple[str, str | None]:
 
 def _frame(rows: list[dict[str, Any]], contract: tuple[str, ...]) -> pd.DataFrame:
     """Rows from the summary as a DataFrame; contract columns first, present even when empty."""
+    import pandas as pd
+
     if not rows:
         return pd.DataFrame({name: pd.Series(dtype="object") for name in contract})
     df = pd.DataFrame.from_records(rows)
@@ -150,6 +154,8 @@ class Result:
     @classmethod
     def from_native(cls, native: _sluice.RunResult) -> Result:
         """Convert the native module's result (no computation, only conversion)."""
+        import pandas as pd
+
         summary = json.loads(native.summary_json)
         tables = {name: pd.DataFrame(columns) for name, columns in native.tables.items()}
         return cls(

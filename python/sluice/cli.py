@@ -1,6 +1,7 @@
 """The ``sluice`` command line: a thin shell over :mod:`sluice.api` and :mod:`sluice.plots`.
 
-Commands: ``sluice run``, ``sluice validate``, ``sluice version``. Bad input (an invalid or
+Commands: ``sluice run``, ``sluice validate``, ``sluice version``; the harness commands
+``sluice sweep``, ``sluice calibrate`` and ``sluice report`` are in :mod:`sluice.cli_harness`. Bad input (an invalid or
 unreadable scenario, a bad option) gives one ``error: ...`` line on standard error and a non-zero
 exit status, never a traceback.
 
@@ -452,6 +453,12 @@ def version_cmd() -> None:
     from . import __version__
 
     typer.echo(f"sluice {__version__}")
+
+
+# sluice sweep / calibrate / report
+from . import cli_harness as _cli_harness  # noqa: E402 - needs the helpers above
+
+_cli_harness.register(app)
 
 
 def main() -> None:
