@@ -696,6 +696,10 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
         monitor.cwnd_trace = Some(d);
     }
     monitor.rtt_trace = f.monitor.rtt_trace.unwrap_or(false);
+    monitor.cc_trace = f.monitor.cc_trace.unwrap_or(false);
+    if monitor.cc_trace && monitor.cwnd_trace.is_none() {
+        return err("monitor.cc_trace", "needs monitor.cwnd_trace, whose interval it samples at");
+    }
     if let Some(s) = f.monitor.pcap_snaplen {
         if s < 64 {
             return err("monitor.pcap_snaplen", "must be at least 64 bytes");

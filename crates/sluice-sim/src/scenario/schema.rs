@@ -383,6 +383,7 @@ pub struct MonitorTable {
     pub queue_sample: Option<Dur>,
     pub cwnd_trace: Option<Dur>,
     pub rtt_trace: Option<bool>,
+    pub cc_trace: Option<bool>,
     pub pcap: Option<Endpoints>,
     pub pcap_snaplen: Option<u32>,
     pub queues: Option<Endpoints>,

@@ -402,6 +402,17 @@ impl Endpoint {
         };
     }
 
+    /// The rate data segments are paced at, bit/s, if paced (docs/tcp.md, "pacing").
+    pub fn pacing_bps(&self) -> Option<u64> {
+        self.pacing_rate().map(|r| r.0)
+    }
+
+    /// The congestion control's internal values (`monitor.cc_trace`).
+    pub fn cc_metrics(&self) -> super::cc::CcMetrics {
+        use super::cc::CongestionControl;
+        self.cc.metrics()
+    }
+
     /// Bytes in flight (RFC 6675 pipe).
     pub fn in_flight(&self) -> u64 {
         self.pipe()

@@ -228,3 +228,64 @@ fn random_walks_keep_every_window_finite_and_above_its_floor() {
         }
     }
 }
+
+// tests the outputs of docs/summary.md for the algorithms' parameters and state: a CUBIC flow
+// and a Vegas flow through a 10-packet bottleneck queue. Each flow's `cc_options` holds its own
+// algorithm's resolved keys; `monitor.cc_trace` samples CUBIC's W_max, K and cnt and Vegas's
+// diff with the cwnd trace; after the first loss CUBIC's W_max is positive and K =
+// ∛((W_max − cwnd_epoch)/C) at most ∛(W_max/C); the cwnd table carries `pacing_bps` (NaN:
+// unpaced).
+#[test]
+fn summary_records_cc_options_and_cc_state() {
+    let text = r#"
+name = "cc-out"
+duration = "4s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck = { rate = "10Mbps", delay = "10ms" }
+queue = { kind = "drop_tail", limit = "10pkt" }
+[[flows]]
+name = "c"
+src = "s0"
+dst = "r0"
+app = { kind = "bulk" }
+tcp = { cc = "cubic", cubic = { beta = 0.6 } }
+[[flows]]
+name = "v"
+src = "s1"
+dst = "r1"
+app = { kind = "bulk" }
+tcp = { cc = "vegas" }
+[monitor]
+cwnd_trace = "50ms"
+cc_trace = true
+"#;
+    let out = crate::run_str(text, None, &crate::RunOptions::default()).unwrap();
+    let f = &out.summary.flows;
+    let opt = |i: usize, k: &str| f[i].cc_options.as_ref().unwrap().get(k).and_then(|v| v.as_str()).map(str::to_string);
+    assert_eq!((f[0].cc.as_deref(), opt(0, "cubic.beta").as_deref(), opt(0, "vegas.alpha")), (Some("cubic"), Some("0.6"), None));
+    assert_eq!((f[1].cc.as_deref(), opt(1, "vegas.diff").as_deref()), (Some("vegas"), Some("ns3")));
+    let t = out.tables.iter().find(|t| t.name == "cc_state").expect("cc_state table");
+    let col = |n: &str| &t.columns.iter().find(|c| c.0 == n).unwrap().1;
+    let (crate::monitor::summary::Column::I64(flow), crate::monitor::summary::Column::Str(name), crate::monitor::summary::Column::F64(value)) = (col("flow"), col("name"), col("value")) else { panic!("column types") };
+    let rows = |fl: i64, n: &'static str| flow.iter().zip(name).zip(value).filter(move |((f, m), _)| **f == fl && m.as_str() == n).map(|(_, v)| *v);
+    let w_max: Vec<f64> = rows(0, "w_max").collect();
+    let k: Vec<f64> = rows(0, "k").collect();
+    assert!(w_max.len() > 10 && w_max.len() == k.len());
+    let (wm, kk) = w_max.iter().zip(&k).find(|(w, k)| **w > 0.0 && **k > 0.0).expect("a loss sets W_max and K");
+    assert!(*wm >= 2.0 && *kk <= (wm / 0.4).cbrt(), "W_max {wm} K {kk}");
+    assert!(rows(1, "diff").count() > 10 && rows(0, "diff").count() == 0);
+    let cw = out.tables.iter().find(|t| t.name == "cwnd").unwrap();
+    let crate::monitor::summary::Column::F64(p) = &cw.columns.iter().find(|c| c.0 == "pacing_bps").unwrap().1 else { panic!() };
+    assert!(!p.is_empty() && p.iter().all(|x| x.is_nan()));
+}
+
+// tests the endpoint's layout budget: the algorithm sits on the lines every ACK reads, so
+// `AnyCc` stays two words whatever the algorithm (CUBIC's and Vegas's state is boxed).
+#[test]
+fn any_cc_stays_two_words() {
+    assert!(std::mem::size_of::<AnyCc>() <= 16, "AnyCc is {} B", std::mem::size_of::<AnyCc>());
+}
