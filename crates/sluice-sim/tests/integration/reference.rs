@@ -11,7 +11,7 @@ use sluice_core::units::{parse_duration, parse_rate, QueueLimit};
 use sluice_core::{Dur, Time};
 use sluice_sim::engine::run_model;
 use sluice_sim::model::{AppSpec, StartSpec};
-use sluice_sim::tcp::{DelAck, InitialWindow, Recovery, TcpConfig};
+use sluice_sim::tcp::{CcKind, DelAck, InitialWindow, Recovery, TcpConfig};
 use sluice_sim::{RunOptions, Summary};
 
 fn fixture() -> serde_json::Value {
@@ -37,6 +37,15 @@ fn case(name: &str) -> serde_json::Value {
 /// The TCP options of a case: `base` (the `ns3.44` profile, except for the default-profile
 /// table) with the ns-3 attributes its run set.
 fn case_tcp_from(mut t: TcpConfig, a: &serde_json::Value) -> TcpConfig {
+    // ns-3's TCP type (`--tcp`, SocketType): CUBIC and Vegas are ours; TcpLinuxReno is NewReno
+    // growth with Linux's slow start, which stops at ssthresh.
+    match a["tcp"].as_str().unwrap_or("ns3::TcpNewReno") {
+        "ns3::TcpNewReno" => {}
+        "ns3::TcpCubic" => t.cc = CcKind::Cubic,
+        "ns3::TcpVegas" => t.cc = CcKind::Vegas,
+        "ns3::TcpLinuxReno" => t.compat.slow_start_capped = true,
+        other => panic!("no Sluice equivalent of {other}"),
+    }
     t.mss = a["segment_size"].as_u64().unwrap() as u32;
     t.snd_buf = a["sndbuf"].as_u64().unwrap();
     t.rcv_buf = a["rcvbuf"].as_u64().unwrap();
@@ -188,6 +197,13 @@ fn assert_agrees(name: &str) {
     assert!(gp <= 0.05, "{name}: aggregate goodput differs from ns-3 by {:.1}%", gp * 100.0);
     assert!(dr <= 0.25, "{name}: drop ratio differs from ns-3 by {:.1}%", dr * 100.0);
     assert!(jn <= 0.1, "{name}: Jain index differs from ns-3 by {jn:.3}");
+}
+
+// tests CUBIC (ns-3 `TcpCubic`, ns-3.44 flavour under the profile) on the reference's 90-flow
+// access case: goodput, drop ratio, queue and Jain's index within the tolerances above.
+#[test]
+fn access90_cubic_matches_ns3() {
+    assert_agrees("c-access90-cubic-fifo");
 }
 
 #[test]
