@@ -37,15 +37,8 @@ fn case(name: &str) -> serde_json::Value {
 /// The TCP options of a case: `base` (the `ns3.44` profile, except for the default-profile
 /// table) with the ns-3 attributes its run set.
 fn case_tcp_from(mut t: TcpConfig, a: &serde_json::Value) -> TcpConfig {
-    // ns-3's TCP type (`--tcp`, SocketType): CUBIC and Vegas are ours; TcpLinuxReno is NewReno
-    // growth with Linux's slow start, which stops at ssthresh.
-    match a["tcp"].as_str().unwrap_or("ns3::TcpNewReno") {
-        "ns3::TcpNewReno" => {}
-        "ns3::TcpCubic" => t.cc = CcKind::Cubic,
-        "ns3::TcpVegas" => t.cc = CcKind::Vegas,
-        "ns3::TcpLinuxReno" => t.compat.slow_start_capped = true,
-        other => panic!("no Sluice equivalent of {other}"),
-    }
+    // ns-3's TCP type (`--tcp`, SocketType; a list gives one per flow, set in `run_case_tcp`).
+    set_ns3_type(&mut t, tcp_types(a)[0]);
     t.mss = a["segment_size"].as_u64().unwrap() as u32;
     t.snd_buf = a["sndbuf"].as_u64().unwrap();
     t.rcv_buf = a["rcvbuf"].as_u64().unwrap();
@@ -68,6 +61,24 @@ fn case_tcp_from(mut t: TcpConfig, a: &serde_json::Value) -> TcpConfig {
         t.min_rto = parse_duration(v).expect("min_rto in the record");
     }
     t
+}
+
+/// The case's ns-3 TCP types (`--tcp`, comma-separated: flow k has the k-th, cycled).
+fn tcp_types(a: &serde_json::Value) -> Vec<&str> {
+    a["tcp"].as_str().unwrap_or("ns3::TcpNewReno").split(',').map(str::trim).collect()
+}
+
+/// Sluice's equivalent of an ns-3 TCP type: CUBIC and Vegas are ours; TcpLinuxReno is NewReno
+/// growth with Linux's slow start, which stops at ssthresh (its avoidance step differs: one
+/// segment per cwnd acknowledged segments).
+fn set_ns3_type(t: &mut TcpConfig, ty: &str) {
+    match ty {
+        "ns3::TcpNewReno" => {}
+        "ns3::TcpCubic" => t.cc = CcKind::Cubic,
+        "ns3::TcpVegas" => t.cc = CcKind::Vegas,
+        "ns3::TcpLinuxReno" => t.compat.slow_start_capped = true,
+        other => panic!("no Sluice equivalent of {other}"),
+    }
 }
 
 /// Run the Sluice equivalent of one ns-3 case.
@@ -122,7 +133,15 @@ fn run_case_tcp(name: &str, departures: bool, base: TcpConfig) -> (Summary, serd
         Some(size) if size > 0 => AppSpec::File { size, write },
         _ => AppSpec::Bulk { write },
     };
-    let mut m = d.model(flows.len(), app, case_tcp_from(base, a), &starts);
+    let mut m = d.model(flows.len(), app, case_tcp_from(base.clone(), a), &starts);
+    let types = tcp_types(a);
+    if types.len() > 1 {
+        for (k, f) in m.flows.iter_mut().enumerate() {
+            let mut t = case_tcp_from(base.clone(), a);
+            set_ns3_type(&mut t, types[k % types.len()]);
+            f.tcp = t;
+        }
+    }
     // Loss on the bottleneck, as ns3_dumbbell.py's --loss (A->B) and --reverse-loss (B->A).
     let bottleneck = m.links.last_mut().unwrap();
     for (key, dir) in [("loss", &mut bottleneck.ab), ("reverse_loss", &mut bottleneck.ba)] {
@@ -168,6 +187,12 @@ fn ns3_loss_spec(spec: &str) -> LossModel {
 
 /// Compare against the fixture, printing the table row; returns (goodput rel err, drop rel err, jain diff).
 pub fn compare(name: &str) -> (f64, f64, f64) {
+    let (gp, dr, jn, _) = compare_q(name);
+    (gp, dr, jn)
+}
+
+/// [`compare`], with the relative difference of the queue's mean length as well.
+fn compare_q(name: &str) -> (f64, f64, f64, f64) {
     let (s, case) = run_case(name);
     let q = s.queues.iter().find(|q| q.name == "A->B").unwrap();
     let ns_gp = case["aggregate_goodput_mbps"].as_f64().unwrap() * 1e6;
@@ -189,7 +214,9 @@ pub fn compare(name: &str) -> (f64, f64, f64) {
         s.wall_time_s,
         case["wall_run_s"].as_f64().unwrap()
     );
-    (gp, dr, jn)
+    let ns_q = case["queue_mean_pkts"].as_f64().unwrap();
+    let qd = (q.mean_len_pkts - ns_q).abs() / ns_q.max(1e-9);
+    (gp, dr, jn, qd)
 }
 
 fn assert_agrees(name: &str) {
@@ -379,4 +406,23 @@ fn scripted_loss_cases_agree_packet_for_packet() {
         failures.extend(parts);
     }
     assert!(failures.is_empty(), "cases that part from ns-3:\n{}", failures.join("\n"));
+}
+
+/// The other congestion controls' ns-3 cases (docs/validation.md, "Other congestion controls").
+const OTHER_CC_CASES: [&str; 6] = ["q-single-cubic", "q-access9-cubic", "r-single-vegas", "r-access9-vegas", "s-single-linuxreno", "t-access9-mixed"];
+
+// Prints, for each other-CC case, the comparison and whether the departures are ns-3's.
+#[test]
+#[ignore = "diagnostic: prints the other congestion controls' agreement with ns-3"]
+fn other_cc_cases_report() {
+    for name in OTHER_CC_CASES {
+        if !std::path::Path::new(&format!("{}/../../validation/fixtures/ns3/{name}.json", env!("CARGO_MANIFEST_DIR"))).exists() {
+            eprintln!("{name}: no record");
+            continue;
+        }
+        let (gp, dr, jn, qd) = compare_q(name);
+        eprintln!("{name}: goodput {:.2}% drop {:.1}% jain {jn:.3} queue {:.1}%", gp * 100.0, dr * 100.0, qd * 100.0);
+        let d = identical_case_differences(name);
+        eprintln!("{name}: {}", if d.is_empty() { "identical".to_string() } else { d.join("; ") });
+    }
 }
