@@ -505,6 +505,11 @@ pub struct Ns3Compat {
     /// (unlimited ABC), ignores samples for 10 ms after an epoch's start (`CubicDelta`) and keeps
     /// `W_max` over a timeout (ns-3 ≥ 3.42). ns-3: false.
     pub cc_linux: bool,
+    /// A SYN-ACK arriving after the handshake (the peer retransmitted it) leaves the window
+    /// alone (RFC 9293 §3.10.7.4: it is answered or dropped, nothing more). ns-3's
+    /// `TcpSocketBase::DoForwardUp` re-initialises cwnd to the initial window and ssthresh to
+    /// the initial ssthresh on every segment with SYN, in any state. ns-3: false.
+    pub synack_keeps_window: bool,
 }
 
 impl Ns3Compat {
@@ -535,6 +540,7 @@ impl Ns3Compat {
         pace_fast_retransmit: true,
         fin_timeout_rfc: true,
         cc_linux: true,
+        synack_keeps_window: true,
     };
 
     /// ns-3.44's behaviour of every switch (`validate = "ns3.44"`).
@@ -564,6 +570,7 @@ impl Ns3Compat {
         pace_fast_retransmit: false,
         fin_timeout_rfc: false,
         cc_linux: false,
+        synack_keeps_window: false,
     };
 }
 
@@ -745,6 +752,7 @@ impl TcpConfig {
             ("pace_fast_retransmit", x.pace_fast_retransmit.to_string()),
             ("fin_timeout_rfc", x.fin_timeout_rfc.to_string()),
             ("cc_linux", x.cc_linux.to_string()),
+            ("synack_keeps_window", x.synack_keeps_window.to_string()),
             ("dup_ack_restarts_rto", x.dup_ack_restarts_rto.to_string()),
             ("rto_holds_ssthresh", x.rto_holds_ssthresh.to_string()),
             ("ack_duplicate_synack", x.ack_duplicate_synack.to_string()),
@@ -790,7 +798,7 @@ mod tests {
             "prr_u32_product", "prr_u32_limit", "partial_ack_nextseg", "pipe_counts_sacked_retx",
             "exit_ack_grows", "reno_sack_marks", "ooo_shrinks_window", "slow_start_capped",
             "retx_merge", "edge_clip", "rtt_from_ts", "ts_recent_in_order", "acked_whole_segments",
-            "sack_report", "nextseg", "pace_fast_retransmit", "fin_timeout_rfc", "cc_linux", "dup_ack_restarts_rto",
+            "sack_report", "nextseg", "pace_fast_retransmit", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "dup_ack_restarts_rto",
             "rto_holds_ssthresh", "ack_duplicate_synack", "data_retries",
         ];
         assert_eq!(differ, want);

@@ -177,6 +177,9 @@ pub struct Endpoint {
     pub(super) pace_next: Time,
     pub(super) cc: AnyCc,
     pub dupacks: u32,
+    /// cwnd limited the sender at its last data segment: `cwnd < pipe + SMSS` just after it
+    /// left (ns-3's `m_isCwndLimited`, set in `SendDataPacket`).
+    pub(super) cwnd_limited: bool,
     /// Duplicate ACKs counted as delivered segments in recovery without SACK (RFC 6937's
     /// estimate; Linux's "Reno SACK").
     pub(super) reno_dup_bytes: u64,
@@ -294,6 +297,7 @@ impl Endpoint {
             cc,
             ca: CaState::Open,
             dupacks: 0,
+            cwnd_limited: false,
             recover: 0,
             prr_delivered: 0,
             prr_out: 0,

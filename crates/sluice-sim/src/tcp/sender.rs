@@ -63,6 +63,16 @@ struct NewAck {
     ece: bool,
 }
 
+/// What an [`AckEvent`] carries from the ACK itself (the rest is read when it is sent).
+#[derive(Copy, Clone)]
+struct AckEventArgs {
+    rtt: Option<Dur>,
+    delivered: u64,
+    prior_in_flight: u64,
+    lost: u64,
+    dup: bool,
+}
+
 impl Endpoint {
     /// A segment in a synchronized state: ACK processing, then data.
     pub(super) fn established_segment(&mut self, pkt: &SimPacket, now: Time, out: &mut Vec<SimPacket>) {
@@ -74,6 +84,9 @@ impl Endpoint {
             // §3.10.7.4: an unacceptable segment is answered with an ACK); ns-3 ignores it.
             if self.cfg.compat.ack_duplicate_synack {
                 self.send_ack(now, out);
+            }
+            if !self.cfg.compat.synack_keeps_window {
+                self.ns3_synack_resets_window();
             }
             return;
         }
@@ -131,10 +144,16 @@ impl Endpoint {
         // a cumulative one included (RFC 6675 §5: "regardless of its status as a cumulative
         // acknowledgment").
         let sack_dup = self.sack_ok && newly_sacked > 0 && matches!(self.cfg.dupack, DupAckRule::Default | DupAckRule::Ns3);
+        // The congestion control hears of the ACK before the endpoint acts on it (Linux
+        // `pkts_acked`), or where ns-3's ProcessAck calls `PktsAcked` (`Ns3Compat::cc_linux` off).
+        let early = self.cfg.compat.cc_linux;
         if ack > snd_una_before {
             let n = self.take_cumulative_ack(ack, newly_sacked, sack_dup, ece, opts, now);
-            self.ack_event(n.rtt, n.delivered, prior_in_flight, newly_lost, sack_dup, now);
-            self.new_ack(n, now, out);
+            let ev = AckEventArgs { rtt: n.rtt, delivered: n.delivered, prior_in_flight, lost: newly_lost, dup: sack_dup };
+            if early {
+                self.ack_event(ev, now);
+            }
+            self.new_ack(n, (!early).then_some(ev), now, out);
         } else if ack == snd_una_before && self.snd_max > self.snd_una {
             let is_dup = match self.cfg.dupack {
                 DupAckRule::Default | DupAckRule::Ns3 => {
@@ -147,17 +166,31 @@ impl Endpoint {
                 DupAckRule::Strict => !carries_data && self.last_wnd_field == Some(window),
                 DupAckRule::Linux => !carries_data && wnd_bytes <= wnd_before && wnd_bytes != 0,
             };
-            self.ack_event(None, newly_sacked, prior_in_flight, newly_lost, is_dup, now);
+            let ev = AckEventArgs { rtt: None, delivered: newly_sacked, prior_in_flight, lost: newly_lost, dup: is_dup };
+            if early {
+                self.ack_event(ev, now);
+            }
             if is_dup {
                 self.dup_ack(newly_sacked, now, out);
             } else if self.ca == CaState::Recovery && newly_sacked > 0 {
                 self.recovery_ack(newly_sacked, false, false, None, now);
+            }
+            if !early {
+                // ns-3: `PktsAcked(1)` after `DupAck`.
+                self.ack_event(ev, now);
             }
         }
         self.last_wnd_field = Some(window);
         if ece && self.ca != CaState::Recovery && self.ca != CaState::Loss && self.ca != CaState::Cwr && self.snd_una > self.recover {
             self.on_ecn_echo(now);
         }
+    }
+
+    /// ns-3's `DoForwardUp` on a segment with SYN, in any state (`Ns3Compat::synack_keeps_window`
+    /// off): cwnd back to the initial window, ssthresh to the initial ssthresh.
+    fn ns3_synack_resets_window(&mut self) {
+        self.w.cwnd = self.cc.initial_cwnd(self.cfg.iw, self.smss);
+        self.w.ssthresh = self.cfg.initial_ssthresh;
     }
 
     /// Whether the segment's window updates the send window: RFC 9293 §3.10.7.4, ns-3's
@@ -189,8 +222,9 @@ impl Endpoint {
     /// PRR), the end of CWR (RFC 3168) or of the loss state (RFC 5681 §3.1) — and restart the
     /// retransmission timer (RFC 6298 §5.3). ns-3's departures are the `ns3_*` helpers, each
     /// behind its [`super::config::Ns3Compat`] switch.
-    fn new_ack(&mut self, n: NewAck, now: Time, out: &mut Vec<SimPacket>) {
+    fn new_ack(&mut self, n: NewAck, mut ev: Option<AckEventArgs>, now: Time, out: &mut Vec<SimPacket>) {
         let (ack, is_dup) = (n.ack, n.is_dup);
+        let old_dupacks = self.dupacks;
         if is_dup {
             // Counted and acted on as a duplicate first (ns-3 does the same), then processed
             // as a cumulative ACK below; the duplicate count carries on.
@@ -199,16 +233,30 @@ impl Endpoint {
             self.dupacks = 0;
         }
         // The state after the duplicate's own processing, which may have started recovery.
+        // A deferred event goes where ns-3's ProcessAck calls `PktsAcked`: before the window
+        // changes, except after a partial ACK's recovery step; in Disorder only for an ACK of at
+        // least as many segments as duplicates came before it.
+        let smss = self.smss as u64;
+        if self.ca == CaState::Disorder && n.cc_bytes / smss < old_dupacks as u64 {
+            ev = None;
+        }
+        let partial = self.ca == CaState::Recovery && !(ack >= self.recover || self.cc.loss_response() == LossResponse::Reno);
+        if let Some(e) = ev.filter(|_| !partial) {
+            self.ack_event(e, now);
+        }
         let restart_timer = match self.ca {
             CaState::Open | CaState::Disorder => self.new_ack_in_open(&n, now),
             // Reno's recovery ends at the first ACK of new data (RFC 5681 §3.2 step 6).
-            CaState::Recovery if ack >= self.recover || self.cc.loss_response() == LossResponse::Reno => {
+            CaState::Recovery if !partial => {
                 self.full_ack(&n, now);
                 true
             }
             CaState::Recovery => {
                 // Restarts the timer itself, on the first partial ACK only.
                 self.partial_ack(&n, now, out);
+                if let Some(e) = ev {
+                    self.ack_event(e, now);
+                }
                 false
             }
             CaState::Cwr => {
@@ -433,6 +481,7 @@ impl Endpoint {
             ece,
             ack: self.snd_una,
             snd_nxt: self.snd_max,
+            cwnd_limited: self.cwnd_limited,
         };
         self.cc.on_ack(&mut self.w, &s, now);
     }
@@ -440,21 +489,21 @@ impl Endpoint {
     /// Tells the congestion control of an ACK that acknowledged or SACKed data or counted as a
     /// duplicate, before it is acted on (see [`AckEvent`]).
     #[inline]
-    fn ack_event(&mut self, rtt: Option<Dur>, delivered: u64, prior_in_flight: u64, lost: u64, dup: bool, now: Time) {
+    fn ack_event(&mut self, a: AckEventArgs, now: Time) {
         if !self.cc.wants_ack_events() {
             return;
         }
         let ev = AckEvent {
             ca: self.ca,
-            rtt,
+            rtt: a.rtt,
             srtt: self.rtt.srtt,
             min_rtt: self.rtt.min_rtt,
             ack: self.snd_una,
             snd_nxt: self.snd_max,
-            prior_in_flight,
-            delivered,
-            lost,
-            dup,
+            prior_in_flight: a.prior_in_flight,
+            delivered: a.delivered,
+            lost: a.lost,
+            dup: a.dup,
         };
         self.cc.on_ack_event(&mut self.w, &ev, now);
     }
@@ -968,6 +1017,10 @@ impl Endpoint {
         self.last_ack_sent = self.rcv_nxt;
         self.counters.payload_sent += payload;
         self.counters.data_pkts_sent += (payload > 0) as u64;
+        if self.cc.wants_ack_events() {
+            // After the segment is counted in flight (ns-3 SendDataPacket).
+            self.cwnd_limited = self.w.cwnd < self.pipe() + self.smss as u64;
+        }
         payload
     }
 

@@ -193,7 +193,7 @@ fn random_walks_keep_every_window_finite_and_above_its_floor() {
                         let ev = cc::AckEvent { ca, rtt: r, srtt: r, min_rtt: r, ack: una, snd_nxt: nxt, prior_in_flight: nxt - una, delivered: acked, lost: 0, dup: acked == 0 };
                         cc.on_ack_event(&mut w, &ev, now);
                         if matches!(ca, CaState::Open | CaState::Loss) {
-                            let s = cc::AckSample { bytes_acked: acked, rtt: r, min_rtt: r, srtt: r, in_flight: nxt - una, ece: false, ack: una, snd_nxt: nxt };
+                            let s = cc::AckSample { bytes_acked: acked, rtt: r, min_rtt: r, srtt: r, in_flight: nxt - una, ece: false, ack: una, snd_nxt: nxt, cwnd_limited: rng.below(4) != 0 };
                             cc.on_ack(&mut w, &s, now);
                         }
                         if ca != CaState::Open && rng.below(4) == 0 {

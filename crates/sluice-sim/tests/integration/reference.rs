@@ -306,7 +306,7 @@ fn identical_case_differences(name: &str) -> Vec<String> {
 #[test]
 fn identical_cases_agree_flow_by_flow() {
     let mut failures = Vec::new();
-    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo", "x-access90-newreno-fifo-jitter120us-drawn", "h-access20-newreno-20mbps", "i-access12-nosack-64k-10mbps", "j-access12-nosack-minrto200ms-10mbps", "k-access12-sack-minrto200ms-10mbps", "l-access12-nosack-minrto200ms-iw4-10mbps", "m-access16-delack1-15mbps", "n-access30-buf10-5mbps"] {
+    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo", "x-access90-newreno-fifo-jitter120us-drawn", "h-access20-newreno-20mbps", "i-access12-nosack-64k-10mbps", "j-access12-nosack-minrto200ms-10mbps", "k-access12-sack-minrto200ms-10mbps", "l-access12-nosack-minrto200ms-iw4-10mbps", "m-access16-delack1-15mbps", "n-access30-buf10-5mbps", "q-single-cubic", "q-access9-cubic", "r-single-vegas", "r-access9-vegas"] {
         failures.extend(identical_case_differences(name));
     }
     assert!(failures.is_empty(), "cases that part from ns-3:\n{}", failures.join("\n"));
@@ -408,18 +408,27 @@ fn scripted_loss_cases_agree_packet_for_packet() {
     assert!(failures.is_empty(), "cases that part from ns-3:\n{}", failures.join("\n"));
 }
 
-/// The other congestion controls' ns-3 cases (docs/validation.md, "Other congestion controls").
+/// The other congestion controls' ns-3 cases (docs/validation.md, "Other congestion controls"):
+/// CUBIC and Vegas, one flow and nine, identical packet for packet (asserted with the NewReno
+/// cases above); Linux's Reno and a mix of types per flow, compared here.
 const OTHER_CC_CASES: [&str; 6] = ["q-single-cubic", "q-access9-cubic", "r-single-vegas", "r-access9-vegas", "s-single-linuxreno", "t-access9-mixed"];
+
+// tests ns-3's TcpLinuxReno against `new_reno` with Linux's capped slow start (its avoidance
+// step differs: one segment per cwnd acknowledged segments against SMSS²/cwnd bytes per ACK):
+// one flow, goodput within 5 % and the mean queue within 20 % (the drop ratio, a handful of
+// drops in 15 s, is printed, not judged).
+#[test]
+fn linux_reno_close_to_ns3() {
+    let (gp, dr, jn, qd) = compare_q("s-single-linuxreno");
+    eprintln!("s-single-linuxreno: goodput {:.2}% drop {:.1}% jain {jn:.3} queue {:.1}%", gp * 100.0, dr * 100.0, qd * 100.0);
+    assert!(gp <= 0.05 && qd <= 0.2, "goodput {gp:.3}, queue {qd:.3}");
+}
 
 // Prints, for each other-CC case, the comparison and whether the departures are ns-3's.
 #[test]
 #[ignore = "diagnostic: prints the other congestion controls' agreement with ns-3"]
 fn other_cc_cases_report() {
     for name in OTHER_CC_CASES {
-        if !std::path::Path::new(&format!("{}/../../validation/fixtures/ns3/{name}.json", env!("CARGO_MANIFEST_DIR"))).exists() {
-            eprintln!("{name}: no record");
-            continue;
-        }
         let (gp, dr, jn, qd) = compare_q(name);
         eprintln!("{name}: goodput {:.2}% drop {:.1}% jain {jn:.3} queue {:.1}%", gp * 100.0, dr * 100.0, qd * 100.0);
         let d = identical_case_differences(name);

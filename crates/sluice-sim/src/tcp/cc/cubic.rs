@@ -9,7 +9,8 @@
 //!
 //! Not implemented: HyStart++ (RFC 9406), Linux's ACK-delay allowance in the ACK-train test
 //! (`hystart_ack_delay`, at most 1 ms with pacing), Linux's idle-restart epoch shift
-//! (`CA_EVENT_TX_START`) and the `cwnd`-limited test (`tcp_is_cwnd_limited`); the cubic
+//! (`CA_EVENT_TX_START`) and Linux's `cwnd`-limited test (`tcp_is_cwnd_limited`; ns-3's simpler
+//! one is, under the ns-3 flavour); the cubic
 //! function uses floating point where Linux uses fixed point (`C` = 410/1024).
 
 use super::{AckEvent, AckSample, CaState, CcMetrics, CongestionControl, CwndState, LossCause};
@@ -325,6 +326,10 @@ impl CongestionControl for Cubic {
         if ack.bytes_acked == 0 {
             return;
         }
+        if !self.linux && !ack.cwnd_limited {
+            // ns-3 grows only a window that limits the sender (`m_isCwndLimited`).
+            return;
+        }
         let mut segs = ack.bytes_acked.div_ceil(smss);
         if w.cwnd < w.ssthresh {
             if self.cfg.hystart == Hystart::Ns3 && ack.ack > self.end_seq {
@@ -414,7 +419,7 @@ mod tests {
     }
 
     fn sample(bytes: u64, ack: u64) -> AckSample {
-        AckSample { bytes_acked: bytes, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack, snd_nxt: ack }
+        AckSample { bytes_acked: bytes, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack, snd_nxt: ack, cwnd_limited: true }
     }
 
     // tests RFC 9438 eqs. 1-2 with W_max 100, β 0.7, C 0.4: K = ∛(100·0.3/0.4) = ∛75 =

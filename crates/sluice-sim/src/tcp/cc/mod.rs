@@ -59,6 +59,9 @@ pub struct AckSample {
     /// algorithms that count rounds (one window of data) by them.
     pub ack: u64,
     pub snd_nxt: u64,
+    /// cwnd limited the sender when it last sent (ns-3 `m_isCwndLimited`); kept for the
+    /// algorithms that have an AckEvent (false until then for the others).
+    pub cwnd_limited: bool,
 }
 
 /// Every ACK that acknowledges or SACKs data, or counts as a duplicate, in any congestion state,

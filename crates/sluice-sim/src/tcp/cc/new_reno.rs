@@ -93,7 +93,7 @@ mod tests {
     use super::*;
 
     fn ack(bytes: u64) -> AckSample {
-        AckSample { bytes_acked: bytes, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 0, snd_nxt: 0 }
+        AckSample { bytes_acked: bytes, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 0, snd_nxt: 0, cwnd_limited: true }
     }
 
     // tests RFC 5681 §3.1: slow start adds min(N, SMSS); avoidance ~1 SMSS per window.

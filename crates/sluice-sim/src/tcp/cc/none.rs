@@ -44,7 +44,7 @@ mod tests {
         assert_eq!(UNBOUNDED, 1_073_741_824);
         assert_eq!(cc.name(), crate::tcp::CcKind::None.as_str());
         let mut w = CwndState { cwnd: 1448, ssthresh: 7 * 1448, smss: 1448 };
-        let ack = AckSample { bytes_acked: 1448, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 0, snd_nxt: 0 };
+        let ack = AckSample { bytes_acked: 1448, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 0, snd_nxt: 0, cwnd_limited: true };
         cc.on_ack(&mut w, &ack, Time::ZERO);
         assert_eq!(w.cwnd, UNBOUNDED);
         w.cwnd = 1448;

@@ -224,7 +224,7 @@ mod tests {
         v.cnt_rtt = 3;
         v.beg_snd_nxt = 1000;
         let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: 10 * SMSS, smss: SMSS as u32 };
-        let ack = AckSample { bytes_acked: SMSS, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 2000, snd_nxt: 50_000 };
+        let ack = AckSample { bytes_acked: SMSS, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 2000, snd_nxt: 50_000, cwnd_limited: true };
         v.on_ack(&mut w, &ack, Time::ZERO);
         assert_eq!(v.beg_snd_nxt, 50_000, "the next round ends past SND.NXT");
         w.cwnd / SMSS
@@ -253,7 +253,7 @@ mod tests {
         v.min_rtt = Some(Dur::from_millis(150));
         v.cnt_rtt = 3;
         let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: 100 * SMSS, smss: SMSS as u32 };
-        let ack = AckSample { bytes_acked: SMSS, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 2000, snd_nxt: 50_000 };
+        let ack = AckSample { bytes_acked: SMSS, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 2000, snd_nxt: 50_000, cwnd_limited: true };
         v.on_ack(&mut w, &ack, Time::ZERO);
         assert_eq!((w.cwnd, w.ssthresh), (14 * SMSS, 13 * SMSS));
     }
@@ -267,7 +267,7 @@ mod tests {
         v.min_rtt = Some(Dur::from_millis(150));
         v.cnt_rtt = 2;
         let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: 10 * SMSS, smss: SMSS as u32 };
-        let ack = AckSample { bytes_acked: SMSS, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 2000, snd_nxt: 50_000 };
+        let ack = AckSample { bytes_acked: SMSS, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 2000, snd_nxt: 50_000, cwnd_limited: true };
         v.on_ack(&mut w, &ack, Time::ZERO);
         assert_eq!(w.cwnd, 20 * SMSS + 72);
         v.on_state_change(&mut w, CaState::Open, CaState::Recovery, 0, Time::ZERO);
