@@ -65,7 +65,8 @@ pub struct AckSample {
 }
 
 /// Every ACK that acknowledges or SACKs data, or counts as a duplicate, in any congestion state,
-/// before the endpoint acts on it (Linux `pkts_acked` / ns-3 `PktsAcked`, with what Linux's
+/// before the endpoint acts on it, or (ns-3 profile) where ns-3 calls `PktsAcked` (Linux
+/// `pkts_acked` / ns-3 `PktsAcked`, with what Linux's
 /// `cong_control` and ns-3's `CongControl` also see). Delay-based and model-based algorithms
 /// take their samples here; the window grows only through [`CongestionControl::on_ack`].
 ///
@@ -73,7 +74,8 @@ pub struct AckSample {
 /// `TcpRateOps`), to be kept beside the scoreboard.
 #[derive(Copy, Clone, Debug)]
 pub struct AckEvent {
-    /// The state when the ACK arrived (before it is acted on).
+    /// The congestion state when the event is delivered: before the ACK is acted on (Linux
+    /// order), or where ns-3's `ProcessAck` calls `PktsAcked` under `Ns3Compat::cc_linux` off.
     pub ca: CaState,
     /// This ACK's RTT sample (Karn's rule; timestamps), if it gave one.
     pub rtt: Option<Dur>,
