@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import os
 import platform
 import subprocess
@@ -409,6 +410,20 @@ def render(result: dict) -> str:
                       f"- last-level data misses: {a['ll_misses_per_pkt']:.2f} at 10 flows, {b['ll_misses_per_pkt']:.2f} at 900 "
                       "(cachegrind ignores prefetches: these are the cold lines the prefetches must cover)"]
         lines.append("")
+    cc = result.get("cc_cost")
+    if cc:
+        lines += [f"## Cost of the congestion controls ({cc['date']})", "",
+                  "The 90-flow access dumbbell (`scenarios/reference/access90-newreno.toml`, 100 s) against the same file with",
+                  "`cc` changed, run interleaved in one process (`target/release/sluice-bench BASE.toml OTHER.toml --rounds N`):",
+                  "OTHER's cost per data packet over BASE's, per round; target ≤ 1.2 for CUBIC against NewReno. The machine was",
+                  f"shared (load average {cc['loadavg']}), so single rounds scatter; both runs of a round meet the same load.", "",
+                  "| profile | BASE → OTHER | rounds | ratio median [range] | BASE ns/data pkt (median) | OTHER ns/data pkt (median) |",
+                  "|---|---|---|---|---|---|"]
+        for r in cc["runs"]:
+            q = sorted(r["ratios"])
+            lines.append(f"| `{r['profile']}` | {r['base']} → {r['other']} | {len(q)} | **{statistics.median(q):.2f}** [{q[0]:.2f}–{q[-1]:.2f}] | "
+                         f"{statistics.median(r['base_ns']):,.0f} | {statistics.median(r['other_ns']):,.0f} |")
+        lines += ["", cc.get("note", ""), ""]
     mem = result.get("memory")
     if mem:
         lines += [f"## Memory per flow ({mem['date']})", "",

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Run Sluice on the ns-3 reference dumbbells and print a side-by-side table.
 
-For every drop-tail NewReno case in ``validation/fixtures/ns3-reference.json`` this writes the
+For every drop-tail case in ``validation/fixtures/ns3-reference.json`` whose ns-3 TCP type has a
+Sluice equivalent under the ``ns3.44`` profile (TcpNewReno, TcpCubic, TcpVegas; a type per flow
+too), and every ``--record`` of such a case, this writes the
 equivalent Sluice scenario (same rates, per-flow delays, buffer, measurement window, and the
 per-flow start times ns-3 drew), runs it under the ``ns3.44`` profile with ``sluice-sim`` and
 compares aggregate goodput, bottleneck drop ratio, Jain's index, mean queue length and wall time.
@@ -46,6 +48,10 @@ import departures  # noqa: E402
 import ns3_loss  # noqa: E402
 
 
+# ns-3 TCP types (`--tcp`) and Sluice's `cc` for them.
+NS3_CC = {"ns3::TcpNewReno": "new_reno", "ns3::TcpCubic": "cubic", "ns3::TcpVegas": "vegas"}
+
+
 def scenario(case: dict, jitter: str | None, profile: str = "ns3.44", capture: bool = False) -> str:
     a = case["args"]
     flows = case["flows"]
@@ -65,6 +71,9 @@ def scenario(case: dict, jitter: str | None, profile: str = "ns3.44", capture: b
         f'snd_buf = "{a["sndbuf"]}B"',
         f'rcv_buf = "{a["rcvbuf"]}B"',
     ]
+    types = [t.strip() for t in str(a.get("tcp", "ns3::TcpNewReno")).split(",")]
+    if len(set(types)) == 1 and types[0] != "ns3::TcpNewReno":
+        lines.append(f'cc = "{NS3_CC[types[0]]}"')
     # ns-3 attributes a record may set beyond the reference cases' (ns3_dumbbell.py flags).
     if a.get("init_cwnd"):
         lines.append(f"initial_cwnd = {a['init_cwnd']}")
@@ -89,17 +98,17 @@ def scenario(case: dict, jitter: str | None, profile: str = "ns3.44", capture: b
     ]
     if jitter:
         lines.append(f'jitter = "{jitter}"')
-    lines += [
-        "[[flows]]",
-        f"count = {len(flows)}",
-        'src = "senders"',
-        'dst = "receivers"',
-        # BulkSend with MaxBytes is a file transfer of that size.
-        f'app = {{ kind = "file", size = "{a["file_size"]}B", write_size = "{a["send_size"]}B" }}'
-        if a.get("file_size")
-        else f'app = {{ kind = "bulk", write_size = "{a["send_size"]}B" }}',
-        f"start = {starts}",
-    ]
+    # BulkSend with MaxBytes is a file transfer of that size.
+    app = (f'app = {{ kind = "file", size = "{a["file_size"]}B", write_size = "{a["send_size"]}B" }}'
+           if a.get("file_size") else f'app = {{ kind = "bulk", write_size = "{a["send_size"]}B" }}')
+    if len(set(types)) == 1:
+        lines += ["[[flows]]", f"count = {len(flows)}", 'src = "senders"', 'dst = "receivers"', app, f"start = {starts}"]
+    else:
+        # A TCP type per flow (ns3_dumbbell.py --tcp A,B,...): one flow table each, in order.
+        each = [f"{ns}ns" for ns in exact] if exact else [f"{f['start_s']}s" for f in flows]
+        for k in range(len(flows)):
+            lines += ["[[flows]]", f'name = "f{k}"', f'src = "s{k}"', f'dst = "r{k}"', app, f'start = "{each[k]}"',
+                      f'tcp = {{ cc = "{NS3_CC[types[k % len(types)]]}" }}']
     if capture:
         # headers only: the departure fingerprint reads the IP and TCP fixed headers
         lines += ["[monitor]", 'pcap = ["A->B"]', "pcap_snaplen = 64"]
@@ -162,7 +171,9 @@ def main() -> int:
     cases = [(c, True) for c in fx["cases"]] + [(json.loads(p.read_text()), False) for p in args.record]
     for case, shared in cases:
         a = case["args"]
-        if a["qdisc"] != "fifo" or a["tcp"] != "ns3::TcpNewReno" or case["case"].endswith("seed2") or "noflowmon" in case["case"]:
+        # Congestion controls with a Sluice equivalent under the ns-3 profile; TcpLinuxReno needs
+        # Linux's capped slow start, a compatibility switch and no scenario key (reference.rs runs it).
+        if a["qdisc"] != "fifo" or any(t.strip() not in NS3_CC for t in a["tcp"].split(",")) or case["case"].endswith("seed2") or "noflowmon" in case["case"]:
             continue
         if args.only and case["case"] not in args.only:
             continue

@@ -253,7 +253,8 @@ HELP = {
                            "link's delay, e.g. 120us; the drawn delays are recorded per flow",
     "jitter_seed": "seed of the offsets' generator (Python's random.Random, sender then receiver "
                    "link of each flow in flow order)",
-    "tcp": "ns-3 TCP type id: ns3::TcpNewReno, ns3::TcpCubic, ...",
+    "tcp": "ns-3 TCP type id (ns3::TcpNewReno, ns3::TcpCubic, ns3::TcpVegas, ns3::TcpLinuxReno, ...); "
+           "a comma-separated list gives flow k the k-th type, cycled (SocketType on each sender's TcpL4Protocol)",
     "min_rto": "TcpSocketBase::MinRto, e.g. 200ms (default: ns-3's 1 s)",
     "delack": "TcpSocket::DelAckCount (default: ns-3's 2)",
     "init_cwnd": "TcpSocket::InitialCwnd, segments (default: ns-3's 10)",
@@ -341,7 +342,8 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
     ns.RngSeedManager.SetSeed(int(a["seed"]))
     ns.RngSeedManager.SetRun(int(a["run"]))
     C = ns.Config
-    C.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue(a["tcp"]))
+    tcp_types = [t.strip() for t in str(a["tcp"]).split(",") if t.strip()]
+    C.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue(tcp_types[0]))
     C.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(int(a["segment_size"])))
     C.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(int(a["sndbuf"])))
     C.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(int(a["rcvbuf"])))
@@ -364,6 +366,11 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
     receivers.Create(n)
     routers.Create(2)
     ns.InternetStackHelper().InstallAll()
+    if len(tcp_types) > 1:
+        # A TCP type per flow: the sender's TcpL4Protocol creates its socket with it.
+        for k in range(n):
+            l4 = senders.Get(k).GetObject[ns.TcpL4Protocol]()
+            l4.SetAttribute("SocketType", ns.TypeIdValue(ns.TypeId.LookupByName(tcp_types[k % len(tcp_types)])))
 
     def link(rate: str, delay: str):
         h = ns.PointToPointHelper()

@@ -111,6 +111,9 @@ def _frame(rows: list[dict[str, Any]], contract: tuple[str, ...]) -> pd.DataFram
 
     if not rows:
         return pd.DataFrame({name: pd.Series(dtype="object") for name in contract})
+    # A nested object (a flow's ``cc_options``) becomes its JSON text, so the frame stays flat
+    # and writes to Parquet (which has no empty struct type).
+    rows = [{k: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v for k, v in r.items()} for r in rows]
     df = pd.DataFrame.from_records(rows)
     first = [c for c in contract if c in df.columns]
     rest = [c for c in df.columns if c not in first]

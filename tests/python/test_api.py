@@ -292,3 +292,22 @@ def test_ctrl_c_stops_a_run(tiny_text: str) -> None:
         timer.cancel()
         signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - t0 < 5.0
+
+
+def test_cc_options_and_cc_state_reach_python_and_parquet(tiny_text: str, tmp_path: Path) -> None:
+    # docs/summary.md `cc_options`, docs/scenarios.md `monitor.cc_trace`: a CUBIC run with beta
+    # 0.6 carries its resolved parameters per flow (JSON text in the frame, a dict in the
+    # summary) and the long table `cc_state`; both survive Parquet.
+    text = tiny_text.replace('rcv_buf = "1MiB"', 'rcv_buf = "1MiB"\ncc = "cubic"\ncubic = { beta = 0.6 }')
+    text += '\n[monitor]\ncwnd_trace = "50ms"\ncc_trace = true\n'
+    r = sluice.run(text)
+    assert r.summary["flows"][0]["cc_options"]["cubic.beta"] == "0.6"
+    assert json.loads(r.flows["cc_options"][0])["cubic.hystart"] == "ns3"  # the ns3.44 profile's
+    st = r.tables["cc_state"]
+    assert list(st.columns) == ["t_s", "flow", "name", "value"]
+    assert {"w_max", "k", "cnt"} <= set(st["name"])
+    assert "pacing_bps" in r.tables["cwnd"].columns
+    r.save(tmp_path / "res")
+    flows = pq.read_table(tmp_path / "res" / "flows.parquet").to_pandas()
+    assert flows["cc_options"].tolist() == r.flows["cc_options"].tolist()
+    assert len(pq.read_table(tmp_path / "res" / "cc_state.parquet")) == len(st)

@@ -141,6 +141,8 @@ pub struct MonitorSpec {
     pub cwnd_trace: Option<Dur>,
     /// Record every RTT sample (can be large).
     pub rtt_trace: bool,
+    /// Sample the congestion controls' internal values with the cwnd trace (table `cc_state`).
+    pub cc_trace: bool,
     /// Bytes captured per packet in pcap files.
     pub pcap_snaplen: u32,
     /// Queues reported in the summary and sampled (by name); `None`: every router egress queue.
@@ -174,7 +176,7 @@ impl Efficiency {
 
 impl Default for MonitorSpec {
     fn default() -> Self {
-        MonitorSpec { queue_sample: Dur::from_millis(10), cwnd_trace: None, rtt_trace: false, pcap_snaplen: 128, queues: None, flow_sample: None, efficiency: Efficiency::Ip }
+        MonitorSpec { queue_sample: Dur::from_millis(10), cwnd_trace: None, rtt_trace: false, cc_trace: false, pcap_snaplen: 128, queues: None, flow_sample: None, efficiency: Efficiency::Ip }
     }
 }
 

@@ -971,6 +971,9 @@ impl<'m> Sim<'m> {
         for e in self.eps.iter().step_by(2) {
             if e.is_synchronized() {
                 self.samples.cwnd(t, e);
+                if self.model.monitor.cc_trace {
+                    self.samples.cc_state(t, e);
+                }
             }
         }
     }

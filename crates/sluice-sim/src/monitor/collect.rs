@@ -23,6 +23,11 @@ pub struct Samples {
     c_pipe: Vec<i64>,
     c_srtt: Vec<f64>,
     c_state: Vec<String>,
+    c_pacing: Vec<f64>,
+    s_t: Vec<f64>,
+    s_flow: Vec<i64>,
+    s_name: Vec<String>,
+    s_value: Vec<f64>,
     /// `flow_samples`: end of each interval, flow, payload delivered in it.
     f_t: Vec<f64>,
     f_flow: Vec<i64>,
@@ -67,6 +72,16 @@ impl Samples {
         self.c_pipe.push(e.in_flight() as i64);
         self.c_srtt.push(e.rtt.srtt.map_or(f64::NAN, |d| d.as_secs_f64()));
         self.c_state.push(format!("{:?}", e.ca).to_lowercase());
+        self.c_pacing.push(e.pacing_bps().map_or(f64::NAN, |r| r as f64));
+    }
+    /// The congestion control's internal values (`monitor.cc_trace`), one row each.
+    pub fn cc_state(&mut self, t: Time, e: &Endpoint) {
+        for &(name, value) in e.cc_metrics().as_slice() {
+            self.s_t.push(t.as_secs_f64());
+            self.s_flow.push(e.flow as i64);
+            self.s_name.push(name.to_string());
+            self.s_value.push(value);
+        }
     }
 }
 
@@ -194,6 +209,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
             name: r.spec.name.clone(),
             kind: r.spec.app.kind_str().to_string(),
             cc: r.spec.app.is_tcp().then(|| r.spec.tcp.cc.as_str().to_string()),
+            cc_options: r.spec.app.is_tcp().then(|| r.spec.tcp.cc_options().into_iter().map(|(k, v)| (k.to_string(), serde_json::Value::String(v))).collect()),
             src: model.nodes[r.spec.src].name.clone(),
             dst: model.nodes[r.spec.dst].name.clone(),
             start_s: r.start.as_secs_f64(),
@@ -309,6 +325,18 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
                 ("pipe_bytes".into(), Column::I64(s.c_pipe)),
                 ("srtt_s".into(), Column::F64(s.c_srtt)),
                 ("state".into(), Column::Str(s.c_state)),
+                ("pacing_bps".into(), Column::F64(s.c_pacing)),
+            ],
+        });
+    }
+    if model.monitor.cc_trace {
+        tables.push(Table {
+            name: "cc_state".into(),
+            columns: vec![
+                ("t_s".into(), Column::F64(s.s_t)),
+                ("flow".into(), Column::I64(s.s_flow)),
+                ("name".into(), Column::Str(s.s_name)),
+                ("value".into(), Column::F64(s.s_value)),
             ],
         });
     }

@@ -29,10 +29,25 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
         None => {}
     }
     if let Some(v) = t.cc {
-        c.cc = match v {
-            Cc::NewReno => CcKind::NewReno,
-            Cc::None => CcKind::None,
-        };
+        c.cc = v;
+    }
+    // docs/algorithms/: each algorithm's table, over what the profile and the tables before
+    // gave; checked whole once set.
+    if let Some(x) = &t.cubic {
+        let k = &mut c.cubic;
+        macro_rules! take { ($($f:ident),*) => { $( if let Some(v) = x.$f { k.$f = v; } )* } }
+        take!(c, beta, fast_convergence, tcp_friendliness, hystart);
+        if let Err((key, msg)) = k.validate() {
+            return err(format!("{path}.cubic.{key}"), msg);
+        }
+    }
+    if let Some(x) = &t.vegas {
+        let k = &mut c.vegas;
+        macro_rules! take { ($($f:ident),*) => { $( if let Some(v) = x.$f { k.$f = v; } )* } }
+        take!(alpha, beta, gamma, diff);
+        if let Err((key, msg)) = k.validate() {
+            return err(format!("{path}.vegas.{key}"), msg);
+        }
     }
     if let Some(v) = t.mss {
         if !(64..=65_495).contains(&v) {
@@ -601,6 +616,14 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
             }
             None => tcp.clone(),
         };
+        // An algorithm's table in a flow's own [tcp] applies to that flow's algorithm only.
+        if let Some(t) = &fl.tcp {
+            for (given, kind, key) in [(t.cubic.is_some(), Cc::Cubic, "cubic"), (t.vegas.is_some(), Cc::Vegas, "vegas")] {
+                if given && ftcp.cc != kind {
+                    return err(format!("{p}.tcp.{key}"), format!("this flow runs cc = \"{}\", not \"{key}\"", ftcp.cc.as_str()));
+                }
+            }
+        }
         // Each write goes into the send buffer whole: one larger than the buffer never would.
         let first_write = match app {
             AppSpec::Bulk { write } => write,
@@ -651,6 +674,13 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
             flows.push(FlowSpec { name, src: s, dst: d, app: app.clone(), start, stop, tcp: ftcp.clone() });
         }
     }
+    // A [tcp.<algorithm>] table that no flow uses is a mistake (a misspelt cc, or a table left
+    // over): said, not ignored.
+    for (given, kind, key) in [(f.tcp.cubic.is_some(), Cc::Cubic, "cubic"), (f.tcp.vegas.is_some(), Cc::Vegas, "vegas")] {
+        if given && !flows.iter().any(|fl: &FlowSpec| fl.tcp.cc == kind) {
+            return err(format!("tcp.{key}"), format!("no flow runs cc = \"{key}\""));
+        }
+    }
     // Every flow's hosts must be connected.
     let mut monitor = MonitorSpec::default();
     if let Some(d) = f.monitor.queue_sample {
@@ -676,6 +706,10 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
         Some(EfficiencyOpt::Retx) => Efficiency::Retx,
         Some(EfficiencyOpt::Ip) | None => Efficiency::Ip,
     };
+    monitor.cc_trace = f.monitor.cc_trace.unwrap_or(false);
+    if monitor.cc_trace && monitor.cwnd_trace.is_none() {
+        return err("monitor.cc_trace", "needs monitor.cwnd_trace, whose interval it samples at");
+    }
     if let Some(s) = f.monitor.pcap_snaplen {
         if s < 64 {
             return err("monitor.pcap_snaplen", "must be at least 64 bytes");

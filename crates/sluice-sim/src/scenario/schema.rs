@@ -32,6 +32,10 @@ pub struct TcpTable {
     pub validate: Option<Profile>,
     pub tcp_preset: Option<Preset>,
     pub cc: Option<Cc>,
+    /// `[tcp.cubic]`: CUBIC's parameters (docs/algorithms/cubic.md).
+    pub cubic: Option<CubicTable>,
+    /// `[tcp.vegas]`: Vegas's parameters (docs/algorithms/vegas.md).
+    pub vegas: Option<VegasTable>,
     pub mss: Option<u32>,
     pub sack: Option<bool>,
     pub timestamps: Option<bool>,
@@ -63,6 +67,30 @@ pub struct TcpTable {
     pub pacing: Option<PacingOpt>,
 }
 
+/// The congestion control: one enum for the scenario key and the endpoint.
+pub use crate::tcp::CcKind as Cc;
+
+/// `[tcp.cubic]`; every key optional.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct CubicTable {
+    pub c: Option<f64>,
+    pub beta: Option<f64>,
+    pub fast_convergence: Option<bool>,
+    pub tcp_friendliness: Option<bool>,
+    pub hystart: Option<crate::tcp::Hystart>,
+}
+
+/// `[tcp.vegas]`; every key optional.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct VegasTable {
+    pub alpha: Option<u32>,
+    pub beta: Option<u32>,
+    pub gamma: Option<u32>,
+    pub diff: Option<crate::tcp::VegasDiff>,
+}
+
 macro_rules! choice {
     ($name:ident { $($variant:ident = $s:literal),+ $(,)? }) => {
         #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,7 +103,6 @@ macro_rules! choice {
 
 choice!(Profile { Ns3_44 = "ns3.44", Sluice = "sluice" });
 choice!(Preset { Ns3_30 = "ns3.30", Ns3_13 = "ns3.13" });
-choice!(Cc { NewReno = "new_reno", None = "none" });
 choice!(DelAckOpt { On = "on", Off = "off", Linux = "linux" });
 choice!(RtoOpt { Rfc6298 = "rfc6298", Linux = "linux", Ns3Legacy = "ns3_legacy", Rfc793 = "rfc793" });
 choice!(IwOpt { Rfc6928 = "rfc6928", Rfc3390 = "rfc3390", Rfc5681 = "rfc5681" });
@@ -356,6 +383,7 @@ pub struct MonitorTable {
     pub queue_sample: Option<Dur>,
     pub cwnd_trace: Option<Dur>,
     pub rtt_trace: Option<bool>,
+    pub cc_trace: Option<bool>,
     pub pcap: Option<Endpoints>,
     pub pcap_snaplen: Option<u32>,
     pub queues: Option<Endpoints>,

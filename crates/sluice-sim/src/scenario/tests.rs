@@ -724,3 +724,42 @@ fn flow_sample_and_efficiency_options() {
     assert_eq!(e.path, "monitor.flow_sample");
     assert!(e.message.contains("sampling 2 flows every 1ns"), "{e}");
 }
+
+// tests the congestion-control keys (docs/scenarios.md, docs/algorithms/): `cc` lists the
+// algorithms; `[tcp.cubic]` and `[tcp.vegas]` check their values and must serve some flow;
+// a flow's own table sets only its flow, over the scenario's.
+#[test]
+fn congestion_control_tables() {
+    let e = error_of("[topology]", "[tcp]\ncc = \"cubc\"\n[topology]");
+    assert_eq!(e.path, "tcp.cc");
+    assert!(e.to_string().contains("unknown variant `cubc`, expected one of `new_reno`, `reno`, `tahoe`, `cubic`, `vegas`, `none`"), "{e}");
+    let e = error_of("[topology]", "[tcp]\ncc = \"cubic\"\ncubic = { beta = 1.2 }\n[topology]");
+    assert_eq!(e.to_string(), "tcp.cubic.beta: must be in (0, 1), got 1.2");
+    let e = error_of("[topology]", "[tcp]\ncubic = { c = 0 }\n[topology]");
+    assert!(e.to_string().starts_with("tcp.cubic.c: "), "{e}");
+    let e = error_of("[topology]", "[tcp.vegas]\nalpha = 3\n[topology]");
+    assert_eq!(e.to_string(), "tcp.vegas: no flow runs cc = \"vegas\"");
+    let e = error_of("[topology]", "[tcp]\ncc = \"vegas\"\n[tcp.vegas]\nalpha = 5\n[topology]");
+    assert_eq!(e.to_string(), "tcp.vegas.alpha: must not exceed beta (4), got 5");
+    let e = error_of("[topology]", "[tcp]\ncc = \"cubic\"\n[tcp.cubic]\nhystart = \"bsd\"\n[topology]");
+    assert_eq!(e.path, "tcp.cubic.hystart");
+    let e = error_of("app = { kind = \"bulk\" }\n", "app = { kind = \"bulk\" }\ntcp = { vegas = { alpha = 1 } }\n");
+    assert_eq!(e.to_string(), "flows[0].tcp.vegas: this flow runs cc = \"new_reno\", not \"vegas\"");
+    // Per flow: the scenario's CUBIC with β 0.6, a second flow group running Vegas (linux diff),
+    // the first group's C from its own table.
+    let text = BASE.replacen("[topology]", "[tcp]\ncc = \"cubic\"\ncubic = { beta = 0.6 }\n[topology]", 1).replacen(
+        "app = { kind = \"bulk\" }\n",
+        "app = { kind = \"bulk\" }\ntcp = { cubic = { c = 0.8 } }\n[[flows]]\nname = \"v\"\nsrc = \"senders\"\ndst = \"receivers\"\napp = { kind = \"bulk\" }\ntcp = { cc = \"vegas\", vegas = { diff = \"linux\" } }\n",
+        1,
+    );
+    let m = load_str(&text, None).unwrap();
+    let (a, v) = (&m.flows[0].tcp, &m.flows[2].tcp);
+    assert_eq!((a.cc, a.cubic.beta, a.cubic.c), (crate::tcp::CcKind::Cubic, 0.6, 0.8));
+    assert_eq!((v.cc, v.vegas.diff), (crate::tcp::CcKind::Vegas, crate::tcp::VegasDiff::Linux));
+    let d = a.describe();
+    assert!(d.contains(&("cubic.beta", "0.6".to_string())) && d.contains(&("cubic.hystart", "linux".to_string())), "{d:?}");
+    assert!(v.describe().contains(&("vegas.diff", "linux".to_string())));
+    // The ns-3 profile: ns-3's HyStart and Vegas diff.
+    let m = load_str(&BASE.replacen("[topology]", "[tcp]\nvalidate = \"ns3.44\"\ncc = \"cubic\"\n[topology]", 1), None).unwrap();
+    assert_eq!(m.flows[0].tcp.cubic.hystart, crate::tcp::Hystart::Ns3);
+}

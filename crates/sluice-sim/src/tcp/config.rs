@@ -4,14 +4,32 @@
 
 use sluice_core::Dur;
 
-/// Which congestion control runs (a closed set).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+pub use super::cc::cubic::{CubicConfig, Hystart};
+pub use super::cc::vegas::{VegasConfig, VegasDiff};
+
+/// Which congestion control runs (a closed set): the scenario key `cc` (docs/tcp.md,
+/// "congestion control").
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum CcKind {
-    /// RFC 5681 / RFC 6582 window growth.
+    /// RFC 5681 window growth with RFC 6582 NewReno recovery.
+    #[serde(rename = "new_reno")]
     NewReno,
+    /// RFC 5681 §3.2 Reno: fast recovery ends at the first ACK of new data.
+    #[serde(rename = "reno")]
+    Reno,
+    /// Tahoe: fast retransmit, then cwnd = 1 SMSS and slow start (no fast recovery).
+    #[serde(rename = "tahoe")]
+    Tahoe,
+    /// CUBIC (RFC 9438; Linux `tcp_cubic.c`, ns-3 `TcpCubic`), with `[tcp.cubic]` options.
+    #[serde(rename = "cubic")]
+    Cubic,
+    /// TCP Vegas (Brakmo & Peterson 1995; ns-3 `TcpVegas`, Linux `tcp_vegas.c`), with
+    /// `[tcp.vegas]` options.
+    #[serde(rename = "vegas")]
+    Vegas,
     /// "Plain RFC 793": no congestion window; only the peer's window limits the sender (RFC 793
     /// predates congestion control).
+    #[serde(rename = "none")]
     None,
 }
 
@@ -19,6 +37,10 @@ impl CcKind {
     pub fn as_str(self) -> &'static str {
         match self {
             CcKind::NewReno => "new_reno",
+            CcKind::Reno => "reno",
+            CcKind::Tahoe => "tahoe",
+            CcKind::Cubic => "cubic",
+            CcKind::Vegas => "vegas",
             CcKind::None => "none",
         }
     }
@@ -268,6 +290,10 @@ impl InitialWindow {
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TcpConfig {
     pub cc: CcKind,
+    /// CUBIC's parameters (`[tcp.cubic]`; used when `cc = "cubic"`).
+    pub cubic: CubicConfig,
+    /// Vegas's parameters (`[tcp.vegas]`; used when `cc = "vegas"`).
+    pub vegas: VegasConfig,
     /// Sender's maximum segment size (payload bytes).
     pub mss: u32,
     pub sack: bool,
@@ -483,6 +509,20 @@ pub struct Ns3Compat {
     /// congestion response (no CA_LOSS entry, no backoff, no retry counted); in LAST_ACK it
     /// sends nothing, so a lost final ACK leaves the passive closer there. ns-3: false.
     pub fin_timeout_rfc: bool,
+    /// Congestion controls as Linux computes them (`tcp_cubic.c`, `tcp_vegas.c`): delay
+    /// samples are each ACK's own RTT sample, taken on ACKs that give one; CUBIC's slow start
+    /// stops at ssthresh (the rest of the ACK goes to avoidance), samples within 1 s of an
+    /// epoch's start are ignored, and a timeout forgets `W_max`. ns-3.44 (`TcpCubic`,
+    /// `TcpVegas`) hands them the SRTT on every ACK, duplicates included (`PktsAcked`); its
+    /// CUBIC grows by whole segments acknowledged in slow start without stopping at ssthresh
+    /// (unlimited ABC), ignores samples for 10 ms after an epoch's start (`CubicDelta`) and keeps
+    /// `W_max` over a timeout (ns-3 ≥ 3.42). ns-3: false.
+    pub cc_linux: bool,
+    /// A SYN-ACK arriving after the handshake (the peer retransmitted it) leaves the window
+    /// alone (RFC 9293 §3.10.7.4: it is answered or dropped, nothing more). ns-3's
+    /// `TcpSocketBase::DoForwardUp` re-initialises cwnd to the initial window and ssthresh to
+    /// the initial ssthresh on every segment with SYN, in any state. ns-3: false.
+    pub synack_keeps_window: bool,
 }
 
 impl Ns3Compat {
@@ -512,6 +552,8 @@ impl Ns3Compat {
         retx_merge: false,
         pace_fast_retransmit: true,
         fin_timeout_rfc: true,
+        cc_linux: true,
+        synack_keeps_window: true,
     };
 
     /// ns-3.44's behaviour of every switch (`validate = "ns3.44"`).
@@ -540,6 +582,8 @@ impl Ns3Compat {
         retx_merge: true,
         pace_fast_retransmit: false,
         fin_timeout_rfc: false,
+        cc_linux: false,
+        synack_keeps_window: false,
     };
 }
 
@@ -555,6 +599,8 @@ impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
             cc: CcKind::NewReno,
+            cubic: CubicConfig::default(),
+            vegas: VegasConfig::default(),
             mss: 1448,
             sack: true,
             timestamps: true,
@@ -605,6 +651,8 @@ impl TcpConfig {
             full_ack: FullAck::Ssthresh,
             data_retries: Some(6),
             compat: Ns3Compat::NS3_44,
+            cubic: CubicConfig { tcp_friendliness: true, hystart: Hystart::Ns3, ..CubicConfig::default() },
+            vegas: VegasConfig { diff: VegasDiff::Ns3, ..VegasConfig::default() },
             profile: "ns3.44",
             ..TcpConfig::default()
         }
@@ -716,6 +764,8 @@ impl TcpConfig {
             ("pacing", self.pacing.as_str().to_string()),
             ("pace_fast_retransmit", x.pace_fast_retransmit.to_string()),
             ("fin_timeout_rfc", x.fin_timeout_rfc.to_string()),
+            ("cc_linux", x.cc_linux.to_string()),
+            ("synack_keeps_window", x.synack_keeps_window.to_string()),
             ("dup_ack_restarts_rto", x.dup_ack_restarts_rto.to_string()),
             ("rto_holds_ssthresh", x.rto_holds_ssthresh.to_string()),
             ("ack_duplicate_synack", x.ack_duplicate_synack.to_string()),
@@ -727,7 +777,18 @@ impl TcpConfig {
         if let InitialWindow::Segments(n) = self.iw {
             v.push(("initial_cwnd", n.to_string()));
         }
+        v.extend(self.cc_options());
         v
+    }
+
+    /// The resolved parameters of the congestion control this endpoint runs, as (name, value)
+    /// pairs under their scenario keys (`cubic.beta`, …): empty for algorithms without any.
+    pub fn cc_options(&self) -> Vec<(&'static str, String)> {
+        match self.cc {
+            CcKind::Cubic => self.cubic.describe(),
+            CcKind::Vegas => self.vegas.describe(),
+            _ => Vec::new(),
+        }
     }
 }
 
@@ -750,7 +811,7 @@ mod tests {
             "prr_u32_product", "prr_u32_limit", "partial_ack_nextseg", "pipe_counts_sacked_retx",
             "exit_ack_grows", "reno_sack_marks", "ooo_shrinks_window", "slow_start_capped",
             "retx_merge", "edge_clip", "rtt_from_ts", "ts_recent_in_order", "acked_whole_segments",
-            "sack_report", "nextseg", "pace_fast_retransmit", "fin_timeout_rfc", "dup_ack_restarts_rto",
+            "sack_report", "nextseg", "pace_fast_retransmit", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "dup_ack_restarts_rto",
             "rto_holds_ssthresh", "ack_duplicate_synack", "data_retries",
         ];
         assert_eq!(differ, want);

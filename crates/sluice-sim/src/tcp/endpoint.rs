@@ -177,6 +177,9 @@ pub struct Endpoint {
     pub(super) pace_next: Time,
     pub(super) cc: AnyCc,
     pub dupacks: u32,
+    /// cwnd limited the sender at its last data segment: `cwnd < pipe + SMSS` just after it
+    /// left (ns-3's `m_isCwndLimited`, set in `SendDataPacket`).
+    pub(super) cwnd_limited: bool,
     /// Duplicate ACKs counted as delivered segments in recovery without SACK (RFC 6937's
     /// estimate; Linux's "Reno SACK").
     pub(super) reno_dup_bytes: u64,
@@ -294,6 +297,7 @@ impl Endpoint {
             cc,
             ca: CaState::Open,
             dupacks: 0,
+            cwnd_limited: false,
             recover: 0,
             prr_delivered: 0,
             prr_out: 0,
@@ -400,6 +404,17 @@ impl Endpoint {
             0 => room,
             w => room / w * w,
         };
+    }
+
+    /// The rate data segments are paced at, bit/s, if paced (docs/tcp.md, "pacing").
+    pub fn pacing_bps(&self) -> Option<u64> {
+        self.pacing_rate().map(|r| r.0)
+    }
+
+    /// The congestion control's internal values (`monitor.cc_trace`).
+    pub fn cc_metrics(&self) -> super::cc::CcMetrics {
+        use super::cc::CongestionControl;
+        self.cc.metrics()
     }
 
     /// Bytes in flight (RFC 6675 pipe).

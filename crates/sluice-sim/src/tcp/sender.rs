@@ -6,7 +6,7 @@
 //! the departure sits in a helper named `ns3_*` (or behind a test of a
 //! [`super::config::Ns3Compat`] switch), documented with the ns-3 code it mirrors.
 
-use super::cc::{AckSample, CaState, CongestionControl, LossCause};
+use super::cc::{AckEvent, AckSample, CaState, CongestionControl, LossCause, LossResponse};
 use super::config::{DupAckRule, EcnCut, FullAck, NextSeg, Pacing, PrrVariant, Recovery, WndUpdateRule};
 use super::endpoint::{ts_clock, ConnState, Endpoint, NEVER, PERSIST_TIMEOUT};
 use super::scoreboard::Acked;
@@ -63,6 +63,16 @@ struct NewAck {
     ece: bool,
 }
 
+/// What an [`AckEvent`] carries from the ACK itself (the rest is read when it is sent).
+#[derive(Copy, Clone)]
+struct AckEventArgs {
+    rtt: Option<Dur>,
+    delivered: u64,
+    prior_in_flight: u64,
+    lost: u64,
+    dup: bool,
+}
+
 impl Endpoint {
     /// A segment in a synchronized state: ACK processing, then data.
     pub(super) fn established_segment(&mut self, pkt: &SimPacket, now: Time, out: &mut Vec<SimPacket>) {
@@ -74,6 +84,9 @@ impl Endpoint {
             // §3.10.7.4: an unacceptable segment is answered with an ACK); ns-3 ignores it.
             if self.cfg.compat.ack_duplicate_synack {
                 self.send_ack(now, out);
+            }
+            if !self.cfg.compat.synack_keeps_window {
+                self.ns3_synack_resets_window();
             }
             return;
         }
@@ -100,9 +113,12 @@ impl Endpoint {
         let wnd_before = self.snd_wnd;
         let wnd_bytes = (window as u64) << self.snd_shift;
         let carries_data = pkt.payload > 0 || flags & (F::SYN | F::FIN) != 0;
+        // Bytes in flight before this ACK, for an algorithm that takes every ACK's event.
+        let prior_in_flight = if self.cc.wants_ack_events() { self.pipe() } else { 0 };
 
         // SACK information first (RFC 6675 §5: update the scoreboard on every ACK).
         let mut newly_sacked = 0;
+        let mut newly_lost = 0;
         if self.sack_ok && opts.sack.n > 0 {
             for &(l, r) in opts.sack.as_slice() {
                 let l = unwrap_near(self.iss, l, self.snd_una);
@@ -115,7 +131,7 @@ impl Endpoint {
             // SACK information, whatever the state (after a timeout too). Only new SACK
             // information can mark a segment lost, so this is the one place that updates them.
             if newly_sacked > 0 {
-                self.sb.update_lost(self.cfg.dupthresh, self.smss);
+                newly_lost = self.sb.update_lost(self.cfg.dupthresh, self.smss);
             }
         }
 
@@ -128,8 +144,16 @@ impl Endpoint {
         // a cumulative one included (RFC 6675 §5: "regardless of its status as a cumulative
         // acknowledgment").
         let sack_dup = self.sack_ok && newly_sacked > 0 && matches!(self.cfg.dupack, DupAckRule::Default | DupAckRule::Ns3);
+        // The congestion control hears of the ACK before the endpoint acts on it (Linux
+        // `pkts_acked`), or where ns-3's ProcessAck calls `PktsAcked` (`Ns3Compat::cc_linux` off).
+        let early = self.cfg.compat.cc_linux;
         if ack > snd_una_before {
-            self.new_ack(ack, newly_sacked, sack_dup, ece, opts, now, out);
+            let n = self.take_cumulative_ack(ack, newly_sacked, sack_dup, ece, opts, now);
+            let ev = AckEventArgs { rtt: n.rtt, delivered: n.delivered, prior_in_flight, lost: newly_lost, dup: sack_dup };
+            if early {
+                self.ack_event(ev, now);
+            }
+            self.new_ack(n, (!early).then_some(ev), now, out);
         } else if ack == snd_una_before && self.snd_max > self.snd_una {
             let is_dup = match self.cfg.dupack {
                 DupAckRule::Default | DupAckRule::Ns3 => {
@@ -142,10 +166,18 @@ impl Endpoint {
                 DupAckRule::Strict => !carries_data && self.last_wnd_field == Some(window),
                 DupAckRule::Linux => !carries_data && wnd_bytes <= wnd_before && wnd_bytes != 0,
             };
+            let ev = AckEventArgs { rtt: None, delivered: newly_sacked, prior_in_flight, lost: newly_lost, dup: is_dup };
+            if early {
+                self.ack_event(ev, now);
+            }
             if is_dup {
                 self.dup_ack(newly_sacked, now, out);
             } else if self.ca == CaState::Recovery && newly_sacked > 0 {
                 self.recovery_ack(newly_sacked, false, false, None, now);
+            }
+            if !early {
+                // ns-3: `PktsAcked(1)` after `DupAck`.
+                self.ack_event(ev, now);
             }
         }
         self.last_wnd_field = Some(window);
@@ -160,6 +192,13 @@ impl Endpoint {
     /// `recover`), and none in loss recovery or while one is under way.
     fn ecn_response_due(&self) -> bool {
         matches!(self.ca, CaState::Open | CaState::Disorder) && self.snd_una > self.recover
+    }
+
+    /// ns-3's `DoForwardUp` on a segment with SYN, in any state (`Ns3Compat::synack_keeps_window`
+    /// off): cwnd back to the initial window, ssthresh to the initial ssthresh.
+    fn ns3_synack_resets_window(&mut self) {
+        self.w.cwnd = self.cc.initial_cwnd(self.cfg.iw, self.smss);
+        self.w.ssthresh = self.cfg.initial_ssthresh;
     }
 
     /// Whether the segment's window updates the send window: RFC 9293 §3.10.7.4, ns-3's
@@ -191,9 +230,9 @@ impl Endpoint {
     /// PRR), the end of CWR (RFC 3168) or of the loss state (RFC 5681 §3.1) — and restart the
     /// retransmission timer (RFC 6298 §5.3). ns-3's departures are the `ns3_*` helpers, each
     /// behind its [`super::config::Ns3Compat`] switch.
-    #[allow(clippy::too_many_arguments)]
-    fn new_ack(&mut self, ack: u64, newly_sacked: u64, is_dup: bool, ece: bool, opts: &TcpOptions, now: Time, out: &mut Vec<SimPacket>) {
-        let n = self.take_cumulative_ack(ack, newly_sacked, is_dup, ece, opts, now);
+    fn new_ack(&mut self, n: NewAck, mut ev: Option<AckEventArgs>, now: Time, out: &mut Vec<SimPacket>) {
+        let (ack, is_dup) = (n.ack, n.is_dup);
+        let old_dupacks = self.dupacks;
         if is_dup {
             // Counted and acted on as a duplicate first (ns-3 does the same), then processed
             // as a cumulative ACK below; the duplicate count carries on.
@@ -205,21 +244,36 @@ impl Endpoint {
         // carries it does not grow cwnd (Linux `tcp_ack` enters CWR in `tcp_fastretrans_alert`
         // before `tcp_cong_control`; ns-3 `ReceivedAck` calls `EnterCwr` before `ProcessAck`).
         // Under `ecn_cut = "prr"` the ACK is then the first of the reduction.
-        let ecn_cut = ece && self.ecn_response_due();
+        let ecn_cut = n.ece && self.ecn_response_due();
         if ecn_cut {
             self.on_ecn_echo(now);
         }
         // The state after the duplicate's own processing, which may have started recovery.
+        // A deferred event goes where ns-3's ProcessAck calls `PktsAcked`: before the window
+        // changes, except after a partial ACK's recovery step; in Disorder only for an ACK of at
+        // least as many segments as duplicates came before it.
+        let smss = self.smss as u64;
+        if self.ca == CaState::Disorder && n.cc_bytes / smss < old_dupacks as u64 {
+            ev = None;
+        }
+        let partial = self.ca == CaState::Recovery && !(ack >= self.recover || self.cc.loss_response() == LossResponse::Reno);
+        if let Some(e) = ev.filter(|_| !partial) {
+            self.ack_event(e, now);
+        }
         let restart_timer = match self.ca {
             CaState::Open | CaState::Disorder if ecn_cut => true,
             CaState::Open | CaState::Disorder => self.new_ack_in_open(&n, now),
-            CaState::Recovery if ack >= self.recover => {
+            // Reno's recovery ends at the first ACK of new data (RFC 5681 §3.2 step 6).
+            CaState::Recovery if !partial => {
                 self.full_ack(&n, now);
                 true
             }
             CaState::Recovery => {
                 // Restarts the timer itself, on the first partial ACK only.
                 self.partial_ack(&n, now, out);
+                if let Some(e) = ev {
+                    self.ack_event(e, now);
+                }
                 false
             }
             CaState::Cwr => {
@@ -445,8 +499,33 @@ impl Endpoint {
             srtt: self.rtt.srtt,
             in_flight: self.pipe(),
             ece,
+            ack: self.snd_una,
+            snd_nxt: self.snd_max,
+            cwnd_limited: self.cwnd_limited,
         };
         self.cc.on_ack(&mut self.w, &s, now);
+    }
+
+    /// Tells the congestion control of an ACK that acknowledged or SACKed data or counted as a
+    /// duplicate, before it is acted on (see [`AckEvent`]).
+    #[inline]
+    fn ack_event(&mut self, a: AckEventArgs, now: Time) {
+        if !self.cc.wants_ack_events() {
+            return;
+        }
+        let ev = AckEvent {
+            ca: self.ca,
+            rtt: a.rtt,
+            srtt: self.rtt.srtt,
+            min_rtt: self.rtt.min_rtt,
+            ack: self.snd_una,
+            snd_nxt: self.snd_max,
+            prior_in_flight: a.prior_in_flight,
+            delivered: a.delivered,
+            lost: a.lost,
+            dup: a.dup,
+        };
+        self.cc.on_ack_event(&mut self.w, &ev, now);
     }
 
     fn restart_rto(&mut self, now: Time) {
@@ -466,7 +545,7 @@ impl Endpoint {
                 CaState::Recovery => self.counters.recovery_episodes += 1,
                 _ => {}
             }
-            self.cc.on_state_change(&mut self.w, from, to, now);
+            self.cc.on_state_change(&mut self.w, from, to, self.snd_max, now);
         }
     }
 
@@ -508,7 +587,8 @@ impl Endpoint {
         if self.dupacks == self.cfg.dupthresh {
             self.counters.triple_dupacks += 1;
         }
-        if !self.cc.fast_recovery() {
+        let response = self.cc.loss_response();
+        if response == LossResponse::RtoOnly {
             return; // plain RFC 793: counted, nothing else
         }
         match self.ca {
@@ -542,7 +622,7 @@ impl Endpoint {
             CaState::Cwr => {
                 let head_lost = self.head_lost();
                 if self.dupacks >= self.cfg.dupthresh || head_lost {
-                    self.enter_recovery(delivered, now, out);
+                    self.fast_retransmit(response, delivered, now, out);
                 } else {
                     self.recovery_ack(delivered, true, false, None, now);
                 }
@@ -550,9 +630,11 @@ impl Endpoint {
             CaState::Open | CaState::Disorder => {
                 self.set_ca(CaState::Disorder, now);
                 let head_lost = self.head_lost();
-                // RFC 6582 §3.2 step 1: enter only if the ACK covers `recover`.
-                if (self.dupacks >= self.cfg.dupthresh || head_lost) && (self.snd_una >= self.recover || !self.cfg.compat.recover_check) {
-                    self.enter_recovery(delivered, now, out);
+                // RFC 6582 §3.2 step 1: enter only if the ACK covers `recover` (NewReno's test;
+                // Reno and Tahoe have none).
+                let covers = self.snd_una >= self.recover || !self.cfg.compat.recover_check || response != LossResponse::NewReno;
+                if (self.dupacks >= self.cfg.dupthresh || head_lost) && covers {
+                    self.fast_retransmit(response, delivered, now, out);
                 } else if self.cfg.limited_transmit && !self.sack_ok && self.dupacks < self.cfg.dupthresh {
                     // With SACK, pipe already counts the SACKed segments out and cwnd − pipe
                     // governs new data (RFC 6675 §5 step 3), in send_pending; so it does with
@@ -583,6 +665,40 @@ impl Endpoint {
         if in_window && outstanding + len <= self.w.cwnd + 2 * smss {
             let start = self.snd_max;
             self.send_new(start, start + len, now, out);
+        }
+    }
+
+    /// Loss detected by duplicate ACKs (or SACK): fast recovery, or Tahoe's slow start.
+    fn fast_retransmit(&mut self, response: LossResponse, delivered: u64, now: Time, out: &mut Vec<SimPacket>) {
+        if response == LossResponse::Tahoe {
+            self.enter_tahoe(now, out);
+        } else {
+            self.enter_recovery(delivered, now, out);
+        }
+    }
+
+    /// Tahoe (RFC 5681 §3.2 before fast recovery; 4.3BSD-Tahoe): on the third duplicate,
+    /// `ssthresh = max(FlightSize/2, 2·SMSS)`, retransmit the first unacknowledged segment,
+    /// `cwnd = 1·SMSS` and slow start, the rest of the window resent as it opens (go-back-N,
+    /// SACKed segments excepted). The loss state of a timeout without its backoff; it ends when
+    /// the ACK covers what was outstanding.
+    fn enter_tahoe(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        let flight = if self.sack_ok { self.pipe() } else { self.snd_max - self.snd_una };
+        self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, LossCause::DupAcks, now);
+        self.w.cwnd = self.smss as u64;
+        self.recover = self.snd_max;
+        self.counters.fast_retransmits += 1;
+        self.reno_dup_bytes = 0;
+        if self.reno_marks() {
+            self.sb.reset_reno_sack();
+        }
+        self.sb.mark_all_lost();
+        // The loss state, but not a timeout's episode (`loss_episodes` counts those).
+        let from = self.ca;
+        self.ca = CaState::Loss;
+        self.cc.on_state_change(&mut self.w, from, CaState::Loss, self.snd_max, now);
+        if self.next_lost() == Some(0) {
+            self.retransmit(0, now, out);
         }
     }
 
@@ -921,6 +1037,10 @@ impl Endpoint {
         self.last_ack_sent = self.rcv_nxt;
         self.counters.payload_sent += payload;
         self.counters.data_pkts_sent += (payload > 0) as u64;
+        if self.cc.wants_ack_events() {
+            // After the segment is counted in flight (ns-3 SendDataPacket).
+            self.cwnd_limited = self.w.cwnd < self.pipe() + self.smss as u64;
+        }
         payload
     }
 

@@ -404,7 +404,7 @@ fn lossy_transfer(cfg: TcpConfig, bytes: u64, loss: f64, seed: u64) -> (u64, f64
         }
         c.sb.check();
         assert_eq!(s.reasm_held, !s.ooo.is_empty() || !s.sack_recent.is_empty(), "the receiver's reordering flag follows its lists");
-        if c.cc.fast_recovery() {
+        if c.cc.loss_response() != cc::LossResponse::RtoOnly {
             assert!(c.w.cwnd >= c.smss as u64, "cwnd below one segment");
         }
         assert!(c.snd_una <= c.snd_max);
@@ -450,6 +450,13 @@ fn random_loss_and_reordering_deliver_everything() {
         TcpConfig { recovery: Recovery::Prr(PrrVariant::Rfc6937), delack: DelAck::Off, ..TcpConfig::default() },
         TcpConfig { dupack: DupAckRule::Linux, wnd_update: WndUpdateRule::Linux, timestamps: false, ..TcpConfig::default() },
         TcpConfig { cc: CcKind::None, rcv_buf: 32 * 1448, ..TcpConfig::default() },
+        TcpConfig { cc: CcKind::Reno, sack: false, ..TcpConfig::default() },
+        TcpConfig { cc: CcKind::Tahoe, ..TcpConfig::default() },
+        TcpConfig { cc: CcKind::Tahoe, sack: false, recovery: Recovery::Classic, ..TcpConfig::default() },
+        TcpConfig { cc: CcKind::Cubic, ..TcpConfig::default() },
+        TcpConfig { cc: CcKind::Cubic, ..TcpConfig::ns3_44() },
+        TcpConfig { cc: CcKind::Vegas, ..TcpConfig::default() },
+        TcpConfig { cc: CcKind::Vegas, ..TcpConfig::ns3_44() },
     ];
     for (i, cfg) in configs.into_iter().enumerate() {
         for seed in 0..4 {

@@ -5,11 +5,15 @@
 //! `tcp_congestion_ops` (`cong_avoid`, `ssthresh`) and ns-3's `TcpCongestionOps` /
 //! `TcpRecoveryOps`, with the state lent as `&mut` instead of shared. Windows are in bytes.
 
+pub mod cubic;
 mod new_reno;
 mod none;
+pub mod vegas;
 
+pub use cubic::Cubic;
 pub use new_reno::NewReno;
 pub use none::NoCc;
+pub use vegas::Vegas;
 
 use super::config::{CcKind, InitialWindow, TcpConfig};
 use sluice_core::{Dur, Rate, Time};
@@ -40,7 +44,9 @@ pub enum LossCause {
     Rto,
 }
 
-/// What the endpoint tells the algorithm about an ACK of new data.
+/// What the endpoint tells the algorithm about an ACK of new data when it may grow the window
+/// (Open, Disorder, or the loss state after a timeout; Linux `cong_avoid`, ns-3
+/// `IncreaseWindow`).
 #[derive(Copy, Clone, Debug)]
 pub struct AckSample {
     pub bytes_acked: u64,
@@ -49,6 +55,79 @@ pub struct AckSample {
     pub srtt: Option<Dur>,
     pub in_flight: u64,
     pub ece: bool,
+    /// The cumulative ACK (SND.UNA after it) and SND.NXT (the highest sequence sent), for
+    /// algorithms that count rounds (one window of data) by them.
+    pub ack: u64,
+    pub snd_nxt: u64,
+    /// cwnd limited the sender when it last sent (ns-3 `m_isCwndLimited`); kept for the
+    /// algorithms that have an AckEvent (false until then for the others).
+    pub cwnd_limited: bool,
+}
+
+/// Every ACK that acknowledges or SACKs data, or counts as a duplicate, in any congestion state,
+/// before the endpoint acts on it, or (ns-3 profile) where ns-3 calls `PktsAcked` (Linux
+/// `pkts_acked` / ns-3 `PktsAcked`, with what Linux's
+/// `cong_control` and ns-3's `CongControl` also see). Delay-based and model-based algorithms
+/// take their samples here; the window grows only through [`CongestionControl::on_ack`].
+///
+/// No delivery-rate sample yet: BBR needs one (RFC-draft "delivery rate estimation", ns-3
+/// `TcpRateOps`), to be kept beside the scoreboard.
+#[derive(Copy, Clone, Debug)]
+pub struct AckEvent {
+    /// The congestion state when the event is delivered: before the ACK is acted on (Linux
+    /// order), or where ns-3's `ProcessAck` calls `PktsAcked` under `Ns3Compat::cc_linux` off.
+    pub ca: CaState,
+    /// This ACK's RTT sample (Karn's rule; timestamps), if it gave one.
+    pub rtt: Option<Dur>,
+    pub srtt: Option<Dur>,
+    pub min_rtt: Option<Dur>,
+    /// The cumulative ACK (SND.UNA after it) and SND.NXT, for round counting.
+    pub ack: u64,
+    pub snd_nxt: u64,
+    /// Bytes in flight (RFC 6675 pipe) before the ACK.
+    pub prior_in_flight: u64,
+    /// Bytes the ACK newly acknowledged or SACKed (RFC 6937 DeliveredData).
+    pub delivered: u64,
+    /// Bytes the ACK's SACK information newly marked lost.
+    pub lost: u64,
+    /// The ACK counted as a duplicate.
+    pub dup: bool,
+}
+
+/// How an algorithm answers loss detected by duplicate ACKs (RFC 5681 §3.2, RFC 6582).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LossResponse {
+    /// Fast retransmit and fast recovery until the ACK that covers the recovery point, one
+    /// reduction per window (RFC 6582; with SACK RFC 6675; PRR as configured).
+    NewReno,
+    /// Reno (RFC 5681 §3.2): as NewReno, but recovery ends at the first ACK of new data (a
+    /// partial ACK too), and a further loss in the same window starts a new reduction.
+    Reno,
+    /// Tahoe: fast retransmit, then `cwnd = 1·SMSS` and slow start, the rest of the window sent
+    /// again as the window allows (go-back-N; no fast recovery).
+    Tahoe,
+    /// Duplicate ACKs are counted and trigger nothing: only the retransmission timer repairs
+    /// loss (plain RFC 793).
+    RtoOnly,
+}
+
+/// An algorithm's internal values for tracing (`monitor.cc_trace`): up to four named numbers.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct CcMetrics {
+    pub n: usize,
+    pub v: [(&'static str, f64); 4],
+}
+
+impl CcMetrics {
+    pub fn push(&mut self, name: &'static str, value: f64) {
+        if self.n < self.v.len() {
+            self.v[self.n] = (name, value);
+            self.n += 1;
+        }
+    }
+    pub fn as_slice(&self) -> &[(&'static str, f64)] {
+        &self.v[..self.n]
+    }
 }
 
 /// The congestion-control seam.
@@ -62,22 +141,34 @@ pub trait CongestionControl {
     fn on_rto(&mut self, w: &mut CwndState, _now: Time) {
         w.cwnd = w.smss as u64;
     }
-    fn on_state_change(&mut self, _w: &mut CwndState, _from: CaState, _to: CaState, _now: Time) {}
+    /// The congestion state changes; `snd_nxt`: SND.NXT at the change.
+    fn on_state_change(&mut self, _w: &mut CwndState, _from: CaState, _to: CaState, _snd_nxt: u64, _now: Time) {}
+    /// Every ACK that acknowledges or SACKs data or counts as a duplicate, in any state,
+    /// before the endpoint acts on it (see [`AckEvent`]).
+    fn on_ack_event(&mut self, _w: &mut CwndState, _ev: &AckEvent, _now: Time) {}
     fn on_sent(&mut self, _bytes: u64, _in_flight: u64, _now: Time) {}
     /// Pacing rate, if the algorithm paces (BBR).
     fn pacing_rate(&self) -> Option<Rate> {
         None
     }
-    /// Whether duplicate ACKs trigger fast retransmit / fast recovery (false for plain RFC 793).
-    fn fast_recovery(&self) -> bool {
-        true
+    /// How duplicate ACKs are answered.
+    fn loss_response(&self) -> LossResponse {
+        LossResponse::NewReno
+    }
+    /// Internal values for tracing.
+    fn metrics(&self) -> CcMetrics {
+        CcMetrics::default()
     }
 }
 
-/// The closed set of algorithms.
+/// The closed set of algorithms. The endpoint keeps this on the lines every ACK reads, so the
+/// variants stay small: an algorithm with more than a few words of state keeps it boxed.
 #[derive(Clone, Debug)]
 pub enum AnyCc {
+    /// NewReno, Reno and Tahoe: one growth rule, three loss responses.
     NewReno(NewReno),
+    Cubic(Box<Cubic>),
+    Vegas(Box<Vegas>),
     None(NoCc),
     /// NewReno that paces at a fixed rate: the pacing seam's tests, until an algorithm of
     /// its own sets a rate.
@@ -109,10 +200,21 @@ impl CongestionControl for FixedRate {
 impl AnyCc {
     pub fn new(cfg: &TcpConfig) -> AnyCc {
         match cfg.cc {
-            CcKind::NewReno => AnyCc::NewReno(NewReno { capped: cfg.compat.slow_start_capped }),
+            CcKind::NewReno => AnyCc::NewReno(NewReno { capped: cfg.compat.slow_start_capped, response: LossResponse::NewReno }),
+            CcKind::Reno => AnyCc::NewReno(NewReno { capped: cfg.compat.slow_start_capped, response: LossResponse::Reno }),
+            CcKind::Tahoe => AnyCc::NewReno(NewReno { capped: cfg.compat.slow_start_capped, response: LossResponse::Tahoe }),
+            CcKind::Cubic => AnyCc::Cubic(Box::new(Cubic::new(cfg.cubic, cfg.compat.cc_linux))),
+            CcKind::Vegas => AnyCc::Vegas(Box::new(Vegas::new(cfg.vegas, cfg.compat.cc_linux, cfg.compat.slow_start_capped))),
             CcKind::None => AnyCc::None(NoCc),
         }
     }
+    /// Whether the algorithm takes [`AckEvent`]s (the endpoint builds none for those that do
+    /// not: NewReno's ACKs cost what they did before the hook).
+    #[inline]
+    pub fn wants_ack_events(&self) -> bool {
+        matches!(self, AnyCc::Cubic(_) | AnyCc::Vegas(_))
+    }
+
     /// The initial window in bytes for this algorithm, given the configured rule and SMSS.
     pub fn initial_cwnd(&self, iw: InitialWindow, smss: u32) -> u64 {
         match self {
@@ -126,6 +228,8 @@ macro_rules! dispatch {
     ($self:ident, $c:ident => $e:expr) => {
         match $self {
             AnyCc::NewReno($c) => $e,
+            AnyCc::Cubic($c) => $e,
+            AnyCc::Vegas($c) => $e,
             AnyCc::None($c) => $e,
             #[cfg(test)]
             AnyCc::FixedRate($c) => $e,
@@ -147,8 +251,22 @@ impl CongestionControl for AnyCc {
     fn on_rto(&mut self, w: &mut CwndState, now: Time) {
         dispatch!(self, c => c.on_rto(w, now))
     }
-    fn on_state_change(&mut self, w: &mut CwndState, from: CaState, to: CaState, now: Time) {
-        dispatch!(self, c => c.on_state_change(w, from, to, now))
+    fn on_state_change(&mut self, w: &mut CwndState, from: CaState, to: CaState, snd_nxt: u64, now: Time) {
+        dispatch!(self, c => c.on_state_change(w, from, to, snd_nxt, now))
+    }
+    #[inline]
+    fn on_ack_event(&mut self, w: &mut CwndState, ev: &AckEvent, now: Time) {
+        match self {
+            // Nothing to do for the window-only algorithms: keep their ACKs off the dispatch.
+            AnyCc::NewReno(_) | AnyCc::None(_) => {}
+            AnyCc::Cubic(c) => c.on_ack_event(w, ev, now),
+            AnyCc::Vegas(c) => c.on_ack_event(w, ev, now),
+            #[cfg(test)]
+            AnyCc::FixedRate(_) => {}
+        }
+    }
+    fn metrics(&self) -> CcMetrics {
+        dispatch!(self, c => c.metrics())
     }
     fn on_sent(&mut self, bytes: u64, in_flight: u64, now: Time) {
         dispatch!(self, c => c.on_sent(bytes, in_flight, now))
@@ -156,7 +274,8 @@ impl CongestionControl for AnyCc {
     fn pacing_rate(&self) -> Option<Rate> {
         dispatch!(self, c => c.pacing_rate())
     }
-    fn fast_recovery(&self) -> bool {
-        dispatch!(self, c => c.fast_recovery())
+    #[inline]
+    fn loss_response(&self) -> LossResponse {
+        dispatch!(self, c => c.loss_response())
     }
 }

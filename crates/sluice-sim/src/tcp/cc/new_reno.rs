@@ -1,7 +1,8 @@
-//! Reno/NewReno window growth (RFC 5681 §3.1). Loss recovery itself (RFC 6582,
+//! Reno/NewReno window growth (RFC 5681 §3.1), with three answers to duplicate ACKs: NewReno
+//! (RFC 6582), Reno (RFC 5681 §3.2) and Tahoe ([`LossResponse`]). Loss recovery itself (RFC 6582,
 //! RFC 6675, PRR) lives in the endpoint and is shared by every algorithm.
 
-use super::{AckSample, CongestionControl, CwndState, LossCause};
+use super::{AckSample, CongestionControl, CwndState, LossCause, LossResponse};
 use sluice_core::Time;
 
 #[derive(Clone, Debug)]
@@ -9,40 +10,76 @@ pub struct NewReno {
     /// Slow start stops at ssthresh (Linux `tcp_slow_start`); ns-3 adds the whole segment
     /// even past ssthresh (`TcpNewReno::SlowStart`; `Ns3Compat::slow_start_capped`).
     pub capped: bool,
+    /// NewReno, Reno or Tahoe.
+    pub response: LossResponse,
 }
 
 impl Default for NewReno {
     fn default() -> Self {
-        NewReno { capped: true }
+        NewReno { capped: true, response: LossResponse::NewReno }
     }
 }
 
-impl CongestionControl for NewReno {
-    fn name(&self) -> &'static str {
-        "new_reno"
-    }
+/// RFC 5681 §3.1 growth: slow start `cwnd += min(N, SMSS)` (to ssthresh if `capped`), the
+/// leftover segments and congestion avoidance `cwnd += max(1, SMSS²/cwnd)` per ACK.
+pub(super) fn reno_grow(w: &mut CwndState, bytes_acked: u64, capped: bool) {
+    NewReno { capped, response: LossResponse::NewReno }.grow(w, bytes_acked)
+}
 
-    fn on_ack(&mut self, w: &mut CwndState, ack: &AckSample, _now: Time) {
+/// RFC 5681 §3.1 slow start only (no avoidance step): `cwnd += min(N, SMSS)`, to ssthresh if
+/// `capped`.
+pub(super) fn reno_slow_start(w: &mut CwndState, bytes_acked: u64, capped: bool) {
+    if bytes_acked == 0 {
+        return;
+    }
+    w.cwnd += bytes_acked.min(w.smss as u64);
+    if capped {
+        w.cwnd = w.cwnd.min(w.ssthresh);
+    }
+}
+
+impl NewReno {
+    #[inline]
+    fn grow(&self, w: &mut CwndState, bytes_acked: u64) {
         let smss = w.smss as u64;
-        if ack.bytes_acked == 0 {
+        if bytes_acked == 0 {
             return;
         }
         if w.cwnd < w.ssthresh {
             // RFC 5681 §3.1 slow start: cwnd += min(N, SMSS), up to ssthresh if capped.
             let before = w.cwnd;
-            w.cwnd += ack.bytes_acked.min(smss);
+            w.cwnd += bytes_acked.min(smss);
             if self.capped {
                 w.cwnd = w.cwnd.min(w.ssthresh);
             }
             // Segments of this ACK that slow start did not use go to congestion avoidance
             // (ns-3's and Linux's leftover, once cwnd has reached ssthresh).
-            let segs = ack.bytes_acked.div_ceil(smss);
+            let segs = bytes_acked.div_ceil(smss);
             if w.cwnd < w.ssthresh || segs <= (w.cwnd - before) / smss {
                 return;
             }
         }
         // Congestion avoidance: cwnd += max(1, SMSS·SMSS/cwnd) per ACK (≈ 1 SMSS per RTT).
         w.cwnd += (smss * smss / w.cwnd.max(1)).max(1);
+    }
+}
+
+impl CongestionControl for NewReno {
+    fn name(&self) -> &'static str {
+        match self.response {
+            LossResponse::Reno => "reno",
+            LossResponse::Tahoe => "tahoe",
+            _ => "new_reno",
+        }
+    }
+
+    fn loss_response(&self) -> LossResponse {
+        self.response
+    }
+
+    #[inline]
+    fn on_ack(&mut self, w: &mut CwndState, ack: &AckSample, _now: Time) {
+        self.grow(w, ack.bytes_acked);
     }
 
     fn ssthresh_after_loss(&mut self, w: &CwndState, in_flight: u64, _cause: LossCause, _now: Time) -> u64 {
@@ -56,7 +93,7 @@ mod tests {
     use super::*;
 
     fn ack(bytes: u64) -> AckSample {
-        AckSample { bytes_acked: bytes, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false }
+        AckSample { bytes_acked: bytes, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 0, snd_nxt: 0, cwnd_limited: true }
     }
 
     // tests RFC 5681 §3.1: slow start adds min(N, SMSS); avoidance ~1 SMSS per window.
@@ -84,11 +121,11 @@ mod tests {
         NewReno::default().on_ack(&mut w, &ack(1448), Time::ZERO);
         assert_eq!(w.cwnd, 4 * 1448 + 724 + 1448 * 1448 / (4 * 1448 + 724));
         let mut w = CwndState { cwnd: 4 * 1448, ssthresh: 4 * 1448 + 724, smss: 1448 };
-        NewReno { capped: false }.on_ack(&mut w, &ack(1448), Time::ZERO);
+        NewReno { capped: false, response: LossResponse::NewReno }.on_ack(&mut w, &ack(1448), Time::ZERO);
         assert_eq!(w.cwnd, 5 * 1448);
         // A delayed ACK of two segments: the second goes to avoidance in both.
         let mut w = CwndState { cwnd: 4 * 1448, ssthresh: 4 * 1448 + 724, smss: 1448 };
-        NewReno { capped: false }.on_ack(&mut w, &ack(2 * 1448), Time::ZERO);
+        NewReno { capped: false, response: LossResponse::NewReno }.on_ack(&mut w, &ack(2 * 1448), Time::ZERO);
         assert_eq!(w.cwnd, 5 * 1448 + 1448 * 1448 / (5 * 1448));
     }
 
@@ -118,7 +155,7 @@ mod tests {
     fn cwnd_equal_to_ssthresh_is_congestion_avoidance() {
         for capped in [true, false] {
             let mut w = CwndState { cwnd: 4 * 1448, ssthresh: 4 * 1448, smss: 1448 };
-            NewReno { capped }.on_ack(&mut w, &ack(1448), Time::ZERO);
+            NewReno { capped, response: LossResponse::NewReno }.on_ack(&mut w, &ack(1448), Time::ZERO);
             assert_eq!(w.cwnd, 4 * 1448 + 362, "capped {capped}");
         }
     }

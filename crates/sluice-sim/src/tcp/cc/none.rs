@@ -3,7 +3,7 @@
 //! retransmission timer (go-back-N from SND.UNA). Duplicate ACKs are counted for statistics but
 //! trigger nothing.
 
-use super::{AckSample, CongestionControl, CwndState, LossCause};
+use super::{AckSample, CongestionControl, CwndState, LossCause, LossResponse};
 use sluice_core::Time;
 
 /// "Unbounded" cwnd: 2^30 bytes, far above any receive window Sluice can advertise
@@ -26,8 +26,8 @@ impl CongestionControl for NoCc {
     fn on_rto(&mut self, w: &mut CwndState, _now: Time) {
         w.cwnd = UNBOUNDED;
     }
-    fn fast_recovery(&self) -> bool {
-        false
+    fn loss_response(&self) -> LossResponse {
+        LossResponse::RtoOnly
     }
 }
 
@@ -44,13 +44,13 @@ mod tests {
         assert_eq!(UNBOUNDED, 1_073_741_824);
         assert_eq!(cc.name(), crate::tcp::CcKind::None.as_str());
         let mut w = CwndState { cwnd: 1448, ssthresh: 7 * 1448, smss: 1448 };
-        let ack = AckSample { bytes_acked: 1448, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false };
+        let ack = AckSample { bytes_acked: 1448, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 0, snd_nxt: 0, cwnd_limited: true };
         cc.on_ack(&mut w, &ack, Time::ZERO);
         assert_eq!(w.cwnd, UNBOUNDED);
         w.cwnd = 1448;
         cc.on_rto(&mut w, Time::ZERO);
         assert_eq!(w.cwnd, UNBOUNDED);
         assert_eq!(cc.ssthresh_after_loss(&w, 10 * 1448, LossCause::DupAcks, Time::ZERO), 7 * 1448);
-        assert!(!cc.fast_recovery());
+        assert_eq!(cc.loss_response(), LossResponse::RtoOnly);
     }
 }

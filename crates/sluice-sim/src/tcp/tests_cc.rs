@@ -1,0 +1,291 @@
+//! Scripted exchanges for the loss responses of Reno and Tahoe against NewReno (RFC 5681 §3.2,
+//! RFC 6582), each congestion control's reduction after an ECN-Echo (RFC 3168 §6.1.2), and a
+//! seeded random walk over every algorithm's window.
+
+use super::cc::{AnyCc, CaState, CongestionControl, CwndState, LossCause};
+use super::tests::{seg_seq, Pair, MSS};
+use super::*;
+use crate::packet::SimPacket;
+use sluice_core::{Dur, Time};
+
+fn seg_no(s: &SimPacket) -> u64 {
+    (seg_seq(s) as u64 - 1001) / MSS
+}
+
+/// No SACK, classic recovery, an ACK per segment.
+fn cfg(cc: CcKind) -> TcpConfig {
+    TcpConfig { cc, sack: false, recovery: Recovery::Classic, delack: DelAck::Off, ..TcpConfig::default() }
+}
+
+// tests Tahoe (RFC 5681 §3.2's Tahoe reading): the third duplicate ACK retransmits the first
+// segment and sets ssthresh = FlightSize/2 = 6 SMSS (12 outstanding after limited transmit)
+// and cwnd = 1 SMSS; no fast recovery (the loss state), and later duplicates send nothing.
+// NewReno on the same ACKs: cwnd = ssthresh + 3 SMSS = 9 SMSS in recovery.
+#[test]
+fn tahoe_third_duplicate_sets_cwnd_to_one_segment() {
+    let mut p = Pair::new(cfg(CcKind::Tahoe), Some(20 * MSS));
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 10);
+    let dups = p.deliver_to_server(&burst[1..4]);
+    let out = p.deliver_to_client(&dups);
+    // Limited transmit sends 10 and 11 on the first two duplicates (RFC 3042), then the third
+    // finds 12 segments outstanding: ssthresh 6 SMSS.
+    assert_eq!(out.iter().map(seg_no).collect::<Vec<_>>(), [10, 11, 0], "the fast retransmission, nothing more");
+    assert_eq!((p.c.w.cwnd, p.c.w.ssthresh, p.c.ca), (MSS, 6 * MSS, CaState::Loss));
+    assert_eq!((p.c.counters.fast_retransmits, p.c.counters.loss_episodes), (1, 0));
+    let mut rest = burst[4..].to_vec();
+    rest.extend_from_slice(&out[..2]);
+    let more = p.deliver_to_server(&rest);
+    assert!(p.deliver_to_client(&more).is_empty(), "no inflation: duplicates send nothing");
+    // The retransmission's ACK covers 0-11: slow start from 1 SMSS (+1 for the ACK) and Open.
+    let ack = p.deliver_to_server(&out[2..]);
+    let out = p.deliver_to_client(&ack);
+    assert_eq!((p.c.ca, p.c.w.cwnd), (CaState::Open, 2 * MSS));
+    assert_eq!(out.iter().map(seg_no).collect::<Vec<_>>(), [12, 13]);
+
+    let mut p = Pair::new(cfg(CcKind::NewReno), Some(20 * MSS));
+    let burst = p.client_sends();
+    let dups = p.deliver_to_server(&burst[1..4]);
+    p.deliver_to_client(&dups);
+    assert_eq!((p.c.w.cwnd, p.c.w.ssthresh, p.c.ca), (9 * MSS, 6 * MSS, CaState::Recovery));
+}
+
+/// Ten segments in flight, the first transmissions of segments 0 and 4 lost; every other segment
+/// and ACK delivered in order, timers fired when nothing else is left, until everything (30
+/// segments) is acknowledged. Returns the client.
+fn two_losses_in_one_window(cc: CcKind) -> Endpoint {
+    let mut p = Pair::new(cfg(cc), Some(30 * MSS));
+    let mut dropped = [false; 2];
+    let mut to_server = p.client_sends();
+    for _ in 0..1000 {
+        if p.c.snd_una == 1 + 30 * MSS {
+            return p.c;
+        }
+        if to_server.is_empty() {
+            // Nothing in flight: the retransmission timer.
+            p.now = p.c.poll_at().expect("a timer while data is outstanding");
+            let mut out = Vec::new();
+            p.c.on_wakeup(p.now, &mut out);
+            to_server = out;
+            continue;
+        }
+        p.now += Dur::from_millis(1);
+        let mut pass = Vec::new();
+        for s in to_server.drain(..) {
+            let k = match seg_no(&s) {
+                0 => 0,
+                4 => 1,
+                _ => 2,
+            };
+            if k < 2 && !dropped[k] {
+                dropped[k] = true;
+                continue;
+            }
+            pass.push(s);
+        }
+        let acks = p.deliver_to_server(&pass);
+        p.now += Dur::from_millis(1);
+        to_server = p.deliver_to_client(&acks);
+    }
+    panic!("transfer did not finish");
+}
+
+// tests RFC 6582 against RFC 5681 §3.2 with two losses in one window (no SACK). NewReno
+// reduces once: the partial ACK for segment 4 retransmits it at once and recovery goes on to
+// the full ACK; one fast retransmission, one recovery, no timeout. Reno leaves recovery at that
+// partial ACK (cwnd = ssthresh) and repairs segment 4 with a second fast retransmission on the
+// duplicates the segments sent in recovery bring (or, with too few, by a timeout; here there
+// are enough): two recoveries, two reductions.
+#[test]
+fn two_losses_in_a_window_reno_reduces_twice_newreno_once() {
+    let nr = two_losses_in_one_window(CcKind::NewReno);
+    let c = &nr.counters;
+    assert_eq!((c.recovery_episodes, c.fast_retransmits, c.rto_count), (1, 1, 0));
+    let reno = two_losses_in_one_window(CcKind::Reno);
+    let c = &reno.counters;
+    assert_eq!((c.recovery_episodes, c.fast_retransmits, c.rto_count), (2, 2, 0));
+}
+
+// tests RFC 3168 §6.1.2 with each algorithm's reduction (`ssthresh_after_loss(Ecn)`): NewReno,
+// Reno and Tahoe max(FlightSize/2, 2·SMSS) = 8 SMSS of a flight of 16 (cwnd 20); CUBIC
+// ⌊0.7·cwnd⌋ = 14 SMSS (from cwnd, not the flight); Vegas ns-3 max(min(ssthresh, cwnd −
+// SMSS), 2·SMSS) = 19 SMSS (ssthresh ∞), Vegas Linux cwnd/2 = 10 SMSS; none keeps ssthresh.
+#[test]
+fn ecn_echo_ssthresh_per_algorithm() {
+    let cases: [(CcKind, Option<VegasDiff>, u64); 7] = [
+        (CcKind::NewReno, None, 8 * MSS),
+        (CcKind::Reno, None, 8 * MSS),
+        (CcKind::Tahoe, None, 8 * MSS),
+        (CcKind::Cubic, None, 14 * MSS),
+        (CcKind::Vegas, Some(VegasDiff::Ns3), 19 * MSS),
+        (CcKind::Vegas, Some(VegasDiff::Linux), 10 * MSS),
+        (CcKind::None, None, u64::MAX),
+    ];
+    for (cc, diff, want) in cases {
+        let mut cfg = TcpConfig { cc, ..TcpConfig::default() };
+        if let Some(d) = diff {
+            cfg.vegas.diff = d;
+        }
+        let mut a = AnyCc::new(&cfg);
+        let w = CwndState { cwnd: 20 * MSS, ssthresh: u64::MAX, smss: MSS as u32 };
+        assert_eq!(a.ssthresh_after_loss(&w, 16 * MSS, LossCause::Ecn, Time::ZERO), want, "{cc:?} {diff:?}");
+    }
+}
+
+// tests the ECN-Echo through the endpoint for CUBIC (`ecn_cut = "immediate"`): the first
+// echo of a 10-segment initial window sets ssthresh = ⌊0.7·cwnd⌋ and cwnd = max(ssthresh,
+// 1 SMSS). The ACK of the marked segment first grows cwnd in slow start (10 → 11 SMSS; the
+// echo is acted on after the ACK), then ssthresh = cwnd = ⌊0.7·11⌋ = 7 SMSS.
+#[test]
+fn cubic_ecn_echo_reduces_by_beta() {
+    let cfg = TcpConfig { cc: CcKind::Cubic, ecn: true, delack: DelAck::Off, ecn_cut: EcnCut::Immediate, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, None);
+    let mut burst = p.client_sends();
+    burst[0].ecn = sluice_core::packet::Ecn::Ce;
+    let acks = p.deliver_to_server(&burst[0..1]);
+    p.deliver_to_client(&acks);
+    assert_eq!((p.c.w.ssthresh, p.c.w.cwnd), (7 * MSS, 7 * MSS));
+}
+
+/// A tiny seeded generator (xorshift64*), for the random walk below.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+// Property (a seeded loop; no proptest here): random sequences of ACKs (any size, RTT samples
+// from 1 µs to 2 s, duplicates, any state), losses, ECN-Echoes and timeouts, driven through
+// each algorithm's seam as the endpoint drives it, keep cwnd finite (below 2^40 B) and at least
+// its floor: 1 SMSS after a timeout, ssthresh ≥ 2 SMSS after a reduction (none excepted: no
+// window), and never below 1 SMSS.
+#[test]
+fn random_walks_keep_every_window_finite_and_above_its_floor() {
+    let smss = MSS;
+    let mut kinds: Vec<TcpConfig> = [CcKind::NewReno, CcKind::Reno, CcKind::Tahoe, CcKind::Cubic, CcKind::Vegas].into_iter().map(|cc| TcpConfig { cc, ..TcpConfig::default() }).collect();
+    for cc in [CcKind::Cubic, CcKind::Vegas] {
+        kinds.push(TcpConfig { cc, ..TcpConfig::ns3_44() });
+    }
+    kinds.push(TcpConfig { cc: CcKind::Vegas, vegas: VegasConfig { diff: VegasDiff::Linux, ..VegasConfig::default() }, ..TcpConfig::default() });
+    kinds.push(TcpConfig { cc: CcKind::Cubic, cubic: CubicConfig { hystart: Hystart::Off, tcp_friendliness: false, beta: 0.05, c: 40.0, ..CubicConfig::default() }, ..TcpConfig::default() });
+    for (i, cfg) in kinds.iter().enumerate() {
+        for seed in 1..=20u64 {
+            let mut rng = Rng(seed * 0x9E37_79B9_7F4A_7C15 + i as u64);
+            let mut cc = AnyCc::new(cfg);
+            let mut w = CwndState { cwnd: cc.initial_cwnd(cfg.iw, smss as u32), ssthresh: u32::MAX as u64, smss: smss as u32 };
+            let (mut now, mut una, mut nxt) = (Time::ZERO, 1u64, 1 + w.cwnd);
+            let mut ca = CaState::Open;
+            for step in 0..3000 {
+                now += Dur(1 + rng.below(50_000_000));
+                let r = Some(Dur(1_000 + rng.below(2_000_000_000)));
+                match rng.below(100) {
+                    0..=79 => {
+                        let acked = rng.below(4 * smss);
+                        una += acked;
+                        nxt = nxt.max(una) + rng.below(3 * smss);
+                        let ev = cc::AckEvent { ca, rtt: r, srtt: r, min_rtt: r, ack: una, snd_nxt: nxt, prior_in_flight: nxt - una, delivered: acked, lost: 0, dup: acked == 0 };
+                        cc.on_ack_event(&mut w, &ev, now);
+                        if matches!(ca, CaState::Open | CaState::Loss) {
+                            let s = cc::AckSample { bytes_acked: acked, rtt: r, min_rtt: r, srtt: r, in_flight: nxt - una, ece: false, ack: una, snd_nxt: nxt, cwnd_limited: rng.below(4) != 0 };
+                            cc.on_ack(&mut w, &s, now);
+                        }
+                        if ca != CaState::Open && rng.below(4) == 0 {
+                            // Recovery, CWR or the loss state ends at cwnd = ssthresh (floor 1 SMSS).
+                            if ca != CaState::Loss {
+                                w.cwnd = w.ssthresh.max(smss);
+                            }
+                            cc.on_state_change(&mut w, ca, CaState::Open, nxt, now);
+                            ca = CaState::Open;
+                        }
+                    }
+                    80..=89 => {
+                        let cause = if rng.below(2) == 0 { LossCause::DupAcks } else { LossCause::Ecn };
+                        w.ssthresh = cc.ssthresh_after_loss(&w, nxt - una, cause, now);
+                        let to = if cause == LossCause::Ecn { CaState::Cwr } else { CaState::Recovery };
+                        cc.on_state_change(&mut w, ca, to, nxt, now);
+                        ca = to;
+                        if cfg.cc != CcKind::None {
+                            assert!(w.ssthresh >= 2 * smss, "{:?} seed {seed} step {step}: ssthresh {}", cfg.cc, w.ssthresh);
+                        }
+                    }
+                    _ => {
+                        w.ssthresh = cc.ssthresh_after_loss(&w, nxt - una, LossCause::Rto, now);
+                        cc.on_rto(&mut w, now);
+                        cc.on_state_change(&mut w, ca, CaState::Loss, nxt, now);
+                        ca = CaState::Loss;
+                        assert_eq!(w.cwnd, smss, "{:?}: one segment after a timeout", cfg.cc);
+                    }
+                }
+                assert!(w.cwnd >= smss && w.cwnd < 1 << 40, "{:?} ({i}) seed {seed} step {step}: cwnd {}", cfg.cc, w.cwnd);
+            }
+        }
+    }
+}
+
+// tests the outputs of docs/summary.md for the algorithms' parameters and state: a CUBIC flow
+// and a Vegas flow through a 10-packet bottleneck queue. Each flow's `cc_options` holds its own
+// algorithm's resolved keys; `monitor.cc_trace` samples CUBIC's W_max, K and cnt and Vegas's
+// diff with the cwnd trace; after the first loss CUBIC's W_max is positive and K =
+// ∛((W_max − cwnd_epoch)/C) at most ∛(W_max/C); the cwnd table carries `pacing_bps` (NaN:
+// unpaced).
+#[test]
+fn summary_records_cc_options_and_cc_state() {
+    let text = r#"
+name = "cc-out"
+duration = "4s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck = { rate = "10Mbps", delay = "10ms" }
+queue = { kind = "drop_tail", limit = "10pkt" }
+[[flows]]
+name = "c"
+src = "s0"
+dst = "r0"
+app = { kind = "bulk" }
+tcp = { cc = "cubic", cubic = { beta = 0.6 } }
+[[flows]]
+name = "v"
+src = "s1"
+dst = "r1"
+app = { kind = "bulk" }
+tcp = { cc = "vegas" }
+[monitor]
+cwnd_trace = "50ms"
+cc_trace = true
+"#;
+    let out = crate::run_str(text, None, &crate::RunOptions::default()).unwrap();
+    let f = &out.summary.flows;
+    let opt = |i: usize, k: &str| f[i].cc_options.as_ref().unwrap().get(k).and_then(|v| v.as_str()).map(str::to_string);
+    assert_eq!((f[0].cc.as_deref(), opt(0, "cubic.beta").as_deref(), opt(0, "vegas.alpha")), (Some("cubic"), Some("0.6"), None));
+    assert_eq!((f[1].cc.as_deref(), opt(1, "vegas.diff").as_deref()), (Some("vegas"), Some("ns3")));
+    let t = out.tables.iter().find(|t| t.name == "cc_state").expect("cc_state table");
+    let col = |n: &str| &t.columns.iter().find(|c| c.0 == n).unwrap().1;
+    let (crate::monitor::summary::Column::I64(flow), crate::monitor::summary::Column::Str(name), crate::monitor::summary::Column::F64(value)) = (col("flow"), col("name"), col("value")) else { panic!("column types") };
+    let rows = |fl: i64, n: &'static str| flow.iter().zip(name).zip(value).filter(move |((f, m), _)| **f == fl && m.as_str() == n).map(|(_, v)| *v);
+    let w_max: Vec<f64> = rows(0, "w_max").collect();
+    let k: Vec<f64> = rows(0, "k").collect();
+    assert!(w_max.len() > 10 && w_max.len() == k.len());
+    let (wm, kk) = w_max.iter().zip(&k).find(|(w, k)| **w > 0.0 && **k > 0.0).expect("a loss sets W_max and K");
+    assert!(*wm >= 2.0 && *kk <= (wm / 0.4).cbrt(), "W_max {wm} K {kk}");
+    assert!(rows(1, "diff").count() > 10 && rows(0, "diff").count() == 0);
+    let cw = out.tables.iter().find(|t| t.name == "cwnd").unwrap();
+    let crate::monitor::summary::Column::F64(p) = &cw.columns.iter().find(|c| c.0 == "pacing_bps").unwrap().1 else { panic!() };
+    assert!(!p.is_empty() && p.iter().all(|x| x.is_nan()));
+}
+
+// tests the endpoint's layout budget: the algorithm sits on the lines every ACK reads, so
+// `AnyCc` stays two words whatever the algorithm (CUBIC's and Vegas's state is boxed).
+#[test]
+fn any_cc_stays_two_words() {
+    assert!(std::mem::size_of::<AnyCc>() <= 16, "AnyCc is {} B", std::mem::size_of::<AnyCc>());
+}
