@@ -103,12 +103,6 @@ impl Scoreboard {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.segs.is_empty()
-    }
-    pub fn len(&self) -> usize {
-        self.segs.len()
-    }
     pub fn segs(&self) -> &VecDeque<Seg> {
         &self.segs
     }
@@ -517,6 +511,21 @@ mod tests {
     // ns-3's retransmission cut (`Ns3Compat::retx_merge`): a short segment takes the start of
     // the next one if that is un-SACKed with the same loss mark, the whole of it if it fits, and
     // nothing from a SACKed one, one with another loss mark, or one past the limit (the FIN).
+    // tests a cumulative ACK inside a segment (a peer that acknowledges part of one, or ns-3's
+    // re-cut retransmissions): the acknowledged part leaves, the rest stays with its marks.
+    // Segments of 1448 B from offset 1; ACK 700 takes 699 bytes of the first; ACK 1449 the rest.
+    #[test]
+    fn an_ack_inside_a_segment_trims_it() {
+        let mut b = board(3, 1448);
+        let a = b.ack_to(700);
+        assert_eq!((a.bytes, a.whole), (699, 0));
+        assert_eq!((b.segs()[0].start, b.segs()[0].end, b.segs().len()), (700, 1449, 3));
+        let a = b.ack_to(1449);
+        assert_eq!((a.bytes, a.whole), (749, 749));
+        assert_eq!((b.segs()[0].start, b.segs().len()), (1449, 2));
+        b.check();
+    }
+
     #[test]
     fn merge_next_lengthens_a_short_segment() {
         let m = 100;
