@@ -574,3 +574,44 @@ fn bad_loss_models_name_the_field() {
     assert_eq!(e.path, "topology.bottleneck.loss.q");
     assert!(e.message.contains("unknown field `q`"), "{}", e.message);
 }
+
+// Queue tables: the kind picks the discipline's own table; every error names the key.
+#[test]
+fn queue_tables_name_the_key_in_errors() {
+    let e = error_of("kind = \"drop_tail\"", "kind = \"pei\"");
+    assert_eq!(e.path, "topology.queue.kind");
+    assert!(e.message.contains("unknown kind `pei`, expected one of `drop_tail`"), "{e}");
+    assert!(e.allowed.as_ref().is_some_and(|a| a.iter().any(|k| k == "drop_tail")), "{e:?}");
+    let e = error_of("limit = \"50pkt\" }", "limit = \"50pkt\", interval = \"100ms\" }");
+    assert_eq!(e.path, "topology.queue.interval");
+    assert_eq!(e.message, "unknown field for kind \"drop_tail\"; its fields: `limit`");
+    let e = error_of("kind = \"drop_tail\", limit = \"50pkt\"", "kind = \"drop_tail\"");
+    assert_eq!(e.path, "topology.queue.limit");
+    assert!(e.message.starts_with("missing"), "{e}");
+    let e = error_of("limit = \"50pkt\"", "limit = \"0pkt\"");
+    assert_eq!((e.path.as_str(), e.message.as_str()), ("topology.queue.limit", "must be greater than zero"));
+    // The same checks under another key.
+    let e = error_of("[[flows]]", "reverse_queue = { kind = \"drop_tail\", limit = \"5pkt\", target = \"5ms\" }\n[[flows]]");
+    assert_eq!(e.path, "topology.reverse_queue.target");
+}
+
+// The resolved discipline reaches the model, and the summary reports it with its counts.
+#[test]
+fn queue_parameters_reach_the_model_and_the_summary() {
+    use sluice_core::qdisc::{DropTailConfig, QdiscConfig};
+    use sluice_core::units::QueueLimit;
+    let m = load_str(BASE, None).unwrap();
+    let l = m.links.iter().find(|l| l.ab.queue_name == "A->B").expect("bottleneck");
+    assert_eq!(l.ab.qdisc, QdiscConfig::DropTail(DropTailConfig { limit: QueueLimit::Packets(50) }));
+    let text = BASE.replace("duration = \"10s\"", "duration = \"4s\"").replace("warmup = \"2s\"", "warmup = \"1s\"");
+    let out = crate::run_str(&text, None, &crate::RunOptions::default()).unwrap();
+    let q = out.summary.queues.iter().find(|q| q.name == "A->B").expect("A->B reported");
+    assert_eq!(q.kind, "drop_tail");
+    assert_eq!(q.params, serde_json::json!({ "kind": "drop_tail", "limit": "50pkt" }));
+    // Two bulk flows through a 50-packet queue at 10 Mbit/s overflow it.
+    assert!(q.dropped > 0, "{q:?}");
+    assert_eq!(q.drops_by_reason.get("overlimit"), Some(&q.dropped), "drop-tail drops only on overflow");
+    assert_eq!(q.drops_by_reason.len(), 1);
+    assert!(q.marks_by_reason.is_empty() && q.marked == 0);
+    assert_eq!(q.dropped_after, 0, "drop-tail never drops a queued packet");
+}
