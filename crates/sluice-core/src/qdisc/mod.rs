@@ -30,12 +30,16 @@
 //! [`AnyQdisc`] and to [`QdiscConfig`] (the scenario's `queue = { kind = "<name>", ... }`),
 //! and the identity test in [`stats`] takes one more line.
 
+pub mod codel;
 pub mod config;
 pub mod drop_tail;
+pub mod fq_codel;
 pub mod stats;
 
+pub use codel::{Codel, CodelArith, CodelConfig};
 pub use config::{ParamError, Profile, QdiscParams};
 pub use drop_tail::{DropTail, DropTailConfig};
+pub use fq_codel::{FqCodel, FqCodelConfig, FqEmpty, Perturbation};
 pub use stats::{Instrumented, Offer, QdiscStats, ReasonCounts};
 
 use crate::packet::Ecn;
@@ -312,6 +316,10 @@ macro_rules! disciplines {
 disciplines! {
     /// Drop-tail FIFO ([`drop_tail`]).
     DropTail(DropTail, DropTailConfig) = "drop_tail",
+    /// CoDel ([`codel`], RFC 8289).
+    Codel(Codel, CodelConfig) = "codel",
+    /// FQ-CoDel ([`fq_codel`], RFC 8290).
+    FqCodel(FqCodel, FqCodelConfig) = "fq_codel",
     // Further disciplines go here, one line each, e.g.
     //   Red(Red, RedConfig) = "red",
 }
