@@ -7,6 +7,7 @@
 
 use crate::common::*;
 use sluice_core::loss::{ListMatch, LossModel};
+use sluice_core::qdisc::{CodelConfig, FqCodelConfig, Profile, QdiscConfig, QdiscParams};
 use sluice_core::units::{parse_duration, parse_rate, QueueLimit};
 use sluice_core::{Dur, Time};
 use sluice_sim::engine::run_model;
@@ -61,6 +62,20 @@ fn case_tcp_from(mut t: TcpConfig, a: &serde_json::Value) -> TcpConfig {
     t
 }
 
+/// The bottleneck discipline of a case (ns3_dumbbell.py's `--qdisc`, with its `MaxSize` of
+/// `buffer` packets): `None` for "fifo" (drop-tail), else the `ns3.44` profile's discipline with
+/// the case's parameters.
+fn case_qdisc(a: &serde_json::Value) -> Option<QdiscConfig> {
+    let buffer = QueueLimit::Packets(a["buffer"].as_u64().unwrap() as u32);
+    let ecn = a["ecn"] == true;
+    match a["qdisc"].as_str().unwrap_or("fifo") {
+        "fifo" => None,
+        "codel" => Some(QdiscConfig::Codel(CodelConfig { limit: buffer, target: dur(&a["codel_target"]), interval: dur(&a["codel_interval"]), ecn, ..CodelConfig::for_profile(Profile::Ns3_44) })),
+        "fq_codel" => Some(QdiscConfig::FqCodel(FqCodelConfig { limit: buffer, target: dur(&a["codel_target"]), interval: dur(&a["codel_interval"]), ecn, ..FqCodelConfig::for_profile(Profile::Ns3_44) })),
+        other => panic!("no Sluice equivalent wired for qdisc {other:?}"),
+    }
+}
+
 /// Run the Sluice equivalent of one ns-3 case.
 pub fn run_case(name: &str) -> (Summary, serde_json::Value) {
     let (s, case, _) = run_case_with(name, false);
@@ -94,7 +109,7 @@ fn run_case_tcp(name: &str, departures: bool, base: TcpConfig) -> (Summary, serd
         bottleneck_rate: parse_rate(a["bottleneck_rate"].as_str().unwrap()).unwrap(),
         bottleneck_delay: dur(&a["bottleneck_delay"]),
         buffer: QueueLimit::Packets(a["buffer"].as_u64().unwrap() as u32),
-        qdisc: None,
+        qdisc: case_qdisc(a),
         loss: 0.0,
         duration: Dur::from_secs_f64(a["duration"].as_f64().unwrap()),
         warmup: Dur::from_secs_f64(a["warmup"].as_f64().unwrap()),
@@ -204,6 +219,13 @@ fn access9_newreno_matches_ns3() {
 #[test]
 fn access90_newreno_matches_ns3() {
     assert_agrees("b-access90-newreno-fifo");
+}
+
+// CoDel at the bottleneck (ns-3.44's CoDelQueueDisc, 900 packets, target 5 ms, interval
+// 100 ms), Sluice under `arith = "ns3"`.
+#[test]
+fn access90_newreno_codel_matches_ns3() {
+    assert_agrees("b-access90-newreno-codel");
 }
 
 #[test]
