@@ -387,3 +387,30 @@ fn scripted_loss_cases_agree_packet_for_packet() {
     }
     assert!(failures.is_empty(), "cases that part from ns-3:\n{}", failures.join("\n"));
 }
+
+// The `ns3.44` profile's CoDel and FQ-CoDel defaults are ns-3.44's attribute defaults, as read
+// from the installed ns-3 by validation/ns3_qdisc_defaults.py (FQ-CoDel's quantum is the
+// device's MTU, the point-to-point device's 1500).
+#[test]
+fn ns3_profile_queue_defaults_are_ns3s() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../validation/fixtures/ns3/qdisc-defaults.json");
+    let d: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).expect("record present")).expect("parses");
+    let limit = |v: &serde_json::Value| sluice_core::units::parse_queue_limit(&v.as_str().unwrap().replace("p", "pkt")).unwrap();
+    let (c, f, dev) = (&d["ns3::CoDelQueueDisc"], &d["ns3::FqCoDelQueueDisc"], &d["ns3::PointToPointNetDevice"]);
+    let codel = CodelConfig::for_profile(Profile::Ns3_44);
+    assert_eq!(codel.target, dur(&c["Target"]));
+    assert_eq!(codel.interval, dur(&c["Interval"]));
+    assert_eq!(codel.limit, limit(&c["MaxSize"]));
+    assert_eq!(codel.mtu.to_string(), c["MinBytes"].as_str().unwrap());
+    assert_eq!(codel.ecn.to_string(), c["UseEcn"].as_str().unwrap());
+    let fq = FqCodelConfig::for_profile(Profile::Ns3_44);
+    assert_eq!(fq.target, dur(&f["Target"]));
+    assert_eq!(fq.interval, dur(&f["Interval"]));
+    assert_eq!(fq.limit, limit(&f["MaxSize"]));
+    assert_eq!(fq.flows.to_string(), f["Flows"].as_str().unwrap());
+    assert_eq!(fq.drop_batch.to_string(), f["DropBatchSize"].as_str().unwrap());
+    assert_eq!(fq.ecn.to_string(), f["UseEcn"].as_str().unwrap());
+    assert_eq!(fq.perturbation, sluice_core::qdisc::Perturbation::Fixed(f["Perturbation"].as_str().unwrap().parse().unwrap()));
+    assert_eq!(fq.quantum.to_string(), dev["Mtu"].as_str().unwrap());
+    assert_eq!(fq.mtu.to_string(), c["MinBytes"].as_str().unwrap(), "each queue's CoDel keeps CoDel's MinBytes");
+}
