@@ -11,6 +11,7 @@ The public API:
 - :mod:`sluice.sweep`, :mod:`sluice.calibrate`, :mod:`sluice.stats`, :mod:`sluice.report` — the
   evaluation harness: sweeps with a resumable results directory, congestion-level calibration,
   confidence intervals, HTML reports (docs/harness.md);
+- :func:`explain` — validate and list every queue's resolved discipline;
 - the exceptions in :mod:`sluice.errors`.
 
 Examples
@@ -26,7 +27,7 @@ import importlib
 from typing import Any
 
 from . import _sluice
-from .api import Resolved, Result, resolve, run, validate
+from .api import Resolved, Result, explain, resolve, run, validate
 from .errors import (
     GatewayError,
     OutputError,
@@ -55,6 +56,7 @@ __all__ = [
     "run",
     "validate",
     "resolve",
+    "explain",
     "Result",
     "Resolved",
     "SluiceError",

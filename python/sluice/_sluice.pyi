@@ -17,7 +17,7 @@ This stub is checked against the compiled module by ``python -m mypy.stubtest sl
 from collections.abc import Callable
 from typing import Any, final
 
-__all__ = ["RunResult", "run", "validate", "resolve", "parse_set", "version", "_panic_for_test"]
+__all__ = ["RunResult", "run", "validate", "resolve", "parse_set", "explain", "version", "_panic_for_test"]
 
 @final
 class RunResult:
@@ -108,6 +108,19 @@ def parse_set(arg: str) -> tuple[str, Any]:
     (``90``, ``true``, ``"x"``, ``[1, 2]``, an inline table), else taken as a plain string.
 
     Raises ``ValueError`` when there is no ``=`` or the path is malformed.
+    """
+
+def explain(
+    scenario: str,
+    seed: int | None = None,
+    *,
+    source: str | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> str:
+    """Validate a scenario and return its queues' resolved disciplines as JSON text: a list of
+    ``{"name": "A->B", "params": {"kind": ..., ...}}``, one per link direction.
+
+    Raises ``ScenarioError`` when it is invalid.
     """
 
 def version() -> str:

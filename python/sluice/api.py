@@ -106,15 +106,19 @@ def read_scenario(scenario: ScenarioLike) -> tuple[str, str | None]:
 
 
 def _frame(rows: list[dict[str, Any]], contract: tuple[str, ...]) -> pd.DataFrame:
-    """Rows from the summary as a DataFrame; contract columns first, present even when empty."""
+    """Rows from the summary as a DataFrame; contract columns first, present even when empty.
+
+    A flow's ``cc_options`` becomes its JSON text (Parquet has no empty struct type); any
+    other nested map (a queue's ``drops_by_reason``, ``marks_by_reason``, ``params``) becomes
+    one column per key, ``drops_by_reason.overlimit``, ``params.limit`` (missing keys are NaN),
+    so the frame stays flat for Parquet."""
     import pandas as pd
 
     if not rows:
         return pd.DataFrame({name: pd.Series(dtype="object") for name in contract})
-    # A nested object (a flow's ``cc_options``) becomes its JSON text, so the frame stays flat
-    # and writes to Parquet (which has no empty struct type).
-    rows = [{k: json.dumps(v, sort_keys=True) if isinstance(v, dict) else v for k, v in r.items()} for r in rows]
-    df = pd.DataFrame.from_records(rows)
+    rows = [{k: json.dumps(v, sort_keys=True) if k == "cc_options" else v for k, v in r.items()} for r in rows]
+    nested = any(isinstance(v, dict) for r in rows for v in r.values())
+    df = pd.json_normalize(rows, max_level=1) if nested else pd.DataFrame.from_records(rows)
     first = [c for c in contract if c in df.columns]
     rest = [c for c in df.columns if c not in first]
     return df[first + rest]
@@ -302,6 +306,19 @@ def _overrides(overrides: Overrides | None) -> dict[str, Any] | None:
     if not isinstance(overrides, Mapping):
         raise TypeError(f"overrides must be a mapping of dotted paths to values, not {type(overrides).__name__}")
     return dict(overrides)
+
+
+def explain(scenario: ScenarioLike, seed: int | None = None, overrides: Overrides | None = None) -> list[dict[str, Any]]:
+    """Validate a scenario (with ``overrides`` set, as for :func:`run`) and list every queue's
+    resolved discipline.
+
+    One ``{"name": "A->B", "params": {"kind": "codel", "target": "5ms", ...}}`` per link
+    direction, every parameter present (defaults filled in under the scenario's profile), as
+    the run's summary reports them. Raises :class:`~sluice.errors.ScenarioError` if invalid.
+    """
+    text, source = read_scenario(scenario)
+    queues: list[dict[str, Any]] = json.loads(_sluice.explain(text, _check_seed(seed), source=source, overrides=_overrides(overrides)))
+    return queues
 
 
 def _check_seed(seed: object) -> int | None:

@@ -367,6 +367,26 @@ fn parse_set<'py>(py: Python<'py>, arg: &str) -> PyResult<(String, Bound<'py, Py
     Ok((o.path, to_py(py, &o.value)?))
 }
 
+/// Each queue's resolved discipline (defaults filled in), as JSON; see `_sluice.pyi`.
+#[pyfunction]
+#[pyo3(signature = (scenario, seed = None, *, source = None, overrides = None))]
+fn explain(py: Python<'_>, scenario: &str, seed: Option<u64>, source: Option<&str>, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
+    let overrides = overrides_of(overrides)?;
+    let result = py.detach(|| {
+        guarded(scenario, seed, source, &overrides, || {
+            let model = sluice_sim::scenario::load_str_with(scenario, seed, &overrides)?;
+            let queues: Vec<serde_json::Value> = model
+                .links
+                .iter()
+                .flat_map(|l| [&l.ab, &l.ba])
+                .map(|d| serde_json::json!({ "name": d.queue_name, "params": d.qdisc }))
+                .collect();
+            Ok(serde_json::Value::Array(queues).to_string())
+        })
+    });
+    result.map_err(|f| to_pyerr(py, f, source))
+}
+
 /// The simulator's version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -391,6 +411,7 @@ fn _sluice(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(parse_set, m)?)?;
+    m.add_function(wrap_pyfunction!(explain, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())

@@ -625,7 +625,7 @@ fn overrides_change_the_model() {
     let m = load_str_with(BASE, None, &[ov("flows[0].count", toml::Value::Integer(90)), ov("topology.queue.limit", toml::Value::String("20pkt".into()))]).unwrap();
     assert_eq!(m.flows.len(), 90);
     let q = m.links.iter().flat_map(|l| [&l.ab, &l.ba]).find(|d| d.queue_name == "A->B").unwrap();
-    assert_eq!(q.qdisc, crate::model::QdiscSpec::DropTail { limit: sluice_core::units::QueueLimit::Packets(20) });
+    assert_eq!(q.qdisc, sluice_core::qdisc::QdiscConfig::DropTail(sluice_core::qdisc::DropTailConfig { limit: sluice_core::units::QueueLimit::Packets(20) }));
     // A later override of the same field wins; the seed is an ordinary field.
     let m = load_str_with(BASE, None, &[ov("seed", toml::Value::Integer(7)), ov("seed", toml::Value::Integer(9))]).unwrap();
     assert_eq!(m.seed, 9);
@@ -762,4 +762,101 @@ fn congestion_control_tables() {
     // The ns-3 profile: ns-3's HyStart and Vegas diff.
     let m = load_str(&BASE.replacen("[topology]", "[tcp]\nvalidate = \"ns3.44\"\ncc = \"cubic\"\n[topology]", 1), None).unwrap();
     assert_eq!(m.flows[0].tcp.cubic.hystart, crate::tcp::Hystart::Ns3);
+}
+
+// Queue tables: the kind picks the discipline's own table; every error names the key.
+#[test]
+fn queue_tables_name_the_key_in_errors() {
+    let e = error_of("kind = \"drop_tail\"", "kind = \"pei\"");
+    assert_eq!(e.path, "topology.queue.kind");
+    assert!(e.message.contains("unknown kind `pei`, expected one of `drop_tail`"), "{e}");
+    assert!(e.allowed.as_ref().is_some_and(|a| a.iter().any(|k| k == "drop_tail")), "{e:?}");
+    let e = error_of("limit = \"50pkt\" }", "limit = \"50pkt\", interval = \"100ms\" }");
+    assert_eq!(e.path, "topology.queue.interval");
+    assert_eq!(e.message, "unknown field for kind \"drop_tail\"; its fields: `limit`");
+    let e = error_of("kind = \"drop_tail\", limit = \"50pkt\"", "kind = \"drop_tail\"");
+    assert_eq!(e.path, "topology.queue.limit");
+    assert!(e.message.starts_with("missing"), "{e}");
+    let e = error_of("limit = \"50pkt\"", "limit = \"0pkt\"");
+    assert_eq!((e.path.as_str(), e.message.as_str()), ("topology.queue.limit", "must be greater than zero"));
+    // The same checks under another key.
+    let e = error_of("[[flows]]", "reverse_queue = { kind = \"drop_tail\", limit = \"5pkt\", target = \"5ms\" }\n[[flows]]");
+    assert_eq!(e.path, "topology.reverse_queue.target");
+}
+
+// The resolved discipline reaches the model, and the summary reports it with its counts.
+#[test]
+fn queue_parameters_reach_the_model_and_the_summary() {
+    use sluice_core::qdisc::{DropTailConfig, QdiscConfig};
+    use sluice_core::units::QueueLimit;
+    let m = load_str(BASE, None).unwrap();
+    let l = m.links.iter().find(|l| l.ab.queue_name == "A->B").expect("bottleneck");
+    assert_eq!(l.ab.qdisc, QdiscConfig::DropTail(DropTailConfig { limit: QueueLimit::Packets(50) }));
+    let text = BASE.replace("duration = \"10s\"", "duration = \"4s\"").replace("warmup = \"2s\"", "warmup = \"1s\"");
+    let out = crate::run_str(&text, None, &crate::RunOptions::default()).unwrap();
+    let q = out.summary.queues.iter().find(|q| q.name == "A->B").expect("A->B reported");
+    assert_eq!(q.kind, "drop_tail");
+    assert_eq!(q.params, serde_json::json!({ "kind": "drop_tail", "limit": "50pkt" }));
+    // Two bulk flows through a 50-packet queue at 10 Mbit/s overflow it.
+    assert!(q.dropped > 0, "{q:?}");
+    assert_eq!(q.drops_by_reason.get("overlimit"), Some(&q.dropped), "drop-tail drops only on overflow");
+    assert_eq!(q.drops_by_reason.len(), 1);
+    assert!(q.marks_by_reason.is_empty() && q.marked == 0);
+    assert_eq!(q.dropped_after, 0, "drop-tail never drops a queued packet");
+}
+
+// A CoDel queue: keys left out take the defaults of the scenario's profile, ns-3.44's under
+// `validate = "ns3.44"` (1,500,000-byte limit, its arithmetic); errors name the key.
+#[test]
+fn codel_defaults_follow_the_profile() {
+    use sluice_core::qdisc::{CodelArith, CodelConfig, QdiscConfig};
+    use sluice_core::units::QueueLimit;
+    let codel = BASE.replace("queue = { kind = \"drop_tail\", limit = \"50pkt\" }", "queue = { kind = \"codel\", target = \"2ms\" }");
+    let bottleneck = |text: &str| load_str(text, None).unwrap().links.iter().find(|l| l.ab.queue_name == "A->B").unwrap().ab.qdisc.clone();
+    let want = CodelConfig { target: Dur::from_millis(2), ..CodelConfig::default() };
+    assert_eq!(bottleneck(&codel), QdiscConfig::Codel(want.clone()));
+    assert_eq!(want.limit, QueueLimit::Packets(1000));
+    let ns3 = codel.replace("[topology]", "[tcp]\nvalidate = \"ns3.44\"\n[topology]");
+    let want = CodelConfig { target: Dur::from_millis(2), limit: QueueLimit::Bytes(1_500_000), arith: CodelArith::Ns3, ..CodelConfig::default() };
+    assert_eq!(bottleneck(&ns3), QdiscConfig::Codel(want));
+    // The profile's defaults, overridden key by key.
+    let mixed = ns3.replace("target = \"2ms\"", "limit = \"900pkt\", arith = \"exact\"");
+    let QdiscConfig::Codel(c) = bottleneck(&mixed) else { panic!("codel") };
+    assert_eq!((c.limit, c.arith, c.target), (QueueLimit::Packets(900), CodelArith::Exact, Dur::from_millis(5)));
+    let e = load_str(&codel.replace("target = \"2ms\"", "target = \"200ms\""), None).unwrap_err();
+    assert_eq!(e.to_string(), "topology.queue.target: must be greater than 0 and less than interval (100ms), got 200ms");
+    let e = load_str(&codel.replace("target = \"2ms\"", "arith = \"linux\""), None).unwrap_err();
+    assert_eq!(e.path, "topology.queue.arith");
+    assert!(e.message.contains("exact") && e.message.contains("ns3"), "{e}");
+    let e = load_str(&codel.replace("target = \"2ms\"", "min_th = \"5pkt\""), None).unwrap_err();
+    assert_eq!(e.path, "topology.queue.min_th");
+    assert!(e.message.starts_with("unknown field for kind \"codel\"; its fields: "), "{e}");
+    let e = load_str(&codel.replace("target = \"2ms\"", "target = 5"), None).unwrap_err();
+    assert_eq!(e.path, "topology.queue.target");
+}
+
+// AQMs through the engine: CoDel drops at dequeue, FQ-CoDel also drops queued packets to make
+// room at an enqueue; both are freed and counted (`dropped_after`), and the counts add up:
+// `arrivals = enqueued + (dropped − dropped_after)`, every drop has a reason, and the flows'
+// lost packets include them.
+#[test]
+fn aqm_drops_reach_the_summary() {
+    let base = BASE.replace("duration = \"10s\"", "duration = \"6s\"").replace("count = 2", "count = 8");
+    for (queue, reasons) in [
+        ("{ kind = \"codel\" }", &["codel_target_exceeded"][..]),
+        ("{ kind = \"fq_codel\", limit = \"8pkt\", ecn = false }", &["fq_overlimit"][..]),
+    ] {
+        let text = base.replace("{ kind = \"drop_tail\", limit = \"50pkt\" }", queue);
+        let out = crate::run_str(&text, None, &crate::RunOptions::default()).unwrap();
+        let q = out.summary.queues.iter().find(|q| q.name == "A->B").unwrap();
+        assert_eq!(q.arrivals, q.enqueued + (q.dropped - q.dropped_after), "{queue}");
+        assert!(q.dropped_after > 0, "{queue}: {q:?}");
+        assert_eq!(q.drops_by_reason.values().sum::<u64>(), q.dropped, "{queue}");
+        for r in reasons {
+            assert!(q.drops_by_reason.get(*r).is_some_and(|&n| n > 0), "{queue}: {r} in {:?}", q.drops_by_reason);
+        }
+        assert_eq!(q.params["kind"], queue.split('"').nth(1).unwrap());
+        let lost: u64 = out.summary.flows.iter().map(|f| f.lost_packets).sum();
+        assert!(lost >= q.dropped, "{queue}: flows lost {lost}, queue dropped {}", q.dropped);
+    }
 }
