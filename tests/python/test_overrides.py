@@ -65,7 +65,7 @@ def test_a_misspelt_override_is_the_schemas_unknown_field(tiny_text: str) -> Non
     with pytest.raises(sluice.ScenarioError) as info:
         sluice.validate(tiny_text, overrides={"topology.queue.limt": "5pkt"})
     assert info.value.path == "topology.queue.limt"
-    assert "unknown field `limt`, expected `limit`" in str(info.value)
+    assert 'unknown field for kind "drop_tail"; its fields: `limit`' in str(info.value)
 
 
 def test_override_values_must_be_toml_values(tiny_text: str) -> None:
