@@ -14,10 +14,16 @@
 //! RED, ARED, PIE, CoDel, FQ-CoDel and CHOKe arrive as further variants of [`AnyQdisc`] and of the
 //! `kind` of a scenario's `queue` table (`sluice-sim`'s scenario schema).
 
+pub mod choke;
 pub mod drop_tail;
+pub mod pie;
+pub mod red;
 pub mod stats;
 
+pub use choke::{Choke, ChokeConfig};
 pub use drop_tail::DropTail;
+pub use pie::{Pie, PieConfig};
+pub use red::{Red, RedConfig};
 pub use stats::{Instrumented, Offer, QdiscStats};
 
 use crate::packet::Ecn;
@@ -45,12 +51,24 @@ pub trait Queued {
 pub enum DropReason {
     /// The queue was full (limit in packets or bytes).
     Overlimit,
+    /// RED's (or CHOKe's) random early drop.
+    RedEarly,
+    /// RED's forced drop: the average at or above the hard threshold.
+    RedForced,
+    /// PIE's random early drop.
+    PieEarly,
+    /// CHOKe: the arrival matched a packet drawn from the queue (both are dropped).
+    ChokeMatch,
 }
 
 impl DropReason {
     pub fn as_str(self) -> &'static str {
         match self {
             DropReason::Overlimit => "overlimit",
+            DropReason::RedEarly => "red_early",
+            DropReason::RedForced => "red_forced",
+            DropReason::PieEarly => "pie_early",
+            DropReason::ChokeMatch => "choke_match",
         }
     }
 }

@@ -60,7 +60,12 @@ impl<Q> Instrumented<Q> {
         Q: QueueDisc<P>,
     {
         self.stats.arrivals += 1;
-        match self.inner.enqueue(pkt, now, cx) {
+        // Packets a discipline removes from the queue while admitting another (CHOKe's victims)
+        // were enqueued before: they count as dropped after enqueue.
+        let before = cx.dequeue_drops.len();
+        let r = self.inner.enqueue(pkt, now, cx);
+        self.stats.dropped_after += (cx.dequeue_drops.len() - before) as u64;
+        match r {
             Enqueue::Queued => {
                 self.stats.enqueued += 1;
                 Offer::Queued { marked: false }
@@ -122,6 +127,7 @@ impl<Q> Instrumented<Q> {
 mod tests {
     use super::super::testpkt::TestPkt;
     use super::super::{AnyQdisc, DropTail};
+    use crate::packet::Ecn;
     use super::*;
     use crate::rng::RngStream;
 
@@ -150,5 +156,72 @@ mod tests {
                 assert!(occ.packets <= 5, "seed {seed}");
             }
         }
+    }
+
+    /// Drive `q` through a random operation sequence and check the identities after every step:
+    /// arrivals = enqueued + dropped_before, queued = enqueued − dequeued − dropped_after,
+    /// occupancy ≤ limit, and the bytes of arrivals = bytes dropped before + bytes still queued +
+    /// bytes dequeued + bytes dropped after.
+    fn check_conservation<Q: QueueDisc<TestPkt>>(mk: impl Fn() -> Q, limit_pkts: u32) {
+        for seed in 0..10u64 {
+            let mut ops = RngStream::from_seed(seed);
+            let mut rng = RngStream::from_seed(seed + 100);
+            let mut drops = Vec::new();
+            let mut q = Instrumented::new(mk());
+            let name = q.inner.name();
+            let mut t = Time(0);
+            let (mut b_in, mut b_before, mut b_out, mut b_after) = (0u64, 0u64, 0u64, 0u64);
+            for i in 0..3000u32 {
+                t = Time(t.0 + ops.below(400_000));
+                // phases of overload and drain so the AQMs act
+                let p_enq = if (i / 300) % 2 == 0 { 0.75 } else { 0.35 };
+                let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
+                if ops.chance(p_enq) {
+                    let len = 40 + ops.below(1460) as u32;
+                    b_in += len as u64;
+                    // flows 0..7 by id, flow 0 heavy
+                    let id = if ops.chance(0.5) { 7 * i } else { i };
+                    let ecn = if ops.chance(0.5) { Ecn::Ect0 } else { Ecn::NotEct };
+                    if let Offer::Dropped(_, p) = q.enqueue(TestPkt { ecn, ..TestPkt::new(id, len) }, t, &mut cx) {
+                        b_before += p.len as u64;
+                    }
+                } else if let Some(p) = q.dequeue(t, &mut cx) {
+                    b_out += p.len as u64;
+                }
+                for (p, _) in drops.drain(..) {
+                    b_after += p.len as u64;
+                }
+                let s = &q.stats;
+                let occ = q.inner.occupancy();
+                assert_eq!(s.arrivals, s.enqueued + s.dropped_before, "{name} seed {seed}");
+                assert_eq!(occ.packets as u64, s.enqueued - s.dequeued - s.dropped_after, "{name} seed {seed}");
+                assert!(occ.packets <= limit_pkts, "{name} seed {seed}: {occ:?}");
+                assert_eq!(b_in, b_before + occ.bytes + b_out + b_after, "{name} seed {seed}");
+            }
+            assert!(q.stats.dropped() > 0 && q.stats.dequeued > 0, "{name}: the run should drop and deliver");
+        }
+    }
+
+    // Model-based conservation check for every discipline (ECN on where it exists, so marks
+    // happen too).
+    #[test]
+    fn conservation_holds_for_every_discipline() {
+        use super::super::choke::{Choke, ChokeConfig};
+        use super::super::pie::{Pie, PieConfig};
+        use super::super::red::{AredParams, Red, RedConfig, RedFlavor};
+        use crate::time::{Dur, Rate};
+        let lim = QueueLimit::Packets(40);
+        let red = RedConfig { limit: lim, ecn: true, ..RedConfig::ns3_defaults(Rate::mbps(10)) };
+        check_conservation(|| DropTail::new(lim), 40);
+        check_conservation(|| Red::new(red), 40);
+        check_conservation(|| Red::new(RedConfig { flavor: RedFlavor::Floyd, gentle: false, hard_drop: false, ..red }), 40);
+        // byte limit: 30,000 B holds at most 750 packets of 40 B (bytes are checked below)
+        check_conservation(|| Red::new(RedConfig { limit: QueueLimit::Bytes(30_000), min_th: 5000.0, max_th: 15000.0, ..red }), 750);
+        check_conservation(|| Red::new(RedConfig::adaptive(red, Dur::from_millis(5), AredParams::standard(0.01))), 40);
+        check_conservation(|| Pie::new(PieConfig { limit: lim, ecn: true, ..PieConfig::ns3_44() }), 40);
+        check_conservation(|| Pie::new(PieConfig { limit: lim, derandomize: true, ..PieConfig::rfc8033() }), 40);
+        check_conservation(|| Pie::new(PieConfig { limit: lim, ..PieConfig::ns3_30() }), 40);
+        check_conservation(|| Choke::new(ChokeConfig { red: RedConfig { limit: lim, ..ChokeConfig::defaults(Rate::mbps(10)).red }, candidates: 1 }), 40);
+        check_conservation(|| Choke::new(ChokeConfig { red: RedConfig { limit: lim, ..ChokeConfig::defaults(Rate::mbps(10)).red }, candidates: 3 }), 40);
     }
 }
