@@ -15,22 +15,98 @@
 //! Victims removed from the queue are handed back through the context's `dequeue_drops`, so
 //! the statistics count them as dropped after enqueue.
 
-use super::red::{Fifo, RedConfig, RedCore, RedFlavor, Verdict};
+use super::auto::Auto;
+use super::red::{Fifo, RedConfig, RedCore, RedFlavor, RedRule, RedSettings, Verdict};
 use super::{DropReason, Enqueue, MarkReason, Occupancy, QdiscCx, QueueDisc, Queued};
-use crate::time::{Rate, Time};
-use crate::units::QueueLimit;
+use crate::time::{Dur, Rate, Time};
+use crate::units::{ByteSize, QueueLimit};
+use serde::{Deserialize, Serialize};
 
 /// CHOKe's parameters: RED's plus the number of drop candidates (≥ 1).
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub struct ChokeConfig {
-    pub red: RedConfig,
+pub struct ChokeSettings {
+    pub red: RedSettings,
     pub candidates: u32,
 }
 
-impl ChokeConfig {
+impl ChokeSettings {
     /// ns-3 RED's defaults on a link of `rate`, non-gentle, Floyd's count rule, one candidate.
-    pub fn defaults(rate: Rate) -> ChokeConfig {
-        ChokeConfig { red: RedConfig { gentle: false, flavor: RedFlavor::Floyd, ..RedConfig::ns3_defaults(rate) }, candidates: 1 }
+    pub fn defaults(rate: Rate) -> ChokeSettings {
+        ChokeSettings { red: RedSettings { gentle: false, flavor: RedFlavor::Floyd, ..RedSettings::ns3_defaults(rate) }, candidates: 1 }
+    }
+}
+
+/// `{ kind = "choke", limit = "900pkt", ... }`. Only `limit` is required; thresholds at
+/// `"auto"` are 5 and 15 packets (times `mean_pkt_size` with a byte limit).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChokeConfig {
+    pub limit: QueueLimit,
+    pub min_th: Auto<QueueLimit>,
+    pub max_th: Auto<QueueLimit>,
+    pub w_q: f64,
+    pub max_p: f64,
+    /// Drop candidates drawn per arrival (≥ 1).
+    pub candidates: u32,
+    pub gentle: bool,
+    pub wait: bool,
+    pub mean_pkt_size: ByteSize,
+    pub bandwidth: Auto<Rate>,
+    pub flavor: RedFlavor,
+    pub ecn: bool,
+    pub hard_drop: bool,
+}
+
+impl Default for ChokeConfig {
+    fn default() -> Self {
+        ChokeConfig {
+            limit: QueueLimit::Packets(1000),
+            min_th: Auto::Auto,
+            max_th: Auto::Auto,
+            w_q: 0.002,
+            max_p: 0.02,
+            candidates: 1,
+            gentle: false,
+            wait: true,
+            mean_pkt_size: ByteSize(1000),
+            bandwidth: Auto::Auto,
+            flavor: RedFlavor::Floyd,
+            ecn: false,
+            hard_drop: false,
+        }
+    }
+}
+
+impl ChokeConfig {
+    /// Under the ns-3 profile: ns-3 RED's limit (25 packets) and `MeanPktSize` (500 B). The RED
+    /// rules stay Floyd's: there is no ns-3 CHOKe to follow.
+    pub fn ns3() -> Self {
+        ChokeConfig { limit: QueueLimit::Packets(25), mean_pkt_size: ByteSize(500), ..ChokeConfig::default() }
+    }
+
+    pub fn settings(&self, link: Option<Rate>) -> Result<ChokeSettings, (&'static str, String)> {
+        if self.candidates == 0 {
+            return Err(("candidates", "must be at least 1".into()));
+        }
+        let red = RedConfig {
+            limit: self.limit,
+            params: RedRule::Floyd,
+            min_th: self.min_th,
+            max_th: self.max_th,
+            w_q: Auto::Value(self.w_q),
+            max_p: self.max_p,
+            gentle: self.gentle,
+            wait: self.wait,
+            mean_pkt_size: self.mean_pkt_size,
+            bandwidth: self.bandwidth,
+            target: Dur::from_millis(5),
+            byte_scaling: super::red::ByteScaling::Spec,
+            flavor: self.flavor,
+            ecn: self.ecn,
+            hard_drop: self.hard_drop,
+        }
+        .settings(link)?;
+        Ok(ChokeSettings { red, candidates: self.candidates })
     }
 }
 
@@ -43,7 +119,7 @@ pub struct Choke<P> {
 }
 
 impl<P: Queued> Choke<P> {
-    pub fn new(cfg: ChokeConfig) -> Choke<P> {
+    pub fn new(cfg: ChokeSettings) -> Choke<P> {
         Choke { core: RedCore::new(cfg.red), candidates: cfg.candidates.max(1), fifo: Fifo::new() }
     }
     pub fn avg(&self) -> f64 {
@@ -137,7 +213,7 @@ mod tests {
     #[test]
     fn matching_candidate_drops_both() {
         let mut rng = RngStream::from_seed(2);
-        let mut q: Choke<TestPkt> = Choke::new(ChokeConfig { red: RedConfig { limit: QueueLimit::Packets(100), ..ChokeConfig::defaults(Rate::mbps(10)).red }, candidates: 1 });
+        let mut q: Choke<TestPkt> = Choke::new(ChokeSettings { red: RedSettings { limit: QueueLimit::Packets(100), ..ChokeSettings::defaults(Rate::mbps(10)).red }, candidates: 1 });
         let mut v = Vec::new();
         for k in 0..8 {
             assert!(matches!(q.enqueue(pkt(1, k), Time(0), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v }), Enqueue::Queued));
@@ -170,7 +246,7 @@ mod tests {
     fn heavy_flow_loses_more() {
         let mut rng = RngStream::from_seed(4);
         let mut ops = RngStream::from_seed(5);
-        let mut q: Choke<TestPkt> = Choke::new(ChokeConfig { red: RedConfig { w_q: 0.02, limit: QueueLimit::Packets(100), ..ChokeConfig::defaults(Rate::mbps(10)).red }, candidates: 1 });
+        let mut q: Choke<TestPkt> = Choke::new(ChokeSettings { red: RedSettings { w_q: 0.02, limit: QueueLimit::Packets(100), ..ChokeSettings::defaults(Rate::mbps(10)).red }, candidates: 1 });
         let mut v = Vec::new();
         let (mut sent, mut lost) = ([0u32; 5], [0u32; 5]);
         for i in 0..50_000u32 {
@@ -192,5 +268,16 @@ mod tests {
             assert!(rate(f) > 0.2 && rate(f) < 0.35, "flow {f} loss {}", rate(f));
             assert!(rate(0) >= 2.5 * rate(f), "flow {f} loss {} vs {}", rate(f), rate(0));
         }
+    }
+
+    // tests the scenario-facing config: defaults are ns-3 RED's thresholds without gentle, one
+    // candidate; a byte limit scales the automatic thresholds by mean_pkt_size.
+    #[test]
+    fn config_defaults_and_errors() {
+        let st = ChokeConfig::default().settings(Some(Rate::mbps(10))).unwrap();
+        assert_eq!((st.red.min_th, st.red.max_th, st.red.w_q, st.red.gentle, st.candidates), (5.0, 15.0, 0.002, false, 1));
+        let b = ChokeConfig { limit: QueueLimit::Bytes(100_000), ..ChokeConfig::default() }.settings(None).unwrap();
+        assert_eq!((b.red.min_th, b.red.max_th), (5000.0, 15000.0));
+        assert_eq!(ChokeConfig { candidates: 0, ..ChokeConfig::default() }.settings(None).unwrap_err().0, "candidates");
     }
 }

@@ -14,16 +14,17 @@
 //! RED, ARED, PIE, CoDel, FQ-CoDel and CHOKe arrive as further variants of [`AnyQdisc`] and of the
 //! `kind` of a scenario's `queue` table (`sluice-sim`'s scenario schema).
 
+pub mod auto;
 pub mod choke;
 pub mod drop_tail;
 pub mod pie;
 pub mod red;
 pub mod stats;
 
-pub use choke::{Choke, ChokeConfig};
+pub use choke::{Choke, ChokeSettings};
 pub use drop_tail::DropTail;
-pub use pie::{Pie, PieConfig};
-pub use red::{Red, RedConfig};
+pub use pie::{Pie, PieSettings};
+pub use red::{Red, RedSettings};
 pub use stats::{Instrumented, Offer, QdiscStats};
 
 use crate::packet::Ecn;

@@ -21,22 +21,27 @@
 //! packet events nothing the update reads changes, so this gives the same result as a timer
 //! that fires every `T_UPDATE` and runs before packet events of the same instant.
 
+use super::auto::Auto;
 use super::red::Fifo;
 use super::{DropReason, Enqueue, MarkReason, Occupancy, QdiscCx, QueueDisc, Queued};
 use crate::packet::Ecn;
 use crate::rng::RngStream;
 use crate::time::{Dur, Time};
-use crate::units::QueueLimit;
+use crate::units::{ByteSize, QueueLimit};
+use serde::{Deserialize, Serialize};
 
 /// Which PIE (see the module doc).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PieVariant {
+    #[serde(rename = "rfc8033")]
     Rfc8033,
+    #[serde(rename = "ns3.30")]
     Ns3_30,
 }
 
 /// How the queue delay is measured.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PieQdelay {
     /// Sojourn time of the most recently dequeued packet; 0 when that dequeue emptied the queue.
     Timestamp,
@@ -45,7 +50,8 @@ pub enum PieQdelay {
 }
 
 /// How the burst allowance is armed (see the module doc).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PieBurst {
     Rfc,
     Ns3,
@@ -53,7 +59,7 @@ pub enum PieBurst {
 
 /// PIE's parameters, validated by the caller.
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub struct PieConfig {
+pub struct PieSettings {
     pub variant: PieVariant,
     pub limit: QueueLimit,
     pub qdelay_ref: Dur,
@@ -75,12 +81,12 @@ pub struct PieConfig {
     pub mark_ecnth: f64,
 }
 
-impl PieConfig {
+impl PieSettings {
     /// RFC 8033 with ns-3.44's defaults (`QueueDelayReference` 15 ms, `Tupdate` 15 ms,
     /// `MaxBurstAllowance` 150 ms, `DequeueThreshold` 16,384 B, `MeanPktSize` 1000 B, 25
     /// packets, timestamps), and the RFC's burst allowance.
-    pub fn rfc8033() -> PieConfig {
-        PieConfig {
+    pub fn rfc8033() -> PieSettings {
+        PieSettings {
             variant: PieVariant::Rfc8033,
             limit: QueueLimit::Packets(25),
             qdelay_ref: Dur::from_millis(15),
@@ -98,15 +104,15 @@ impl PieConfig {
         }
     }
 
-    /// ns-3.44's `PieQueueDisc` as configured by default: [`PieConfig::rfc8033`] with ns-3's
+    /// ns-3.44's `PieQueueDisc` as configured by default: [`PieSettings::rfc8033`] with ns-3's
     /// burst allowance.
-    pub fn ns3_44() -> PieConfig {
-        PieConfig { burst: PieBurst::Ns3, ..PieConfig::rfc8033() }
+    pub fn ns3_44() -> PieSettings {
+        PieSettings { burst: PieBurst::Ns3, ..PieSettings::rfc8033() }
     }
 
     /// ns-3.30's `PieQueueDisc` defaults.
-    pub fn ns3_30() -> PieConfig {
-        PieConfig {
+    pub fn ns3_30() -> PieSettings {
+        PieSettings {
             variant: PieVariant::Ns3_30,
             qdelay_ref: Dur::from_millis(20),
             t_update: Dur::from_millis(30),
@@ -114,8 +120,127 @@ impl PieConfig {
             dq_threshold: 10_000,
             qdelay: PieQdelay::Rate,
             burst: PieBurst::Ns3,
-            ..PieConfig::rfc8033()
+            ..PieSettings::rfc8033()
         }
+    }
+}
+
+/// `{ kind = "pie", limit = "900pkt", ... }`. Only `limit` is required; keys at `"auto"` take
+/// the variant's value (RFC 8033 as ns-3.44: target and `t_update` 15 ms, `max_burst` 150 ms,
+/// `dq_threshold` 16,384 B, timestamps; ns-3.30: 20 ms, 30 ms, 100 ms, 10,000 B, rate).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieConfig {
+    pub limit: QueueLimit,
+    pub variant: PieVariant,
+    /// `QDELAY_REF`.
+    pub target: Auto<Dur>,
+    pub t_update: Auto<Dur>,
+    pub alpha: f64,
+    pub beta: f64,
+    pub max_burst: Auto<Dur>,
+    pub dq_threshold: Auto<ByteSize>,
+    pub mean_pkt_size: ByteSize,
+    pub qdelay: Auto<PieQdelay>,
+    /// `"auto"`: `"rfc"` for RFC 8033 (`"ns3"` under the ns-3 profile), `"ns3"` for ns-3.30.
+    pub burst: Auto<PieBurst>,
+    pub derandomize: bool,
+    pub ecn: bool,
+    pub mark_ecnth: f64,
+}
+
+impl Default for PieConfig {
+    fn default() -> Self {
+        PieConfig {
+            limit: QueueLimit::Packets(1000),
+            variant: PieVariant::Rfc8033,
+            target: Auto::Auto,
+            t_update: Auto::Auto,
+            alpha: 0.125,
+            beta: 1.25,
+            max_burst: Auto::Auto,
+            dq_threshold: Auto::Auto,
+            mean_pkt_size: ByteSize(1000),
+            qdelay: Auto::Auto,
+            burst: Auto::Auto,
+            derandomize: false,
+            ecn: false,
+            mark_ecnth: 0.1,
+        }
+    }
+}
+
+impl PieConfig {
+    /// ns-3.44's `PieQueueDisc` defaults: 25 packets and ns-3's burst allowance.
+    pub fn ns3() -> Self {
+        PieConfig { limit: QueueLimit::Packets(25), burst: Auto::Value(PieBurst::Ns3), ..PieConfig::default() }
+    }
+
+    pub fn settings(&self) -> Result<PieSettings, (&'static str, String)> {
+        let zero = match self.limit {
+            QueueLimit::Packets(p) => p == 0,
+            QueueLimit::Bytes(b) => b == 0,
+        };
+        if zero {
+            return Err(("limit", "must be greater than zero".into()));
+        }
+        if self.alpha.is_nan() || self.alpha <= 0.0 {
+            return Err(("alpha", "must be > 0".into()));
+        }
+        if self.beta.is_nan() || self.beta <= 0.0 {
+            return Err(("beta", "must be > 0".into()));
+        }
+        if !(0.0..=1.0).contains(&self.mark_ecnth) {
+            return Err(("mark_ecnth", format!("must be in [0, 1], got {}", self.mark_ecnth)));
+        }
+        if self.mean_pkt_size.0 == 0 || self.mean_pkt_size.0 > u32::MAX as u64 {
+            return Err(("mean_pkt_size", format!("must be between 1B and {}B, got {}", u32::MAX, self.mean_pkt_size)));
+        }
+        let base = match self.variant {
+            PieVariant::Rfc8033 => PieSettings::rfc8033(),
+            PieVariant::Ns3_30 => {
+                let not = |f: &'static str, what: &str| Err((f, format!("{what} is not part of variant \"ns3.30\"")));
+                if self.ecn {
+                    return not("ecn", "ECN");
+                }
+                if self.derandomize {
+                    return not("derandomize", "de-randomisation");
+                }
+                if self.qdelay == Auto::Value(PieQdelay::Timestamp) {
+                    return not("qdelay", "\"timestamp\"");
+                }
+                if self.burst == Auto::Value(PieBurst::Rfc) {
+                    return not("burst", "\"rfc\"");
+                }
+                PieSettings::ns3_30()
+            }
+        };
+        let st = PieSettings {
+            limit: self.limit,
+            qdelay_ref: self.target.or(base.qdelay_ref),
+            t_update: self.t_update.or(base.t_update),
+            alpha: self.alpha,
+            beta: self.beta,
+            max_burst: self.max_burst.or(base.max_burst),
+            dq_threshold: self.dq_threshold.value().map_or(base.dq_threshold, |b| b.0),
+            mean_pkt_size: self.mean_pkt_size.0 as u32,
+            qdelay: self.qdelay.or(base.qdelay),
+            burst: self.burst.or(base.burst),
+            derandomize: self.derandomize,
+            ecn: self.ecn,
+            mark_ecnth: self.mark_ecnth,
+            ..base
+        };
+        if st.t_update == Dur::ZERO {
+            return Err(("t_update", "must be greater than zero".into()));
+        }
+        if st.qdelay_ref == Dur::ZERO {
+            return Err(("target", "must be greater than zero".into()));
+        }
+        if st.dq_threshold == 0 {
+            return Err(("dq_threshold", "must be greater than zero".into()));
+        }
+        Ok(st)
     }
 }
 
@@ -135,7 +260,7 @@ const BURST_RESET_TIMEOUT: f64 = 1.5;
 /// The PIE discipline.
 #[derive(Debug)]
 pub struct Pie<P> {
-    cfg: PieConfig,
+    cfg: PieSettings,
     fifo: Fifo<P>,
     drop_prob: f64,
     /// Current and previous queue delay (ns).
@@ -153,7 +278,7 @@ pub struct Pie<P> {
 }
 
 impl<P: Queued> Pie<P> {
-    pub fn new(cfg: PieConfig) -> Pie<P> {
+    pub fn new(cfg: PieSettings) -> Pie<P> {
         Pie {
             cfg,
             fifo: Fifo::new(),
@@ -182,7 +307,7 @@ impl<P: Queued> Pie<P> {
     pub fn qdelay(&self) -> Dur {
         Dur(self.qdelay)
     }
-    pub fn config(&self) -> &PieConfig {
+    pub fn config(&self) -> &PieSettings {
         &self.cfg
     }
 
@@ -442,8 +567,8 @@ mod tests {
     // /8 = 0.000859375 → 0.005859375.
     #[test]
     fn update_hand_values() {
-        for (cfg, want) in [(PieConfig::rfc8033(), 0.0059375), (PieConfig::ns3_30(), 0.005859375)] {
-            let mut q: Pie<TestPkt> = Pie::new(PieConfig { qdelay: PieQdelay::Timestamp, ..cfg });
+        for (cfg, want) in [(PieSettings::rfc8033(), 0.0059375), (PieSettings::ns3_30(), 0.005859375)] {
+            let mut q: Pie<TestPkt> = Pie::new(PieSettings { qdelay: PieQdelay::Timestamp, ..cfg });
             q.burst_allowance = Dur::ZERO;
             q.drop_prob = 0.005;
             q.qdelay_old = ms(20);
@@ -464,14 +589,14 @@ mod tests {
     // p = 0.125·(1 − 0.015) + 1.25·1 = 1.373125 (tier ≥ 0.1: unscaled) → capped at 0.02 → 0.17.
     #[test]
     fn step_is_capped_above_ten_percent() {
-        let mut q: Pie<TestPkt> = Pie::new(PieConfig::rfc8033());
+        let mut q: Pie<TestPkt> = Pie::new(PieSettings::rfc8033());
         q.burst_allowance = Dur::ZERO;
         q.drop_prob = 0.15;
         q.qdelay = ms(1000);
         q.update();
         assert!((q.drop_prob - 0.17).abs() < 1e-12, "{}", q.drop_prob);
         // below 10 % no cap: drop_prob 0.05, same delays → 0.05 + 1.373125/2 = 0.7365625
-        let mut q: Pie<TestPkt> = Pie::new(PieConfig::rfc8033());
+        let mut q: Pie<TestPkt> = Pie::new(PieSettings::rfc8033());
         q.burst_allowance = Dur::ZERO;
         q.drop_prob = 0.05;
         q.qdelay = ms(1000);
@@ -483,7 +608,7 @@ mod tests {
     // first, as drop_prob 0.05 is in the /2 tier): (0.05 − 0.0009375)·0.98 = 0.04808125.
     #[test]
     fn decays_when_both_delays_are_zero() {
-        let mut q: Pie<TestPkt> = Pie::new(PieConfig::rfc8033());
+        let mut q: Pie<TestPkt> = Pie::new(PieSettings::rfc8033());
         q.burst_allowance = Dur::ZERO;
         q.drop_prob = 0.05;
         q.update();
@@ -493,7 +618,7 @@ mod tests {
     // tests the ns-3.30 extras: +0.02 above 200 ms, no clamp at 1.
     #[test]
     fn ns3_30_extras() {
-        let mut q: Pie<TestPkt> = Pie::new(PieConfig::ns3_30());
+        let mut q: Pie<TestPkt> = Pie::new(PieSettings::ns3_30());
         q.drop_prob = 0.99;
         q.qdelay_old = ms(300);
         q.avg_dq_rate = 1e6;
@@ -508,7 +633,7 @@ mod tests {
     #[test]
     fn guards_and_certain_drop() {
         let mut rng = RngStream::from_seed(5);
-        let mut q: Pie<TestPkt> = Pie::new(PieConfig { limit: QueueLimit::Packets(100), ..PieConfig::rfc8033() });
+        let mut q: Pie<TestPkt> = Pie::new(PieSettings { limit: QueueLimit::Packets(100), ..PieSettings::rfc8033() });
         q.burst_allowance = Dur::ZERO;
         q.drop_prob = 0.19;
         let occ3 = Occupancy { packets: 3, bytes: 3000 };
@@ -527,7 +652,7 @@ mod tests {
     #[test]
     fn derandomization() {
         let mut rng = RngStream::from_seed(5);
-        let mut q: Pie<TestPkt> = Pie::new(PieConfig { derandomize: true, ..PieConfig::rfc8033() });
+        let mut q: Pie<TestPkt> = Pie::new(PieSettings { derandomize: true, ..PieSettings::rfc8033() });
         q.burst_allowance = Dur::ZERO;
         q.drop_prob = 0.3;
         q.qdelay_old = ms(20);
@@ -546,7 +671,7 @@ mod tests {
     #[test]
     fn burst_allowance_variants() {
         let mut rng = RngStream::from_seed(5);
-        let mut rfc: Pie<TestPkt> = Pie::new(PieConfig::rfc8033());
+        let mut rfc: Pie<TestPkt> = Pie::new(PieSettings::rfc8033());
         assert_eq!(rfc.burst_allowance, Dur::from_millis(150));
         rfc.update(); // quiet: re-armed
         assert_eq!(rfc.burst_allowance, Dur::from_millis(150));
@@ -555,7 +680,7 @@ mod tests {
         assert_eq!(rfc.burst_allowance, Dur::from_millis(135));
         assert!(rfc.drop_prob > 0.0, "the RFC variant does not hold drop_prob at 0");
 
-        let mut n3: Pie<TestPkt> = Pie::new(PieConfig::ns3_44());
+        let mut n3: Pie<TestPkt> = Pie::new(PieSettings::ns3_44());
         assert_eq!(n3.burst_allowance, Dur::ZERO);
         n3.drop_early(1000, Occupancy::default(), &mut rng);
         assert_eq!((n3.burst_allowance, n3.burst_state), (Dur::from_millis(150), BurstState::Protecting));
@@ -581,7 +706,7 @@ mod tests {
     #[test]
     fn ecn_marks_below_threshold() {
         let mut rng = RngStream::from_seed(5);
-        let mut q: Pie<TestPkt> = Pie::new(PieConfig { ecn: true, limit: QueueLimit::Packets(100), ..PieConfig::rfc8033() });
+        let mut q: Pie<TestPkt> = Pie::new(PieSettings { ecn: true, limit: QueueLimit::Packets(100), ..PieSettings::rfc8033() });
         let mut v = Vec::new();
         for i in 0..3 {
             q.fifo.push(TestPkt::new(i, 1000), Time(0));
@@ -621,8 +746,8 @@ mod tests {
     // events of the same instant), over a random arrival/departure pattern, in both delay modes.
     #[test]
     fn lazy_updates_equal_a_per_tick_driver() {
-        for cfg in [PieConfig::ns3_44(), PieConfig::rfc8033(), PieConfig::ns3_30(), PieConfig { qdelay: PieQdelay::Rate, ..PieConfig::rfc8033() }] {
-            let cfg = PieConfig { limit: QueueLimit::Packets(200), ..cfg };
+        for cfg in [PieSettings::ns3_44(), PieSettings::rfc8033(), PieSettings::ns3_30(), PieSettings { qdelay: PieQdelay::Rate, ..PieSettings::rfc8033() }] {
+            let cfg = PieSettings { limit: QueueLimit::Packets(200), ..cfg };
             let mut ops = RngStream::from_seed(77);
             let (mut r1, mut r2) = (RngStream::from_seed(1), RngStream::from_seed(1));
             let (mut v1, mut v2) = (Vec::new(), Vec::new());
@@ -653,5 +778,22 @@ mod tests {
             assert_eq!(out.0, out.1);
             assert!(max_p > 0.01 && out.0.iter().any(|x| x.is_none()), "the run should exercise PIE: max drop_prob {max_p}");
         }
+    }
+
+    // tests the scenario-facing config: "auto" keys take the variant's values, options the
+    // ns-3.30 code does not have are refused, and errors name their field.
+    #[test]
+    fn config_variants_and_errors() {
+        let r = PieConfig::default().settings().unwrap();
+        assert_eq!((r.qdelay_ref, r.t_update, r.max_burst, r.dq_threshold, r.qdelay, r.burst), (Dur::from_millis(15), Dur::from_millis(15), Dur::from_millis(150), 16_384, PieQdelay::Timestamp, PieBurst::Rfc));
+        assert_eq!(PieConfig::ns3().settings().unwrap().burst, PieBurst::Ns3);
+        let n = PieConfig { variant: PieVariant::Ns3_30, target: Auto::Value(Dur::from_millis(5)), ..PieConfig::default() }.settings().unwrap();
+        assert_eq!((n.qdelay_ref, n.t_update, n.max_burst, n.dq_threshold, n.qdelay, n.burst), (Dur::from_millis(5), Dur::from_millis(30), Dur::from_millis(100), 10_000, PieQdelay::Rate, PieBurst::Ns3));
+        let e = |c: PieConfig| c.settings().unwrap_err();
+        assert_eq!(e(PieConfig { alpha: 0.0, ..PieConfig::default() }), ("alpha", "must be > 0".to_string()));
+        assert_eq!(e(PieConfig { variant: PieVariant::Ns3_30, ecn: true, ..PieConfig::default() }).0, "ecn");
+        assert_eq!(e(PieConfig { variant: PieVariant::Ns3_30, qdelay: Auto::Value(PieQdelay::Timestamp), ..PieConfig::default() }).0, "qdelay");
+        assert_eq!(e(PieConfig { t_update: Auto::Value(Dur::ZERO), ..PieConfig::default() }).0, "t_update");
+        assert_eq!(e(PieConfig { mark_ecnth: 1.5, ..PieConfig::default() }).0, "mark_ecnth");
     }
 }

@@ -29,17 +29,20 @@
 //! bandwidth as iproute2's `tc red` does. Linux has no gentle mode (`gentle = false`).
 //!
 //! Adaptive RED is [`RedVariant::Adaptive`]: thresholds and `w_q` come from the link capacity
-//! and a target delay ([`RedConfig::adaptive`]), and `max_p` is adapted every `interval` toward
+//! and a target delay ([`RedSettings::adaptive`]), and `max_p` is adapted every `interval` toward
 //! the band 40–60 % between the thresholds.
 
+use super::auto::Auto;
 use super::{DropReason, Enqueue, MarkReason, Occupancy, QdiscCx, QueueDisc, Queued};
 use crate::packet::Ecn;
 use crate::time::{Dur, Rate, Time};
-use crate::units::QueueLimit;
+use crate::units::{ByteSize, QueueLimit};
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// How byte mode scales the drop probability by the packet's size.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ByteScaling {
     /// Floyd & Jacobson: `p_b ← p_b·len/s` before the uniform spacing; `count` in packets.
     Spec,
@@ -49,7 +52,8 @@ pub enum ByteScaling {
 }
 
 /// Which implementation's details RED follows where the paper leaves room (see the module doc).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RedFlavor {
     Floyd,
     Ns3,
@@ -87,7 +91,7 @@ pub enum RedVariant {
 /// RED's parameters, validated by the caller (`0 ≤ min_th < max_th`, `0 < w_q ≤ 1`,
 /// `0 < max_p ≤ 1`, `mean_pkt_size > 0`).
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub struct RedConfig {
+pub struct RedSettings {
     /// Physical limit; its unit is the unit of the thresholds and of the average.
     pub limit: QueueLimit,
     pub min_th: f64,
@@ -110,11 +114,11 @@ pub struct RedConfig {
     pub variant: RedVariant,
 }
 
-impl RedConfig {
+impl RedSettings {
     /// ns-3's `RedQueueDisc` defaults on a link of `rate`: `MinTh 5`, `MaxTh 15`, `QW 0.002`,
     /// `LInterm 50`, gentle, wait, `MeanPktSize 500`, 25 packets, ECN off, hard drop.
-    pub fn ns3_defaults(rate: Rate) -> RedConfig {
-        RedConfig {
+    pub fn ns3_defaults(rate: Rate) -> RedSettings {
+        RedSettings {
             limit: QueueLimit::Packets(25),
             min_th: 5.0,
             max_th: 15.0,
@@ -135,13 +139,13 @@ impl RedConfig {
     /// Adaptive RED on a link of `rate` with target delay `target`: `C = rate/(8·s)` packets/s,
     /// `min_th = max(5, target·C/2)` packets (times `s` in byte mode), `max_th = 3·min_th`,
     /// `w_q = 1 − exp(−1/C)`, gentle on; `max_p` starts at `base.max_p`.
-    pub fn adaptive(base: RedConfig, target: Dur, params: AredParams) -> RedConfig {
+    pub fn adaptive(base: RedSettings, target: Dur, params: AredParams) -> RedSettings {
         let c = ptc(base.link_rate, base.mean_pkt_size);
         let mut min_th = (target.as_secs_f64() * c / 2.0).max(5.0);
         if matches!(base.limit, QueueLimit::Bytes(_)) {
             min_th *= base.mean_pkt_size as f64;
         }
-        RedConfig {
+        RedSettings {
             min_th,
             max_th: 3.0 * min_th,
             w_q: 1.0 - (-1.0 / c).exp(),
@@ -206,10 +210,289 @@ pub fn linux_params(limit: u64, avpkt: u32, max: Option<u64>, min: Option<u64>, 
     Err(format!("no averaging weight fits burst {burst} (tc red needs Wlog < 32)"))
 }
 
+/// How `{ kind = "red" }` derives the thresholds and `w_q` it is not given.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RedRule {
+    /// `min_th` 5 and `max_th` 15 packets (times `mean_pkt_size` in byte mode), `w_q` 0.002:
+    /// Floyd & Jacobson's suggestions, and ns-3's attribute defaults.
+    Floyd,
+    /// iproute2's `tc red` ([`linux_params`], `mean_pkt_size` as `avpkt`); byte limits only.
+    Linux,
+    /// From the target delay and the link ([`RedSettings::adaptive`]'s thresholds, what ns-3
+    /// does when `MinTh` and `MaxTh` are both 0); `w_q` 0.002.
+    Target,
+}
+
+/// A threshold as the user writes it: `"5pkt"` or `"5000B"`, in the limit's unit.
+fn th_value(th: QueueLimit, bytes_mode: bool, field: &'static str) -> Result<f64, (&'static str, String)> {
+    match (th, bytes_mode) {
+        (QueueLimit::Packets(p), false) => Ok(p as f64),
+        (QueueLimit::Bytes(b), true) => Ok(b as f64),
+        (_, true) => Err((field, format!("in bytes like the limit (e.g. \"5000B\"), got {th}"))),
+        (_, false) => Err((field, format!("in packets like the limit (e.g. \"5pkt\"), got {th}"))),
+    }
+}
+
+/// A threshold for messages: `"5pkt"`, `"33333B"`, `"62.5pkt"`.
+fn th_show(v: f64, bytes_mode: bool) -> String {
+    format!("{v}{}", if bytes_mode { "B" } else { "pkt" })
+}
+
+/// Without a link (a gateway's queue), `bandwidth = "auto"` is tc's default, 10 Mbit/s.
+pub const DEFAULT_BANDWIDTH: Rate = Rate::mbps(10);
+
+fn check_common(limit: QueueLimit, max_p: f64, mean: ByteSize, bw: Auto<Rate>) -> Result<(), (&'static str, String)> {
+    let zero = match limit {
+        QueueLimit::Packets(p) => p == 0,
+        QueueLimit::Bytes(b) => b == 0,
+    };
+    if zero {
+        return Err(("limit", "must be greater than zero".into()));
+    }
+    if !(max_p > 0.0 && max_p <= 1.0) {
+        return Err(("max_p", format!("must be in (0, 1], got {max_p}")));
+    }
+    if mean.0 == 0 || mean.0 > u32::MAX as u64 {
+        return Err(("mean_pkt_size", format!("must be between 1B and {}B, got {mean}", u32::MAX)));
+    }
+    if bw == Auto::Value(Rate(0)) {
+        return Err(("bandwidth", "must be greater than zero (or \"auto\": the link's rate)".into()));
+    }
+    Ok(())
+}
+
+/// `{ kind = "red", limit = "900pkt", ... }`. Only `limit` is required.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedConfig {
+    /// Packets or bytes; the unit of the thresholds and of the average.
+    pub limit: QueueLimit,
+    /// How thresholds and `w_q` left at `"auto"` are derived.
+    pub params: RedRule,
+    pub min_th: Auto<QueueLimit>,
+    pub max_th: Auto<QueueLimit>,
+    pub w_q: Auto<f64>,
+    pub max_p: f64,
+    pub gentle: bool,
+    pub wait: bool,
+    /// `s`: idle decay, byte-mode scaling, `avpkt` of the Linux rule, packets of the target rule.
+    pub mean_pkt_size: ByteSize,
+    /// For the idle decay (and the target rule); `"auto"`: the link's rate.
+    pub bandwidth: Auto<Rate>,
+    /// Target queue delay of `params = "target"`.
+    pub target: Dur,
+    pub byte_scaling: ByteScaling,
+    pub flavor: RedFlavor,
+    pub ecn: bool,
+    pub hard_drop: bool,
+}
+
+impl Default for RedConfig {
+    /// Floyd & Jacobson with the gentle ramp, Linux's `avpkt` 1000 B, ECN off, forced drops
+    /// mark ECT packets when ECN is on (Linux without `harddrop`).
+    fn default() -> Self {
+        RedConfig {
+            limit: QueueLimit::Packets(1000),
+            params: RedRule::Floyd,
+            min_th: Auto::Auto,
+            max_th: Auto::Auto,
+            w_q: Auto::Auto,
+            max_p: 0.02,
+            gentle: true,
+            wait: true,
+            mean_pkt_size: ByteSize(1000),
+            bandwidth: Auto::Auto,
+            target: Dur::from_millis(5),
+            byte_scaling: ByteScaling::Spec,
+            flavor: RedFlavor::Floyd,
+            ecn: false,
+            hard_drop: false,
+        }
+    }
+}
+
+impl RedConfig {
+    /// ns-3.44's `RedQueueDisc` attribute defaults (25 packets, `MeanPktSize` 500, hard drop)
+    /// and its rules ([`RedFlavor::Ns3`], [`ByteScaling::Ns3`]).
+    pub fn ns3() -> Self {
+        RedConfig {
+            limit: QueueLimit::Packets(25),
+            mean_pkt_size: ByteSize(500),
+            byte_scaling: ByteScaling::Ns3,
+            flavor: RedFlavor::Ns3,
+            hard_drop: true,
+            ..RedConfig::default()
+        }
+    }
+
+    /// The discipline's settings on a link of `link` (`None`: [`DEFAULT_BANDWIDTH`] unless
+    /// `bandwidth` is given); checks every field (the error names it).
+    pub fn settings(&self, link: Option<Rate>) -> Result<RedSettings, (&'static str, String)> {
+        check_common(self.limit, self.max_p, self.mean_pkt_size, self.bandwidth)?;
+        let bytes_mode = matches!(self.limit, QueueLimit::Bytes(_));
+        let s = self.mean_pkt_size.0 as u32;
+        let rate = self.bandwidth.or(link.unwrap_or(DEFAULT_BANDWIDTH));
+        let given_min = self.min_th.value().map(|t| th_value(t, bytes_mode, "min_th")).transpose()?;
+        let given_max = self.max_th.value().map(|t| th_value(t, bytes_mode, "max_th")).transpose()?;
+        let pkt = if bytes_mode { s as f64 } else { 1.0 };
+        let (min_th, max_th, w_q) = match self.params {
+            RedRule::Floyd => (given_min.unwrap_or(5.0 * pkt), given_max.unwrap_or(15.0 * pkt), 0.002),
+            RedRule::Linux => {
+                let QueueLimit::Bytes(limit) = self.limit else {
+                    return Err(("params", "\"linux\" needs a limit in bytes (tc red counts bytes)".into()));
+                };
+                let lp = linux_params(limit, s, given_max.map(|v| v as u64), given_min.map(|v| v as u64), None).map_err(|e| ("params", e))?;
+                (lp.min as f64, lp.max as f64, lp.w_q())
+            }
+            RedRule::Target => {
+                if self.min_th != Auto::Auto || self.max_th != Auto::Auto {
+                    let f = if self.min_th != Auto::Auto { "min_th" } else { "max_th" };
+                    return Err((f, "must be \"auto\" with params = \"target\" (derived from target and bandwidth)".into()));
+                }
+                if self.target == Dur::ZERO {
+                    return Err(("target", "must be greater than zero".into()));
+                }
+                let base = RedSettings { mean_pkt_size: s, link_rate: rate, limit: self.limit, ..RedSettings::ns3_defaults(rate) };
+                let a = RedSettings::adaptive(base, self.target, AredParams::standard(0.01));
+                (a.min_th, a.max_th, 0.002)
+            }
+        };
+        if max_th <= min_th {
+            return Err(("max_th", format!("must be greater than min_th ({}), got {}", th_show(min_th, bytes_mode), th_show(max_th, bytes_mode))));
+        }
+        let w_q = self.w_q.or(w_q);
+        if !(w_q > 0.0 && w_q <= 1.0) {
+            return Err(("w_q", format!("must be in (0, 1], got {w_q}")));
+        }
+        Ok(RedSettings {
+            limit: self.limit,
+            min_th,
+            max_th,
+            max_p: self.max_p,
+            w_q,
+            gentle: self.gentle,
+            wait: self.wait,
+            mean_pkt_size: s,
+            link_rate: rate,
+            byte_scaling: self.byte_scaling,
+            ecn: self.ecn,
+            hard_drop: self.hard_drop,
+            flavor: self.flavor,
+            variant: RedVariant::Classic,
+        })
+    }
+}
+
+/// `{ kind = "ared", limit = "900pkt", ... }`: Adaptive RED. Thresholds and `w_q` come from
+/// the link and `target`; only `limit` is required.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AredConfig {
+    pub limit: QueueLimit,
+    pub target: Dur,
+    pub interval: Dur,
+    /// Initial `max_p`.
+    pub max_p: f64,
+    pub top: f64,
+    /// `"auto"`: 0.01, or ns-3's `min(0.01, 8·s·rtt/bandwidth)` under `flavor = "ns3"`.
+    pub bottom: Auto<f64>,
+    pub alpha: f64,
+    pub beta: f64,
+    /// RTT of ns-3's bottom rule.
+    pub rtt: Dur,
+    pub wait: bool,
+    pub mean_pkt_size: ByteSize,
+    pub bandwidth: Auto<Rate>,
+    pub byte_scaling: ByteScaling,
+    pub flavor: RedFlavor,
+    pub ecn: bool,
+    pub hard_drop: bool,
+}
+
+impl Default for AredConfig {
+    fn default() -> Self {
+        AredConfig {
+            limit: QueueLimit::Packets(1000),
+            target: Dur::from_millis(5),
+            interval: Dur::from_millis(500),
+            max_p: 0.02,
+            top: 0.5,
+            bottom: Auto::Auto,
+            alpha: 0.01,
+            beta: 0.9,
+            rtt: Dur::from_millis(100),
+            wait: true,
+            mean_pkt_size: ByteSize(1000),
+            bandwidth: Auto::Auto,
+            byte_scaling: ByteScaling::Spec,
+            flavor: RedFlavor::Floyd,
+            ecn: false,
+            hard_drop: false,
+        }
+    }
+}
+
+impl AredConfig {
+    /// ns-3.44's `RedQueueDisc` with `ARED = true`.
+    pub fn ns3() -> Self {
+        AredConfig {
+            limit: QueueLimit::Packets(25),
+            mean_pkt_size: ByteSize(500),
+            byte_scaling: ByteScaling::Ns3,
+            flavor: RedFlavor::Ns3,
+            hard_drop: true,
+            ..AredConfig::default()
+        }
+    }
+
+    pub fn settings(&self, link: Option<Rate>) -> Result<RedSettings, (&'static str, String)> {
+        check_common(self.limit, self.max_p, self.mean_pkt_size, self.bandwidth)?;
+        let pos = |v: f64, f: &'static str| if v > 0.0 && v <= 1.0 { Ok(()) } else { Err((f, format!("must be > 0 and at most 1, got {v}"))) };
+        if self.alpha.is_nan() || self.alpha <= 0.0 {
+            return Err(("alpha", "must be > 0".into()));
+        }
+        pos(self.alpha, "alpha")?;
+        if !(self.beta > 0.0 && self.beta < 1.0) {
+            return Err(("beta", format!("must be in (0, 1), got {}", self.beta)));
+        }
+        pos(self.top, "top")?;
+        for (d, f) in [(self.target, "target"), (self.interval, "interval"), (self.rtt, "rtt")] {
+            if d == Dur::ZERO {
+                return Err((f, "must be greater than zero".into()));
+            }
+        }
+        let s = self.mean_pkt_size.0 as u32;
+        let rate = self.bandwidth.or(link.unwrap_or(DEFAULT_BANDWIDTH));
+        let bottom = match self.bottom {
+            Auto::Value(b) => b,
+            Auto::Auto if self.flavor == RedFlavor::Ns3 => ared_bottom_ns3(rate, s, self.rtt),
+            Auto::Auto => 0.01,
+        };
+        if !(bottom > 0.0 && bottom < self.top) {
+            return Err(("bottom", format!("must be > 0 and below top ({}), got {bottom}", self.top)));
+        }
+        let base = RedSettings {
+            limit: self.limit,
+            max_p: self.max_p,
+            wait: self.wait,
+            mean_pkt_size: s,
+            link_rate: rate,
+            byte_scaling: self.byte_scaling,
+            ecn: self.ecn,
+            hard_drop: self.hard_drop,
+            flavor: self.flavor,
+            ..RedSettings::ns3_defaults(rate)
+        };
+        let params = AredParams { interval: self.interval, top: self.top, bottom, alpha: self.alpha, beta: self.beta };
+        Ok(RedSettings::adaptive(base, self.target, params))
+    }
+}
+
 /// RED's state: the average, the spacing count, the idle clock, `max_p` under ARED.
 #[derive(Clone, Debug)]
 pub(crate) struct RedCore {
-    pub cfg: RedConfig,
+    pub cfg: RedSettings,
     pub avg: f64,
     /// Floyd: −1 below `min_th`, then packets since the last drop. ns-3: `m_count`.
     pub count: i64,
@@ -235,7 +518,7 @@ pub(crate) enum Verdict {
 }
 
 impl RedCore {
-    pub fn new(cfg: RedConfig) -> RedCore {
+    pub fn new(cfg: RedSettings) -> RedCore {
         RedCore {
             cfg,
             avg: 0.0,
@@ -491,7 +774,7 @@ pub struct Red<P> {
 }
 
 impl<P: Queued> Red<P> {
-    pub fn new(cfg: RedConfig) -> Red<P> {
+    pub fn new(cfg: RedSettings) -> Red<P> {
         Red { core: RedCore::new(cfg), fifo: Fifo::new() }
     }
     /// The current average queue (in the unit of the limit).
@@ -502,7 +785,7 @@ impl<P: Queued> Red<P> {
     pub fn max_p(&self) -> f64 {
         self.core.cur_max_p
     }
-    pub fn config(&self) -> &RedConfig {
+    pub fn config(&self) -> &RedSettings {
         &self.core.cfg
     }
 }
@@ -560,8 +843,8 @@ mod tests {
     use super::*;
     use crate::rng::RngStream;
 
-    fn floyd(limit: u32) -> RedConfig {
-        RedConfig { flavor: RedFlavor::Floyd, limit: QueueLimit::Packets(limit), ..RedConfig::ns3_defaults(Rate::mbps(10)) }
+    fn floyd(limit: u32) -> RedSettings {
+        RedSettings { flavor: RedFlavor::Floyd, limit: QueueLimit::Packets(limit), ..RedSettings::ns3_defaults(Rate::mbps(10)) }
     }
 
     // tests RED's average: constant queue of 10 for 500 arrivals from avg 0 with w_q 0.002:
@@ -569,7 +852,7 @@ mod tests {
     // 0.0026498; without wait at count 100: p_a = p_b/(1 − 100·p_b) = 0.0026498/0.73502 = 0.003605.
     #[test]
     fn average_and_spacing_match_hand_values() {
-        let mut c = RedCore::new(RedConfig { wait: false, ..floyd(1000) });
+        let mut c = RedCore::new(RedSettings { wait: false, ..floyd(1000) });
         let occ = Occupancy { packets: 10, bytes: 10_000 };
         for i in 0..500u64 {
             // back-to-back arrivals, never idle after the first
@@ -583,7 +866,7 @@ mod tests {
         let pa = c.p_a(pb, 1000);
         assert!((pa - 0.003605).abs() < 5e-7, "p_a {pa}");
         // With wait, count·p_b = 0.265 < 1: no drop yet; at count 500 (1.325): p_b/(2 − 1.325).
-        let w = RedCore { cfg: RedConfig { wait: true, ..c.cfg }, ..c.clone() };
+        let w = RedCore { cfg: RedSettings { wait: true, ..c.cfg }, ..c.clone() };
         assert_eq!(w.p_a(pb, 1000), 0.0);
         let w500 = RedCore { count: 500, ..w.clone() };
         assert!((w500.p_a(pb, 1000) - pb / (2.0 - 500.0 * pb)).abs() < 1e-12);
@@ -609,7 +892,7 @@ mod tests {
     #[test]
     fn ns3_idle_starts_at_the_empty_dequeue() {
         for (flavor, start) in [(RedFlavor::Ns3, 0.5), (RedFlavor::Floyd, 0.0)] {
-            let mut c = RedCore::new(RedConfig { flavor, ..floyd(1000) });
+            let mut c = RedCore::new(RedSettings { flavor, ..floyd(1000) });
             c.idle = false;
             c.avg = 6.0;
             c.on_dequeue(Time(0), false, true);
@@ -635,7 +918,7 @@ mod tests {
     // 0.025; below: 0.02·0.9 = 0.018; inside: unchanged. Only after the interval has passed.
     #[test]
     fn ared_max_p_steps() {
-        let base = RedConfig { variant: RedVariant::Adaptive(AredParams::standard(0.01)), ..RedConfig::ns3_defaults(Rate::mbps(10)) };
+        let base = RedSettings { variant: RedVariant::Adaptive(AredParams::standard(0.01)), ..RedSettings::ns3_defaults(Rate::mbps(10)) };
         let t = Time::from_secs_f64(0.6);
         for (avg, want) in [(12.0, 0.025), (8.0, 0.018), (10.0, 0.02)] {
             let mut c = RedCore::new(base);
@@ -666,13 +949,13 @@ mod tests {
     #[test]
     fn ared_automatic_parameters() {
         let rate = Rate(833 * 8 * 500);
-        let c = RedConfig::adaptive(RedConfig::ns3_defaults(rate), Dur::from_millis(5), AredParams::standard(0.01));
+        let c = RedSettings::adaptive(RedSettings::ns3_defaults(rate), Dur::from_millis(5), AredParams::standard(0.01));
         assert_eq!((c.min_th, c.max_th), (5.0, 15.0));
         assert!((c.w_q - 0.0012).abs() < 5e-6, "w_q {}", c.w_q);
         assert!(c.gentle);
         assert!((ared_bottom_ns3(rate, 500, Dur::from_millis(100)) - 0.00012005).abs() < 1e-7);
         // 100 Mbit/s: C = 25,000 pkt/s, target queue 125 → min_th 62.5, max_th 187.5
-        let c = RedConfig::adaptive(RedConfig::ns3_defaults(Rate::mbps(100)), Dur::from_millis(5), AredParams::standard(0.01));
+        let c = RedSettings::adaptive(RedSettings::ns3_defaults(Rate::mbps(100)), Dur::from_millis(5), AredParams::standard(0.01));
         assert_eq!((c.min_th, c.max_th), (62.5, 187.5));
     }
 
@@ -686,7 +969,7 @@ mod tests {
         assert!(!c.forced_region());
         c.avg = 30.0;
         assert!(c.forced_region());
-        let mut c = RedCore::new(RedConfig { gentle: false, ..floyd(1000) });
+        let mut c = RedCore::new(RedSettings { gentle: false, ..floyd(1000) });
         c.avg = 15.0;
         assert!(c.forced_region());
     }
@@ -695,12 +978,12 @@ mod tests {
     // before the spacing (count 0, no wait: p_a = 3·p_b), under "ns3" after it.
     #[test]
     fn byte_mode_scaling_variants() {
-        let base = RedConfig { limit: QueueLimit::Bytes(100_000), wait: false, ..floyd(0) };
-        let mut spec = RedCore::new(RedConfig { byte_scaling: ByteScaling::Spec, ..base });
+        let base = RedSettings { limit: QueueLimit::Bytes(100_000), wait: false, ..floyd(0) };
+        let mut spec = RedCore::new(RedSettings { byte_scaling: ByteScaling::Spec, ..base });
         spec.count = 10;
         // count·p = 10·0.03 = 0.3: p_a = 0.03/0.7
         assert!((spec.p_a(0.01, 1500) - 0.03 / 0.7).abs() < 1e-12);
-        let mut ns3 = RedCore::new(RedConfig { byte_scaling: ByteScaling::Ns3, ..base });
+        let mut ns3 = RedCore::new(RedSettings { byte_scaling: ByteScaling::Ns3, ..base });
         ns3.count_bytes = 5250; // 5250/500 = 10 (integer division)
         // 0.01/(1 − 0.1) = 0.011111, then ·3 = 0.033333
         assert!((ns3.p_a(0.01, 1500) - 0.01 / 0.9 * 3.0).abs() < 1e-12);
@@ -716,7 +999,7 @@ mod tests {
     #[test]
     fn ns3_guards() {
         let mut rng = RngStream::from_seed(3);
-        let mut q: Red<TestPkt> = Red::new(RedConfig { limit: QueueLimit::Packets(100), ..RedConfig::ns3_defaults(Rate::mbps(10)) });
+        let mut q: Red<TestPkt> = Red::new(RedSettings { limit: QueueLimit::Packets(100), ..RedSettings::ns3_defaults(Rate::mbps(10)) });
         q.core.idle = false;
         assert!(matches!(run(&mut q, &mut rng, TestPkt::new(0, 500), Time(0)), Enqueue::Queued));
         q.core.avg = 40.0; // far into the forced region
@@ -738,7 +1021,7 @@ mod tests {
     #[test]
     fn ecn_marks_ect_and_drops_not_ect() {
         let mut rng = RngStream::from_seed(1);
-        let base = RedConfig { ecn: true, limit: QueueLimit::Packets(100), ..floyd(100) };
+        let base = RedSettings { ecn: true, limit: QueueLimit::Packets(100), ..floyd(100) };
         let mut q: Red<TestPkt> = Red::new(base);
         q.core.idle = false;
         let ect = |id| TestPkt { ecn: Ecn::Ect0, ..TestPkt::new(id, 500) };
@@ -766,7 +1049,7 @@ mod tests {
     #[test]
     fn early_drops_are_spaced() {
         let mut rng = RngStream::from_seed(9);
-        let mut c = RedCore::new(RedConfig { w_q: 1e-9, ..floyd(1000) });
+        let mut c = RedCore::new(RedSettings { w_q: 1e-9, ..floyd(1000) });
         c.idle = false;
         c.avg = 10.0; // p_b = 0.01
         let occ = Occupancy { packets: 10, bytes: 5000 };
@@ -786,5 +1069,37 @@ mod tests {
         assert!(gaps.iter().skip(1).all(|&g| (100..=200).contains(&g)), "{:?}", &gaps[..10]);
         let rate = drops as f64 / 200_000.0;
         assert!(rate > 1.0 / 200.0 && rate < 1.0 / 100.0, "rate {rate}");
+    }
+
+    // tests the scenario-facing config: the Linux rule from limit 400,000 B and avpkt 1000
+    // (min 33,333 B, max 100,000 B, w_q 1/32), the target rule at 100 Mbit/s with s = 500 B
+    // (C = 25,000 pkt/s → min 62.5, max 187.5 pkt), and the errors, each naming its field.
+    #[test]
+    fn config_rules_and_errors() {
+        let linux = RedConfig { limit: QueueLimit::Bytes(400_000), params: RedRule::Linux, ..RedConfig::default() };
+        let st = linux.settings(None).unwrap();
+        assert_eq!((st.min_th, st.max_th, st.w_q), (33_333.0, 100_000.0, 1.0 / 32.0));
+        assert_eq!(st.link_rate, DEFAULT_BANDWIDTH);
+        let t = RedConfig { params: RedRule::Target, mean_pkt_size: ByteSize(500), ..RedConfig::default() };
+        let st = t.settings(Some(Rate::mbps(100))).unwrap();
+        assert_eq!((st.min_th, st.max_th, st.w_q, st.link_rate), (62.5, 187.5, 0.002, Rate::mbps(100)));
+        let d = RedConfig::default().settings(Some(Rate::mbps(10))).unwrap();
+        assert_eq!((d.min_th, d.max_th, d.w_q, d.max_p, d.gentle, d.wait), (5.0, 15.0, 0.002, 0.02, true, true));
+        let e = |c: RedConfig| c.settings(None).unwrap_err();
+        assert_eq!(e(RedConfig { max_th: Auto::Value(QueueLimit::Packets(3)), ..RedConfig::default() }), ("max_th", "must be greater than min_th (5pkt), got 3pkt".to_string()));
+        assert_eq!(e(RedConfig { min_th: Auto::Value(QueueLimit::Bytes(3)), ..RedConfig::default() }).0, "min_th");
+        assert_eq!(e(RedConfig { params: RedRule::Linux, ..RedConfig::default() }).0, "params");
+        assert_eq!(e(RedConfig { w_q: Auto::Value(0.0), ..RedConfig::default() }).0, "w_q");
+        assert_eq!(e(RedConfig { max_p: 1.5, ..RedConfig::default() }).0, "max_p");
+        assert_eq!(e(RedConfig { params: RedRule::Target, min_th: Auto::Value(QueueLimit::Packets(9)), ..RedConfig::default() }).0, "min_th");
+        let a = AredConfig::default();
+        assert_eq!(AredConfig { alpha: 0.0, ..a.clone() }.settings(None).unwrap_err(), ("alpha", "must be > 0".to_string()));
+        assert_eq!(AredConfig { beta: 1.0, ..a.clone() }.settings(None).unwrap_err().0, "beta");
+        assert_eq!(AredConfig { bottom: Auto::Value(0.6), ..a.clone() }.settings(None).unwrap_err().0, "bottom");
+        // ns-3 flavour: bottom from the link, 8·500·0.1/100e6 = 400/1e8 = 4e-6
+        let st = AredConfig::ns3().settings(Some(Rate::mbps(100))).unwrap();
+        let RedVariant::Adaptive(p) = st.variant else { panic!() };
+        assert!((p.bottom - 4e-6).abs() < 1e-15);
+        assert_eq!((st.min_th, st.max_th), (62.5, 187.5));
     }
 }

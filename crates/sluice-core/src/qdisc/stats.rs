@@ -206,22 +206,22 @@ mod tests {
     // happen too).
     #[test]
     fn conservation_holds_for_every_discipline() {
-        use super::super::choke::{Choke, ChokeConfig};
-        use super::super::pie::{Pie, PieConfig};
-        use super::super::red::{AredParams, Red, RedConfig, RedFlavor};
+        use super::super::choke::{Choke, ChokeSettings};
+        use super::super::pie::{Pie, PieSettings};
+        use super::super::red::{AredParams, Red, RedSettings, RedFlavor};
         use crate::time::{Dur, Rate};
         let lim = QueueLimit::Packets(40);
-        let red = RedConfig { limit: lim, ecn: true, ..RedConfig::ns3_defaults(Rate::mbps(10)) };
+        let red = RedSettings { limit: lim, ecn: true, ..RedSettings::ns3_defaults(Rate::mbps(10)) };
         check_conservation(|| DropTail::new(lim), 40);
         check_conservation(|| Red::new(red), 40);
-        check_conservation(|| Red::new(RedConfig { flavor: RedFlavor::Floyd, gentle: false, hard_drop: false, ..red }), 40);
+        check_conservation(|| Red::new(RedSettings { flavor: RedFlavor::Floyd, gentle: false, hard_drop: false, ..red }), 40);
         // byte limit: 30,000 B holds at most 750 packets of 40 B (bytes are checked below)
-        check_conservation(|| Red::new(RedConfig { limit: QueueLimit::Bytes(30_000), min_th: 5000.0, max_th: 15000.0, ..red }), 750);
-        check_conservation(|| Red::new(RedConfig::adaptive(red, Dur::from_millis(5), AredParams::standard(0.01))), 40);
-        check_conservation(|| Pie::new(PieConfig { limit: lim, ecn: true, ..PieConfig::ns3_44() }), 40);
-        check_conservation(|| Pie::new(PieConfig { limit: lim, derandomize: true, ..PieConfig::rfc8033() }), 40);
-        check_conservation(|| Pie::new(PieConfig { limit: lim, ..PieConfig::ns3_30() }), 40);
-        check_conservation(|| Choke::new(ChokeConfig { red: RedConfig { limit: lim, ..ChokeConfig::defaults(Rate::mbps(10)).red }, candidates: 1 }), 40);
-        check_conservation(|| Choke::new(ChokeConfig { red: RedConfig { limit: lim, ..ChokeConfig::defaults(Rate::mbps(10)).red }, candidates: 3 }), 40);
+        check_conservation(|| Red::new(RedSettings { limit: QueueLimit::Bytes(30_000), min_th: 5000.0, max_th: 15000.0, ..red }), 750);
+        check_conservation(|| Red::new(RedSettings::adaptive(red, Dur::from_millis(5), AredParams::standard(0.01))), 40);
+        check_conservation(|| Pie::new(PieSettings { limit: lim, ecn: true, ..PieSettings::ns3_44() }), 40);
+        check_conservation(|| Pie::new(PieSettings { limit: lim, derandomize: true, ..PieSettings::rfc8033() }), 40);
+        check_conservation(|| Pie::new(PieSettings { limit: lim, ..PieSettings::ns3_30() }), 40);
+        check_conservation(|| Choke::new(ChokeSettings { red: RedSettings { limit: lim, ..ChokeSettings::defaults(Rate::mbps(10)).red }, candidates: 1 }), 40);
+        check_conservation(|| Choke::new(ChokeSettings { red: RedSettings { limit: lim, ..ChokeSettings::defaults(Rate::mbps(10)).red }, candidates: 3 }), 40);
     }
 }
