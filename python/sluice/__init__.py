@@ -6,6 +6,7 @@ The public API:
 - :func:`run` — run a scenario (a ``.toml`` path or TOML text) and get a :class:`Result`
   holding the summary and pandas DataFrames;
 - :func:`validate` — check a scenario without running it;
+- :func:`explain` — validate and list every queue's resolved discipline;
 - :mod:`sluice.plots` — matplotlib figures of a result;
 - the exceptions in :mod:`sluice.errors`.
 
@@ -19,7 +20,7 @@ Examples
 from __future__ import annotations
 
 from . import _sluice
-from .api import Result, run, validate
+from .api import Result, explain, run, validate
 from .errors import (
     GatewayError,
     OutputError,
@@ -36,6 +37,7 @@ __all__ = [
     "__version__",
     "run",
     "validate",
+    "explain",
     "Result",
     "SluiceError",
     "ScenarioError",

@@ -17,7 +17,7 @@ This stub is checked against the compiled module by ``python -m mypy.stubtest sl
 from collections.abc import Callable
 from typing import final
 
-__all__ = ["RunResult", "run", "validate", "version", "_panic_for_test"]
+__all__ = ["RunResult", "run", "validate", "explain", "version", "_panic_for_test"]
 
 @final
 class RunResult:
@@ -70,6 +70,13 @@ def run(
 
 def validate(scenario: str, seed: int | None = None, *, source: str | None = None) -> None:
     """Parse and validate a scenario (TOML text) without running it.
+
+    Raises ``ScenarioError`` when it is invalid.
+    """
+
+def explain(scenario: str, seed: int | None = None, *, source: str | None = None) -> str:
+    """Validate a scenario and return its queues' resolved disciplines as JSON text: a list of
+    ``{"name": "A->B", "params": {"kind": ..., ...}}``, one per link direction.
 
     Raises ``ScenarioError`` when it is invalid.
     """

@@ -91,10 +91,15 @@ def read_scenario(scenario: ScenarioLike) -> tuple[str, str | None]:
 
 
 def _frame(rows: list[dict[str, Any]], contract: tuple[str, ...]) -> pd.DataFrame:
-    """Rows from the summary as a DataFrame; contract columns first, present even when empty."""
+    """Rows from the summary as a DataFrame; contract columns first, present even when empty.
+
+    A nested map (a queue's ``drops_by_reason``, ``marks_by_reason``, ``params``) becomes one
+    column per key, ``drops_by_reason.overlimit``, ``params.limit`` (missing keys are NaN),
+    so the frame stays flat for Parquet."""
     if not rows:
         return pd.DataFrame({name: pd.Series(dtype="object") for name in contract})
-    df = pd.DataFrame.from_records(rows)
+    nested = any(isinstance(v, dict) for r in rows for v in r.values())
+    df = pd.json_normalize(rows, max_level=1) if nested else pd.DataFrame.from_records(rows)
     first = [c for c in contract if c in df.columns]
     rest = [c for c in df.columns if c not in first]
     return df[first + rest]
@@ -225,6 +230,18 @@ def validate(scenario: ScenarioLike, seed: int | None = None) -> None:
     """
     text, source = read_scenario(scenario)
     _sluice.validate(text, _check_seed(seed), source=source)
+
+
+def explain(scenario: ScenarioLike, seed: int | None = None) -> list[dict[str, Any]]:
+    """Validate a scenario and list every queue's resolved discipline.
+
+    One ``{"name": "A->B", "params": {"kind": "codel", "target": "5ms", ...}}`` per link
+    direction, every parameter present (defaults filled in under the scenario's profile), as
+    the run's summary reports them. Raises :class:`~sluice.errors.ScenarioError` if invalid.
+    """
+    text, source = read_scenario(scenario)
+    queues: list[dict[str, Any]] = json.loads(_sluice.explain(text, _check_seed(seed), source=source))
+    return queues
 
 
 def _check_seed(seed: object) -> int | None:

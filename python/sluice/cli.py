@@ -389,19 +389,45 @@ def run_cmd(
 
 
 @app.command("validate")
-def validate_cmd(scenario: ScenarioArg, seed: SeedOpt = None) -> None:
+def validate_cmd(
+    scenario: ScenarioArg,
+    seed: SeedOpt = None,
+    explain: Annotated[
+        bool,
+        typer.Option("--explain", help="Also print every queue's discipline with all its parameters, defaults filled in (queues with identical parameters on one line)."),
+    ] = False,
+) -> None:
     """Check a scenario file without running it.
 
-    Prints "ok" if it is valid; otherwise one line "error: FILE: FIELD: MESSAGE" on standard error and exit status 2.
+    Prints "ok" if it is valid; otherwise one line "error: FILE: FIELD: MESSAGE" on standard error and exit status 2. With --explain, then one line per queue (or group of queues with the same parameters): its name, kind and resolved parameters.
 
-    Example:  sluice validate scenarios/reference/single-newreno.toml
+    Example:  sluice validate --explain scenarios/reference/single-newreno.toml
     """
     _read(scenario)
     try:
         api.validate(scenario, seed=seed)
+        queues = api.explain(scenario, seed=seed) if explain else []
     except (SluiceError, OSError) as e:
         _report(e, scenario)
     typer.echo(f"ok: {scenario}")
+    for line in _explain_lines(queues):
+        typer.echo(line)
+
+
+def _explain_lines(queues: list[dict[str, Any]]) -> list[str]:
+    """One line per distinct parameter set, in first-seen order: `NAMES: KIND key=value ...`;
+    more than three names are shown as the first three and a count."""
+    groups: dict[str, list[str]] = {}
+    for q in queues:
+        p = dict(q["params"])
+        kind = p.pop("kind")
+        text = " ".join([kind] + [f"{k}={v}" for k, v in p.items()])
+        groups.setdefault(text, []).append(q["name"])
+    lines = []
+    for text, names in groups.items():
+        who = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        lines.append(f"{who}: {text}")
+    return lines
 
 
 @app.command("version")

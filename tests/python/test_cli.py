@@ -79,6 +79,27 @@ def test_validate_good_scenario(tiny_path: Path) -> None:
     assert "ok" in result.stdout
 
 
+def test_validate_explain_prints_each_queue_with_its_parameters(tiny_path: Path) -> None:
+    result = runner.invoke(app, ["validate", "--explain", str(tiny_path)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("ok: ")
+    # The bottleneck alone, then the default 100,000-packet queues grouped: 2 pairs give 4
+    # access links (8 queues) plus B->A, 9 in all.
+    assert "A->B: drop_tail limit=50pkt" in lines
+    grouped = [ln for ln in lines if ln.endswith(": drop_tail limit=100000pkt")]
+    assert len(grouped) == 1 and grouped[0].endswith("and 6 more: drop_tail limit=100000pkt"), lines
+    assert len(lines) == 3, lines
+
+
+def test_explain_lists_every_queue(tiny_path: Path) -> None:
+    from sluice import api
+
+    queues = api.explain(tiny_path)
+    assert len(queues) == 10  # 5 links, two directions each
+    assert {"name": "A->B", "params": {"kind": "drop_tail", "limit": "50pkt"}} in queues
+
+
 @pytest.mark.parametrize("command", ["run", "validate"])
 def test_missing_file_is_one_line(command: str, tmp_path: Path) -> None:
     result = runner.invoke(app, [command, str(tmp_path / "nope.toml")])

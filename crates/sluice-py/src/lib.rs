@@ -264,6 +264,25 @@ fn validate(py: Python<'_>, scenario: &str, seed: Option<u64>, source: Option<&s
     result.map_err(|f| to_pyerr(py, f))
 }
 
+/// Each queue's resolved discipline (defaults filled in), as JSON; see `_sluice.pyi`.
+#[pyfunction]
+#[pyo3(signature = (scenario, seed = None, *, source = None))]
+fn explain(py: Python<'_>, scenario: &str, seed: Option<u64>, source: Option<&str>) -> PyResult<String> {
+    let result = py.detach(|| {
+        guarded(scenario, seed, source, || {
+            let model = sluice_sim::scenario::load_str(scenario, seed)?;
+            let queues: Vec<serde_json::Value> = model
+                .links
+                .iter()
+                .flat_map(|l| [&l.ab, &l.ba])
+                .map(|d| serde_json::json!({ "name": d.queue_name, "params": d.qdisc }))
+                .collect();
+            Ok(serde_json::Value::Array(queues).to_string())
+        })
+    });
+    result.map_err(|f| to_pyerr(py, f))
+}
+
 /// The simulator's version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -285,6 +304,7 @@ fn _sluice(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RunResult>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(explain, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())

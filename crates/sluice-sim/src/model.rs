@@ -5,7 +5,7 @@
 //! `scenario::build` turns a TOML scenario into a [`Model`]; tests may build one directly.
 
 use crate::tcp::TcpConfig;
-use sluice_core::units::QueueLimit;
+use sluice_core::qdisc::QdiscConfig;
 use sluice_core::{Dur, Rate, Time};
 
 /// One simulation run, fully resolved.
@@ -36,16 +36,11 @@ pub struct NodeSpec {
     pub kind: NodeKind,
 }
 
-/// A queue discipline and its parameters.
-#[derive(Clone, Debug, PartialEq)]
-pub enum QdiscSpec {
-    DropTail { limit: QueueLimit },
-}
-
 /// One direction of a link.
 #[derive(Clone, Debug)]
 pub struct DirSpec {
-    pub qdisc: QdiscSpec,
+    /// The queue discipline and its parameters (validated, defaults resolved).
+    pub qdisc: QdiscConfig,
     /// Which packets sent this way are lost on the wire (decided as each starts serializing;
     /// a lost packet occupies the link but never arrives).
     pub loss: sluice_core::loss::LossModel,

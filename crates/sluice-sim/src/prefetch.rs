@@ -84,7 +84,7 @@ mod tests {
         use sluice_core::qdisc::{AnyQdisc, DropTail};
         use sluice_core::units::QueueLimit;
         let q = AnyQdisc::DropTail(DropTail::new(QueueLimit::Packets(10)));
-        let f = Iface::new(0, 1, sluice_core::Rate::mbps(10), sluice_core::Dur::ZERO, 0, 1, q, false, false);
+        let f = Iface::new(0, 1, sluice_core::Rate::mbps(10), sluice_core::Dur::ZERO, 0, 1, q, sluice_core::rng::RngStream::from_seed(1), false, false);
         let mut r = Recorder::of(&f);
         f.prefetch_lines(&mut r);
         assert_eq!(r.lines, [0, 1].into());

@@ -16,8 +16,9 @@
 //! the statistics count them as dropped after enqueue.
 
 use super::auto::Auto;
-use super::red::{Fifo, RedConfig, RedCore, RedFlavor, RedRule, RedSettings, Verdict};
-use super::{DropReason, Enqueue, MarkReason, Occupancy, QdiscCx, QueueDisc, Queued};
+use super::red::{admit, Fifo, RedConfig, RedCore, RedFlavor, RedRule, RedSettings};
+use super::{Dequeued, DropReason, Enqueue, Occupancy, ParamError, Profile, QdiscCx, QdiscParams, QueueDisc, Queued};
+use crate::rng::RngStream;
 use crate::time::{Dur, Rate, Time};
 use crate::units::{ByteSize, QueueLimit};
 use serde::{Deserialize, Serialize};
@@ -110,6 +111,19 @@ impl ChokeConfig {
     }
 }
 
+impl QdiscParams for ChokeConfig {
+    const REQUIRED: &'static [&'static str] = &["limit"];
+    fn for_profile(profile: Profile) -> Self {
+        match profile {
+            Profile::Sluice => ChokeConfig::default(),
+            Profile::Ns3_44 => ChokeConfig::ns3(),
+        }
+    }
+    fn validate(&self) -> Result<(), ParamError> {
+        self.settings(None).map(|_| ()).map_err(|(f, m)| ParamError::new(f, m))
+    }
+}
+
 /// The CHOKe discipline.
 #[derive(Debug)]
 pub struct Choke<P> {
@@ -119,6 +133,10 @@ pub struct Choke<P> {
 }
 
 impl<P: Queued> Choke<P> {
+    /// From a validated config (see `Red::from_config` for `bandwidth`).
+    pub fn from_config(cfg: &ChokeConfig, _rng: &mut RngStream) -> Choke<P> {
+        Choke::new(cfg.settings(None).unwrap_or_else(|(f, m)| panic!("an unvalidated CHOKe config: {f}: {m}")))
+    }
     pub fn new(cfg: ChokeSettings) -> Choke<P> {
         Choke { core: RedCore::new(cfg.red), candidates: cfg.candidates.max(1), fifo: Fifo::new() }
     }
@@ -132,7 +150,7 @@ impl<P: Queued> QueueDisc<P> for Choke<P> {
         "choke"
     }
 
-    fn enqueue(&mut self, mut pkt: P, now: Time, cx: &mut QdiscCx<'_, P>) -> Enqueue<P> {
+    fn enqueue(&mut self, pkt: P, now: Time, cx: &mut QdiscCx<'_, P>) -> Enqueue<P> {
         let len = pkt.len_bytes();
         let occ = self.fifo.occ();
         let q = self.core.q_of(occ);
@@ -160,31 +178,13 @@ impl<P: Queued> QueueDisc<P> for Choke<P> {
             }
         }
         let v = self.core.decide(q, len, cx.rng);
-        let mut marked = false;
-        if v != Verdict::Pass {
-            if self.core.marks(v, pkt.ecn()) {
-                pkt.set_ce();
-                marked = true;
-            } else {
-                let r = if v == Verdict::Early { DropReason::RedEarly } else { DropReason::RedForced };
-                return Enqueue::Dropped(r, pkt);
-            }
-        }
-        if !self.fifo.fits(self.core.cfg.limit, len) {
-            return Enqueue::Dropped(DropReason::Overlimit, pkt);
-        }
-        self.fifo.push(pkt, now);
-        if marked {
-            Enqueue::QueuedMarked(MarkReason::Early)
-        } else {
-            Enqueue::Queued
-        }
+        admit(&mut self.core, &mut self.fifo, v, pkt, len, now)
     }
 
-    fn dequeue(&mut self, now: Time, _cx: &mut QdiscCx<'_, P>) -> Option<P> {
+    fn dequeue(&mut self, now: Time, _cx: &mut QdiscCx<'_, P>) -> Option<Dequeued<P>> {
         let p = self.fifo.pop();
         self.core.on_dequeue(now, p.is_none(), self.fifo.q.is_empty());
-        p
+        p.map(Dequeued::plain)
     }
 
     fn occupancy(&self) -> Occupancy {

@@ -4,10 +4,48 @@
 //! Drops the arriving packet if it does not fit: `packets + 1 > limit_pkts` or
 //! `bytes + len > limit_bytes`. Never drops after enqueue, never marks.
 
-use super::{DropReason, Enqueue, Occupancy, QdiscCx, QueueDisc, Queued};
+use super::{Dequeued, DropReason, Enqueue, Occupancy, ParamError, Profile, QdiscCx, QdiscParams, QueueDisc, Queued};
+use crate::rng::RngStream;
 use crate::time::Time;
 use crate::units::QueueLimit;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+/// `{ kind = "drop_tail", limit = "900pkt" }`. The limit is required.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DropTailConfig {
+    /// In packets (`"900pkt"`, Linux `pfifo`) or bytes (`"1500000B"`, Linux `bfifo`).
+    pub limit: QueueLimit,
+}
+
+impl Default for DropTailConfig {
+    /// 1000 packets: Linux's `pfifo` takes the device's `txqueuelen`, 1000 by default.
+    fn default() -> Self {
+        DropTailConfig { limit: QueueLimit::Packets(1000) }
+    }
+}
+
+impl QdiscParams for DropTailConfig {
+    const REQUIRED: &'static [&'static str] = &["limit"];
+    /// ns-3's `DropTailQueue` `MaxSize` default is 100 packets.
+    fn for_profile(profile: Profile) -> Self {
+        match profile {
+            Profile::Sluice => Self::default(),
+            Profile::Ns3_44 => DropTailConfig { limit: QueueLimit::Packets(100) },
+        }
+    }
+    fn validate(&self) -> Result<(), ParamError> {
+        let zero = match self.limit {
+            QueueLimit::Packets(p) => p == 0,
+            QueueLimit::Bytes(b) => b == 0,
+        };
+        if zero {
+            return Err(ParamError::new("limit", "must be greater than zero"));
+        }
+        Ok(())
+    }
+}
 
 #[derive(Debug)]
 pub struct DropTail<P> {
@@ -20,6 +58,10 @@ impl<P> DropTail<P> {
     pub fn new(limit: QueueLimit) -> Self {
         // Grow on demand: most interfaces of a large topology never hold more than a few packets.
         DropTail { limit, q: VecDeque::new(), bytes: 0 }
+    }
+    /// Drop-tail draws nothing from `rng`.
+    pub fn from_config(cfg: &DropTailConfig, _rng: &mut RngStream) -> Self {
+        DropTail::new(cfg.limit)
     }
 }
 
@@ -65,10 +107,20 @@ impl<P: Queued> QueueDisc<P> for DropTail<P> {
     }
 
     #[inline]
-    fn dequeue(&mut self, _now: Time, _cx: &mut QdiscCx<'_, P>) -> Option<P> {
+    fn dequeue(&mut self, _now: Time, _cx: &mut QdiscCx<'_, P>) -> Option<Dequeued<P>> {
         let p = self.q.pop_front()?;
         self.bytes -= p.len_bytes() as u64;
-        Some(p)
+        Some(Dequeued::plain(p))
+    }
+
+    #[inline]
+    fn passes_through_when_empty(&self, len: u32) -> bool {
+        self.is_empty() && self.fits_alone(len)
+    }
+
+    #[inline]
+    fn pass_through_max_len(&self) -> Option<u32> {
+        self.largest_alone()
     }
 
     fn occupancy(&self) -> Occupancy {
@@ -102,9 +154,9 @@ mod tests {
             other => panic!("expected a drop, got {other:?}"),
         }
         assert_eq!(q.occupancy(), Occupancy { packets: 2, bytes: 200 });
-        let first = q.dequeue(Time(3), &mut cx(&mut rng, &mut v)).unwrap();
+        let first = q.dequeue(Time(3), &mut cx(&mut rng, &mut v)).unwrap().pkt;
         assert_eq!((first.id, first.t), (1, Time(0)));
-        assert_eq!(q.dequeue(Time(3), &mut cx(&mut rng, &mut v)).unwrap().id, 2);
+        assert_eq!(q.dequeue(Time(3), &mut cx(&mut rng, &mut v)).unwrap().pkt.id, 2);
         assert!(q.dequeue(Time(3), &mut cx(&mut rng, &mut v)).is_none());
     }
 

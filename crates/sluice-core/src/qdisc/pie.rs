@@ -23,7 +23,7 @@
 
 use super::auto::Auto;
 use super::red::Fifo;
-use super::{DropReason, Enqueue, MarkReason, Occupancy, QdiscCx, QueueDisc, Queued};
+use super::{Dequeued, DropReason, Enqueue, MarkReason, Occupancy, ParamError, Periodic, Profile, QdiscCx, QdiscParams, QueueDisc, Queued};
 use crate::packet::Ecn;
 use crate::rng::RngStream;
 use crate::time::{Dur, Time};
@@ -244,6 +244,19 @@ impl PieConfig {
     }
 }
 
+impl QdiscParams for PieConfig {
+    const REQUIRED: &'static [&'static str] = &["limit"];
+    fn for_profile(profile: Profile) -> Self {
+        match profile {
+            Profile::Sluice => PieConfig::default(),
+            Profile::Ns3_44 => PieConfig::ns3(),
+        }
+    }
+    fn validate(&self) -> Result<(), ParamError> {
+        self.settings().map(|_| ()).map_err(|(f, m)| ParamError::new(f, m))
+    }
+}
+
 /// ns-3's burst states.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum BurstState {
@@ -274,10 +287,14 @@ pub struct Pie<P> {
     in_measurement: bool,
     dq_start: Time,
     dq_count: u64,
-    next_update: Time,
+    timer: Periodic,
 }
 
 impl<P: Queued> Pie<P> {
+    /// From a validated config. PIE draws nothing here.
+    pub fn from_config(cfg: &PieConfig, _rng: &mut RngStream) -> Pie<P> {
+        Pie::new(cfg.settings().unwrap_or_else(|(f, m)| panic!("an unvalidated PIE config: {f}: {m}")))
+    }
     pub fn new(cfg: PieSettings) -> Pie<P> {
         Pie {
             cfg,
@@ -296,7 +313,7 @@ impl<P: Queued> Pie<P> {
             in_measurement: false,
             dq_start: Time::ZERO,
             dq_count: DQCOUNT_INVALID,
-            next_update: Time::ZERO,
+            timer: Periodic::new(Time::ZERO, cfg.t_update),
         }
     }
 
@@ -320,9 +337,8 @@ impl<P: Queued> Pie<P> {
 
     /// Run every update due at or before `now`.
     pub fn catch_up(&mut self, now: Time) {
-        while self.next_update <= now {
+        while self.timer.next_due(now).is_some() {
             self.update();
-            self.next_update += self.cfg.t_update;
         }
     }
 
@@ -526,13 +542,13 @@ impl<P: Queued> QueueDisc<P> for Pie<P> {
         }
         self.fifo.push(pkt, now);
         if marked {
-            Enqueue::QueuedMarked(MarkReason::Early)
+            Enqueue::QueuedMarked(MarkReason::PieEarly)
         } else {
             Enqueue::Queued
         }
     }
 
-    fn dequeue(&mut self, now: Time, _cx: &mut QdiscCx<'_, P>) -> Option<P> {
+    fn dequeue(&mut self, now: Time, _cx: &mut QdiscCx<'_, P>) -> Option<Dequeued<P>> {
         self.catch_up(now);
         let p = self.fifo.pop()?;
         if self.rate_mode() {
@@ -540,7 +556,7 @@ impl<P: Queued> QueueDisc<P> for Pie<P> {
         } else {
             self.qdelay = if self.fifo.bytes == 0 { 0 } else { now.since(p.enqueued_at()).0 };
         }
-        Some(p)
+        Some(Dequeued::plain(p))
     }
 
     fn occupancy(&self) -> Occupancy {
@@ -712,7 +728,7 @@ mod tests {
             q.fifo.push(TestPkt::new(i, 1000), Time(0));
         }
         q.burst_allowance = Dur::ZERO;
-        q.next_update = Time::MAX;
+        q.timer = Periodic::new(Time::MAX, q.cfg.t_update);
         q.qdelay_old = ms(20);
         let ect = |id| TestPkt { ecn: Ecn::Ect0, ..TestPkt::new(id, 1000) };
         // drop_prob 0.09: about 18 of 200 ECT arrivals are selected, and all of them are marked.
@@ -769,8 +785,8 @@ mod tests {
                     let b = ticked.enqueue(TestPkt::new(i, 1000), Time(t), &mut QdiscCx { rng: &mut r2, dequeue_drops: &mut v2 });
                     assert_eq!(format!("{a:?}"), format!("{b:?}"));
                 } else {
-                    out.0.push(lazy.dequeue(Time(t), &mut QdiscCx { rng: &mut r1, dequeue_drops: &mut v1 }).map(|p| p.id));
-                    out.1.push(ticked.dequeue(Time(t), &mut QdiscCx { rng: &mut r2, dequeue_drops: &mut v2 }).map(|p| p.id));
+                    out.0.push(lazy.dequeue(Time(t), &mut QdiscCx { rng: &mut r1, dequeue_drops: &mut v1 }).map(|d| d.pkt.id));
+                    out.1.push(ticked.dequeue(Time(t), &mut QdiscCx { rng: &mut r2, dequeue_drops: &mut v2 }).map(|d| d.pkt.id));
                 }
                 assert_eq!(lazy.drop_prob.to_bits(), ticked.drop_prob.to_bits(), "{:?} event {i}", cfg.variant);
                 max_p = max_p.max(lazy.drop_prob);

@@ -33,8 +33,9 @@
 //! the band 40–60 % between the thresholds.
 
 use super::auto::Auto;
-use super::{DropReason, Enqueue, MarkReason, Occupancy, QdiscCx, QueueDisc, Queued};
+use super::{Dequeued, DropReason, Enqueue, MarkReason, Occupancy, ParamError, Profile, QdiscCx, QdiscParams, QueueDisc, Queued};
 use crate::packet::Ecn;
+use crate::rng::RngStream;
 use crate::time::{Dur, Rate, Time};
 use crate::units::{ByteSize, QueueLimit};
 use serde::{Deserialize, Serialize};
@@ -489,6 +490,49 @@ impl AredConfig {
     }
 }
 
+impl QdiscParams for RedConfig {
+    const REQUIRED: &'static [&'static str] = &["limit"];
+    fn for_profile(profile: Profile) -> Self {
+        match profile {
+            Profile::Sluice => RedConfig::default(),
+            Profile::Ns3_44 => RedConfig::ns3(),
+        }
+    }
+    fn validate(&self) -> Result<(), ParamError> {
+        self.settings(None).map(|_| ()).map_err(|(f, m)| ParamError::new(f, m))
+    }
+}
+
+impl QdiscParams for AredConfig {
+    const REQUIRED: &'static [&'static str] = &["limit"];
+    fn for_profile(profile: Profile) -> Self {
+        match profile {
+            Profile::Sluice => AredConfig::default(),
+            Profile::Ns3_44 => AredConfig::ns3(),
+        }
+    }
+    fn validate(&self) -> Result<(), ParamError> {
+        self.settings(None).map(|_| ()).map_err(|(f, m)| ParamError::new(f, m))
+    }
+}
+
+/// A config that yields RED's settings: [`RedConfig`] or [`AredConfig`].
+pub trait RedSource {
+    fn red_settings(&self) -> Result<RedSettings, (&'static str, String)>;
+}
+
+impl RedSource for RedConfig {
+    fn red_settings(&self) -> Result<RedSettings, (&'static str, String)> {
+        self.settings(None)
+    }
+}
+
+impl RedSource for AredConfig {
+    fn red_settings(&self) -> Result<RedSettings, (&'static str, String)> {
+        self.settings(None)
+    }
+}
+
 /// RED's state: the average, the spacing count, the idle clock, `max_p` under ARED.
 #[derive(Clone, Debug)]
 pub(crate) struct RedCore {
@@ -766,6 +810,28 @@ impl<P: Queued> Fifo<P> {
     }
 }
 
+/// Carry out RED's verdict `v` on `pkt`: mark or drop, then the physical limit.
+pub(crate) fn admit<P: Queued>(core: &mut RedCore, fifo: &mut Fifo<P>, v: Verdict, mut pkt: P, len: u32, now: Time) -> Enqueue<P> {
+    let mut mark = None;
+    if v != Verdict::Pass {
+        let early = v == Verdict::Early;
+        if core.marks(v, pkt.ecn()) {
+            pkt.set_ce();
+            mark = Some(if early { MarkReason::RedEarly } else { MarkReason::RedForced });
+        } else {
+            return Enqueue::Dropped(if early { DropReason::RedEarly } else { DropReason::RedForced }, pkt);
+        }
+    }
+    if !fifo.fits(core.cfg.limit, len) {
+        return Enqueue::Dropped(DropReason::Overlimit, pkt);
+    }
+    fifo.push(pkt, now);
+    match mark {
+        Some(r) => Enqueue::QueuedMarked(r),
+        None => Enqueue::Queued,
+    }
+}
+
 /// RED or Adaptive RED over one FIFO.
 #[derive(Debug)]
 pub struct Red<P> {
@@ -776,6 +842,11 @@ pub struct Red<P> {
 impl<P: Queued> Red<P> {
     pub fn new(cfg: RedSettings) -> Red<P> {
         Red { core: RedCore::new(cfg), fifo: Fifo::new() }
+    }
+    /// From a validated config (`bandwidth = "auto"` is the link's rate once the config went
+    /// through `QdiscConfig::on_link`, else [`DEFAULT_BANDWIDTH`]). RED draws nothing here.
+    pub fn from_config<C: RedSource>(cfg: &C, _rng: &mut RngStream) -> Red<P> {
+        Red::new(cfg.red_settings().unwrap_or_else(|(f, m)| panic!("an unvalidated RED config: {f}: {m}")))
     }
     /// The current average queue (in the unit of the limit).
     pub fn avg(&self) -> f64 {
@@ -798,34 +869,16 @@ impl<P: Queued> QueueDisc<P> for Red<P> {
         }
     }
 
-    fn enqueue(&mut self, mut pkt: P, now: Time, cx: &mut QdiscCx<'_, P>) -> Enqueue<P> {
+    fn enqueue(&mut self, pkt: P, now: Time, cx: &mut QdiscCx<'_, P>) -> Enqueue<P> {
         let len = pkt.len_bytes();
         let v = self.core.arrival(self.fifo.occ(), len, now, cx.rng);
-        let mut marked = false;
-        if v != Verdict::Pass {
-            if self.core.marks(v, pkt.ecn()) {
-                pkt.set_ce();
-                marked = true;
-            } else {
-                let r = if v == Verdict::Early { DropReason::RedEarly } else { DropReason::RedForced };
-                return Enqueue::Dropped(r, pkt);
-            }
-        }
-        if !self.fifo.fits(self.core.cfg.limit, len) {
-            return Enqueue::Dropped(DropReason::Overlimit, pkt);
-        }
-        self.fifo.push(pkt, now);
-        if marked {
-            Enqueue::QueuedMarked(MarkReason::Early)
-        } else {
-            Enqueue::Queued
-        }
+        admit(&mut self.core, &mut self.fifo, v, pkt, len, now)
     }
 
-    fn dequeue(&mut self, now: Time, _cx: &mut QdiscCx<'_, P>) -> Option<P> {
+    fn dequeue(&mut self, now: Time, _cx: &mut QdiscCx<'_, P>) -> Option<Dequeued<P>> {
         let p = self.fifo.pop();
         self.core.on_dequeue(now, p.is_none(), self.fifo.q.is_empty());
-        p
+        p.map(Dequeued::plain)
     }
 
     fn occupancy(&self) -> Occupancy {

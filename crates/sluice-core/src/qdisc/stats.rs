@@ -1,6 +1,6 @@
 //! Queue statistics kept by composition around any [`QueueDisc`].
 
-use super::{DropReason, Enqueue, Occupancy, QdiscCx, QueueDisc, Queued};
+use super::{DropReason, Enqueue, MarkReason, Occupancy, QdiscCx, QueueDisc, Queued};
 use crate::time::Time;
 use crate::units::QueueLimit;
 
@@ -11,8 +11,12 @@ pub struct QdiscStats {
     pub arrivals: u64,
     pub enqueued: u64,
     pub dequeued: u64,
+    /// Arrivals refused (never queued).
     pub dropped_before: u64,
+    /// Packets dropped after they were queued: at dequeue (CoDel, PIE) or to make room at
+    /// an enqueue (CHOKe's victim, FQ-CoDel's overflow).
     pub dropped_after: u64,
+    /// Packets ECN-marked, at enqueue or at dequeue.
     pub marked: u64,
     /// Sum of sojourn times of dequeued packets, ns (u64: 584 years of queueing).
     pub sojourn_sum_ns: u64,
@@ -32,17 +36,50 @@ impl QdiscStats {
     }
 }
 
+/// Drops and marks by reason (indexed by [`DropReason::index`], [`MarkReason::index`]). Their
+/// sums are [`QdiscStats::dropped`] and [`QdiscStats::marked`]. Kept apart from
+/// [`QdiscStats`], which a caller may keep in a hot cache line: these are touched only when a
+/// packet is dropped or marked.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReasonCounts {
+    pub drops: [u64; DropReason::COUNT],
+    pub marks: [u64; MarkReason::COUNT],
+}
+
+impl ReasonCounts {
+    /// Non-zero drop counts by name, in reason order.
+    pub fn drops_by_name(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        DropReason::ALL.iter().map(|r| (r.as_str(), self.drops[r.index()])).filter(|&(_, n)| n > 0)
+    }
+    /// Non-zero mark counts by name, in reason order.
+    pub fn marks_by_name(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        MarkReason::ALL.iter().map(|r| (r.as_str(), self.marks[r.index()])).filter(|&(_, n)| n > 0)
+    }
+    /// `self − earlier`, counter by counter (the counts within a window).
+    pub fn since(&self, earlier: &ReasonCounts) -> ReasonCounts {
+        let mut d = self.clone();
+        for (a, b) in d.drops.iter_mut().zip(earlier.drops) {
+            *a -= b;
+        }
+        for (a, b) in d.marks.iter_mut().zip(earlier.marks) {
+            *a -= b;
+        }
+        d
+    }
+}
+
 /// A discipline plus its statistics.
 #[derive(Debug)]
 #[repr(C)]
 pub struct Instrumented<Q> {
     pub stats: QdiscStats,
+    pub by_reason: ReasonCounts,
     pub inner: Q,
 }
 
 impl<Q> Instrumented<Q> {
     pub fn new(inner: Q) -> Self {
-        Instrumented { inner, stats: QdiscStats::default() }
+        Instrumented { inner, stats: QdiscStats::default(), by_reason: ReasonCounts::default() }
     }
 }
 
@@ -54,37 +91,49 @@ pub enum Offer<P> {
 }
 
 impl<Q> Instrumented<Q> {
+    /// Offer a packet. Queued packets the discipline drops to make room are appended to
+    /// `cx.dequeue_drops` and counted as `dropped_after`; the caller frees them.
     #[inline]
     pub fn enqueue<P: Queued>(&mut self, pkt: P, now: Time, cx: &mut QdiscCx<'_, P>) -> Offer<P>
     where
         Q: QueueDisc<P>,
     {
         self.stats.arrivals += 1;
-        // Packets a discipline removes from the queue while admitting another (CHOKe's victims)
-        // were enqueued before: they count as dropped after enqueue.
         let before = cx.dequeue_drops.len();
-        let r = self.inner.enqueue(pkt, now, cx);
-        self.stats.dropped_after += (cx.dequeue_drops.len() - before) as u64;
-        match r {
+        let offer = match self.inner.enqueue(pkt, now, cx) {
             Enqueue::Queued => {
                 self.stats.enqueued += 1;
                 Offer::Queued { marked: false }
             }
-            Enqueue::QueuedMarked(_) => {
+            Enqueue::QueuedMarked(r) => {
                 self.stats.enqueued += 1;
                 self.stats.marked += 1;
+                self.by_reason.marks[r.index()] += 1;
                 Offer::Queued { marked: true }
             }
             Enqueue::Dropped(r, p) => {
                 self.stats.dropped_before += 1;
+                self.by_reason.drops[r.index()] += 1;
                 Offer::Dropped(r, p)
             }
+        };
+        if cx.dequeue_drops.len() > before {
+            self.count_after(&cx.dequeue_drops[before..]);
+        }
+        offer
+    }
+
+    #[cold]
+    fn count_after<P>(&mut self, dropped: &[(P, DropReason)]) {
+        self.stats.dropped_after += dropped.len() as u64;
+        for (_, r) in dropped {
+            self.by_reason.drops[r.index()] += 1;
         }
     }
 
     /// Account for a packet that went through an empty queue without waiting (see
-    /// [`AnyQdisc::passes_through_when_empty`](super::AnyQdisc::passes_through_when_empty)): it
-    /// arrived, was enqueued and dequeued at the same instant, sojourn zero.
+    /// [`QueueDisc::passes_through_when_empty`]): it arrived, was enqueued and dequeued at the
+    /// same instant, sojourn zero.
     #[inline]
     pub fn pass_through(&mut self) {
         self.stats.arrivals += 1;
@@ -92,20 +141,26 @@ impl<Q> Instrumented<Q> {
         self.stats.dequeued += 1;
     }
 
-    /// Dequeue; packets dropped at the head are appended to `cx.dequeue_drops` and counted.
+    /// Dequeue; packets dropped at the head are appended to `cx.dequeue_drops` and counted, and
+    /// so is a mark set on the packet returned.
     #[inline]
     pub fn dequeue<P: Queued>(&mut self, now: Time, cx: &mut QdiscCx<'_, P>) -> Option<P>
     where
         Q: QueueDisc<P>,
     {
         let before = cx.dequeue_drops.len();
-        let p = self.inner.dequeue(now, cx);
-        self.stats.dropped_after += (cx.dequeue_drops.len() - before) as u64;
-        if let Some(p) = &p {
-            self.stats.dequeued += 1;
-            self.stats.sojourn_sum_ns += now.0.saturating_sub(p.enqueued_at().0);
+        let d = self.inner.dequeue(now, cx);
+        if cx.dequeue_drops.len() > before {
+            self.count_after(&cx.dequeue_drops[before..]);
         }
-        p
+        let d = d?;
+        if let Some(r) = d.mark {
+            self.stats.marked += 1;
+            self.by_reason.marks[r.index()] += 1;
+        }
+        self.stats.dequeued += 1;
+        self.stats.sojourn_sum_ns += now.0.saturating_sub(d.pkt.enqueued_at().0);
+        Some(d.pkt)
     }
 
     pub fn occupancy<P: Queued>(&self) -> Occupancy
@@ -126,102 +181,187 @@ impl<Q> Instrumented<Q> {
 #[cfg(test)]
 mod tests {
     use super::super::testpkt::TestPkt;
-    use super::super::{AnyQdisc, DropTail};
-    use crate::packet::Ecn;
+    use super::super::{AnyQdisc, Dequeued, DropTailConfig, QdiscConfig};
     use super::*;
+    use crate::packet::Ecn;
     use crate::rng::RngStream;
+    use std::collections::VecDeque;
 
-    // Model-based check of the queue identities over a random operation sequence.
-    #[test]
-    fn identities_hold_over_random_operations() {
+    /// Drive `q` through a random sequence of enqueues and dequeues (ECT and Not-ECT packets of
+    /// seven flows, sizes 40-1499 B, bursts and idle gaps) and check after every step: the
+    /// identities, occupancy within `limit` packets, bytes equal to the sum of the packets
+    /// inside (tracked from what went in and what came out), per-reason sums, and that every
+    /// packet offered is accounted for exactly once.
+    fn check_identities<Q: QueueDisc<TestPkt>>(make: impl Fn() -> Q, limit_pkts: u32, what: &str) {
         for seed in 0..20u64 {
             let mut ops = RngStream::from_seed(seed);
             let mut rng = RngStream::from_seed(seed + 100);
             let mut drops = Vec::new();
-            let mut q = Instrumented::new(AnyQdisc::DropTail(DropTail::new(QueueLimit::Packets(5))));
+            let mut q = Instrumented::new(make());
+            let mut inside: std::collections::HashMap<u32, u32> = Default::default();
             let mut t = Time(0);
-            for i in 0..500u32 {
-                t = Time(t.0 + ops.below(1000));
+            let mut out = 0u64;
+            for i in 0..3000u32 {
+                // Mostly sub-millisecond steps, now and then a long idle gap.
+                t = Time(t.0 + if ops.chance(0.01) { 200_000_000 } else { ops.below(400_000) });
                 let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
-                if ops.chance(0.6) {
-                    let _ = q.enqueue(TestPkt::new(i, 40 + ops.below(1460) as u32), t, &mut cx);
-                } else {
-                    let _ = q.dequeue(t, &mut cx);
+                // Phases of overload and of draining.
+                let p_enq = if (i / 500) % 2 == 0 { 0.7 } else { 0.4 };
+                if ops.chance(p_enq) {
+                    let mut p = TestPkt::new(i, 40 + ops.below(1460) as u32);
+                    p.flow = ops.below(7) as u32;
+                    p.ecn = if ops.chance(0.5) { Ecn::Ect0 } else { Ecn::NotEct };
+                    let len = p.len;
+                    match q.enqueue(p, t, &mut cx) {
+                        Offer::Queued { .. } => {
+                            inside.insert(i, len);
+                        }
+                        Offer::Dropped(_, p) => assert_eq!(p.id, i, "{what}: the refused packet is the arrival"),
+                    }
+                } else if let Some(p) = q.dequeue(t, &mut cx) {
+                    assert!(inside.remove(&p.id).is_some(), "{what}: dequeued packet {} was queued", p.id);
+                    assert!(p.t <= t, "{what}: stamped at enqueue");
+                    out += 1;
+                }
+                for (p, _) in drops.drain(..) {
+                    assert!(inside.remove(&p.id).is_some(), "{what}: dropped packet {} was queued", p.id);
                 }
                 let s = &q.stats;
                 let occ = q.occupancy::<TestPkt>();
-                assert_eq!(occ.packets as u64, s.queued_pkts(), "seed {seed}");
-                assert_eq!(s.arrivals, s.enqueued + s.dropped_before, "seed {seed}");
-                assert_eq!(occ.packets as u64, s.enqueued - s.dequeued - s.dropped_after, "seed {seed}");
-                assert!(occ.packets <= 5, "seed {seed}");
+                assert_eq!(occ.packets as u64, s.queued_pkts(), "{what} seed {seed}");
+                assert_eq!(occ.packets as usize, inside.len(), "{what} seed {seed}");
+                assert_eq!(occ.bytes, inside.values().map(|&l| l as u64).sum::<u64>(), "{what} seed {seed}: bytes add up");
+                assert_eq!(s.arrivals, s.enqueued + s.dropped_before, "{what} seed {seed}");
+                assert_eq!(occ.packets as u64, s.enqueued - s.dequeued - s.dropped_after, "{what} seed {seed}");
+                assert_eq!(s.dequeued, out, "{what} seed {seed}");
+                assert!(occ.packets <= limit_pkts, "{what} seed {seed}: {} > {limit_pkts}", occ.packets);
+                assert_eq!(q.by_reason.drops.iter().sum::<u64>(), s.dropped(), "{what} seed {seed}");
+                assert_eq!(q.by_reason.marks.iter().sum::<u64>(), s.marked, "{what} seed {seed}");
             }
+            assert!(q.stats.dequeued > 0 && q.stats.dropped() > 0, "{what} seed {seed}: the sequence exercises drops");
         }
     }
 
-    /// Drive `q` through a random operation sequence and check the identities after every step:
-    /// arrivals = enqueued + dropped_before, queued = enqueued − dequeued − dropped_after,
-    /// occupancy ≤ limit, and the bytes of arrivals = bytes dropped before + bytes still queued +
-    /// bytes dequeued + bytes dropped after.
-    fn check_conservation<Q: QueueDisc<TestPkt>>(mk: impl Fn() -> Q, limit_pkts: u32) {
-        for seed in 0..10u64 {
-            let mut ops = RngStream::from_seed(seed);
-            let mut rng = RngStream::from_seed(seed + 100);
-            let mut drops = Vec::new();
-            let mut q = Instrumented::new(mk());
-            let name = q.inner.name();
-            let mut t = Time(0);
-            let (mut b_in, mut b_before, mut b_out, mut b_after) = (0u64, 0u64, 0u64, 0u64);
-            for i in 0..3000u32 {
-                t = Time(t.0 + ops.below(400_000));
-                // phases of overload and drain so the AQMs act
-                let p_enq = if (i / 300) % 2 == 0 { 0.75 } else { 0.35 };
-                let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
-                if ops.chance(p_enq) {
-                    let len = 40 + ops.below(1460) as u32;
-                    b_in += len as u64;
-                    // flows 0..7 by id, flow 0 heavy
-                    let id = if ops.chance(0.5) { 7 * i } else { i };
-                    let ecn = if ops.chance(0.5) { Ecn::Ect0 } else { Ecn::NotEct };
-                    if let Offer::Dropped(_, p) = q.enqueue(TestPkt { ecn, ..TestPkt::new(id, len) }, t, &mut cx) {
-                        b_before += p.len as u64;
-                    }
-                } else if let Some(p) = q.dequeue(t, &mut cx) {
-                    b_out += p.len as u64;
-                }
-                for (p, _) in drops.drain(..) {
-                    b_after += p.len as u64;
-                }
-                let s = &q.stats;
-                let occ = q.inner.occupancy();
-                assert_eq!(s.arrivals, s.enqueued + s.dropped_before, "{name} seed {seed}");
-                assert_eq!(occ.packets as u64, s.enqueued - s.dequeued - s.dropped_after, "{name} seed {seed}");
-                assert!(occ.packets <= limit_pkts, "{name} seed {seed}: {occ:?}");
-                assert_eq!(b_in, b_before + occ.bytes + b_out + b_after, "{name} seed {seed}");
-            }
-            assert!(q.stats.dropped() > 0 && q.stats.dequeued > 0, "{name}: the run should drop and deliver");
-        }
+    fn any(cfg: QdiscConfig) -> impl Fn() -> AnyQdisc<TestPkt> {
+        move || AnyQdisc::new(&cfg, &mut RngStream::from_seed(9))
     }
 
-    // Model-based conservation check for every discipline (ECN on where it exists, so marks
-    // happen too).
+    // Every discipline, one line each. Limits small enough that the random sequence overloads
+    // each of them.
     #[test]
-    fn conservation_holds_for_every_discipline() {
-        use super::super::choke::{Choke, ChokeSettings};
-        use super::super::pie::{Pie, PieSettings};
-        use super::super::red::{AredParams, Red, RedSettings, RedFlavor};
-        use crate::time::{Dur, Rate};
-        let lim = QueueLimit::Packets(40);
-        let red = RedSettings { limit: lim, ecn: true, ..RedSettings::ns3_defaults(Rate::mbps(10)) };
-        check_conservation(|| DropTail::new(lim), 40);
-        check_conservation(|| Red::new(red), 40);
-        check_conservation(|| Red::new(RedSettings { flavor: RedFlavor::Floyd, gentle: false, hard_drop: false, ..red }), 40);
-        // byte limit: 30,000 B holds at most 750 packets of 40 B (bytes are checked below)
-        check_conservation(|| Red::new(RedSettings { limit: QueueLimit::Bytes(30_000), min_th: 5000.0, max_th: 15000.0, ..red }), 750);
-        check_conservation(|| Red::new(RedSettings::adaptive(red, Dur::from_millis(5), AredParams::standard(0.01))), 40);
-        check_conservation(|| Pie::new(PieSettings { limit: lim, ecn: true, ..PieSettings::ns3_44() }), 40);
-        check_conservation(|| Pie::new(PieSettings { limit: lim, derandomize: true, ..PieSettings::rfc8033() }), 40);
-        check_conservation(|| Pie::new(PieSettings { limit: lim, ..PieSettings::ns3_30() }), 40);
-        check_conservation(|| Choke::new(ChokeSettings { red: RedSettings { limit: lim, ..ChokeSettings::defaults(Rate::mbps(10)).red }, candidates: 1 }), 40);
-        check_conservation(|| Choke::new(ChokeSettings { red: RedSettings { limit: lim, ..ChokeSettings::defaults(Rate::mbps(10)).red }, candidates: 3 }), 40);
+    fn identities_hold_for_every_discipline() {
+        check_identities(any(QdiscConfig::DropTail(DropTailConfig { limit: QueueLimit::Packets(5) })), 5, "drop_tail 5pkt");
+        check_identities(any(QdiscConfig::DropTail(DropTailConfig { limit: QueueLimit::Bytes(6000) })), 150, "drop_tail 6000B");
+        check_identities(Victim::default, 8, "test discipline");
+        // The RED family, PIE and CHOKe with ECN on (marks as well as drops), in packets and bytes.
+        use super::super::{AredConfig, Auto, ChokeConfig, PieConfig, RedConfig};
+        use super::super::pie::PieVariant;
+        use super::super::red::{RedFlavor, RedRule};
+        let p40 = QueueLimit::Packets(40);
+        let red = RedConfig { limit: p40, ecn: true, ..RedConfig::ns3() };
+        check_identities(any(QdiscConfig::Red(red.clone())), 40, "red ns3");
+        check_identities(any(QdiscConfig::Red(RedConfig { limit: p40, ecn: true, gentle: false, ..RedConfig::default() })), 40, "red floyd");
+        check_identities(any(QdiscConfig::Red(RedConfig { limit: QueueLimit::Bytes(30_000), params: RedRule::Linux, ecn: true, ..RedConfig::default() })), 750, "red linux 30000B");
+        check_identities(any(QdiscConfig::Red(RedConfig { limit: QueueLimit::Bytes(30_000), ..red })), 750, "red ns3 30000B");
+        check_identities(any(QdiscConfig::Ared(AredConfig { limit: p40, ecn: true, bandwidth: Auto::Value(crate::time::Rate::mbps(1)), ..AredConfig::ns3() })), 40, "ared");
+        check_identities(any(QdiscConfig::Ared(AredConfig { limit: p40, flavor: RedFlavor::Floyd, ..AredConfig::default() })), 40, "ared floyd");
+        check_identities(any(QdiscConfig::Pie(PieConfig { limit: p40, ecn: true, ..PieConfig::ns3() })), 40, "pie");
+        check_identities(any(QdiscConfig::Pie(PieConfig { limit: p40, derandomize: true, ..PieConfig::default() })), 40, "pie derandomized");
+        check_identities(any(QdiscConfig::Pie(PieConfig { limit: QueueLimit::Bytes(30_000), variant: PieVariant::Ns3_30, ..PieConfig::default() })), 750, "pie ns3.30 30000B");
+        check_identities(any(QdiscConfig::Choke(ChokeConfig { limit: p40, ecn: true, ..ChokeConfig::default() })), 40, "choke");
+        check_identities(any(QdiscConfig::Choke(ChokeConfig { limit: p40, candidates: 3, ..ChokeConfig::default() })), 40, "choke 3 candidates");
+    }
+
+    // A test discipline that exercises the rest of the seam: when full it drops the oldest
+    // queued packet to make room (a drop after enqueue, during an enqueue) and marks at dequeue
+    // every third ECT packet.
+    #[derive(Default)]
+    struct Victim {
+        q: VecDeque<TestPkt>,
+        bytes: u64,
+        n: u32,
+    }
+
+    impl QueueDisc<TestPkt> for Victim {
+        fn name(&self) -> &'static str {
+            "victim"
+        }
+        fn enqueue(&mut self, mut pkt: TestPkt, now: Time, cx: &mut QdiscCx<'_, TestPkt>) -> Enqueue<TestPkt> {
+            if pkt.len > 1400 {
+                return Enqueue::Dropped(DropReason::Overlimit, pkt);
+            }
+            if self.q.len() == 8 {
+                let v = self.q.pop_front().expect("full");
+                self.bytes -= v.len as u64;
+                cx.dequeue_drops.push((v, DropReason::ChokeMatch));
+            }
+            pkt.stamp(now);
+            self.bytes += pkt.len as u64;
+            self.q.push_back(pkt);
+            Enqueue::Queued
+        }
+        fn dequeue(&mut self, _now: Time, _cx: &mut QdiscCx<'_, TestPkt>) -> Option<Dequeued<TestPkt>> {
+            let mut p = self.q.pop_front()?;
+            self.bytes -= p.len as u64;
+            self.n += 1;
+            if p.ecn == Ecn::Ect0 && self.n.is_multiple_of(3) {
+                p.set_ce();
+                return Some(Dequeued { pkt: p, mark: Some(MarkReason::CodelTargetExceeded) });
+            }
+            Some(Dequeued::plain(p))
+        }
+        fn occupancy(&self) -> Occupancy {
+            Occupancy { packets: self.q.len() as u32, bytes: self.bytes }
+        }
+        fn limit(&self) -> QueueLimit {
+            QueueLimit::Packets(8)
+        }
+    }
+
+    // Drops during an enqueue and marks at dequeue are counted by reason; hand-counted over a
+    // fixed sequence: 10 arrivals of 100 B (ECT) into the 8-packet test discipline push out the
+    // two oldest (dropped_after 2, reason choke_match); one 1500 B arrival is refused
+    // (dropped_before 1, overlimit); dequeuing the 8 left marks the 3rd and 6th (marked 2).
+    #[test]
+    fn drops_at_enqueue_and_marks_at_dequeue_are_counted() {
+        let (mut rng, mut v) = (RngStream::from_seed(1), Vec::new());
+        let mut q = Instrumented::new(Victim::default());
+        for i in 0..10 {
+            let mut p = TestPkt::new(i, 100);
+            p.ecn = Ecn::Ect0;
+            assert!(matches!(q.enqueue(p, Time(i as u64), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v }), Offer::Queued { marked: false }));
+        }
+        assert_eq!(v.iter().map(|(p, _)| p.id).collect::<Vec<_>>(), [0, 1], "the victims are handed back");
+        assert!(matches!(q.enqueue(TestPkt::new(10, 1500), Time(10), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v }), Offer::Dropped(DropReason::Overlimit, _)));
+        let mut ce = Vec::new();
+        while let Some(p) = q.dequeue(Time(20), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v }) {
+            if p.ecn == Ecn::Ce {
+                ce.push(p.id);
+            }
+        }
+        assert_eq!(ce, [4, 7]);
+        let s = &q.stats;
+        assert_eq!((s.arrivals, s.enqueued, s.dropped_before, s.dropped_after, s.dequeued, s.marked), (11, 10, 1, 2, 8, 2));
+        assert_eq!(q.by_reason.drops_by_name().collect::<Vec<_>>(), [("overlimit", 1), ("choke_match", 2)]);
+        assert_eq!(q.by_reason.marks_by_name().collect::<Vec<_>>(), [("codel_target_exceeded", 2)]);
+        // Sojourn: packets 2..9 queued at 2..9 ns, all dequeued at 20 ns: 18+17+...+11 = 116.
+        assert_eq!(s.sojourn_sum_ns, 116);
+    }
+
+    // Only drop-tail may pass packets through an empty queue; every other kind takes the full
+    // path (its state changes at enqueue and dequeue).
+    #[test]
+    fn only_drop_tail_passes_through() {
+        for &kind in QdiscConfig::KINDS {
+            let mut cfg = QdiscConfig::defaults(kind, crate::qdisc::Profile::Sluice).expect("a kind");
+            #[allow(irrefutable_let_patterns)]
+            if let QdiscConfig::DropTail(c) = &mut cfg {
+                c.limit = QueueLimit::Packets(10);
+            }
+            let q: AnyQdisc<TestPkt> = AnyQdisc::new(&cfg, &mut RngStream::from_seed(1));
+            assert_eq!(q.passes_through_when_empty(1500), kind == "drop_tail", "{kind}");
+            assert_eq!(q.pass_through_max_len().is_some(), kind == "drop_tail", "{kind}");
+            assert_eq!(q.name(), kind, "the discipline's name is its kind");
+        }
     }
 }

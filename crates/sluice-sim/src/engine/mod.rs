@@ -13,7 +13,7 @@
 pub mod queue;
 
 use crate::apps::App;
-use crate::model::{AppSpec, Model, NodeKind, QdiscSpec, StartSpec};
+use crate::model::{AppSpec, Model, NodeKind, StartSpec};
 use crate::monitor::collect::{self, FlowRecord};
 use crate::monitor::pcap::PcapWriter;
 use crate::net::{addr_node, compute_routes, node_addr, Flags, Iface, IfaceInfo, NextHop, Node, OnWire, QPkt};
@@ -23,7 +23,7 @@ use crate::tcp::{Endpoint, SockAddr};
 use crate::{RunOptions, RunOutput, SimError};
 use queue::{Event, EventQueue};
 use sluice_core::packet::Ecn;
-use sluice_core::qdisc::{AnyQdisc, DropReason, DropTail, Offer, QdiscCx};
+use sluice_core::qdisc::{AnyQdisc, DropReason, Offer, QdiscCx};
 use sluice_core::rng::{RngStream, StreamKey};
 use sluice_core::{Dur, Time};
 use std::fs::File;
@@ -84,8 +84,9 @@ pub(crate) struct Sim<'m> {
     cur_seq: u64,
     pub data_packets: u64,
     out: Vec<SimPacket>,
+    /// Packets a discipline dropped from its queue during one call (at dequeue, or to make
+    /// room at an enqueue), freed by the caller right after the call.
     drops: Vec<(QPkt, DropReason)>,
-    qrng: RngStream,
     pub samples: collect::Samples,
     pub warm: Option<collect::WarmSnapshot>,
     /// Per interface: its pcap writer and the file's path, when it is captured.
@@ -171,18 +172,19 @@ impl<'m> Sim<'m> {
             let mut jrng = RngStream::derive(model.seed, StreamKey::LinkJitter(&format!("{}-{}", model.nodes[l.a].name, model.nodes[l.b].name)));
             let jitter = if l.jitter.0 > 0 { Dur(jrng.below(l.jitter.0)) } else { Dur::ZERO };
             for (from, to, d) in [(l.a, l.b, &l.ab), (l.b, l.a, &l.ba)] {
-                let qdisc = match d.qdisc {
-                    QdiscSpec::DropTail { limit } => AnyQdisc::DropTail(DropTail::new(limit)),
-                };
+                // Each queue draws from its own stream, named after it: adding a queue
+                // elsewhere changes nothing another queue draws.
+                let mut qrng = RngStream::derive(model.seed, StreamKey::Qdisc(&d.queue_name));
+                let qdisc = AnyQdisc::new(&d.qdisc, &mut qrng);
                 let idx = ifaces.len() as u32;
                 nodes[from].ifaces.push(idx);
                 let pcap = opts.out_dir.is_some() && d.pcap;
-                ifaces.push(Iface::new(from as u32, to as u32, l.rate, l.delay + jitter, l.l2_overhead, l.device_queue, qdisc, !d.loss.is_lossless(), pcap));
+                ifaces.push(Iface::new(from as u32, to as u32, l.rate, l.delay + jitter, l.l2_overhead, l.device_queue, qdisc, qrng, !d.loss.is_lossless(), pcap));
                 info.push(IfaceInfo {
                     name: d.queue_name.clone(),
                     loss: sluice_core::loss::LossProcess::new(d.loss.clone()),
                     link_losses: 0,
-                    qdisc_kind: "drop_tail",
+                    qdisc: d.qdisc.clone(),
                     rng: RngStream::derive(model.seed, StreamKey::LinkLoss(&d.queue_name)),
                     monitored: match &model.monitor.queues {
                         Some(names) => names.contains(&d.queue_name),
@@ -281,7 +283,6 @@ impl<'m> Sim<'m> {
             data_packets: 0,
             out: Vec::with_capacity(64),
             drops: Vec::new(),
-            qrng: RngStream::derive(model.seed, StreamKey::Qdisc("all")),
             samples: collect::Samples::default(),
             warm: None,
             pcaps,
@@ -455,12 +456,16 @@ impl<'m> Sim<'m> {
                 return;
             }
         }
-        let mut cx = QdiscCx { rng: &mut self.qrng, dequeue_drops: &mut self.drops };
+        let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut self.drops };
         match f.qdisc.enqueue(qp, now, &mut cx) {
             Offer::Queued { .. } => {}
             Offer::Dropped(_, p) => {
                 self.lose(p.id);
             }
+        }
+        // Queued packets dropped to make room (CHOKe's victim, FQ-CoDel's overflow).
+        while let Some((p, _)) = self.drops.pop() {
+            self.lose(p.id);
         }
         self.kick(iface);
     }
@@ -487,7 +492,7 @@ impl<'m> Sim<'m> {
             if f.qdisc_idle() {
                 break; // nothing to dequeue (without reading the discipline)
             }
-            let mut cx = QdiscCx { rng: &mut self.qrng, dequeue_drops: &mut self.drops };
+            let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut self.drops };
             let Some(p) = f.qdisc.dequeue(now, &mut cx) else { break };
             if p.ecn == Ecn::Ce {
                 self.pkts[p.id as usize].ecn = Ecn::Ce;
@@ -1077,6 +1082,7 @@ app = { kind = "file", size = "200kB" }
     // a 1000-byte IP packet (20 B IPv4 + 8 B UDP).
 
     use crate::model::{DirSpec, FlowSpec, LinkSpec, MonitorSpec, NodeSpec};
+    use sluice_core::qdisc::{DropTailConfig, QdiscConfig};
     use sluice_core::units::QueueLimit;
     use sluice_core::Rate;
 
@@ -1084,6 +1090,7 @@ app = { kind = "file", size = "200kB" }
     const T0: u64 = 5_000_000;
 
     /// One direction of a link in a chain: rate, propagation delay, link-layer bytes per packet.
+    #[derive(Clone, Copy)]
     struct Hop {
         rate: Rate,
         delay: Dur,
@@ -1102,7 +1109,7 @@ app = { kind = "file", size = "200kB" }
                 i => NodeSpec { name: format!("r{i}"), kind: NodeKind::Router },
             })
             .collect::<Vec<_>>();
-        let dir = |name: String| DirSpec { qdisc: QdiscSpec::DropTail { limit }, loss: sluice_core::loss::LossModel::NONE, queue_name: name, pcap: false };
+        let dir = |name: String| DirSpec { qdisc: QdiscConfig::DropTail(DropTailConfig { limit }), loss: sluice_core::loss::LossModel::NONE, queue_name: name, pcap: false };
         let links = hops
             .iter()
             .enumerate()
@@ -1242,6 +1249,29 @@ app = { kind = "file", size = "200kB" }
         let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
         let got = deliveries(&chain(&[hop], QueueLimit::Packets(1), 1, &flows));
         assert_eq!(got, vec![(vec![6_801_600], 0), (vec![7_603_200], 0), (vec![8_404_800], 0), (vec![], 1), (vec![], 2)]);
+    }
+
+    // Every queue draws from its own stream, named after the queue: adding a hop (and its
+    // queues) elsewhere leaves the draws of `h0->r1` as they were, and two queues' streams
+    // differ.
+    #[test]
+    fn each_queue_has_its_own_stream() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let draws = |hops: &[Hop], queue: &str| {
+            let m = chain(hops, QueueLimit::Packets(10), 1, &singles(&[T0]));
+            let sim = Sim::build(&m, &RunOptions::default()).unwrap();
+            let k = sim.info.iter().position(|i| i.name == queue).expect("queue exists");
+            let mut r = sim.ifaces[k].qrng.clone();
+            (0..4).map(|_| r.next_u64()).collect::<Vec<_>>()
+        };
+        let one = draws(&[hop], "h0->h1");
+        assert_eq!(one, draws(&[hop], "h0->h1"), "deterministic");
+        assert_ne!(one, draws(&[hop], "h1->h0"), "the reverse queue has a stream of its own");
+        let two_a = draws(&[hop, hop], "h0->r1");
+        let two_b = draws(&[hop, hop, hop], "h0->r1");
+        assert_eq!(two_a, two_b, "more queues elsewhere change nothing");
+        let mut named = RngStream::derive(1, StreamKey::Qdisc("h0->r1"));
+        assert_eq!(two_a, (0..4).map(|_| named.next_u64()).collect::<Vec<_>>(), "the stream is keyed by the queue's name");
     }
 
     // A pcap file that cannot be written fails the run, naming the file, rather than leaving

@@ -5,7 +5,7 @@ use crate::engine::{FlowNet, Sim};
 use crate::model::{AppSpec, FlowSpec};
 use crate::tcp::{Endpoint, TcpCounters};
 use crate::{SimError, VERSION};
-use sluice_core::qdisc::QdiscStats;
+use sluice_core::qdisc::{QdiscStats, ReasonCounts};
 use sluice_core::Time;
 
 /// Time series recorded during the run.
@@ -53,6 +53,7 @@ pub struct WarmSnapshot {
     pub held: Vec<u64>,
     pub net: Vec<FlowNet>,
     pub queues: Vec<QdiscStats>,
+    pub queue_reasons: Vec<ReasonCounts>,
     /// Packets each link direction had lost.
     pub link_losses: Vec<u64>,
 }
@@ -66,6 +67,7 @@ pub(crate) fn snapshot(sim: &Sim<'_>) -> WarmSnapshot {
         held: (0..n).map(|f| sim.endpoint(f, true).map_or(0, |e| e.held_out_of_order())).collect(),
         net: sim.flownet.clone(),
         queues: sim.ifaces.iter().map(|f| f.qdisc.stats.clone()).collect(),
+        queue_reasons: sim.ifaces.iter().map(|f| f.qdisc.by_reason.clone()).collect(),
         link_losses: sim.info.iter().map(|f| f.link_losses).collect(),
     }
 }
@@ -185,17 +187,22 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
         let arrivals = s.arrivals - w.arrivals;
         let dropped = s.dropped() - w.dropped();
         let dequeued = s.dequeued - w.dequeued;
+        let reasons = q.qdisc.by_reason.since(&warm.queue_reasons[k]);
         let n = f.samples.max(1) as f64;
         let mean = f.sum_pkts / n;
         let var = (f.sum_pkts2 / n - mean * mean).max(0.0);
         queues.push(QueueSummary {
             name: f.name.clone(),
-            kind: f.qdisc_kind.to_string(),
+            kind: f.qdisc.kind().to_string(),
             limit: q.qdisc.limit::<crate::net::QPkt>().to_string(),
             arrivals,
             enqueued: s.enqueued - w.enqueued,
             dropped,
+            dropped_after: s.dropped_after - w.dropped_after,
             marked: s.marked - w.marked,
+            drops_by_reason: reasons.drops_by_name().map(|(r, n)| (r.to_string(), n)).collect(),
+            marks_by_reason: reasons.marks_by_name().map(|(r, n)| (r.to_string(), n)).collect(),
+            params: serde_json::to_value(&f.qdisc).expect("a config serializes"),
             drop_ratio: if arrivals > 0 { dropped as f64 / arrivals as f64 } else { 0.0 },
             mean_len_pkts: mean,
             std_len_pkts: var.sqrt(),

@@ -72,8 +72,21 @@ pub struct QueueSummary {
     /// Arrivals at the queue discipline within the window.
     pub arrivals: u64,
     pub enqueued: u64,
+    /// Drops within the window: arrivals refused plus `dropped_after`.
     pub dropped: u64,
+    /// Packets dropped after they were queued (CoDel's and PIE's drops at dequeue, CHOKe's
+    /// victims, FQ-CoDel's overflow from the fattest queue).
+    pub dropped_after: u64,
+    /// ECN marks within the window (at enqueue or at dequeue).
     pub marked: u64,
+    /// `dropped` by reason (`overlimit`, `codel_target_exceeded`, ...); reasons that did not
+    /// occur are left out, so an empty map means no drops.
+    pub drops_by_reason: std::collections::BTreeMap<String, u64>,
+    /// `marked` by reason, as `drops_by_reason`.
+    pub marks_by_reason: std::collections::BTreeMap<String, u64>,
+    /// The discipline's resolved parameters, defaults included, as a scenario would write
+    /// them (`{"kind": "codel", "target": "5ms", ...}`).
+    pub params: serde_json::Value,
     /// `dropped / arrivals` (0 when nothing arrived).
     pub drop_ratio: f64,
     /// Queue length sampled every `queue_sample`, within the window.

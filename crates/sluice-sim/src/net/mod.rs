@@ -9,7 +9,7 @@
 
 use crate::packet::SimPacket;
 use sluice_core::packet::Ecn;
-use sluice_core::qdisc::{AnyQdisc, Instrumented, Queued};
+use sluice_core::qdisc::{AnyQdisc, Instrumented, QueueDisc, Queued};
 use sluice_core::rng::RngStream;
 use sluice_core::{Dur, Rate, Time};
 use std::collections::VecDeque;
@@ -135,13 +135,15 @@ pub struct Iface {
     pub device_cap: u8,
     flags: Flags,
     // ---- line 2
-    /// [`AnyQdisc::pass_through_max_len`] of the discipline, kept here so the pass-through test
+    /// [`QueueDisc::pass_through_max_len`] of the discipline, kept here so the pass-through test
     /// does not read the discipline.
     pass_max: Option<u32>,
     /// The discipline; its statistics come first (`Instrumented` is `repr(C)`) and fill the
     /// rest of line 2.
     pub qdisc: Instrumented<AnyQdisc<QPkt>>,
     // ---- touched only while packets wait
+    /// The discipline's own random stream (lent to it on every call; drop-tail draws nothing).
+    pub qrng: RngStream,
     /// The device's transmit queue below the discipline (ns-3's transmit queue): a tiny ring
     /// held inline, `dev_len` packets from `dev_head`. In one line of its own, the next after
     /// the discipline's state.
@@ -210,7 +212,7 @@ impl Iface {
     /// A new interface: idle, nothing queued, nothing on the wire. `lossy` and `pcap` say
     /// whether the loss stream and the pcap writer must be consulted per packet.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(node: u32, peer: u32, rate: Rate, delay: Dur, l2_overhead: u32, device_cap: u32, qdisc: AnyQdisc<QPkt>, lossy: bool, pcap: bool) -> Iface {
+    pub fn new(node: u32, peer: u32, rate: Rate, delay: Dur, l2_overhead: u32, device_cap: u32, qdisc: AnyQdisc<QPkt>, qrng: RngStream, lossy: bool, pcap: bool) -> Iface {
         assert!(device_cap as usize <= Iface::DEVICE_MAX, "device queue of {device_cap} packets (checked when the scenario is built)");
         let mut flags = Flags::default();
         flags.set(Flags::LOSSY, lossy);
@@ -231,6 +233,7 @@ impl Iface {
             flags,
             pass_max: qdisc.pass_through_max_len(),
             qdisc: Instrumented::new(qdisc),
+            qrng,
             dev_slots: DeviceSlots::default(),
             wire2: OnWire::default(),
             node,
@@ -257,7 +260,7 @@ impl Iface {
 
     /// Whether a packet of `len` bytes arriving now would go through the queue discipline
     /// without waiting: the discipline is empty and would pass it straight on
-    /// ([`AnyQdisc::passes_through_when_empty`]). Reads the first two lines only.
+    /// ([`QueueDisc::passes_through_when_empty`]). Reads the first two lines only.
     #[inline]
     pub fn qdisc_passes(&self, len: u32) -> bool {
         let pass = self.qdisc.stats.queued_pkts() == 0 && self.pass_max.is_some_and(|m| len <= m);
@@ -267,7 +270,7 @@ impl Iface {
 
     /// Whether the discipline is known to hold nothing and to do nothing when asked for a
     /// packet while empty (a discipline that can pass packets through keeps no other state:
-    /// [`AnyQdisc::pass_through_max_len`]), so a dequeue may be skipped.
+    /// [`QueueDisc::pass_through_max_len`]), so a dequeue may be skipped.
     #[inline]
     pub fn qdisc_idle(&self) -> bool {
         self.pass_max.is_some() && self.qdisc.stats.queued_pkts() == 0
@@ -379,7 +382,8 @@ pub struct IfaceInfo {
     pub loss: sluice_core::loss::LossProcess,
     /// Packets the link lost (all time; the summary takes the window's share).
     pub link_losses: u64,
-    pub qdisc_kind: &'static str,
+    /// The discipline's kind and resolved parameters (the summary's `kind` and `params`).
+    pub qdisc: sluice_core::qdisc::QdiscConfig,
     pub rng: RngStream,
     /// Reported in the summary and sampled.
     pub monitored: bool,
@@ -543,7 +547,7 @@ mod tests {
         use sluice_core::qdisc::DropTail;
         use sluice_core::units::QueueLimit;
         let q = AnyQdisc::DropTail(DropTail::new(QueueLimit::Packets(10)));
-        let mut f = Iface::new(0, 1, Rate::mbps(10), Dur::ZERO, 2, 1, q, false, false);
+        let mut f = Iface::new(0, 1, Rate::mbps(10), Dur::ZERO, 2, 1, q, RngStream::from_seed(1), false, false);
         assert!(f.idle_at(Time::ZERO, 0), "a new interface is idle");
         (f.busy_until, f.tx_seq) = (Time(801_600), 7);
         assert!(!f.idle_at(Time(801_599), 100), "before the end: busy whatever the order");
@@ -559,7 +563,7 @@ mod tests {
         use sluice_core::qdisc::DropTail;
         use sluice_core::units::QueueLimit;
         let q = AnyQdisc::DropTail(DropTail::new(QueueLimit::Packets(10)));
-        let mut f = Iface::new(0, 1, Rate::mbps(10), Dur::ZERO, 0, 1, q, false, false);
+        let mut f = Iface::new(0, 1, Rate::mbps(10), Dur::ZERO, 0, 1, q, RngStream::from_seed(1), false, false);
         let mut r = RngStream::from_seed(7);
         let on_wire = |k: u32| OnWire { at: Time(k as u64), seq: k as u64, id: k, next: NextHop::iface(k) };
         let (mut pushed, mut popped) = (0u32, 0u32);

@@ -5,6 +5,7 @@ use super::schema::*;
 use crate::model::*;
 use crate::tcp::*;
 use sluice_core::loss::{ListMatch, LossModel};
+use sluice_core::qdisc::{DropTailConfig, Profile as QdiscProfile, QdiscConfig};
 use sluice_core::units::QueueLimit;
 use sluice_core::{Dur, Time};
 
@@ -237,18 +238,41 @@ fn check_l2(v: Option<u32>, path: &str) -> R<u32> {
     }
 }
 
-fn qspec(q: &QueueTable, path: &str) -> R<QdiscSpec> {
-    let (kind, rest) = super::kind_of(q, path, QUEUE_KINDS)?;
-    debug_assert_eq!(kind, "drop_tail", "kind_of admits only QUEUE_KINDS");
-    let DropTailTable { limit } = super::typed(rest, path)?;
-    let zero = match limit {
-        QueueLimit::Packets(p) => p == 0,
-        QueueLimit::Bytes(b) => b == 0,
+/// A queue table (`{ kind = "codel", target = "5ms" }`): keys left out take the discipline's
+/// defaults under `profile`; errors name the key (`topology.queue.max_th`).
+pub(crate) fn qspec(q: &QueueTable, path: &str, profile: QdiscProfile) -> R<QdiscConfig> {
+    let (kind, rest) = super::kind_of(q, path, QdiscConfig::KINDS)?;
+    let base = QdiscConfig::defaults(&kind, profile).expect("kind_of admits only QdiscConfig::KINDS");
+    let toml::Value::Table(mut table) = toml::Value::try_from(&base).expect("a config serializes to a table") else {
+        unreachable!("a config serializes to a table")
     };
-    if zero {
-        return err(format!("{path}.limit"), "must be greater than zero");
+    table.remove("kind");
+    let toml::Value::Table(given) = rest else { unreachable!("kind_of returns a table") };
+    for (key, v) in given.iter() {
+        if !table.contains_key(key) {
+            let allowed = table.keys().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+            return err(format!("{path}.{key}"), format!("unknown field for kind \"{kind}\"; its fields: {allowed}"));
+        }
+        table.insert(key.clone(), v.clone());
     }
-    Ok(QdiscSpec::DropTail { limit })
+    if let Some(key) = QdiscConfig::required(&kind).iter().find(|k| !given.contains_key(**k)) {
+        return err(format!("{path}.{key}"), format!("missing: kind \"{kind}\" has no default for it"));
+    }
+    let mut track = serde_path_to_error::Track::new();
+    let cfg = QdiscConfig::deserialize_kind(&kind, serde_path_to_error::Deserializer::new(toml::Value::Table(table), &mut track)).map_err(|e| {
+        let at = track.path().to_string();
+        let full = if at == "." { path.to_string() } else { format!("{path}.{at}") };
+        let mut msg = e.to_string().replace('\n', " ");
+        // The value deserializer appends its own " in `a.b`"; the full path is already in front.
+        if let Some(i) = msg.rfind(" in `") {
+            if msg.ends_with('`') {
+                msg.truncate(i);
+            }
+        }
+        ScenarioError::new(full, msg)
+    })?;
+    cfg.validate().map_err(|e| ScenarioError::new(format!("{path}.{}", e.field), e.message))?;
+    Ok(cfg)
 }
 
 fn check_device(n: u32, path: &str) -> R<()> {
@@ -311,7 +335,7 @@ struct Net {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn link(a: usize, b: usize, names: &[NodeSpec], rate: sluice_core::Rate, delay: Dur, q_ab: QdiscSpec, q_ba: QdiscSpec, loss: (LossModel, LossModel), jitter: Dur, l2: u32, dev: u32) -> LinkSpec {
+fn link(a: usize, b: usize, names: &[NodeSpec], rate: sluice_core::Rate, delay: Dur, q_ab: QdiscConfig, q_ba: QdiscConfig, loss: (LossModel, LossModel), jitter: Dur, l2: u32, dev: u32) -> LinkSpec {
     let (na, nb) = (&names[a].name, &names[b].name);
     LinkSpec {
         a,
@@ -319,16 +343,17 @@ fn link(a: usize, b: usize, names: &[NodeSpec], rate: sluice_core::Rate, delay: 
         rate,
         delay,
         jitter,
-        ab: DirSpec { qdisc: q_ab, loss: loss.0, queue_name: format!("{na}->{nb}"), pcap: false },
-        ba: DirSpec { qdisc: q_ba, loss: loss.1, queue_name: format!("{nb}->{na}"), pcap: false },
+        // `bandwidth = "auto"` of the RED family is this link's rate.
+        ab: DirSpec { qdisc: q_ab.on_link(rate), loss: loss.0, queue_name: format!("{na}->{nb}"), pcap: false },
+        ba: DirSpec { qdisc: q_ba.on_link(rate), loss: loss.1, queue_name: format!("{nb}->{na}"), pcap: false },
         l2_overhead: l2,
         device_queue: dev,
     }
 }
 
-const BIG: QdiscSpec = QdiscSpec::DropTail { limit: QueueLimit::Packets(100_000) };
+const BIG: QdiscConfig = QdiscConfig::DropTail(DropTailConfig { limit: QueueLimit::Packets(100_000) });
 
-fn build_topology(t: &Topology) -> R<Net> {
+fn build_topology(t: &Topology, profile: QdiscProfile) -> R<Net> {
     let host = |n: String| NodeSpec { name: n, kind: NodeKind::Host };
     let router = |n: String| NodeSpec { name: n, kind: NodeKind::Router };
     let (kind, rest) = super::kind_of(t, "topology", TOPOLOGY_KINDS)?;
@@ -366,7 +391,7 @@ fn build_topology(t: &Topology) -> R<Net> {
             nodes.push(router("A".into()));
             nodes.push(router("B".into()));
             let aq = match access_queue {
-                Some(q) => qspec(&q, "topology.access_queue")?,
+                Some(q) => qspec(&q, "topology.access_queue", profile)?,
                 None => BIG,
             };
             let l2 = check_l2(l2_overhead, "topology.l2_overhead")?;
@@ -381,9 +406,9 @@ fn build_topology(t: &Topology) -> R<Net> {
             for i in 0..n {
                 links.push(link(b, n + i, &nodes, *access_rate, rd[i % rd.len()], aq.clone(), aq.clone(), (LossModel::NONE, LossModel::NONE), jit, l2, dev));
             }
-            let fq = qspec(queue, "topology.queue")?;
+            let fq = qspec(queue, "topology.queue", profile)?;
             let rq = match reverse_queue {
-                Some(q) => qspec(&q, "topology.reverse_queue")?,
+                Some(q) => qspec(&q, "topology.reverse_queue", profile)?,
                 None => BIG,
             };
             let loss = (loss_model(bottleneck.loss.as_ref(), "topology.bottleneck.loss")?, loss_model(bottleneck.reverse_loss.as_ref(), "topology.bottleneck.reverse_loss")?);
@@ -404,10 +429,10 @@ fn build_topology(t: &Topology) -> R<Net> {
             }
             let mut nodes: Vec<NodeSpec> = (0..=h).map(|i| router(format!("R{i}"))).collect();
             let aq = match access_queue {
-                Some(q) => qspec(&q, "topology.access_queue")?,
+                Some(q) => qspec(&q, "topology.access_queue", profile)?,
                 None => BIG,
             };
-            let fq = qspec(queue, "topology.queue")?;
+            let fq = qspec(queue, "topology.queue", profile)?;
             let mut links = Vec::new();
             for i in 0..h {
                 links.push(link(i, i + 1, &nodes, *rate, *delay, fq.clone(), BIG, (LossModel::NONE, LossModel::NONE), Dur::ZERO, 2, 1));
@@ -456,11 +481,11 @@ fn build_topology(t: &Topology) -> R<Net> {
                     return err(p, format!("links[{j}] already joins {:?} and {:?} (one link per pair of nodes: its queues are named \"{}->{}\" and \"{}->{}\")", l.a, l.b, l.a, l.b, l.b, l.a));
                 }
                 let q = match &l.queue {
-                    Some(q) => qspec(q, &format!("{p}.queue"))?,
+                    Some(q) => qspec(q, &format!("{p}.queue"), profile)?,
                     None => BIG,
                 };
                 let rq = match &l.reverse_queue {
-                    Some(q) => qspec(q, &format!("{p}.reverse_queue"))?,
+                    Some(q) => qspec(q, &format!("{p}.reverse_queue"), profile)?,
                     None => q.clone(),
                 };
                 let loss = (loss_model(l.loss.as_ref(), &format!("{p}.loss"))?, loss_model(l.reverse_loss.as_ref(), &format!("{p}.reverse_loss"))?);
@@ -577,7 +602,13 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
         notes.push(("profile".into(), p.as_str().into()));
     }
     let tcp = apply_tcp(&TcpConfig::default(), &f.tcp, "tcp")?;
-    let mut net = build_topology(&f.topology)?;
+    // Queue defaults follow the scenario's profile (`[tcp] validate`): ns-3's attribute
+    // defaults under "ns3.44".
+    let qprofile = match f.tcp.validate {
+        Some(Profile::Ns3_44) => QdiscProfile::Ns3_44,
+        Some(Profile::Sluice) | None => QdiscProfile::Sluice,
+    };
+    let mut net = build_topology(&f.topology, qprofile)?;
     if f.flows.is_empty() {
         return err("flows", "at least one [[flows]] entry is required");
     }

@@ -3,7 +3,7 @@
 
 use serde::de::Error as _;
 use serde::Deserialize;
-use sluice_core::units::{ByteSize, QueueLimit};
+use sluice_core::units::ByteSize;
 use sluice_core::{Dur, Rate};
 
 #[derive(Deserialize, Debug)]
@@ -89,16 +89,10 @@ choice!(FullAckOpt { Ssthresh = "ssthresh", FlightSize = "flightsize" });
 choice!(EcnCutOpt { Prr = "prr", Immediate = "immediate" });
 choice!(RttTable { Eval9 = "eval9" });
 
-/// `{ kind = "drop_tail", limit = "900pkt" }`.
-#[derive(Deserialize, Debug, Clone, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct DropTailTable {
-    pub limit: QueueLimit,
-}
-
-/// A queue table: its `kind` picks the discipline (see [`QUEUE_KINDS`]).
+/// A queue table: its `kind` picks the discipline, one of
+/// [`QdiscConfig::KINDS`](sluice_core::qdisc::QdiscConfig::KINDS); the other keys are that
+/// discipline's `<Name>Config` (sluice-core's `qdisc` module, shared with the gateway).
 pub type QueueTable = toml::Value;
-pub const QUEUE_KINDS: &[&str] = &["drop_tail"];
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]

@@ -574,3 +574,89 @@ fn bad_loss_models_name_the_field() {
     assert_eq!(e.path, "topology.bottleneck.loss.q");
     assert!(e.message.contains("unknown field `q`"), "{}", e.message);
 }
+
+// Queue tables: the kind picks the discipline's own table; every error names the key.
+#[test]
+fn queue_tables_name_the_key_in_errors() {
+    let e = error_of("kind = \"drop_tail\"", "kind = \"pei\"");
+    assert_eq!(e.path, "topology.queue.kind");
+    assert!(e.message.contains("unknown kind `pei`, expected one of `drop_tail`"), "{e}");
+    assert!(e.allowed.as_ref().is_some_and(|a| a.iter().any(|k| k == "drop_tail")), "{e:?}");
+    let e = error_of("limit = \"50pkt\" }", "limit = \"50pkt\", interval = \"100ms\" }");
+    assert_eq!(e.path, "topology.queue.interval");
+    assert_eq!(e.message, "unknown field for kind \"drop_tail\"; its fields: `limit`");
+    let e = error_of("kind = \"drop_tail\", limit = \"50pkt\"", "kind = \"drop_tail\"");
+    assert_eq!(e.path, "topology.queue.limit");
+    assert!(e.message.starts_with("missing"), "{e}");
+    let e = error_of("limit = \"50pkt\"", "limit = \"0pkt\"");
+    assert_eq!((e.path.as_str(), e.message.as_str()), ("topology.queue.limit", "must be greater than zero"));
+    // The same checks under another key.
+    let e = error_of("[[flows]]", "reverse_queue = { kind = \"drop_tail\", limit = \"5pkt\", target = \"5ms\" }\n[[flows]]");
+    assert_eq!(e.path, "topology.reverse_queue.target");
+}
+
+// The resolved discipline reaches the model, and the summary reports it with its counts.
+#[test]
+fn queue_parameters_reach_the_model_and_the_summary() {
+    use sluice_core::qdisc::{DropTailConfig, QdiscConfig};
+    use sluice_core::units::QueueLimit;
+    let m = load_str(BASE, None).unwrap();
+    let l = m.links.iter().find(|l| l.ab.queue_name == "A->B").expect("bottleneck");
+    assert_eq!(l.ab.qdisc, QdiscConfig::DropTail(DropTailConfig { limit: QueueLimit::Packets(50) }));
+    let text = BASE.replace("duration = \"10s\"", "duration = \"4s\"").replace("warmup = \"2s\"", "warmup = \"1s\"");
+    let out = crate::run_str(&text, None, &crate::RunOptions::default()).unwrap();
+    let q = out.summary.queues.iter().find(|q| q.name == "A->B").expect("A->B reported");
+    assert_eq!(q.kind, "drop_tail");
+    assert_eq!(q.params, serde_json::json!({ "kind": "drop_tail", "limit": "50pkt" }));
+    // Two bulk flows through a 50-packet queue at 10 Mbit/s overflow it.
+    assert!(q.dropped > 0, "{q:?}");
+    assert_eq!(q.drops_by_reason.get("overlimit"), Some(&q.dropped), "drop-tail drops only on overflow");
+    assert_eq!(q.drops_by_reason.len(), 1);
+    assert!(q.marks_by_reason.is_empty() && q.marked == 0);
+    assert_eq!(q.dropped_after, 0, "drop-tail never drops a queued packet");
+}
+
+// The RED family, PIE and CHOKe: their tables' errors name the key, "auto" bandwidth becomes the
+// link's rate, and the ns-3 profile picks ns-3's rules.
+#[test]
+fn aqm_tables_name_the_key_and_resolve_per_link_and_profile() {
+    use sluice_core::qdisc::red::RedFlavor;
+    use sluice_core::qdisc::{Auto, QdiscConfig};
+    use sluice_core::Rate;
+    let dt = "{ kind = \"drop_tail\", limit = \"50pkt\" }";
+    let e = error_of(dt, "{ kind = \"red\", limit = \"50pkt\", max_th = \"3pkt\" }");
+    assert_eq!((e.path.as_str(), e.message.as_str()), ("topology.queue.max_th", "must be greater than min_th (5pkt), got 3pkt"));
+    assert_eq!(e.to_string(), "topology.queue.max_th: must be greater than min_th (5pkt), got 3pkt");
+    let e = error_of(dt, "{ kind = \"ared\", limit = \"50pkt\", alpha = 0.0 }");
+    assert_eq!(e.to_string(), "topology.queue.alpha: must be > 0");
+    let e = error_of(dt, "{ kind = \"pie\", limit = \"50pkt\", alpha = -1.0 }");
+    assert_eq!(e.to_string(), "topology.queue.alpha: must be > 0");
+    let e = error_of(dt, "{ kind = \"red\", limit = \"50pkt\", min_th = \"5000B\" }");
+    assert_eq!(e.path, "topology.queue.min_th");
+    let e = error_of(dt, "{ kind = \"red\", limit = \"50pkt\", params = \"linux\" }");
+    assert_eq!(e.path, "topology.queue.params");
+    let e = error_of(dt, "{ kind = \"red\", limit = \"50pkt\", w_q = \"fast\" }");
+    assert_eq!(e.path, "topology.queue.w_q");
+    let e = error_of(dt, "{ kind = \"pie\", limit = \"50pkt\", variant = \"ns3.30\", ecn = true }");
+    assert_eq!(e.path, "topology.queue.ecn");
+    let e = error_of(dt, "{ kind = \"choke\", limit = \"50pkt\", candidates = 0 }");
+    assert_eq!(e.path, "topology.queue.candidates");
+    let e = error_of(dt, "{ kind = \"pie\" }");
+    assert_eq!(e.path, "topology.queue.limit");
+    let e = error_of(dt, "{ kind = \"ared\", limit = \"50pkt\", min_th = \"5pkt\" }");
+    assert_eq!(e.path, "topology.queue.min_th");
+    // bandwidth "auto" → the bottleneck's 10 Mbit/s; the profile's rules
+    let red = |profile: &str| {
+        let text = BASE.replacen(dt, "{ kind = \"red\", limit = \"50pkt\" }", 1).replacen("[topology]", &format!("[tcp]\nvalidate = \"{profile}\"\n[topology]"), 1);
+        let m = load_str(&text, None).unwrap();
+        let l = m.links.iter().find(|l| l.ab.queue_name == "A->B").expect("bottleneck");
+        match &l.ab.qdisc {
+            QdiscConfig::Red(c) => c.clone(),
+            other => panic!("{other:?}"),
+        }
+    };
+    let s = red("sluice");
+    assert_eq!((s.bandwidth, s.flavor, s.hard_drop), (Auto::Value(Rate::mbps(10)), RedFlavor::Floyd, false));
+    let n = red("ns3.44");
+    assert_eq!((n.flavor, n.hard_drop, n.mean_pkt_size.0), (RedFlavor::Ns3, true, 500));
+}

@@ -1,5 +1,6 @@
 //! Programmatic models for tests (the same shapes the scenario files describe).
 
+use sluice_core::qdisc::{DropTailConfig, QdiscConfig};
 use sluice_core::units::QueueLimit;
 use sluice_core::{Dur, Rate, Time};
 use sluice_sim::model::*;
@@ -13,6 +14,8 @@ pub struct Dumbbell {
     pub bottleneck_rate: Rate,
     pub bottleneck_delay: Dur,
     pub buffer: QueueLimit,
+    /// The bottleneck's discipline (A->B); `None`: drop-tail of `buffer`.
+    pub qdisc: Option<QdiscConfig>,
     pub loss: f64,
     pub duration: Dur,
     pub warmup: Dur,
@@ -29,6 +32,7 @@ impl Default for Dumbbell {
             bottleneck_rate: Rate::mbps(10),
             bottleneck_delay: Dur::from_millis(5),
             buffer: QueueLimit::Packets(100),
+            qdisc: None,
             loss: 0.0,
             duration: Dur::from_secs(60),
             warmup: Dur::from_secs(10),
@@ -38,7 +42,7 @@ impl Default for Dumbbell {
 }
 
 fn dir(name: String, limit: QueueLimit, loss: f64) -> DirSpec {
-    DirSpec { qdisc: QdiscSpec::DropTail { limit }, loss: sluice_core::loss::LossModel::Bernoulli { p: loss }, queue_name: name, pcap: false }
+    DirSpec { qdisc: QdiscConfig::DropTail(DropTailConfig { limit }), loss: sluice_core::loss::LossModel::Bernoulli { p: loss }, queue_name: name, pcap: false }
 }
 
 impl Dumbbell {
@@ -90,7 +94,7 @@ impl Dumbbell {
             rate: self.bottleneck_rate,
             delay: self.bottleneck_delay,
             jitter: Dur::ZERO,
-            ab: dir("A->B".into(), self.buffer, self.loss),
+            ab: DirSpec { qdisc: self.qdisc.clone().unwrap_or(QdiscConfig::DropTail(DropTailConfig { limit: self.buffer })), ..dir("A->B".into(), self.buffer, self.loss) },
             ba: dir("B->A".into(), big, 0.0),
             l2_overhead: 2,
             device_queue: 1,

@@ -4,3 +4,4 @@ mod common;
 mod fidelity;
 mod loss;
 mod reference;
+mod aqm;

@@ -94,6 +94,7 @@ fn run_case_tcp(name: &str, departures: bool, base: TcpConfig) -> (Summary, serd
         bottleneck_rate: parse_rate(a["bottleneck_rate"].as_str().unwrap()).unwrap(),
         bottleneck_delay: dur(&a["bottleneck_delay"]),
         buffer: QueueLimit::Packets(a["buffer"].as_u64().unwrap() as u32),
+        qdisc: None,
         loss: 0.0,
         duration: Dur::from_secs_f64(a["duration"].as_f64().unwrap()),
         warmup: Dur::from_secs_f64(a["warmup"].as_f64().unwrap()),
