@@ -32,16 +32,20 @@
 
 pub mod auto;
 pub mod choke;
+pub mod codel;
 pub mod config;
 pub mod drop_tail;
+pub mod fq_codel;
 pub mod pie;
 pub mod red;
 pub mod stats;
 
-pub use config::{ParamError, Profile, QdiscParams};
 pub use auto::Auto;
 pub use choke::{Choke, ChokeConfig};
+pub use codel::{Codel, CodelArith, CodelConfig};
+pub use config::{ParamError, Profile, QdiscParams};
 pub use drop_tail::{DropTail, DropTailConfig};
+pub use fq_codel::{FqCodel, FqCodelConfig, FqEmpty, Perturbation};
 pub use pie::{Pie, PieConfig};
 pub use red::{AredConfig, Red, RedConfig};
 pub use stats::{Instrumented, Offer, QdiscStats, ReasonCounts};
@@ -320,6 +324,10 @@ macro_rules! disciplines {
 disciplines! {
     /// Drop-tail FIFO ([`drop_tail`]).
     DropTail(DropTail, DropTailConfig) = "drop_tail",
+    /// CoDel ([`codel`], RFC 8289).
+    Codel(Codel, CodelConfig) = "codel",
+    /// FQ-CoDel ([`fq_codel`], RFC 8290).
+    FqCodel(FqCodel, FqCodelConfig) = "fq_codel",
     /// RED ([`red`]).
     Red(Red, RedConfig) = "red",
     /// Adaptive RED: RED with its parameters from the link and `max_p` adapted ([`red`]).

@@ -181,7 +181,8 @@ impl<Q> Instrumented<Q> {
 #[cfg(test)]
 mod tests {
     use super::super::testpkt::TestPkt;
-    use super::super::{AnyQdisc, Dequeued, DropTailConfig, QdiscConfig};
+    use super::super::{AnyQdisc, CodelArith, CodelConfig, Dequeued, DropTailConfig, FqCodelConfig, FqEmpty, QdiscConfig};
+    use crate::time::Dur;
     use super::*;
     use crate::packet::Ecn;
     use crate::rng::RngStream;
@@ -192,7 +193,9 @@ mod tests {
     /// identities, occupancy within `limit` packets, bytes equal to the sum of the packets
     /// inside (tracked from what went in and what came out), per-reason sums, and that every
     /// packet offered is accounted for exactly once.
-    fn check_identities<Q: QueueDisc<TestPkt>>(make: impl Fn() -> Q, limit_pkts: u32, what: &str) {
+    /// Returns the drops and marks by reason over all seeds.
+    fn check_identities<Q: QueueDisc<TestPkt>>(make: impl Fn() -> Q, limit_pkts: u32, what: &str) -> ReasonCounts {
+        let mut total = ReasonCounts::default();
         for seed in 0..20u64 {
             let mut ops = RngStream::from_seed(seed);
             let mut rng = RngStream::from_seed(seed + 100);
@@ -239,7 +242,14 @@ mod tests {
                 assert_eq!(q.by_reason.marks.iter().sum::<u64>(), s.marked, "{what} seed {seed}");
             }
             assert!(q.stats.dequeued > 0 && q.stats.dropped() > 0, "{what} seed {seed}: the sequence exercises drops");
+            for (a, b) in total.drops.iter_mut().zip(q.by_reason.drops) {
+                *a += b;
+            }
+            for (a, b) in total.marks.iter_mut().zip(q.by_reason.marks) {
+                *a += b;
+            }
         }
+        total
     }
 
     fn any(cfg: QdiscConfig) -> impl Fn() -> AnyQdisc<TestPkt> {
@@ -252,7 +262,18 @@ mod tests {
     fn identities_hold_for_every_discipline() {
         check_identities(any(QdiscConfig::DropTail(DropTailConfig { limit: QueueLimit::Packets(5) })), 5, "drop_tail 5pkt");
         check_identities(any(QdiscConfig::DropTail(DropTailConfig { limit: QueueLimit::Bytes(6000) })), 150, "drop_tail 6000B");
-        check_identities(Victim::default, 8, "test discipline");
+        let codel = |limit, ecn, arith| CodelConfig { target: Dur::from_millis(1), interval: Dur::from_millis(10), limit, ecn, arith, ..CodelConfig::default() };
+        let r = check_identities(any(QdiscConfig::Codel(codel(QueueLimit::Packets(12), false, CodelArith::Exact))), 12, "codel");
+        assert!(r.drops[DropReason::CodelTargetExceeded.index()] > 0, "CoDel's own drops are exercised");
+        let r = check_identities(any(QdiscConfig::Codel(codel(QueueLimit::Packets(12), true, CodelArith::Exact))), 12, "codel ecn");
+        assert!(r.marks[MarkReason::CodelTargetExceeded.index()] > 0 && r.drops[DropReason::CodelTargetExceeded.index()] > 0, "marks and Not-ECT drops");
+        check_identities(any(QdiscConfig::Codel(codel(QueueLimit::Bytes(9000), true, CodelArith::Ns3))), 250, "codel ns3 9000B");
+        let fq = |limit, fq_empty, arith| FqCodelConfig { flows: 4, target: Dur::from_millis(1), interval: Dur::from_millis(10), limit: QueueLimit::Packets(limit), fq_empty, arith, ..FqCodelConfig::default() };
+        let r = check_identities(any(QdiscConfig::FqCodel(fq(12, FqEmpty::Rfc, CodelArith::Exact))), 12, "fq_codel");
+        assert!(r.drops[DropReason::FqOverlimit.index()] > 0 && r.drops[DropReason::CodelTargetExceeded.index()] > 0 && r.marks.iter().sum::<u64>() > 0, "{r:?}");
+        check_identities(any(QdiscConfig::FqCodel(fq(12, FqEmpty::Linux, CodelArith::Ns3))), 12, "fq_codel linux ns3");
+        let r = check_identities(Victim::default, 8, "test discipline");
+        assert!(r.drops[DropReason::ChokeMatch.index()] > 0 && r.marks.iter().sum::<u64>() > 0, "drops during enqueue and marks at dequeue are exercised");
         // The RED family, PIE and CHOKe with ECN on (marks as well as drops), in packets and bytes.
         use super::super::{AredConfig, Auto, ChokeConfig, PieConfig, RedConfig};
         use super::super::pie::PieVariant;
@@ -354,7 +375,6 @@ mod tests {
     fn only_drop_tail_passes_through() {
         for &kind in QdiscConfig::KINDS {
             let mut cfg = QdiscConfig::defaults(kind, crate::qdisc::Profile::Sluice).expect("a kind");
-            #[allow(irrefutable_let_patterns)]
             if let QdiscConfig::DropTail(c) = &mut cfg {
                 c.limit = QueueLimit::Packets(10);
             }

@@ -660,3 +660,59 @@ fn aqm_tables_name_the_key_and_resolve_per_link_and_profile() {
     let n = red("ns3.44");
     assert_eq!((n.flavor, n.hard_drop, n.mean_pkt_size.0), (RedFlavor::Ns3, true, 500));
 }
+
+// A CoDel queue: keys left out take the defaults of the scenario's profile, ns-3.44's under
+// `validate = "ns3.44"` (1,500,000-byte limit, its arithmetic); errors name the key.
+#[test]
+fn codel_defaults_follow_the_profile() {
+    use sluice_core::qdisc::{CodelArith, CodelConfig, QdiscConfig};
+    use sluice_core::units::QueueLimit;
+    let codel = BASE.replace("queue = { kind = \"drop_tail\", limit = \"50pkt\" }", "queue = { kind = \"codel\", target = \"2ms\" }");
+    let bottleneck = |text: &str| load_str(text, None).unwrap().links.iter().find(|l| l.ab.queue_name == "A->B").unwrap().ab.qdisc.clone();
+    let want = CodelConfig { target: Dur::from_millis(2), ..CodelConfig::default() };
+    assert_eq!(bottleneck(&codel), QdiscConfig::Codel(want.clone()));
+    assert_eq!(want.limit, QueueLimit::Packets(1000));
+    let ns3 = codel.replace("[topology]", "[tcp]\nvalidate = \"ns3.44\"\n[topology]");
+    let want = CodelConfig { target: Dur::from_millis(2), limit: QueueLimit::Bytes(1_500_000), arith: CodelArith::Ns3, ..CodelConfig::default() };
+    assert_eq!(bottleneck(&ns3), QdiscConfig::Codel(want));
+    // The profile's defaults, overridden key by key.
+    let mixed = ns3.replace("target = \"2ms\"", "limit = \"900pkt\", arith = \"exact\"");
+    let QdiscConfig::Codel(c) = bottleneck(&mixed) else { panic!("codel") };
+    assert_eq!((c.limit, c.arith, c.target), (QueueLimit::Packets(900), CodelArith::Exact, Dur::from_millis(5)));
+    let e = load_str(&codel.replace("target = \"2ms\"", "target = \"200ms\""), None).unwrap_err();
+    assert_eq!(e.to_string(), "topology.queue.target: must be greater than 0 and less than interval (100ms), got 200ms");
+    let e = load_str(&codel.replace("target = \"2ms\"", "arith = \"linux\""), None).unwrap_err();
+    assert_eq!(e.path, "topology.queue.arith");
+    assert!(e.message.contains("exact") && e.message.contains("ns3"), "{e}");
+    let e = load_str(&codel.replace("target = \"2ms\"", "min_th = \"5pkt\""), None).unwrap_err();
+    assert_eq!(e.path, "topology.queue.min_th");
+    assert!(e.message.starts_with("unknown field for kind \"codel\"; its fields: "), "{e}");
+    let e = load_str(&codel.replace("target = \"2ms\"", "target = 5"), None).unwrap_err();
+    assert_eq!(e.path, "topology.queue.target");
+}
+
+// AQMs through the engine: CoDel drops at dequeue, FQ-CoDel also drops queued packets to make
+// room at an enqueue; both are freed and counted (`dropped_after`), and the counts add up:
+// `arrivals = enqueued + (dropped − dropped_after)`, every drop has a reason, and the flows'
+// lost packets include them.
+#[test]
+fn aqm_drops_reach_the_summary() {
+    let base = BASE.replace("duration = \"10s\"", "duration = \"6s\"").replace("count = 2", "count = 8");
+    for (queue, reasons) in [
+        ("{ kind = \"codel\" }", &["codel_target_exceeded"][..]),
+        ("{ kind = \"fq_codel\", limit = \"8pkt\", ecn = false }", &["fq_overlimit"][..]),
+    ] {
+        let text = base.replace("{ kind = \"drop_tail\", limit = \"50pkt\" }", queue);
+        let out = crate::run_str(&text, None, &crate::RunOptions::default()).unwrap();
+        let q = out.summary.queues.iter().find(|q| q.name == "A->B").unwrap();
+        assert_eq!(q.arrivals, q.enqueued + (q.dropped - q.dropped_after), "{queue}");
+        assert!(q.dropped_after > 0, "{queue}: {q:?}");
+        assert_eq!(q.drops_by_reason.values().sum::<u64>(), q.dropped, "{queue}");
+        for r in reasons {
+            assert!(q.drops_by_reason.get(*r).is_some_and(|&n| n > 0), "{queue}: {r} in {:?}", q.drops_by_reason);
+        }
+        assert_eq!(q.params["kind"], queue.split('"').nth(1).unwrap());
+        let lost: u64 = out.summary.flows.iter().map(|f| f.lost_packets).sum();
+        assert!(lost >= q.dropped, "{queue}: flows lost {lost}, queue dropped {}", q.dropped);
+    }
+}

@@ -7,6 +7,7 @@
 
 use crate::common::*;
 use sluice_core::loss::{ListMatch, LossModel};
+use sluice_core::qdisc::{CodelConfig, FqCodelConfig, Profile, QdiscConfig, QdiscParams};
 use sluice_core::units::{parse_duration, parse_rate, QueueLimit};
 use sluice_core::{Dur, Time};
 use sluice_sim::engine::run_model;
@@ -61,6 +62,20 @@ fn case_tcp_from(mut t: TcpConfig, a: &serde_json::Value) -> TcpConfig {
     t
 }
 
+/// The bottleneck discipline of a case (ns3_dumbbell.py's `--qdisc`, with its `MaxSize` of
+/// `buffer` packets): `None` for "fifo" (drop-tail), else the `ns3.44` profile's discipline with
+/// the case's parameters.
+fn case_qdisc(a: &serde_json::Value) -> Option<QdiscConfig> {
+    let buffer = QueueLimit::Packets(a["buffer"].as_u64().unwrap() as u32);
+    let ecn = a["ecn"] == true;
+    match a["qdisc"].as_str().unwrap_or("fifo") {
+        "fifo" => None,
+        "codel" => Some(QdiscConfig::Codel(CodelConfig { limit: buffer, target: dur(&a["codel_target"]), interval: dur(&a["codel_interval"]), ecn, ..CodelConfig::for_profile(Profile::Ns3_44) })),
+        "fq_codel" => Some(QdiscConfig::FqCodel(FqCodelConfig { limit: buffer, target: dur(&a["codel_target"]), interval: dur(&a["codel_interval"]), ecn, ..FqCodelConfig::for_profile(Profile::Ns3_44) })),
+        other => panic!("no Sluice equivalent wired for qdisc {other:?}"),
+    }
+}
+
 /// Run the Sluice equivalent of one ns-3 case.
 pub fn run_case(name: &str) -> (Summary, serde_json::Value) {
     let (s, case, _) = run_case_with(name, false);
@@ -94,7 +109,7 @@ fn run_case_tcp(name: &str, departures: bool, base: TcpConfig) -> (Summary, serd
         bottleneck_rate: parse_rate(a["bottleneck_rate"].as_str().unwrap()).unwrap(),
         bottleneck_delay: dur(&a["bottleneck_delay"]),
         buffer: QueueLimit::Packets(a["buffer"].as_u64().unwrap() as u32),
-        qdisc: None,
+        qdisc: case_qdisc(a),
         loss: 0.0,
         duration: Dur::from_secs_f64(a["duration"].as_f64().unwrap()),
         warmup: Dur::from_secs_f64(a["warmup"].as_f64().unwrap()),
@@ -204,6 +219,13 @@ fn access9_newreno_matches_ns3() {
 #[test]
 fn access90_newreno_matches_ns3() {
     assert_agrees("b-access90-newreno-fifo");
+}
+
+// CoDel at the bottleneck (ns-3.44's CoDelQueueDisc, 900 packets, target 5 ms, interval
+// 100 ms), Sluice under `arith = "ns3"`.
+#[test]
+fn access90_newreno_codel_matches_ns3() {
+    assert_agrees("b-access90-newreno-codel");
 }
 
 #[test]
@@ -364,4 +386,31 @@ fn scripted_loss_cases_agree_packet_for_packet() {
         failures.extend(parts);
     }
     assert!(failures.is_empty(), "cases that part from ns-3:\n{}", failures.join("\n"));
+}
+
+// The `ns3.44` profile's CoDel and FQ-CoDel defaults are ns-3.44's attribute defaults, as read
+// from the installed ns-3 by validation/ns3_qdisc_defaults.py (FQ-CoDel's quantum is the
+// device's MTU, the point-to-point device's 1500).
+#[test]
+fn ns3_profile_queue_defaults_are_ns3s() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../validation/fixtures/ns3/qdisc-defaults.json");
+    let d: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).expect("record present")).expect("parses");
+    let limit = |v: &serde_json::Value| sluice_core::units::parse_queue_limit(&v.as_str().unwrap().replace("p", "pkt")).unwrap();
+    let (c, f, dev) = (&d["ns3::CoDelQueueDisc"], &d["ns3::FqCoDelQueueDisc"], &d["ns3::PointToPointNetDevice"]);
+    let codel = CodelConfig::for_profile(Profile::Ns3_44);
+    assert_eq!(codel.target, dur(&c["Target"]));
+    assert_eq!(codel.interval, dur(&c["Interval"]));
+    assert_eq!(codel.limit, limit(&c["MaxSize"]));
+    assert_eq!(codel.mtu.to_string(), c["MinBytes"].as_str().unwrap());
+    assert_eq!(codel.ecn.to_string(), c["UseEcn"].as_str().unwrap());
+    let fq = FqCodelConfig::for_profile(Profile::Ns3_44);
+    assert_eq!(fq.target, dur(&f["Target"]));
+    assert_eq!(fq.interval, dur(&f["Interval"]));
+    assert_eq!(fq.limit, limit(&f["MaxSize"]));
+    assert_eq!(fq.flows.to_string(), f["Flows"].as_str().unwrap());
+    assert_eq!(fq.drop_batch.to_string(), f["DropBatchSize"].as_str().unwrap());
+    assert_eq!(fq.ecn.to_string(), f["UseEcn"].as_str().unwrap());
+    assert_eq!(fq.perturbation, sluice_core::qdisc::Perturbation::Fixed(f["Perturbation"].as_str().unwrap().parse().unwrap()));
+    assert_eq!(fq.quantum.to_string(), dev["Mtu"].as_str().unwrap());
+    assert_eq!(fq.mtu.to_string(), c["MinBytes"].as_str().unwrap(), "each queue's CoDel keeps CoDel's MinBytes");
 }

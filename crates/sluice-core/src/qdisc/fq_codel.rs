@@ -1,0 +1,539 @@
+//! FQ-CoDel, flow queueing with CoDel (RFC 8290; Linux `sch_fq_codel.c`; ns-3
+//! `FqCoDelQueueDisc`).
+//!
+//! Arrivals are hashed by their 5-tuple into one of `flows` queues, each managed by its own
+//! CoDel ([`codel`](super::codel)). Queues take turns by deficit round robin with a `quantum` of
+//! bytes per turn, and a queue that becomes active joins the *new* list, served before the
+//! *old* one, so sparse flows (never building a queue) leave ahead of bulk ones. When the total
+//! exceeds `limit` packets, packets are dropped from the head of the queue with the most bytes,
+//! until `drop_batch` packets or half of its bytes are gone.
+//!
+//! Which queue a flow lands in: the packet's 5-tuple hash mixed with the queue's
+//! `perturbation` (a salt), modulo `flows`. `"random"` draws the salt once from the queue's own
+//! random stream (Linux draws one at set-up); ns-3.44 uses a fixed 0.
+//!
+//! An emptied queue taken from the new list moves to the old list (`fq_empty = "rfc"`, RFC 8290
+//! §4.2 and ns-3, needed against starvation) or, with `fq_empty = "linux"`, only if the old list
+//! is not empty, else it becomes inactive (Linux). Each queue's CoDel compares its own backlog
+//! with `mtu` (ns-3; Linux compares the whole discipline's backlog).
+
+use super::codel::{check_codel_times, CodelArith, CodelParams, CodelQueue, CodelState, Fifo};
+use super::{Dequeued, DropReason, Enqueue, Occupancy, ParamError, Profile, QdiscCx, QdiscParams, QueueDisc, Queued};
+use crate::rng::RngStream;
+use crate::time::{Dur, Time};
+use crate::units::QueueLimit;
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::VecDeque;
+use std::fmt;
+
+/// What an emptied new-list queue does (module docs).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FqEmpty {
+    Rfc,
+    Linux,
+}
+
+/// The hash salt: drawn from the queue's stream, or fixed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Perturbation {
+    Random,
+    Fixed(u32),
+}
+
+impl Serialize for Perturbation {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Perturbation::Random => s.serialize_str("random"),
+            Perturbation::Fixed(v) => s.serialize_u32(*v),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Perturbation {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl de::Visitor<'_> for V {
+            type Value = Perturbation;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"random\" or a salt from 0 to 4294967295")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Perturbation, E> {
+                match s {
+                    "random" => Ok(Perturbation::Random),
+                    _ => Err(E::custom(format!("expected \"random\" or a salt from 0 to 4294967295, got {s:?}"))),
+                }
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Perturbation, E> {
+                u32::try_from(v).map(Perturbation::Fixed).map_err(|_| E::custom(format!("expected \"random\" or a salt from 0 to 4294967295, got {v}")))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Perturbation, E> {
+                u32::try_from(v).map(Perturbation::Fixed).map_err(|_| E::custom(format!("expected \"random\" or a salt from 0 to 4294967295, got {v}")))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `{ kind = "fq_codel", flows = 1024, quantum = 1514, limit = "10240pkt", target = "5ms",
+/// interval = "100ms", mtu = 1500, ecn = true, drop_batch = 64, fq_empty = "rfc",
+/// perturbation = "random", arith = "exact" }`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FqCodelConfig {
+    /// Number of queues (RFC 8290, Linux and ns-3: 1024).
+    pub flows: u32,
+    /// Bytes a queue may send per round (Linux: device MTU + 14 = 1514; ns-3: the device MTU,
+    /// 1500).
+    pub quantum: u32,
+    /// Packets in all queues together (Linux and ns-3: 10240).
+    pub limit: QueueLimit,
+    /// Each queue's CoDel ([`CodelConfig`](super::CodelConfig)).
+    pub target: Dur,
+    pub interval: Dur,
+    pub mtu: u32,
+    /// ECN marking (Linux and ns-3: on).
+    pub ecn: bool,
+    /// Most packets dropped from the fattest queue per overflow (Linux and ns-3: 64).
+    pub drop_batch: u32,
+    pub fq_empty: FqEmpty,
+    pub perturbation: Perturbation,
+    pub arith: CodelArith,
+}
+
+impl Default for FqCodelConfig {
+    /// RFC 8290 with Linux's values: 1024 queues, quantum 1514, 10240 packets, CoDel 5 ms /
+    /// 100 ms, ECN on, drop batch 64, a random salt.
+    fn default() -> Self {
+        FqCodelConfig {
+            flows: 1024,
+            quantum: 1514,
+            limit: QueueLimit::Packets(10_240),
+            target: Dur::from_millis(5),
+            interval: Dur::from_millis(100),
+            mtu: 1500,
+            ecn: true,
+            drop_batch: 64,
+            fq_empty: FqEmpty::Rfc,
+            perturbation: Perturbation::Random,
+            arith: CodelArith::Exact,
+        }
+    }
+}
+
+impl QdiscParams for FqCodelConfig {
+    /// ns-3.44 `FqCoDelQueueDisc`: quantum = the device MTU (1500 on a point-to-point link),
+    /// `Perturbation` 0, CoDel's arithmetic; the rest as Linux.
+    fn for_profile(profile: Profile) -> Self {
+        match profile {
+            Profile::Sluice => Self::default(),
+            Profile::Ns3_44 => FqCodelConfig { quantum: 1500, perturbation: Perturbation::Fixed(0), arith: CodelArith::Ns3, ..Self::default() },
+        }
+    }
+    fn validate(&self) -> Result<(), ParamError> {
+        check_codel_times(self.target, self.interval, self.arith)?;
+        if !(1..=65_536).contains(&self.flows) {
+            return Err(ParamError::new("flows", format!("must be from 1 to 65536, got {}", self.flows)));
+        }
+        if self.quantum == 0 {
+            return Err(ParamError::new("quantum", "must be at least 1 byte"));
+        }
+        match self.limit {
+            QueueLimit::Packets(0) => Err(ParamError::new("limit", "must be greater than zero")),
+            QueueLimit::Packets(_) => Ok(()),
+            QueueLimit::Bytes(_) => Err(ParamError::new("limit", "must be in packets (\"10240pkt\"): FQ-CoDel's limit counts packets")),
+        }?;
+        if self.drop_batch == 0 {
+            return Err(ParamError::new("drop_batch", "must be at least 1"));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Status {
+    Inactive,
+    New,
+    Old,
+}
+
+#[derive(Debug)]
+struct Flow<P> {
+    q: Fifo<P>,
+    codel: CodelState,
+    deficit: i64,
+    status: Status,
+}
+
+/// An FQ-CoDel queue.
+#[derive(Debug)]
+pub struct FqCodel<P> {
+    flows: Vec<Flow<P>>,
+    new: VecDeque<u32>,
+    old: VecDeque<u32>,
+    /// ns-3 arithmetic: queues in the order they were first used (ns-3 creates them on first
+    /// use and looks for the fattest in that order; Linux in index order).
+    created: Vec<u32>,
+    used: Vec<bool>,
+    params: CodelParams,
+    quantum: i64,
+    limit: u32,
+    drop_batch: u32,
+    fq_empty: FqEmpty,
+    salt: u32,
+    ns3: bool,
+    packets: u32,
+    bytes: u64,
+}
+
+/// The mixing step of MurmurHash3's finalizer: spreads every input bit over the output.
+fn fmix32(mut h: u32) -> u32 {
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^ (h >> 16)
+}
+
+impl<P: Queued> FqCodel<P> {
+    /// Draws the salt from `rng` when `perturbation = "random"`.
+    pub fn from_config(cfg: &FqCodelConfig, rng: &mut RngStream) -> Self {
+        let salt = match cfg.perturbation {
+            Perturbation::Random => rng.next_u32(),
+            Perturbation::Fixed(v) => v,
+        };
+        let n = cfg.flows as usize;
+        let QueueLimit::Packets(limit) = cfg.limit else { panic!("FQ-CoDel's limit is in packets (checked by validate)") };
+        FqCodel {
+            flows: (0..n).map(|_| Flow { q: Fifo::default(), codel: CodelState::new(), deficit: 0, status: Status::Inactive }).collect(),
+            new: VecDeque::new(),
+            old: VecDeque::new(),
+            created: Vec::new(),
+            used: vec![false; if cfg.arith == CodelArith::Ns3 { n } else { 0 }],
+            params: CodelParams::new(cfg.target, cfg.interval, cfg.mtu, cfg.ecn, cfg.arith),
+            quantum: cfg.quantum as i64,
+            limit,
+            drop_batch: cfg.drop_batch,
+            fq_empty: cfg.fq_empty,
+            salt,
+            ns3: cfg.arith == CodelArith::Ns3,
+            packets: 0,
+            bytes: 0,
+        }
+    }
+
+    /// The queue a packet belongs to.
+    #[inline]
+    pub fn bucket(&self, p: &P) -> usize {
+        (fmix32(p.flow_hash() ^ self.salt) % self.flows.len() as u32) as usize
+    }
+
+    /// Drop from the head of the queue with the most bytes until `drop_batch` packets or half
+    /// its bytes are gone (RFC 8290 §4.1.3; Linux and ns-3 alike).
+    fn drop_from_fattest(&mut self, drops: &mut Vec<(P, DropReason)>) {
+        let mut fat = 0usize;
+        let mut max = 0u64;
+        if self.ns3 {
+            for &i in &self.created {
+                if self.flows[i as usize].q.bytes > max {
+                    (fat, max) = (i as usize, self.flows[i as usize].q.bytes);
+                }
+            }
+        } else {
+            for (i, f) in self.flows.iter().enumerate() {
+                if f.q.bytes > max {
+                    (fat, max) = (i, f.q.bytes);
+                }
+            }
+        }
+        let threshold = max >> 1;
+        let (mut len, mut count) = (0u64, 0u32);
+        let q = &mut self.flows[fat].q;
+        while let Some(p) = q.pop() {
+            len += p.len_bytes() as u64;
+            self.packets -= 1;
+            self.bytes -= p.len_bytes() as u64;
+            drops.push((p, DropReason::FqOverlimit));
+            count += 1;
+            if count >= self.drop_batch || len >= threshold {
+                break;
+            }
+        }
+    }
+}
+
+impl<P: Queued> QueueDisc<P> for FqCodel<P> {
+    fn name(&self) -> &'static str {
+        "fq_codel"
+    }
+
+    fn enqueue(&mut self, mut pkt: P, now: Time, cx: &mut QdiscCx<'_, P>) -> Enqueue<P> {
+        let i = self.bucket(&pkt);
+        if self.ns3 && !self.used[i] {
+            self.used[i] = true;
+            self.created.push(i as u32);
+        }
+        let f = &mut self.flows[i];
+        if f.status == Status::Inactive {
+            f.status = Status::New;
+            f.deficit = self.quantum;
+            self.new.push_back(i as u32);
+        }
+        // ns-3 gives each queue's CoDel the whole limit as its own: it refuses an arrival
+        // only when that one queue already holds the limit.
+        if self.ns3 && f.q.q.len() as u64 >= self.limit as u64 {
+            return Enqueue::Dropped(DropReason::Overlimit, pkt);
+        }
+        pkt.stamp(now);
+        self.bytes += pkt.len_bytes() as u64;
+        f.q.push(pkt);
+        self.packets += 1;
+        if self.packets > self.limit {
+            self.drop_from_fattest(cx.dequeue_drops);
+        }
+        Enqueue::Queued
+    }
+
+    fn dequeue(&mut self, now: Time, cx: &mut QdiscCx<'_, P>) -> Option<Dequeued<P>> {
+        loop {
+            let (i, from_new) = if let Some(&i) = self.new.front() {
+                let f = &mut self.flows[i as usize];
+                if f.deficit <= 0 {
+                    f.deficit += self.quantum;
+                    f.status = Status::Old;
+                    self.new.pop_front();
+                    self.old.push_back(i);
+                    continue;
+                }
+                (i as usize, true)
+            } else if let Some(&i) = self.old.front() {
+                let f = &mut self.flows[i as usize];
+                if f.deficit <= 0 {
+                    f.deficit += self.quantum;
+                    self.old.pop_front();
+                    self.old.push_back(i);
+                    continue;
+                }
+                (i as usize, false)
+            } else {
+                return None;
+            };
+            let before = cx.dequeue_drops.len();
+            let params = self.params;
+            let f = &mut self.flows[i];
+            let out = f.codel.dequeue(&params, &mut f.q, now, cx.dequeue_drops);
+            for (p, _) in &cx.dequeue_drops[before..] {
+                self.packets -= 1;
+                self.bytes -= p.len_bytes() as u64;
+            }
+            let f = &mut self.flows[i];
+            match out {
+                Some(d) => {
+                    let len = d.pkt.len_bytes();
+                    f.deficit -= len as i64;
+                    self.packets -= 1;
+                    self.bytes -= len as u64;
+                    return Some(d);
+                }
+                None => {
+                    if from_new {
+                        self.new.pop_front();
+                        if self.fq_empty == FqEmpty::Rfc || !self.old.is_empty() {
+                            f.status = Status::Old;
+                            self.old.push_back(i as u32);
+                        } else {
+                            f.status = Status::Inactive;
+                        }
+                    } else {
+                        self.old.pop_front();
+                        f.status = Status::Inactive;
+                    }
+                }
+            }
+        }
+    }
+
+    fn occupancy(&self) -> Occupancy {
+        Occupancy { packets: self.packets, bytes: self.bytes }
+    }
+
+    fn limit(&self) -> QueueLimit {
+        QueueLimit::Packets(self.limit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testpkt::TestPkt;
+    use super::super::MarkReason;
+    use super::*;
+    use crate::packet::Ecn;
+
+    const MS: u64 = 1_000_000;
+
+    fn fq(cfg: FqCodelConfig) -> FqCodel<TestPkt> {
+        FqCodel::from_config(&cfg, &mut RngStream::from_seed(3))
+    }
+
+    /// Two flows that land in different queues of `q`.
+    fn two_flows(q: &FqCodel<TestPkt>) -> (u32, u32) {
+        let mk = |flow| TestPkt { flow, ..TestPkt::new(0, 100) };
+        let b = (1..).find(|&f| q.bucket(&mk(f)) != q.bucket(&mk(0))).expect("some flow lands elsewhere");
+        (0, b)
+    }
+
+    // RFC 8290's promise for sparse flows. A bulk flow keeps the queue backlogged: 1500-byte
+    // packets arrive at twice the 10 Mbit/s link rate (one per 600 µs; the link takes one per
+    // 1.2 ms). A sparse flow sends one 100-byte packet every 50 ms. Each sparse packet finds its
+    // queue inactive, joins the new list with a full quantum and is served at the next dequeue:
+    // it waits at most one packet transmission (1.2 ms, the link busy with a bulk packet),
+    // within one quantum time (1514 B at 10 Mbit/s = 1.21 ms), and is never dropped, while the
+    // bulk flow's standing queue makes CoDel drop its packets.
+    #[test]
+    fn a_sparse_flow_leaves_within_one_quantum_time_and_is_never_dropped() {
+        let mut q = fq(FqCodelConfig { ecn: false, ..FqCodelConfig::default() });
+        let (bulk, sparse) = two_flows(&q);
+        let mut rng = RngStream::from_seed(1);
+        let mut drops = Vec::new();
+        let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
+        let (mut next_bulk, mut next_sparse, mut next_tx) = (0u64, 5 * MS, 0u64);
+        let mut id = 0u32;
+        let mut sparse_sent = 0;
+        let mut waits = Vec::new();
+        let quantum_time = 1514 * 8 * 100; // ns at 10 Mbit/s
+        while next_tx < 5_000 * MS {
+            let t = next_bulk.min(next_sparse).min(next_tx);
+            if t == next_bulk {
+                let _ = q.enqueue(TestPkt { flow: bulk, ..TestPkt::new(id, 1500) }, Time(t), &mut cx);
+                id += 1;
+                next_bulk += 600_000;
+            } else if t == next_sparse {
+                let _ = q.enqueue(TestPkt { flow: sparse, ..TestPkt::new(id, 100) }, Time(t), &mut cx);
+                id += 1;
+                sparse_sent += 1;
+                next_sparse += 50 * MS;
+            } else {
+                match q.dequeue(Time(t), &mut cx) {
+                    Some(d) => {
+                        if d.pkt.flow == sparse {
+                            waits.push(t - d.pkt.t.0);
+                        }
+                        next_tx = t + d.pkt.len as u64 * 8 * 100;
+                    }
+                    None => next_tx = t + 100_000,
+                }
+            }
+        }
+        assert!(cx.dequeue_drops.iter().all(|(p, _)| p.flow == bulk), "only the bulk flow loses packets");
+        assert!(cx.dequeue_drops.iter().any(|(_, r)| *r == DropReason::CodelTargetExceeded), "CoDel controls the bulk flow");
+        assert_eq!(waits.len(), sparse_sent, "every sparse packet left");
+        assert!(waits.iter().all(|&w| w <= quantum_time), "sparse waits {:?} within {quantum_time} ns", waits.iter().max());
+    }
+
+    // Overflow drops from the head of the fattest queue until half its bytes are gone: limit
+    // 10 packets; flow a holds 8 × 1000 B, flow b 2 × 100 B; the 11th packet (b) overflows:
+    // the fattest is a (8000 B), threshold 4000 B, so a loses its 4 oldest (4000 B), the
+    // arrival stays queued.
+    #[test]
+    fn overflow_drops_half_the_fattest_queue_from_its_head() {
+        let mut q = fq(FqCodelConfig { limit: QueueLimit::Packets(10), ..FqCodelConfig::default() });
+        let (a, b) = two_flows(&q);
+        let mut rng = RngStream::from_seed(1);
+        let mut drops = Vec::new();
+        let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
+        for i in 0..8 {
+            assert!(matches!(q.enqueue(TestPkt { flow: a, ..TestPkt::new(i, 1000) }, Time(0), &mut cx), Enqueue::Queued));
+        }
+        for i in 8..11 {
+            assert!(matches!(q.enqueue(TestPkt { flow: b, ..TestPkt::new(i, 100) }, Time(0), &mut cx), Enqueue::Queued));
+        }
+        assert_eq!(cx.dequeue_drops.iter().map(|(p, r)| (p.id, *r)).collect::<Vec<_>>(), (0..4).map(|i| (i, DropReason::FqOverlimit)).collect::<Vec<_>>());
+        assert_eq!(q.occupancy(), Occupancy { packets: 7, bytes: 4300 });
+        // With a batch of 2 it stops at two packets.
+        let mut q = fq(FqCodelConfig { limit: QueueLimit::Packets(10), drop_batch: 2, ..FqCodelConfig::default() });
+        cx.dequeue_drops.clear();
+        for i in 0..8 {
+            let _ = q.enqueue(TestPkt { flow: a, ..TestPkt::new(i, 1000) }, Time(0), &mut cx);
+        }
+        for i in 8..11 {
+            let _ = q.enqueue(TestPkt { flow: b, ..TestPkt::new(i, 100) }, Time(0), &mut cx);
+        }
+        assert_eq!(cx.dequeue_drops.len(), 2);
+    }
+
+    // Deficit round robin with a new list: a newly active queue is served first; a queue that
+    // used its quantum goes to the back of the old list. Quantum 1514: flow a (1000 B packets,
+    // active first) sends two (deficit 1514 → 514 → −486), then b, newly active, sends two,
+    // then a again.
+    #[test]
+    fn queues_take_turns_by_quantum_new_ones_first() {
+        let mut q = fq(FqCodelConfig::default());
+        let (a, b) = two_flows(&q);
+        let mut rng = RngStream::from_seed(1);
+        let mut drops = Vec::new();
+        let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
+        for i in 0..4 {
+            let _ = q.enqueue(TestPkt { flow: a, ..TestPkt::new(i, 1000) }, Time(0), &mut cx);
+        }
+        let first = q.dequeue(Time(0), &mut cx).unwrap().pkt.id;
+        for i in 10..14 {
+            let _ = q.enqueue(TestPkt { flow: b, ..TestPkt::new(i, 1000) }, Time(0), &mut cx);
+        }
+        let mut order = vec![first];
+        while let Some(d) = q.dequeue(Time(0), &mut cx) {
+            order.push(d.pkt.id);
+        }
+        // a: 0 (deficit 514), 1 (−486: to the old list); b new: 10, 11; a: 2, 3; b: 12, 13.
+        assert_eq!(order, [0, 1, 10, 11, 2, 3, 12, 13]);
+    }
+
+    // `fq_empty`: with the old list empty, a new-list queue found empty moves to the old list
+    // (RFC 8290 §4.2, ns-3) or becomes inactive (Linux). a and b each queue one packet (both
+    // new); a's leaves; the next dequeue finds a empty at the head of the new list, disposes
+    // of it, and serves b.
+    #[test]
+    fn an_emptied_new_queue_moves_to_the_old_list_per_fq_empty() {
+        for (mode, want) in [(FqEmpty::Rfc, Status::Old), (FqEmpty::Linux, Status::Inactive)] {
+            let mut q = fq(FqCodelConfig { fq_empty: mode, ..FqCodelConfig::default() });
+            let (a, b) = two_flows(&q);
+            let mut rng = RngStream::from_seed(1);
+            let mut drops = Vec::new();
+            let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
+            let _ = q.enqueue(TestPkt { flow: a, ..TestPkt::new(0, 1000) }, Time(0), &mut cx);
+            let _ = q.enqueue(TestPkt { flow: b, ..TestPkt::new(1, 1000) }, Time(0), &mut cx);
+            assert_eq!(q.dequeue(Time(0), &mut cx).unwrap().pkt.id, 0);
+            assert_eq!(q.dequeue(Time(0), &mut cx).unwrap().pkt.id, 1);
+            let i = q.bucket(&TestPkt { flow: a, ..TestPkt::new(0, 1) });
+            assert_eq!(q.flows[i].status, want, "{mode:?}");
+        }
+    }
+
+    // ECN on by default: an ECT packet of a standing queue is marked, not dropped.
+    #[test]
+    fn ecn_marks_by_default() {
+        let mut q = fq(FqCodelConfig::default());
+        let mut rng = RngStream::from_seed(1);
+        let mut drops = Vec::new();
+        let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
+        for i in 0..20 {
+            let _ = q.enqueue(TestPkt { flow: 1, ecn: Ecn::Ect0, ..TestPkt::new(i, 1000) }, Time(0), &mut cx);
+        }
+        assert!(q.dequeue(Time(10 * MS), &mut cx).unwrap().mark.is_none(), "above target, not yet for an interval");
+        let d = q.dequeue(Time(110 * MS), &mut cx).unwrap();
+        assert_eq!((d.pkt.ecn, d.mark), (Ecn::Ce, Some(MarkReason::CodelTargetExceeded)));
+        assert!(cx.dequeue_drops.is_empty());
+    }
+
+    // The salt: "random" draws it from the queue's own stream (so two queues with different
+    // streams hash differently); ns-3's profile fixes it at 0.
+    #[test]
+    fn the_salt_comes_from_the_queue_stream_or_is_fixed() {
+        let a: FqCodel<TestPkt> = FqCodel::from_config(&FqCodelConfig::default(), &mut RngStream::from_seed(1));
+        let b: FqCodel<TestPkt> = FqCodel::from_config(&FqCodelConfig::default(), &mut RngStream::from_seed(2));
+        assert_eq!(a.salt, RngStream::from_seed(1).next_u32());
+        assert_ne!(a.salt, b.salt);
+        let n: FqCodel<TestPkt> = FqCodel::from_config(&FqCodelConfig::for_profile(Profile::Ns3_44), &mut RngStream::from_seed(1));
+        assert_eq!(n.salt, 0);
+        assert_eq!(n.quantum, 1500);
+    }
+}
