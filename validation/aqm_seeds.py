@@ -140,7 +140,7 @@ def main() -> int:
         return 0
     fx = json.loads(FIXTURE.read_text())
     subprocess.run(["cargo", "build", "--release", "-q", "--bin", "sluice-sim"], cwd=ROOT, check=True)
-    lines = ["| queue | metric | Sluice mean (sd) | ns-3 mean (sd) | Δ | tolerance | agrees |", "|---|---|---|---|---|---|---|"]
+    lines = ["| queue | metric | Sluice mean (sd), 5 seeds | ns-3 mean (sd) [runs] | Δ | tolerance | agrees |", "|---|---|---|---|---|---|---|"]
     bad = []
     for q in QDISCS:
         ours = [run_sluice(fx, q, s) for s in SEEDS]
@@ -156,7 +156,7 @@ def main() -> int:
                 ok, dtxt = abs(delta) <= TOLERANCE[tol], f"{100 * delta:+.1f}%"
             tt = f"{TOLERANCE[tol]}" if tol == "jain" else f"{100 * TOLERANCE[tol]:.0f}%"
             fmt = "{:.3e}" if key == "drop_ratio" else "{:.3f}" if key == "jain" else "{:.2f}"
-            lines.append(f"| {q} | {name} | {fmt.format(a)} ({fmt.format(sa)}) | {fmt.format(b)} ({fmt.format(sb)}) | {dtxt} | {tt} | {'yes' if ok else 'NO'} |")
+            lines.append(f"| {q} | {name} | {fmt.format(a)} ({fmt.format(sa)}) | {fmt.format(b)} ({fmt.format(sb)}) [{len(theirs)}] | {dtxt} | {tt} | {'yes' if ok else 'NO'} |")
             if not ok:
                 bad.append(f"{q} {name}")
     table = "\n".join(lines)
