@@ -76,6 +76,8 @@ def scenario(case: dict, jitter: str | None, profile: str = "ns3.44", capture: b
         lines.append(f'min_rto = "{a["min_rto"]}"')
     if a.get("delack"):
         lines.append(f"delack_count = {a['delack']}")
+    if a.get("ecn"):
+        lines.append("ecn = true")
     lines += [
         "[topology]",
         'kind = "dumbbell"',
@@ -85,7 +87,7 @@ def scenario(case: dict, jitter: str | None, profile: str = "ns3.44", capture: b
         f"receiver_delays = {q([f['receiver_delay'] for f in flows])}",
         f'bottleneck = {{ rate = "{a["bottleneck_rate"]}", delay = "{a["bottleneck_delay"]}"'
         + "".join(f", {key} = {ns3_loss.sluice_toml(a[key])}" for key in ("loss", "reverse_loss") if a.get(key)) + " }",
-        f'queue = {{ kind = "drop_tail", limit = "{a["buffer"]}pkt" }}',
+        f"queue = {queue_table(a)}",
     ]
     if jitter:
         lines.append(f'jitter = "{jitter}"')
@@ -113,6 +115,19 @@ def own_fingerprint(case: dict, shared: bool) -> dict | None:
         return case.get("departures")
     p = RECORDS / f"{case['case']}.json"
     return json.loads(p.read_text()).get("departures") if p.exists() else None
+
+
+def queue_table(a: dict) -> str:
+    """The bottleneck queue of a record (ns3_dumbbell.py --qdisc, --buffer, --codel-*, --ecn);
+    parameters the record does not set take the ns3.44 profile's defaults, ns-3's."""
+    qd = a.get("qdisc", "fifo")
+    if qd == "fifo":
+        return f'{{ kind = "drop_tail", limit = "{a["buffer"]}pkt" }}'
+    if qd in ("codel", "fq_codel"):
+        ecn = "true" if a.get("ecn") else "false"
+        return (f'{{ kind = "{qd}", limit = "{a["buffer"]}pkt", target = "{a["codel_target"]}", '
+                f'interval = "{a["codel_interval"]}", ecn = {ecn} }}')
+    raise ValueError(f"no Sluice queue for qdisc {qd!r}")
 
 
 def verdict(r: dict) -> tuple[str, bool]:
@@ -162,7 +177,7 @@ def main() -> int:
     cases = [(c, True) for c in fx["cases"]] + [(json.loads(p.read_text()), False) for p in args.record]
     for case, shared in cases:
         a = case["args"]
-        if a["qdisc"] != "fifo" or a["tcp"] != "ns3::TcpNewReno" or case["case"].endswith("seed2") or "noflowmon" in case["case"]:
+        if a["qdisc"] not in ("fifo", "codel", "fq_codel") or a["tcp"] != "ns3::TcpNewReno" or case["case"].endswith("seed2") or "noflowmon" in case["case"]:
             continue
         if args.only and case["case"] not in args.only:
             continue

@@ -58,6 +58,7 @@ DEFAULTS = {
     "access_delay_jitter": None, "jitter_seed": 1,
     "duration": 60.0, "warmup": 10.0, "start_window": 0.0, "file_size": 0, "send_size": 11584,
     "seed": 1, "run": 1, "qsample": "10ms", "loss": None, "reverse_loss": None,
+    "ecn": False,
 }
 
 PROBE_CPP = r"""
@@ -247,6 +248,8 @@ class Probe {
 
 
 HELP = {
+    "ecn": "ECN: the TCP sockets negotiate it (UseEcn On) and the CoDel / FQ-CoDel queue marks (UseEcn true); "
+           "without it both are off (FQ-CoDel's own default is on)",
     "flows": "number of sender/receiver pairs",
     "access_delay": "one-way delay of every access link (unless --sender-delays/--receiver-delays/--rtt-table)",
     "buffer": "limit of the queue disc under test, packets",
@@ -362,6 +365,13 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
         C.SetDefault("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(int(a["init_cwnd"])))
     C.SetDefault("ns3::CoDelQueueDisc::Target", ns.StringValue(str(a["codel_target"])))
     C.SetDefault("ns3::CoDelQueueDisc::Interval", ns.StringValue(str(a["codel_interval"])))
+    C.SetDefault("ns3::FqCoDelQueueDisc::Target", ns.StringValue(str(a["codel_target"])))
+    C.SetDefault("ns3::FqCoDelQueueDisc::Interval", ns.StringValue(str(a["codel_interval"])))
+    ecn = bool(a.get("ecn"))
+    C.SetDefault("ns3::CoDelQueueDisc::UseEcn", ns.BooleanValue(ecn))
+    C.SetDefault("ns3::FqCoDelQueueDisc::UseEcn", ns.BooleanValue(ecn))
+    if ecn:
+        C.SetDefault("ns3::TcpSocketBase::UseEcn", ns.StringValue("On"))
     C.SetDefault("ns3::PieQueueDisc::QueueDelayReference", ns.TimeValue(ns.Seconds(parse_time_s(a["pie_target"]))))
     C.SetDefault("ns3::PieQueueDisc::Tupdate", ns.TimeValue(ns.Seconds(parse_time_s(a["pie_tupdate"]))))
 
@@ -404,7 +414,7 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
     bn = link(a["bottleneck_rate"], a["bottleneck_delay"]).Install(ra, rb)
     tch = ns.TrafficControlHelper()
     kind = {"fifo": "ns3::FifoQueueDisc", "codel": "ns3::CoDelQueueDisc", "pie": "ns3::PieQueueDisc",
-            "red": "ns3::RedQueueDisc", "ared": "ns3::RedQueueDisc"}[a["qdisc"]]
+            "fq_codel": "ns3::FqCoDelQueueDisc", "red": "ns3::RedQueueDisc", "ared": "ns3::RedQueueDisc"}[a["qdisc"]]
     tch.SetRootQueueDisc(kind, "MaxSize", ns.StringValue(f"{int(a['buffer'])}p"))
     qd = tch.Install(bn.Get(0)).Get(0)
     if a["qdisc"] in ("red", "ared"):
@@ -542,6 +552,11 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
             "dropped_before_enqueue": int(st.nTotalDroppedPacketsBeforeEnqueue - st0.nTotalDroppedPacketsBeforeEnqueue),
             "dropped_after_dequeue": int(st.nTotalDroppedPacketsAfterDequeue - st0.nTotalDroppedPacketsAfterDequeue),
             "sent": int(sent),
+            "marked": int(st.nTotalMarkedPackets - st0.nTotalMarkedPackets),
+            # ns-3's own reason strings ("Overlimit drop", "Target exceeded drop", ...).
+            "drops_before_by_reason": by_reason(st.nDroppedPacketsBeforeEnqueue, st0.nDroppedPacketsBeforeEnqueue),
+            "drops_after_by_reason": by_reason(st.nDroppedPacketsAfterDequeue, st0.nDroppedPacketsAfterDequeue),
+            "marks_by_reason": by_reason(st.nMarkedPackets, st0.nMarkedPackets),
         },
         "queue_mean_pkts": m,
         "queue_std_pkts": sd,
@@ -585,6 +600,12 @@ def parse_rate_bps(s: str) -> float:
     return float(s)
 
 
+def by_reason(now, then) -> dict[str, int]:
+    """A QueueDisc::Stats per-reason map (std::map<std::string, uint32_t>) over the window."""
+    before = {str(kv.first): int(kv.second) for kv in then}
+    return {str(kv.first): int(kv.second) - before.get(str(kv.first), 0) for kv in now if int(kv.second) > before.get(str(kv.first), 0)}
+
+
 def versions() -> dict:
     from importlib import metadata
 
@@ -626,7 +647,7 @@ def main() -> int:
         if isinstance(val, bool):
             ap.add_argument(flag, action="store_true")
         elif key == "qdisc":
-            ap.add_argument(flag, choices=["fifo", "codel", "pie", "red", "ared"], default=val)
+            ap.add_argument(flag, choices=["fifo", "codel", "fq_codel", "pie", "red", "ared"], default=val)
         elif key == "recovery":
             ap.add_argument(flag, choices=["prr", "classic"], default=val, help=HELP[key])
         elif key == "rtt_table":
