@@ -414,6 +414,11 @@ def validate_cmd(
         typer.echo(line)
 
 
+def _toml_value(v: object) -> str:
+    """A parameter as a scenario would write it: booleans lower-case, the rest as is."""
+    return ("true" if v else "false") if isinstance(v, bool) else str(v)
+
+
 def _explain_lines(queues: list[dict[str, Any]]) -> list[str]:
     """One line per distinct parameter set, in first-seen order: `NAMES: KIND key=value ...`;
     more than three names are shown as the first three and a count."""
@@ -421,7 +426,7 @@ def _explain_lines(queues: list[dict[str, Any]]) -> list[str]:
     for q in queues:
         p = dict(q["params"])
         kind = p.pop("kind")
-        text = " ".join([kind] + [f"{k}={v}" for k, v in p.items()])
+        text = " ".join([kind] + [f"{k}={_toml_value(v)}" for k, v in p.items()])
         groups.setdefault(text, []).append(q["name"])
     lines = []
     for text, names in groups.items():

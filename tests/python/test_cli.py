@@ -92,6 +92,15 @@ def test_validate_explain_prints_each_queue_with_its_parameters(tiny_path: Path)
     assert len(lines) == 3, lines
 
 
+def test_validate_explain_fills_in_defaults(tiny_text: str, tmp_path: Path) -> None:
+    # Under the tiny scenario's ns3.44 profile, CoDel takes ns-3's byte limit and arithmetic.
+    p = tmp_path / "codel.toml"
+    p.write_text(tiny_text.replace('queue = { kind = "drop_tail", limit = "50pkt" }', 'queue = { kind = "codel", target = "2ms" }'))
+    result = runner.invoke(app, ["validate", "--explain", str(p)])
+    assert result.exit_code == 0, result.output
+    assert "A->B: codel arith=ns3 ecn=false interval=100ms limit=1500000B mtu=1500 target=2ms" in result.stdout.splitlines()
+
+
 def test_explain_lists_every_queue(tiny_path: Path) -> None:
     from sluice import api
 
