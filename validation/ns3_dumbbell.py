@@ -51,6 +51,7 @@ DEFAULTS = {
     "receiver_delays": None, "rtt_table": None, "bottleneck_rate": "10Mbps",
     "bottleneck_delay": "5ms", "qdisc": "fifo", "buffer": 100, "pie_target": "15ms",
     "pie_tupdate": "15ms", "codel_target": "5ms", "codel_interval": "100ms",
+    "red_min_th": 0.0, "red_max_th": 0.0, "red_target": "5ms", "red_mean_pkt_size": 500,
     "tcp": "ns3::TcpNewReno", "segment_size": 1448, "mtu": 1500, "no_sack": False,
     "sndbuf": 8 << 20, "rcvbuf": 8 << 20, "min_rto": None, "delack": None, "init_cwnd": None,
     "recovery": "prr",
@@ -268,6 +269,11 @@ HELP = {
     "file_size": "BulkSend MaxBytes, 0 = unlimited",
     "send_size": "BulkSend SendSize, bytes per socket write",
     "qsample": "queue-disc length sampling period",
+    "red_min_th": "RedQueueDisc::MinTh, packets (red; with --red-max-th 0 both are set from --red-target as "
+                  "ns-3 does: min = max(5, target*C/2), max = 3*min; ared always sets them so)",
+    "red_max_th": "RedQueueDisc::MaxTh, packets (red)",
+    "red_target": "RedQueueDisc::TargetDelay (automatic thresholds, ARED)",
+    "red_mean_pkt_size": "RedQueueDisc::MeanPktSize, bytes (C = rate/(8*size); ns-3's default 500)",
     "loss": "loss on the bottleneck A->B, decided at B's receiving device: bernoulli:P, "
             "gilbert_elliott:P_GB,P_BG[,LOSS_GOOD,LOSS_BAD], list:all:N1,N2,.. or list:data:N1,.. "
             "(validation/ns3_loss.py)",
@@ -415,9 +421,19 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
     bn = link(a["bottleneck_rate"], a["bottleneck_delay"]).Install(ra, rb)
     tch = ns.TrafficControlHelper()
     kind = {"fifo": "ns3::FifoQueueDisc", "codel": "ns3::CoDelQueueDisc", "pie": "ns3::PieQueueDisc",
-            "fq_codel": "ns3::FqCoDelQueueDisc"}[a["qdisc"]]
+            "fq_codel": "ns3::FqCoDelQueueDisc", "red": "ns3::RedQueueDisc", "ared": "ns3::RedQueueDisc"}[a["qdisc"]]
     tch.SetRootQueueDisc(kind, "MaxSize", ns.StringValue(f"{int(a['buffer'])}p"))
     qd = tch.Install(bn.Get(0)).Get(0)
+    if a["qdisc"] in ("red", "ared"):
+        # RED learns the link only from these attributes (defaults 1.5 Mbps, 20 ms); set before
+        # the queue disc is initialized at the start of the run.
+        qd.SetAttribute("LinkBandwidth", ns.StringValue(a["bottleneck_rate"]))
+        qd.SetAttribute("LinkDelay", ns.StringValue(a["bottleneck_delay"]))
+        qd.SetAttribute("MeanPktSize", ns.UintegerValue(int(a.get("red_mean_pkt_size", 500))))
+        qd.SetAttribute("TargetDelay", ns.TimeValue(ns.Seconds(parse_time_s(a.get("red_target", "5ms")))))
+        qd.SetAttribute("MinTh", ns.DoubleValue(float(a.get("red_min_th", 0.0))))
+        qd.SetAttribute("MaxTh", ns.DoubleValue(float(a.get("red_max_th", 0.0))))
+        qd.SetAttribute("ARED", ns.BooleanValue(a["qdisc"] == "ared"))
     big.Install(bn.Get(1))
     assign(bn)
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
@@ -638,7 +654,7 @@ def main() -> int:
         if isinstance(val, bool):
             ap.add_argument(flag, action="store_true")
         elif key == "qdisc":
-            ap.add_argument(flag, choices=["fifo", "codel", "fq_codel", "pie"], default=val)
+            ap.add_argument(flag, choices=["fifo", "codel", "fq_codel", "pie", "red", "ared"], default=val)
         elif key == "recovery":
             ap.add_argument(flag, choices=["prr", "classic"], default=val, help=HELP[key])
         elif key == "rtt_table":

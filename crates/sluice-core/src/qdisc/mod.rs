@@ -30,16 +30,24 @@
 //! [`AnyQdisc`] and to [`QdiscConfig`] (the scenario's `queue = { kind = "<name>", ... }`),
 //! and the identity test in [`stats`] takes one more line.
 
+pub mod auto;
+pub mod choke;
 pub mod codel;
 pub mod config;
 pub mod drop_tail;
 pub mod fq_codel;
+pub mod pie;
+pub mod red;
 pub mod stats;
 
+pub use auto::Auto;
+pub use choke::{Choke, ChokeConfig};
 pub use codel::{Codel, CodelArith, CodelConfig};
 pub use config::{ParamError, Profile, QdiscParams};
 pub use drop_tail::{DropTail, DropTailConfig};
 pub use fq_codel::{FqCodel, FqCodelConfig, FqEmpty, Perturbation};
+pub use pie::{Pie, PieConfig};
+pub use red::{AredConfig, Red, RedConfig};
 pub use stats::{Instrumented, Offer, QdiscStats, ReasonCounts};
 
 use crate::packet::Ecn;
@@ -320,8 +328,14 @@ disciplines! {
     Codel(Codel, CodelConfig) = "codel",
     /// FQ-CoDel ([`fq_codel`], RFC 8290).
     FqCodel(FqCodel, FqCodelConfig) = "fq_codel",
-    // Further disciplines go here, one line each, e.g.
-    //   Red(Red, RedConfig) = "red",
+    /// RED ([`red`]).
+    Red(Red, RedConfig) = "red",
+    /// Adaptive RED: RED with its parameters from the link and `max_p` adapted ([`red`]).
+    Ared(Red, AredConfig) = "ared",
+    /// PIE, RFC 8033 or ns-3.30's ([`pie`]).
+    Pie(Pie, PieConfig) = "pie",
+    /// CHOKe ([`choke`]).
+    Choke(Choke, ChokeConfig) = "choke",
 }
 
 #[cfg(test)]
@@ -399,5 +413,27 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), DropReason::COUNT);
+    }
+}
+
+impl QdiscConfig {
+    /// The config on a link of `rate`: parameters that default to the link's rate (the RED
+    /// family's `bandwidth = "auto"`) take it. A zero rate (an ideal link) leaves them alone.
+    pub fn on_link(mut self, rate: crate::time::Rate) -> QdiscConfig {
+        if rate.as_bps() == 0 {
+            return self;
+        }
+        let bw = match &mut self {
+            QdiscConfig::Red(c) => Some(&mut c.bandwidth),
+            QdiscConfig::Ared(c) => Some(&mut c.bandwidth),
+            QdiscConfig::Choke(c) => Some(&mut c.bandwidth),
+            _ => None,
+        };
+        if let Some(bw) = bw {
+            if *bw == Auto::Auto {
+                *bw = Auto::Value(rate);
+            }
+        }
+        self
     }
 }

@@ -274,6 +274,23 @@ mod tests {
         check_identities(any(QdiscConfig::FqCodel(fq(12, FqEmpty::Linux, CodelArith::Ns3))), 12, "fq_codel linux ns3");
         let r = check_identities(Victim::default, 8, "test discipline");
         assert!(r.drops[DropReason::ChokeMatch.index()] > 0 && r.marks.iter().sum::<u64>() > 0, "drops during enqueue and marks at dequeue are exercised");
+        // The RED family, PIE and CHOKe with ECN on (marks as well as drops), in packets and bytes.
+        use super::super::{AredConfig, Auto, ChokeConfig, PieConfig, RedConfig};
+        use super::super::pie::PieVariant;
+        use super::super::red::{RedFlavor, RedRule};
+        let p40 = QueueLimit::Packets(40);
+        let red = RedConfig { limit: p40, ecn: true, ..RedConfig::ns3() };
+        check_identities(any(QdiscConfig::Red(red.clone())), 40, "red ns3");
+        check_identities(any(QdiscConfig::Red(RedConfig { limit: p40, ecn: true, gentle: false, ..RedConfig::default() })), 40, "red floyd");
+        check_identities(any(QdiscConfig::Red(RedConfig { limit: QueueLimit::Bytes(30_000), params: RedRule::Linux, ecn: true, ..RedConfig::default() })), 750, "red linux 30000B");
+        check_identities(any(QdiscConfig::Red(RedConfig { limit: QueueLimit::Bytes(30_000), ..red })), 750, "red ns3 30000B");
+        check_identities(any(QdiscConfig::Ared(AredConfig { limit: p40, ecn: true, bandwidth: Auto::Value(crate::time::Rate::mbps(1)), ..AredConfig::ns3() })), 40, "ared");
+        check_identities(any(QdiscConfig::Ared(AredConfig { limit: p40, flavor: RedFlavor::Floyd, ..AredConfig::default() })), 40, "ared floyd");
+        check_identities(any(QdiscConfig::Pie(PieConfig { limit: p40, ecn: true, ..PieConfig::ns3() })), 40, "pie");
+        check_identities(any(QdiscConfig::Pie(PieConfig { limit: p40, derandomize: true, ..PieConfig::default() })), 40, "pie derandomized");
+        check_identities(any(QdiscConfig::Pie(PieConfig { limit: QueueLimit::Bytes(30_000), variant: PieVariant::Ns3_30, ..PieConfig::default() })), 750, "pie ns3.30 30000B");
+        check_identities(any(QdiscConfig::Choke(ChokeConfig { limit: p40, ecn: true, ..ChokeConfig::default() })), 40, "choke");
+        check_identities(any(QdiscConfig::Choke(ChokeConfig { limit: p40, candidates: 3, ..ChokeConfig::default() })), 40, "choke 3 candidates");
     }
 
     // A test discipline that exercises the rest of the seam: when full it drops the oldest

@@ -199,12 +199,12 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
             Some(e) => e.counters.data_pkts_sent - warm.clients[f].as_ref().map_or(0, |w| w.data_pkts_sent),
             None => r.net.udp_sent_pkts - wn.udp_sent_pkts,
         };
-        let (timeout_episodes, recovery_episodes) = match r.client {
+        let (timeout_episodes, recovery_episodes, cwr_episodes) = match r.client {
             Some(e) => {
                 let w = warm.clients[f].as_ref().unwrap_or(&zero);
-                (e.counters.loss_episodes - w.loss_episodes, e.counters.recovery_episodes - w.recovery_episodes)
+                (e.counters.loss_episodes - w.loss_episodes, e.counters.recovery_episodes - w.recovery_episodes, e.counters.cwr_episodes - w.cwr_episodes)
             }
-            None => (0, 0),
+            None => (0, 0, 0),
         };
         flows.push(FlowSummary {
             id: f as u32,
@@ -231,6 +231,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
             triple_dupacks: tdup,
             timeout_episodes,
             recovery_episodes,
+            cwr_episodes,
             rtt_samples: rtt_n,
             tcp_state: r.client.map(|e| e.state.as_str().to_string()),
             data_dir_packets_sent: fwd_pkts,

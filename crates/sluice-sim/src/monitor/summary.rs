@@ -57,6 +57,8 @@ pub struct FlowSummary {
     pub timeout_episodes: u64,
     /// Fast-recovery episodes: entries into the Recovery state (ns-3's `CA_RECOVERY` entries).
     pub recovery_episodes: u64,
+    /// ECN reductions: entries into the CWR state (ns-3's `CA_CWR` entries).
+    pub cwr_episodes: u64,
     pub fast_retransmits: u64,
     /// Times the duplicate-ACK counter reached the threshold, once per run of duplicates, for
     /// every sender, also one without fast retransmit (docs/summary.md).

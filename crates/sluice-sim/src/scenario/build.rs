@@ -358,8 +358,9 @@ fn link(a: usize, b: usize, names: &[NodeSpec], rate: sluice_core::Rate, delay: 
         rate,
         delay,
         jitter,
-        ab: DirSpec { qdisc: q_ab, loss: loss.0, queue_name: format!("{na}->{nb}"), pcap: false },
-        ba: DirSpec { qdisc: q_ba, loss: loss.1, queue_name: format!("{nb}->{na}"), pcap: false },
+        // `bandwidth = "auto"` of the RED family is this link's rate.
+        ab: DirSpec { qdisc: q_ab.on_link(rate), loss: loss.0, queue_name: format!("{na}->{nb}"), pcap: false },
+        ba: DirSpec { qdisc: q_ba.on_link(rate), loss: loss.1, queue_name: format!("{nb}->{na}"), pcap: false },
         l2_overhead: l2,
         device_queue: dev,
     }

@@ -805,6 +805,51 @@ fn queue_parameters_reach_the_model_and_the_summary() {
     assert_eq!(q.dropped_after, 0, "drop-tail never drops a queued packet");
 }
 
+// The RED family, PIE and CHOKe: their tables' errors name the key, "auto" bandwidth becomes the
+// link's rate, and the ns-3 profile picks ns-3's rules.
+#[test]
+fn aqm_tables_name_the_key_and_resolve_per_link_and_profile() {
+    use sluice_core::qdisc::red::RedFlavor;
+    use sluice_core::qdisc::{Auto, QdiscConfig};
+    use sluice_core::Rate;
+    let dt = "{ kind = \"drop_tail\", limit = \"50pkt\" }";
+    let e = error_of(dt, "{ kind = \"red\", limit = \"50pkt\", max_th = \"3pkt\" }");
+    assert_eq!((e.path.as_str(), e.message.as_str()), ("topology.queue.max_th", "must be greater than min_th (5pkt), got 3pkt"));
+    assert_eq!(e.to_string(), "topology.queue.max_th: must be greater than min_th (5pkt), got 3pkt");
+    let e = error_of(dt, "{ kind = \"ared\", limit = \"50pkt\", alpha = 0.0 }");
+    assert_eq!(e.to_string(), "topology.queue.alpha: must be > 0");
+    let e = error_of(dt, "{ kind = \"pie\", limit = \"50pkt\", alpha = -1.0 }");
+    assert_eq!(e.to_string(), "topology.queue.alpha: must be > 0");
+    let e = error_of(dt, "{ kind = \"red\", limit = \"50pkt\", min_th = \"5000B\" }");
+    assert_eq!(e.path, "topology.queue.min_th");
+    let e = error_of(dt, "{ kind = \"red\", limit = \"50pkt\", params = \"linux\" }");
+    assert_eq!(e.path, "topology.queue.params");
+    let e = error_of(dt, "{ kind = \"red\", limit = \"50pkt\", w_q = \"fast\" }");
+    assert_eq!(e.path, "topology.queue.w_q");
+    let e = error_of(dt, "{ kind = \"pie\", limit = \"50pkt\", variant = \"ns3.30\", ecn = true }");
+    assert_eq!(e.path, "topology.queue.ecn");
+    let e = error_of(dt, "{ kind = \"choke\", limit = \"50pkt\", candidates = 0 }");
+    assert_eq!(e.path, "topology.queue.candidates");
+    let e = error_of(dt, "{ kind = \"pie\" }");
+    assert_eq!(e.path, "topology.queue.limit");
+    let e = error_of(dt, "{ kind = \"ared\", limit = \"50pkt\", min_th = \"5pkt\" }");
+    assert_eq!(e.path, "topology.queue.min_th");
+    // bandwidth "auto" → the bottleneck's 10 Mbit/s; the profile's rules
+    let red = |profile: &str| {
+        let text = BASE.replacen(dt, "{ kind = \"red\", limit = \"50pkt\" }", 1).replacen("[topology]", &format!("[tcp]\nvalidate = \"{profile}\"\n[topology]"), 1);
+        let m = load_str(&text, None).unwrap();
+        let l = m.links.iter().find(|l| l.ab.queue_name == "A->B").expect("bottleneck");
+        match &l.ab.qdisc {
+            QdiscConfig::Red(c) => c.clone(),
+            other => panic!("{other:?}"),
+        }
+    };
+    let s = red("sluice");
+    assert_eq!((s.bandwidth, s.flavor, s.hard_drop), (Auto::Value(Rate::mbps(10)), RedFlavor::Floyd, false));
+    let n = red("ns3.44");
+    assert_eq!((n.flavor, n.hard_drop, n.mean_pkt_size.0), (RedFlavor::Ns3, true, 500));
+}
+
 // A CoDel queue: keys left out take the defaults of the scenario's profile, ns-3.44's under
 // `validate = "ns3.44"` (1,500,000-byte limit, its arithmetic); errors name the key.
 #[test]

@@ -83,6 +83,9 @@ pub struct TcpCounters {
     /// Entries into the Recovery state (fast retransmit): ns-3's `CongState` entering
     /// `CA_RECOVERY`.
     pub recovery_episodes: u64,
+    /// Entries into the CWR state (a reduction for an ECN-Echo): ns-3's `CongState` entering
+    /// `CA_CWR`.
+    pub cwr_episodes: u64,
 }
 
 /// Option size of a timestamp option on the wire (padded), subtracted from the MSS option.

@@ -543,6 +543,7 @@ impl Endpoint {
             match to {
                 CaState::Loss => self.counters.loss_episodes += 1,
                 CaState::Recovery => self.counters.recovery_episodes += 1,
+                CaState::Cwr => self.counters.cwr_episodes += 1,
                 _ => {}
             }
             self.cc.on_state_change(&mut self.w, from, to, self.snd_max, now);

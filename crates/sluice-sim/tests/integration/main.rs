@@ -4,4 +4,5 @@ mod common;
 mod fidelity;
 mod loss;
 mod reference;
+mod aqm;
 mod metrics;

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""RED, Adaptive RED and PIE against ns-3 3.44, as seed means.
+
+Set-up: the access-link dumbbell of the recorded case ``b-access90-newreno-pie5ms`` (90 NewReno
+flows over the nine eval9 round-trip classes, 100 Mb/s access links, a 100 Mb/s, 2 ms bottleneck,
+900-packet queue disc on A->B, flows starting uniformly in [0, 3) s, 100 s measured from 30 s)
+with the queue disc under test:
+
+* ``red``: ns-3's ``RedQueueDisc`` with ``MinTh`` = ``MaxTh`` = 0, so both come from the 5 ms
+  ``TargetDelay`` (62.5 and 187.5 packets at ``MeanPktSize`` 500), ``QW`` 0.002, gentle, wait;
+  Sluice ``{ kind = "red", params = "target" }``;
+* ``ared``: the same with ``ARED = true``; Sluice ``{ kind = "ared" }``;
+* ``pie``: ``PieQueueDisc`` with a 5 ms ``QueueDelayReference`` and 15 ms ``Tupdate`` (the recorded
+  case); Sluice ``{ kind = "pie", target = "5ms" }``.
+
+Sluice runs under ``validate = "ns3.44"`` (ns-3's rules for RED and PIE: ``flavor``,
+``byte_scaling``, ``hard_drop``, ``mean_pkt_size``, ``burst``). Both simulators draw the AQMs'
+random numbers and the start times from their own generators, so each side runs seeds 1..5 (ns-3:
+``--run``) and the seed means are compared: aggregate goodput within 5 %, mean queue within 20 %,
+drop ratio within 25 % (relative), Jain's index within 0.1.
+
+    python3 validation/aqm_seeds.py --ns3              # ns-3 runs (one at a time, ~2-4 min each) -> fixture
+    python3 validation/aqm_seeds.py --collect DIR      # build the fixture from ns3_dumbbell.py records in DIR
+    python3 validation/aqm_seeds.py                    # Sluice runs and the table; exit 1 on disagreement
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "validation" / "fixtures" / "ns3" / "aqm-seeds.json"
+BIN = ROOT / os.environ.get("CARGO_TARGET_DIR", "target") / "release" / "sluice-sim"
+QDISCS = ("red", "ared", "pie")
+SEEDS = range(1, 6)
+TOLERANCE = {"goodput": 0.05, "queue": 0.20, "drop": 0.25, "jain": 0.1}
+ARGS = ["--flows", "90", "--rtt-table", "eval9", "--bottleneck-rate", "100Mbps", "--bottleneck-delay", "2ms",
+        "--buffer", "900", "--duration", "100", "--warmup", "30", "--start-window", "3",
+        "--pie-target", "5ms", "--pie-tupdate", "15ms"]
+SLUICE_QUEUE = {
+    "red": '{ kind = "red", limit = "900pkt", params = "target", target = "5ms" }',
+    "ared": '{ kind = "ared", limit = "900pkt", target = "5ms" }',
+    "pie": '{ kind = "pie", limit = "900pkt", target = "5ms", t_update = "15ms" }',
+}
+
+
+def summary(rec: dict) -> dict:
+    """What the comparison keeps of an ns3_dumbbell.py record."""
+    return {
+        "run": rec["args"]["run"],
+        "goodput_mbps": rec["aggregate_goodput_mbps"],
+        "queue_mean_pkts": rec["queue_mean_pkts"],
+        "drop_ratio": rec["drop_ratio"],
+        "jain": rec["jain"],
+        "wall_run_s": rec["wall_run_s"],
+    }
+
+
+def collect(records: dict[str, list[dict]]) -> None:
+    any_rec = next(r for rs in records.values() for r in rs)
+    fx = {
+        "setup": "b-access90-newreno-pie5ms access link; queue disc under test on A->B",
+        "ns3_args": ARGS,
+        "versions": any_rec.get("versions"),
+        "sender_delays": [f["sender_delay"] for f in any_rec["flows"]],
+        "receiver_delays": [f["receiver_delay"] for f in any_rec["flows"]],
+        "runs": {q: [summary(r) for r in sorted(rs, key=lambda r: r["args"]["run"])] for q, rs in records.items()},
+    }
+    FIXTURE.write_text(json.dumps(fx, indent=1) + "\n")
+    print(f"wrote {FIXTURE}")
+
+
+def run_ns3(out_dir: Path) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for q in QDISCS:
+        for r in SEEDS:
+            out = out_dir / f"{q}-run{r}.json"
+            if out.exists() and out.stat().st_size > 0:
+                continue
+            subprocess.run([sys.executable, str(ROOT / "validation" / "ns3_dumbbell.py"), *ARGS, "--qdisc", q,
+                            "--run", str(r), "--name", f"b-access90-newreno-{q}-run{r}", "--out", str(out)], check=True)
+
+
+def load_dir(d: Path) -> dict[str, list[dict]]:
+    recs: dict[str, list[dict]] = {}
+    for q in QDISCS:
+        recs[q] = [json.loads(p.read_text()) for p in sorted(d.glob(f"{q}-run*.json"))]
+        if not recs[q]:
+            raise SystemExit(f"no {q}-run*.json in {d}")
+    return recs
+
+
+def scenario(fx: dict, q: str, seed: int) -> str:
+    lst = lambda xs: "[" + ", ".join(f'"{x}"' for x in xs) + "]"  # noqa: E731
+    return "\n".join([
+        f'name = "aqm-{q}"', 'duration = "100s"', 'warmup = "30s"', f"seed = {seed}",
+        "[tcp]", 'validate = "ns3.44"', "mss = 1448", 'snd_buf = "8388608B"', 'rcv_buf = "8388608B"',
+        "[topology]", 'kind = "dumbbell"', f"pairs = {len(fx['sender_delays'])}", 'access_rate = "100Mbps"',
+        f"sender_delays = {lst(fx['sender_delays'])}", f"receiver_delays = {lst(fx['receiver_delays'])}",
+        'bottleneck = { rate = "100Mbps", delay = "2ms" }', f"queue = {SLUICE_QUEUE[q]}",
+        "[[flows]]", f"count = {len(fx['sender_delays'])}", 'src = "senders"', 'dst = "receivers"',
+        'app = { kind = "bulk", write_size = "11584B" }', 'start = { uniform = ["0s", "3s"] }',
+    ]) + "\n"
+
+
+def run_sluice(fx: dict, q: str, seed: int) -> dict:
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "s.toml"
+        p.write_text(scenario(fx, q, seed))
+        out = subprocess.run([str(BIN), str(p), "--out", d], capture_output=True, text=True, check=True)
+    s = json.loads(out.stdout)
+    qa = next(x for x in s["queues"] if x["name"] == "A->B")
+    return {"goodput_mbps": s["aggregate_goodput_bps"] / 1e6, "queue_mean_pkts": qa["mean_len_pkts"],
+            "drop_ratio": qa["drop_ratio"], "jain": s["jain_goodput"], "wall_s": s["wall_time_s"]}
+
+
+def mean_sd(xs: list[float]) -> tuple[float, float]:
+    return statistics.fmean(xs), (statistics.stdev(xs) if len(xs) > 1 else 0.0)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ns3", type=Path, nargs="?", const=Path("aqm-ns3-records"), metavar="DIR",
+                    help="run ns-3 (records kept in DIR, reused if present) and write the fixture")
+    ap.add_argument("--collect", type=Path, metavar="DIR", help="write the fixture from the records in DIR")
+    ap.add_argument("--markdown", type=Path, help="also write the table as Markdown to this file")
+    args = ap.parse_args()
+    if args.ns3:
+        run_ns3(args.ns3)
+        collect(load_dir(args.ns3))
+        return 0
+    if args.collect:
+        collect(load_dir(args.collect))
+        return 0
+    fx = json.loads(FIXTURE.read_text())
+    subprocess.run(["cargo", "build", "--release", "-q", "--bin", "sluice-sim"], cwd=ROOT, check=True)
+    lines = ["| queue | metric | Sluice mean (sd), 5 seeds | ns-3 mean (sd) [runs] | Δ | tolerance | agrees |", "|---|---|---|---|---|---|---|"]
+    bad = []
+    for q in QDISCS:
+        ours = [run_sluice(fx, q, s) for s in SEEDS]
+        theirs = fx["runs"][q]
+        for key, tol, name in (("goodput_mbps", "goodput", "goodput Mb/s"), ("queue_mean_pkts", "queue", "queue pkts"),
+                               ("drop_ratio", "drop", "drop ratio"), ("jain", "jain", "Jain")):
+            a, sa = mean_sd([r[key] for r in ours])
+            b, sb = mean_sd([r[key] for r in theirs])
+            if tol == "jain":
+                delta, ok, dtxt = a - b, abs(a - b) <= TOLERANCE[tol], f"{a - b:+.3f}"
+            else:
+                delta = (a - b) / b if b else 0.0
+                ok, dtxt = abs(delta) <= TOLERANCE[tol], f"{100 * delta:+.1f}%"
+            tt = f"{TOLERANCE[tol]}" if tol == "jain" else f"{100 * TOLERANCE[tol]:.0f}%"
+            fmt = "{:.3e}" if key == "drop_ratio" else "{:.3f}" if key == "jain" else "{:.2f}"
+            lines.append(f"| {q} | {name} | {fmt.format(a)} ({fmt.format(sa)}) | {fmt.format(b)} ({fmt.format(sb)}) [{len(theirs)}] | {dtxt} | {tt} | {'yes' if ok else 'NO'} |")
+            if not ok:
+                bad.append(f"{q} {name}")
+    table = "\n".join(lines)
+    print(table)
+    if args.markdown:
+        args.markdown.write_text(table + "\n")
+    if bad:
+        print("disagrees with ns-3: " + ", ".join(bad), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
