@@ -590,7 +590,7 @@ fn an_override_fails_as_the_file_would() {
     let cases: [(&str, &str, &str, toml::Value); 4] = [
         ("count = 2", "count = 0", "flows[0].count", toml::Value::Integer(0)),
         ("count = 2", "count = \"x\"", "flows[0].count", toml::Value::String("x".into())),
-        ("kind = \"drop_tail\"", "kind = \"red\"", "topology.queue.kind", toml::Value::String("red".into())),
+        ("kind = \"drop_tail\"", "kind = \"pei\"", "topology.queue.kind", toml::Value::String("pei".into())),
         ("limit = \"50pkt\"", "limit = \"50 packets\"", "topology.queue.limit", toml::Value::String("50 packets".into())),
     ];
     for (from, to, path, value) in cases {
