@@ -184,10 +184,11 @@ def test_cli_set_changes_the_run(tiny_path: Path, tmp_path: Path) -> None:
 
 
 def test_cli_validate_set_errors_are_one_line(tiny_path: Path) -> None:
-    result = runner.invoke(app, ["validate", str(tiny_path), "--set", "topology.queue.kind=red"])
+    result = runner.invoke(app, ["validate", str(tiny_path), "--set", "topology.queue.kind=pei"])
     assert result.exit_code == 2
     lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert lines == [f"error: {tiny_path}: topology.queue.kind: unknown kind `red`, expected one of `drop_tail`"]
+    assert len(lines) == 1
+    assert lines[0].startswith(f"error: {tiny_path}: topology.queue.kind: unknown kind `pei`, expected one of `drop_tail`")
     result = runner.invoke(app, ["validate", str(tiny_path), "--set", "flows[4].count=1"])
     assert result.exit_code == 2
     assert "flows[4].count: override: index 4 is past the end of `flows` (1 entry)" in result.stderr
