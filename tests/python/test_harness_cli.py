@@ -99,7 +99,9 @@ def test_ctrl_c_stops_a_sweep_with_exit_130_and_nothing_half_written(tmp_path: P
     (tmp_path / "s.toml").write_text('scenarios = ["tiny.toml"]\nseeds = 60\n')
     results = tmp_path / "res"
     cmd = [sys.executable, "-m", "sluice", "sweep", str(tmp_path / "s.toml"), "--results", str(results), "--workers", "2"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # The child restores SIGINT's default (a shell starts background jobs with it ignored; see
+    # test_cli.py's Ctrl-C test).
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     manifest = results / "manifest.jsonl"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
