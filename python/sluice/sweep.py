@@ -997,6 +997,9 @@ def run_cells(
             except queue.Empty:
                 continue
             remaining.discard(rid)
+            # A finished future holds its run's files: let them go once saved, so the client's
+            # memory stays flat in the number of runs (bench/harness.py).
+            futures.pop(rid, None)
             cell = cells[todo[rid][0]]
             meta = {
                 "key": _cell_key_cached(keys, cell),
