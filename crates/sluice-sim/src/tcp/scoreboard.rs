@@ -224,13 +224,9 @@ impl Scoreboard {
         if l >= r {
             return 0;
         }
-        let slot = self.known.iter().position(|&(kl, kr)| kr == l || (kl, kr) == (0, 0)).unwrap_or_else(|| {
-            // Replace the lowest range.
-            (0..4).min_by_key(|&i| self.known[i].1).expect("four slots")
-        });
-        let kl = if self.known[slot].1 == l && self.known[slot].0 != 0 { self.known[slot].0 } else { l };
-        self.known[slot] = (kl, r);
         let mut newly = 0;
+        // The whole segments inside the block, marked now or before: what the cache may claim.
+        let (mut lo, mut hi) = (u64::MAX, 0);
         // Segments are sorted by start: binary-search the first that may overlap.
         let idx = self.segs.partition_point(|s| s.end <= l);
         for i in idx..self.segs.len() {
@@ -238,11 +234,24 @@ impl Scoreboard {
             if s.start >= r {
                 break;
             }
-            if s.start >= l && s.end <= r && !s.sacked {
-                let m = self.update(i, |m| m.sacked = true);
-                newly += m.len();
-                self.high_sacked = self.high_sacked.max(m.end);
+            if s.start >= l && s.end <= r {
+                (lo, hi) = (lo.min(s.start), s.end);
+                if !s.sacked {
+                    let m = self.update(i, |m| m.sacked = true);
+                    newly += m.len();
+                    self.high_sacked = self.high_sacked.max(m.end);
+                }
             }
+        }
+        if lo < hi {
+            // Remember [lo, hi), extending a range that ends at lo, else in a free slot, else in
+            // place of the lowest range. Its edges are segment edges, so a later block skipped
+            // to hi misses no segment it holds whole.
+            let slot = self.known.iter().position(|&(kl, kr)| kr == lo || (kl, kr) == (0, 0)).unwrap_or_else(|| {
+                (0..4).min_by_key(|&i| self.known[i].1).expect("four slots")
+            });
+            let kl = if self.known[slot].1 == lo && self.known[slot].0 != 0 { self.known[slot].0 } else { lo };
+            self.known[slot] = (kl, hi);
         }
         newly
     }
@@ -523,6 +532,45 @@ mod tests {
         let a = b.ack_to(1449);
         assert_eq!((a.bytes, a.whole), (749, 749));
         assert_eq!((b.segs()[0].start, b.segs().len()), (1449, 2));
+        b.check();
+    }
+
+    // tests RFC 6675 §5's SACK marking: only a segment wholly inside a block is marked, and a
+    // block reported later over a gap between marked ranges marks what the gap holds, whatever
+    // the board remembers of the ranges already marked (its `known` cache of four ranges, the
+    // lowest replaced when a fifth comes). Segments k = 0..11 of 1448 B from offset 1.
+    #[test]
+    fn sack_marks_whole_segments_and_later_gaps() {
+        let seg = |k: u64| (1 + k * 1448, 1 + (k + 1) * 1448);
+        let mut b = board(12, 1448);
+        // A block from inside segment 2 to inside segment 4 marks segment 3 only.
+        assert_eq!(b.sack(seg(2).0 + 100, seg(4).0 + 100), 1448);
+        assert!(!b.segs()[2].sacked && b.segs()[3].sacked && !b.segs()[4].sacked);
+        // Disjoint blocks 5, 7, 9 fill the cache; 11 replaces the lowest range. Then the gaps.
+        for k in [5, 7, 9, 11] {
+            assert_eq!(b.sack(seg(k).0, seg(k).1), 1448, "segment {k}");
+        }
+        assert_eq!(b.sack(seg(4).0, seg(5).1), 1448, "segment 4 (5 already marked)");
+        for k in [6, 8, 10, 2, 1] {
+            assert_eq!(b.sack(seg(k).0, seg(k).1), 1448, "segment {k}");
+        }
+        assert_eq!(b.sack(seg(1).0, seg(11).1), 0, "all marked already");
+        let marked: Vec<bool> = b.segs().iter().map(|s| s.sacked).collect();
+        assert_eq!(marked, [false, true, true, true, true, true, true, true, true, true, true, true]);
+        b.check();
+    }
+
+    // tests that a block whose edges fall inside segments (a peer acknowledging part of one)
+    // leaves those segments to a later block that holds them whole: [2+100, 4+100) marks 3; then
+    // [4, 6) marks 4 and 5, although the first block's range reached into 4.
+    #[test]
+    fn a_partial_block_leaves_its_edge_segments_to_later_blocks() {
+        let seg = |k: u64| (1 + k * 1448, 1 + (k + 1) * 1448);
+        let mut b = board(12, 1448);
+        assert_eq!(b.sack(seg(2).0 + 100, seg(4).0 + 100), 1448);
+        assert_eq!(b.sack(seg(4).0, seg(5).1), 2896);
+        assert_eq!(b.sack(seg(2).0, seg(2).1), 1448);
+        assert_eq!(b.sack(seg(2).0, seg(5).1), 0);
         b.check();
     }
 
