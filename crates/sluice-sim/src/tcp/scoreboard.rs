@@ -574,6 +574,46 @@ mod tests {
         b.check();
     }
 
+    // tests RFC 6675 §4 IsLost: an un-SACKed segment is lost when DupThresh (3) SACKed segments
+    // lie above it, or more than (DupThresh − 1)·SMSS SACKed bytes; a SACKed segment is never
+    // marked lost. (a) 1448-B segments, 1 and 3-5 SACKed: 0 and 2 lost (1 is SACKed). (b) 5 and
+    // 6 SACKed with SMSS 1000: 2 segments but 2896 > 2000 bytes: 0-4 lost. (c) 500-B segments,
+    // 3-5 SACKed: 1500 ≤ 2896 bytes but 3 segments: 0-2 lost.
+    #[test]
+    fn rfc6675_is_lost_by_count_or_by_bytes() {
+        let lost = |b: &Scoreboard| b.segs().iter().enumerate().filter(|(_, s)| s.lost).map(|(k, _)| k).collect::<Vec<_>>();
+        let mut b = board(10, 1448);
+        for k in [1, 3, 4, 5] {
+            b.sack(1 + k * 1448, 1 + (k + 1) * 1448);
+        }
+        assert_eq!(b.update_lost(3, 1448), 2 * 1448);
+        assert_eq!(lost(&b), [0, 2]);
+        let mut b = board(10, 1448);
+        for k in [5, 6] {
+            b.sack(1 + k * 1448, 1 + (k + 1) * 1448);
+        }
+        assert_eq!(b.update_lost(3, 1000), 5 * 1448);
+        assert_eq!(lost(&b), [0, 1, 2, 3, 4]);
+        let mut b = board(10, 500);
+        for k in [3, 4, 5] {
+            b.sack(1 + k * 500, 1 + (k + 1) * 500);
+        }
+        assert_eq!(b.update_lost(3, 1448), 3 * 500);
+        assert_eq!(lost(&b), [0, 1, 2]);
+        b.check();
+    }
+
+    // tests the invariant check the other tests lean on: a counter out of step with the marks
+    // is caught.
+    #[test]
+    #[should_panic]
+    fn check_catches_a_counter_out_of_step() {
+        let mut b = board(4, 1448);
+        b.sack(1 + 1448, 1 + 2 * 1448);
+        b.sacked_bytes += 1;
+        b.check();
+    }
+
     #[test]
     fn merge_next_lengthens_a_short_segment() {
         let m = 100;
