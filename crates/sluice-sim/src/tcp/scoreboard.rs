@@ -614,6 +614,37 @@ mod tests {
         b.check();
     }
 
+    // tests the retransmission bookkeeping of NextSeg (RFC 6675 §4): rule (1) finds the first
+    // lost segment not yet retransmitted, skipping one that is not lost, even after a later one
+    // went first; rule (1.b)'s bound is off once SND.UNA reaches the highest SACKed byte; the
+    // rescue (rule 4) takes the highest un-SACKed segment; ns-3's re-marking of the head leaves a
+    // SACKed head alone. Segments of 100 B from offset 1.
+    #[test]
+    fn nextseg_bookkeeping() {
+        let mut b = board(6, 100);
+        b.mark_lost_at(1);
+        b.mark_lost_at(3);
+        b.retransmit(3, Time::ZERO);
+        assert_eq!(b.next_lost(false), Some(1), "0 is not lost; 3 went first");
+        let mut b = board(6, 100);
+        b.sack(301, 401);
+        b.mark_all_lost();
+        b.ack_to(401);
+        assert_eq!(b.next_lost(true), Some(0), "SND.UNA at the highest SACKed byte: no bound");
+        let mut b = board(4, 100);
+        b.sack(301, 401);
+        assert_eq!(b.last_unsacked(), Some(2));
+        let mut b = board(4, 100);
+        b.sack(1, 101);
+        assert!(!b.head_lost_again(), "a SACKed head is not lost");
+        assert!(!b.segs()[0].lost);
+        let mut b = board(4, 100);
+        b.retransmit(0, Time::ZERO);
+        assert!(b.head_lost_again());
+        assert!(b.segs()[0].lost && !b.segs()[0].retrans);
+        b.check();
+    }
+
     #[test]
     fn merge_next_lengthens_a_short_segment() {
         let m = 100;
