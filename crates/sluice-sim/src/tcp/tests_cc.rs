@@ -177,7 +177,7 @@ fn random_walks_keep_every_window_finite_and_above_its_floor() {
     kinds.push(TcpConfig { cc: CcKind::Cubic, cubic: CubicConfig { hystart: Hystart::Off, tcp_friendliness: false, beta: 0.05, c: 40.0, ..CubicConfig::default() }, ..TcpConfig::default() });
     for (i, cfg) in kinds.iter().enumerate() {
         for seed in 1..=20u64 {
-            let mut rng = Rng(seed * 0x9E37_79B9_7F4A_7C15 + i as u64);
+            let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(i as u64));
             let mut cc = AnyCc::new(cfg);
             let mut w = CwndState { cwnd: cc.initial_cwnd(cfg.iw, smss as u32), ssthresh: u32::MAX as u64, smss: smss as u32 };
             let (mut now, mut una, mut nxt) = (Time::ZERO, 1u64, 1 + w.cwnd);
