@@ -24,13 +24,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from . import _sluice
 
 if TYPE_CHECKING:
-    # pandas is imported where a DataFrame is made, so `import sluice` stays fast.
+    # pandas and pyarrow are imported where they are used, so `import sluice` stays fast.
     import pandas as pd
+    import pyarrow as pa
 
 __all__ = [
     "Result",
     "Resolved",
     "run",
+    "run_files",
     "validate",
     "resolve",
     "read_scenario",
@@ -105,23 +107,82 @@ def read_scenario(scenario: ScenarioLike) -> tuple[str, str | None]:
     return Path(path).read_text(encoding="utf-8"), path
 
 
+def _flat_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Summary rows made flat for Parquet: a flow's ``cc_options`` becomes its JSON text (Parquet
+    has no empty struct type); any other nested map (a queue's ``drops_by_reason``,
+    ``marks_by_reason``, ``params``) becomes one column per key, ``drops_by_reason.overlimit``,
+    ``params.limit``."""
+    out = []
+    for r in rows:
+        flat: dict[str, Any] = {}
+        for k, v in r.items():
+            if k == "cc_options":
+                flat[k] = json.dumps(v, sort_keys=True)
+            elif isinstance(v, dict):
+                for sub, x in v.items():
+                    flat[f"{k}.{sub}"] = x
+            else:
+                flat[k] = v
+        out.append(flat)
+    return out
+
+
+def _row_table(rows: list[dict[str, Any]], contract: tuple[str, ...]) -> pa.Table:
+    """Rows from the summary as an Arrow table: contract columns first (present even when
+    empty or missing), then the others in the order they first appear; a key some rows lack
+    is null there."""
+    import pyarrow as pa
+
+    flat = _flat_rows(rows)
+    names = list(contract)
+    seen = set(names)
+    for r in flat:
+        for k in r:
+            if k not in seen:
+                seen.add(k)
+                names.append(k)
+    return pa.table({n: pa.array([r.get(n) for r in flat]) for n in names})
+
+
+def _parquet(table: pa.Table) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return bytes(sink.getvalue())
+
+
+class RunTables(NamedTuple):
+    """One run's tables as Arrow: what :meth:`Result.save` and a sweep write, and what
+    :class:`Result`'s DataFrames are made from."""
+
+    flows: pa.Table
+    queues: pa.Table
+    tables: dict[str, pa.Table]
+
+    @classmethod
+    def of(cls, summary: Mapping[str, Any], columns: Mapping[str, Mapping[str, list[Any]]]) -> RunTables:
+        import pyarrow as pa
+
+        return cls(
+            _row_table(summary.get("flows", []), FLOW_COLUMNS),
+            _row_table(summary.get("queues", []), QUEUE_COLUMNS),
+            {name: pa.table(dict(cols)) for name, cols in columns.items()},
+        )
+
+    def files(self, summary_json: str) -> dict[str, bytes]:
+        """``summary.json`` and one Parquet file per table, as bytes, in the order
+        :meth:`Result.save` writes them."""
+        out = {"summary.json": (summary_json.rstrip("\n") + "\n").encode("utf-8")}
+        for name, table in {"flows": self.flows, "queues": self.queues, **self.tables}.items():
+            out[f"{name}.parquet"] = _parquet(table)
+        return out
+
+
 def _frame(rows: list[dict[str, Any]], contract: tuple[str, ...]) -> pd.DataFrame:
-    """Rows from the summary as a DataFrame; contract columns first, present even when empty.
-
-    A flow's ``cc_options`` becomes its JSON text (Parquet has no empty struct type); any
-    other nested map (a queue's ``drops_by_reason``, ``marks_by_reason``, ``params``) becomes
-    one column per key, ``drops_by_reason.overlimit``, ``params.limit`` (missing keys are NaN),
-    so the frame stays flat for Parquet."""
-    import pandas as pd
-
-    if not rows:
-        return pd.DataFrame({name: pd.Series(dtype="object") for name in contract})
-    rows = [{k: json.dumps(v, sort_keys=True) if k == "cc_options" else v for k, v in r.items()} for r in rows]
-    nested = any(isinstance(v, dict) for r in rows for v in r.values())
-    df = pd.json_normalize(rows, max_level=1) if nested else pd.DataFrame.from_records(rows)
-    first = [c for c in contract if c in df.columns]
-    rest = [c for c in df.columns if c not in first]
-    return df[first + rest]
+    """Rows from the summary as a DataFrame (as :func:`_row_table` lays them out)."""
+    return _row_table(rows, contract).to_pandas()
 
 
 @dataclass
@@ -157,37 +218,45 @@ class Result:
     queues: pd.DataFrame
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    # The Arrow tables the frames were made from (None for a result read back from files).
+    _arrow: RunTables | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_native(cls, native: _sluice.RunResult) -> Result:
         """Convert the native module's result (no computation, only conversion)."""
-        import pandas as pd
-
         summary = json.loads(native.summary_json)
-        tables = {name: pd.DataFrame(columns) for name, columns in native.tables.items()}
+        arrow = RunTables.of(summary, native.tables)
         return cls(
             summary=summary,
             summary_json=native.summary_json,
-            flows=_frame(summary.get("flows", []), FLOW_COLUMNS),
-            queues=_frame(summary.get("queues", []), QUEUE_COLUMNS),
-            tables=tables,
+            flows=arrow.flows.to_pandas(),
+            queues=arrow.queues.to_pandas(),
+            tables={name: t.to_pandas() for name, t in arrow.tables.items()},
             files=list(native.files),
+            _arrow=arrow,
         )
 
     def save(self, out_dir: str | os.PathLike[str]) -> list[Path]:
         """Write ``summary.json``, ``flows.parquet``, ``queues.parquet`` and one
-        ``<table>.parquet`` per table into ``out_dir`` (created if missing).
+        ``<table>.parquet`` per table into ``out_dir`` (created if missing): the same bytes a
+        sweep writes for the run.
 
         Returns the paths written, in that order.
         """
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        written = [out / "summary.json"]
-        written[0].write_text(self.summary_json.rstrip("\n") + "\n", encoding="utf-8")
-        frames = {"flows": self.flows, "queues": self.queues, **self.tables}
-        for name, df in frames.items():
-            path = out / f"{name}.parquet"
-            df.to_parquet(path, engine="pyarrow", index=False)
+        arrow = self._arrow
+        if arrow is None:
+            import pyarrow as pa
+
+            def table(df: pd.DataFrame) -> pa.Table:
+                return pa.Table.from_pandas(df, preserve_index=False)
+
+            arrow = RunTables(table(self.flows), table(self.queues), {k: table(v) for k, v in self.tables.items()})
+        written = []
+        for name, data in arrow.files(self.summary_json).items():
+            path = out / name
+            path.write_bytes(data)
             written.append(path)
         return written
 
@@ -254,6 +323,20 @@ def run(
         text, _check_seed(seed), out, source=source, progress=progress, overrides=_overrides(overrides)
     )
     return Result.from_native(native)
+
+
+def run_files(
+    scenario: ScenarioLike,
+    seed: int | None = None,
+    progress: Callable[[float, float], object] | None = None,
+    overrides: Overrides | None = None,
+) -> dict[str, bytes]:
+    """Run one simulation and return the files :meth:`Result.save` would write (name to
+    bytes), straight from the simulator's columns without making a DataFrame: what a sweep's
+    worker does. Parameters and errors as for :func:`run`."""
+    text, source = read_scenario(scenario)
+    native = _sluice.run(text, _check_seed(seed), None, source=source, progress=progress, overrides=_overrides(overrides))
+    return RunTables.of(json.loads(native.summary_json), native.tables).files(native.summary_json)
 
 
 def validate(scenario: ScenarioLike, seed: int | None = None, overrides: Overrides | None = None) -> None:

@@ -18,7 +18,6 @@ Examples
 from __future__ import annotations
 
 import contextlib
-import io
 import itertools
 import json
 import math
@@ -653,16 +652,6 @@ class _Cancelled(Exception):
     """Raised from the progress callback to stop a run when the sweep is interrupted."""
 
 
-def _result_files(result: api.Result) -> dict[str, bytes]:
-    """The files :meth:`sluice.api.Result.save` writes, as bytes (the client writes them)."""
-    files = {"summary.json": (result.summary_json.rstrip("\n") + "\n").encode("utf-8")}
-    for name, df in {"flows": result.flows, "queues": result.queues, **result.tables}.items():
-        buf = io.BytesIO()
-        df.to_parquet(buf, engine="pyarrow", index=False)
-        files[f"{name}.parquet"] = buf.getvalue()
-    return files
-
-
 def execute(text: str, overrides: Mapping[str, Any], seed: int, source: str | None = None,
             cancel: threading.Event | None = None) -> dict[str, bytes]:
     """Run one cell and return its files (name -> bytes). Used by the thread pool and, pickled
@@ -672,8 +661,7 @@ def execute(text: str, overrides: Mapping[str, Any], seed: int, source: str | No
         def progress(_now: float, _end: float) -> None:
             if cancel.is_set():
                 raise _Cancelled()
-    result = api.run(text, seed=seed, progress=progress, overrides=dict(overrides))
-    return _result_files(result)
+    return api.run_files(text, seed=seed, progress=progress, overrides=dict(overrides))
 
 
 # --------------------------------------------------------------------------------------------

@@ -203,6 +203,34 @@ def test_save_writes_summary_and_parquet(tiny_path: Path, tmp_path: Path) -> Non
     assert len(samples) == len(r.tables["queue_samples"])
 
 
+def test_run_files_are_the_bytes_save_writes(tiny_path: Path, tmp_path: Path) -> None:
+    # A sweep's worker writes run_files (no DataFrame made); `sluice run --out` writes
+    # Result.save: the two must be the same files, and read back as the Result's frames.
+    files = sluice.api.run_files(tiny_path, seed=4)
+    r = sluice.run(tiny_path, seed=4)
+    written = r.save(tmp_path)
+    assert [p.name for p in written] == list(files)
+    strip = lambda b: json.loads(b) | {"wall_time_s": 0}  # noqa: E731 - wall time differs
+    assert strip(files.pop("summary.json")) == strip((tmp_path / "summary.json").read_bytes())
+    for name, data in files.items():
+        assert data == (tmp_path / name).read_bytes(), name
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "flows.parquet"), r.flows)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "queues.parquet"), r.queues)
+
+
+def test_a_result_read_back_saves_the_same_tables(tiny_path: Path, tmp_path: Path) -> None:
+    # A Result built from DataFrames (as the report builds one from a run directory) saves
+    # tables equal to the ones it was read from.
+    r = sluice.run(tiny_path)
+    r.save(tmp_path / "a")
+    back = sluice.api.Result(r.summary, r.summary_json, r.flows, r.queues, r.tables)
+    back.save(tmp_path / "b")
+    for name in ("flows", "queues", "queue_samples"):
+        a = pd.read_parquet(tmp_path / "a" / f"{name}.parquet")
+        b = pd.read_parquet(tmp_path / "b" / f"{name}.parquet")
+        pd.testing.assert_frame_equal(a, b)
+
+
 def test_native_run_result(tiny_text: str) -> None:
     native = _sluice.run(tiny_text, 3)
     assert json.loads(native.summary_json)["seed"] == 3
