@@ -2,7 +2,7 @@
 //! RFC 6582), each congestion control's reduction after an ECN-Echo (RFC 3168 §6.1.2), and a
 //! seeded random walk over every algorithm's window.
 
-use super::cc::{AnyCc, CaState, CongestionControl, CwndState, LossCause};
+use super::cc::{AnyCc, CaState, CcMetrics, CongestionControl, CwndState, LossCause};
 use super::tests::{seg_seq, Pair, MSS};
 use super::*;
 use crate::packet::SimPacket;
@@ -161,72 +161,160 @@ impl Rng {
     }
 }
 
-// Property (a seeded loop; no proptest here): random sequences of ACKs (any size, RTT samples
-// from 1 µs to 2 s, duplicates, any state), losses, ECN-Echoes and timeouts, driven through
-// each algorithm's seam as the endpoint drives it, keep cwnd finite (below 2^40 B) and at least
-// its floor: 1 SMSS after a timeout, ssthresh ≥ 2 SMSS after a reduction (none excepted: no
-// window), and never below 1 SMSS.
-#[test]
-fn random_walks_keep_every_window_finite_and_above_its_floor() {
+/// One seeded random walk through an algorithm's seam as the endpoint drives it: ACKs of any
+/// size with RTT samples from 1 µs to 2 s (duplicates too) in any state, losses, ECN-Echoes
+/// and timeouts. Returns `(cwnd, ssthresh, metrics)` after every step; with `check`, asserts
+/// the floors of the property test below at each step.
+fn walk<C: CongestionControl>(cc: &mut C, cfg: &TcpConfig, seed: u64, check: bool) -> Vec<(u64, u64, CcMetrics)> {
     let smss = MSS;
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(1));
+    let mut w = CwndState { cwnd: AnyCc::new(cfg).initial_cwnd(cfg.iw, smss as u32), ssthresh: u32::MAX as u64, smss: smss as u32 };
+    let (mut now, mut una, mut nxt) = (Time::ZERO, 1u64, 1 + w.cwnd);
+    let mut ca = CaState::Open;
+    let mut trace = Vec::new();
+    for step in 0..3000 {
+        now += Dur(1 + rng.below(50_000_000));
+        let r = Some(Dur(1_000 + rng.below(2_000_000_000)));
+        match rng.below(100) {
+            0..=79 => {
+                let acked = rng.below(4 * smss);
+                una += acked;
+                nxt = nxt.max(una) + rng.below(3 * smss);
+                let ev = cc::AckEvent { ca, rtt: r, srtt: r, min_rtt: r, ack: una, snd_nxt: nxt, prior_in_flight: nxt - una, delivered: acked, lost: 0, dup: acked == 0 };
+                cc.on_ack_event(&mut w, &ev, now);
+                if matches!(ca, CaState::Open | CaState::Loss) {
+                    let s = cc::AckSample { bytes_acked: acked, rtt: r, min_rtt: r, srtt: r, in_flight: nxt - una, ece: false, ack: una, snd_nxt: nxt, cwnd_limited: rng.below(4) != 0 };
+                    cc.on_ack(&mut w, &s, now);
+                }
+                if ca != CaState::Open && rng.below(4) == 0 {
+                    // Recovery, CWR or the loss state ends at cwnd = ssthresh (floor 1 SMSS).
+                    if ca != CaState::Loss {
+                        w.cwnd = w.ssthresh.max(smss);
+                    }
+                    cc.on_state_change(&mut w, ca, CaState::Open, nxt, now);
+                    ca = CaState::Open;
+                }
+            }
+            80..=89 => {
+                let cause = if rng.below(2) == 0 { LossCause::DupAcks } else { LossCause::Ecn };
+                w.ssthresh = cc.ssthresh_after_loss(&w, nxt - una, cause, now);
+                let to = if cause == LossCause::Ecn { CaState::Cwr } else { CaState::Recovery };
+                cc.on_state_change(&mut w, ca, to, nxt, now);
+                ca = to;
+                if check && cfg.cc != CcKind::None {
+                    assert!(w.ssthresh >= 2 * smss, "{:?} seed {seed} step {step}: ssthresh {}", cfg.cc, w.ssthresh);
+                }
+            }
+            _ => {
+                w.ssthresh = cc.ssthresh_after_loss(&w, nxt - una, LossCause::Rto, now);
+                cc.on_rto(&mut w, now);
+                cc.on_state_change(&mut w, ca, CaState::Loss, nxt, now);
+                ca = CaState::Loss;
+                if check {
+                    assert_eq!(w.cwnd, smss, "{:?}: one segment after a timeout", cfg.cc);
+                }
+            }
+        }
+        if check {
+            assert!(w.cwnd >= smss && w.cwnd < 1 << 40, "{:?} seed {seed} step {step}: cwnd {}", cfg.cc, w.cwnd);
+        }
+        trace.push((w.cwnd, w.ssthresh, cc.metrics()));
+    }
+    trace
+}
+
+/// The configurations the walks cover: every algorithm under the defaults, CUBIC and Vegas
+/// under ns-3's profile, Vegas with Linux's diff, and a CUBIC far from its defaults.
+fn walk_configs() -> Vec<TcpConfig> {
     let mut kinds: Vec<TcpConfig> = [CcKind::NewReno, CcKind::Reno, CcKind::Tahoe, CcKind::Cubic, CcKind::Vegas].into_iter().map(|cc| TcpConfig { cc, ..TcpConfig::default() }).collect();
     for cc in [CcKind::Cubic, CcKind::Vegas] {
         kinds.push(TcpConfig { cc, ..TcpConfig::ns3_44() });
     }
     kinds.push(TcpConfig { cc: CcKind::Vegas, vegas: VegasConfig { diff: VegasDiff::Linux, ..VegasConfig::default() }, ..TcpConfig::default() });
     kinds.push(TcpConfig { cc: CcKind::Cubic, cubic: CubicConfig { hystart: Hystart::Off, tcp_friendliness: false, beta: 0.05, c: 40.0, ..CubicConfig::default() }, ..TcpConfig::default() });
-    for (i, cfg) in kinds.iter().enumerate() {
+    kinds
+}
+
+// Property (a seeded loop; no proptest here): random walks (`walk`) keep cwnd finite (below
+// 2^40 B) and at least its floor: 1 SMSS after a timeout, ssthresh ≥ 2 SMSS after a reduction
+// (none excepted: no window), and never below 1 SMSS.
+#[test]
+fn random_walks_keep_every_window_finite_and_above_its_floor() {
+    for (i, cfg) in walk_configs().iter().enumerate() {
         for seed in 1..=20u64 {
-            let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(i as u64));
-            let mut cc = AnyCc::new(cfg);
-            let mut w = CwndState { cwnd: cc.initial_cwnd(cfg.iw, smss as u32), ssthresh: u32::MAX as u64, smss: smss as u32 };
-            let (mut now, mut una, mut nxt) = (Time::ZERO, 1u64, 1 + w.cwnd);
-            let mut ca = CaState::Open;
-            for step in 0..3000 {
-                now += Dur(1 + rng.below(50_000_000));
-                let r = Some(Dur(1_000 + rng.below(2_000_000_000)));
-                match rng.below(100) {
-                    0..=79 => {
-                        let acked = rng.below(4 * smss);
-                        una += acked;
-                        nxt = nxt.max(una) + rng.below(3 * smss);
-                        let ev = cc::AckEvent { ca, rtt: r, srtt: r, min_rtt: r, ack: una, snd_nxt: nxt, prior_in_flight: nxt - una, delivered: acked, lost: 0, dup: acked == 0 };
-                        cc.on_ack_event(&mut w, &ev, now);
-                        if matches!(ca, CaState::Open | CaState::Loss) {
-                            let s = cc::AckSample { bytes_acked: acked, rtt: r, min_rtt: r, srtt: r, in_flight: nxt - una, ece: false, ack: una, snd_nxt: nxt, cwnd_limited: rng.below(4) != 0 };
-                            cc.on_ack(&mut w, &s, now);
-                        }
-                        if ca != CaState::Open && rng.below(4) == 0 {
-                            // Recovery, CWR or the loss state ends at cwnd = ssthresh (floor 1 SMSS).
-                            if ca != CaState::Loss {
-                                w.cwnd = w.ssthresh.max(smss);
-                            }
-                            cc.on_state_change(&mut w, ca, CaState::Open, nxt, now);
-                            ca = CaState::Open;
-                        }
-                    }
-                    80..=89 => {
-                        let cause = if rng.below(2) == 0 { LossCause::DupAcks } else { LossCause::Ecn };
-                        w.ssthresh = cc.ssthresh_after_loss(&w, nxt - una, cause, now);
-                        let to = if cause == LossCause::Ecn { CaState::Cwr } else { CaState::Recovery };
-                        cc.on_state_change(&mut w, ca, to, nxt, now);
-                        ca = to;
-                        if cfg.cc != CcKind::None {
-                            assert!(w.ssthresh >= 2 * smss, "{:?} seed {seed} step {step}: ssthresh {}", cfg.cc, w.ssthresh);
-                        }
-                    }
-                    _ => {
-                        w.ssthresh = cc.ssthresh_after_loss(&w, nxt - una, LossCause::Rto, now);
-                        cc.on_rto(&mut w, now);
-                        cc.on_state_change(&mut w, ca, CaState::Loss, nxt, now);
-                        ca = CaState::Loss;
-                        assert_eq!(w.cwnd, smss, "{:?}: one segment after a timeout", cfg.cc);
-                    }
-                }
-                assert!(w.cwnd >= smss && w.cwnd < 1 << 40, "{:?} ({i}) seed {seed} step {step}: cwnd {}", cfg.cc, w.cwnd);
-            }
+            walk(&mut AnyCc::new(cfg), cfg, seed * 64 + i as u64, true);
         }
     }
+}
+
+// tests the endpoint's dispatch: an algorithm driven through `AnyCc` (what the endpoint holds)
+// moves exactly as the algorithm driven on its own, hook by hook (ACK events, state changes,
+// metrics included), on the random walks.
+#[test]
+fn any_cc_dispatches_every_hook_to_its_algorithm() {
+    for (i, cfg) in walk_configs().iter().enumerate() {
+        let seed = 7 + i as u64;
+        let through_any = walk(&mut AnyCc::new(cfg), cfg, seed, false);
+        let own = match cfg.cc {
+            CcKind::Cubic => walk(&mut cc::cubic::Cubic::new(cfg.cubic, cfg.compat.cc_linux), cfg, seed, false),
+            CcKind::Vegas => walk(&mut cc::vegas::Vegas::new(cfg.vegas, cfg.compat.cc_linux, cfg.compat.slow_start_capped), cfg, seed, false),
+            _ => continue,
+        };
+        assert_eq!(through_any, own, "{:?} ({i})", cfg.cc);
+        assert!(own.iter().any(|t| t.2.n > 0), "{:?}: the walk traces the algorithm's values", cfg.cc);
+    }
+}
+
+// tests the trace record's bound: an algorithm traces at most four values, and a fifth is
+// dropped, not written past the end.
+#[test]
+fn cc_metrics_keep_the_first_four_values() {
+    let mut m = CcMetrics::default();
+    for (i, name) in ["a", "b", "c", "d", "e"].into_iter().enumerate() {
+        m.push(name, i as f64);
+    }
+    assert_eq!(m.as_slice(), [("a", 0.0), ("b", 1.0), ("c", 2.0), ("d", 3.0)]);
+}
+
+// tests what the endpoint hands each algorithm: CUBIC and Vegas take ACK events (their RTT
+// samples come from them), the window-only algorithms none; each reports its own name (the
+// summary's `cc`); without congestion control the initial window is unbounded.
+#[test]
+fn any_cc_names_and_ack_events_per_algorithm() {
+    let expect = [(CcKind::NewReno, "new_reno", false), (CcKind::Reno, "reno", false), (CcKind::Tahoe, "tahoe", false), (CcKind::Cubic, "cubic", true), (CcKind::Vegas, "vegas", true), (CcKind::None, "none", false)];
+    for (kind, name, events) in expect {
+        let c = AnyCc::new(&TcpConfig { cc: kind, ..TcpConfig::default() });
+        assert_eq!((c.name(), c.wants_ack_events()), (name, events), "{kind:?}");
+        let iw = c.initial_cwnd(InitialWindow::Segments(10), MSS as u32);
+        assert_eq!(iw, if kind == CcKind::None { 1 << 30 } else { 10 * MSS }, "{kind:?}");
+    }
+}
+
+// tests Vegas through the endpoint, RTT samples and all (Brakmo & Peterson's slow-start exit):
+// with every round's RTT 20 ms the path holds no queue and Vegas slow-starts as NewReno
+// would; with each round's RTT half the base longer than the last, the queued segments
+// `cwnd − cwnd·baseRTT/minRTT` exceed γ = 1 and Vegas leaves slow start on its own, with no
+// loss: cwnd down to the target + 1 segment and ssthresh finite.
+#[test]
+fn vegas_leaves_slow_start_on_rising_rtt_through_the_endpoint() {
+    let run = |grow: bool| {
+        let cfg = TcpConfig { cc: CcKind::Vegas, delack: DelAck::Off, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(400 * MSS));
+        let mut out = p.client_sends();
+        for round in 0..6u64 {
+            let half = Dur::from_millis(10 + if grow { 5 * round } else { 0 });
+            p.now += half;
+            let acks = p.deliver_to_server(&out);
+            p.now += half;
+            out = p.deliver_to_client(&acks);
+        }
+        (p.c.w.cwnd / MSS, p.c.w.ssthresh, p.c.counters.fast_retransmits + p.c.counters.rto_count)
+    };
+    let (flat_cwnd, flat_ssthresh, _) = run(false);
+    let (cwnd, ssthresh, losses) = run(true);
+    assert!(flat_ssthresh > 1 << 30 && flat_cwnd >= 160, "no queue: slow start throughout, cwnd {flat_cwnd}");
+    assert_eq!(losses, 0);
+    assert!(ssthresh < 1 << 30 && cwnd < flat_cwnd / 2, "rising RTT: Vegas left slow start (cwnd {cwnd}, ssthresh {ssthresh})");
 }
 
 // tests the outputs of docs/summary.md for the algorithms' parameters and state: a CUBIC flow
