@@ -277,6 +277,96 @@ mod tests {
         assert_eq!(w.cwnd, 20 * SMSS + 72 + 1448 * 1448 / (20 * SMSS + 72));
     }
 
+    /// One ACK with baseRTT 100 ms, the round's minimum `min_ms` and three samples, the round
+    /// ending at SND.NXT 1000: `(cwnd, ssthresh)` in bytes after it.
+    fn ack_in_round(diff: VegasDiff, capped: bool, w: (u64, u64), min_ms: u64, bytes_acked: u64, ack: u64) -> (u64, u64) {
+        let mut v = Vegas::new(VegasConfig { diff, ..VegasConfig::default() }, true, capped);
+        v.base_rtt = Some(Dur::from_millis(100));
+        v.min_rtt = Some(Dur::from_millis(min_ms));
+        v.cnt_rtt = 3;
+        v.beg_snd_nxt = 1000;
+        let mut cw = CwndState { cwnd: w.0 * SMSS, ssthresh: w.1 * SMSS, smss: SMSS as u32 };
+        let a = AckSample { bytes_acked, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack, snd_nxt: 50_000, cwnd_limited: true };
+        v.on_ack(&mut cw, &a, Time::ZERO);
+        (cw.cwnd, cw.ssthresh)
+    }
+
+    // tests the avoidance band's edges, cwnd 20 in avoidance (ssthresh 10). ns-3, minRTT
+    // 110 ms: target ⌊20·100/110⌋ = 18, diff 2 = α: not below α, hold at 20. minRTT 115 ms:
+    // ns-3 target ⌊17.39⌋ = 17, diff 3; Linux diff ⌊20·15/100⌋ = 3: inside [α, β], hold.
+    // ssthresh is raised to ⌊3·cwnd/4⌋ = 15 SMSS.
+    #[test]
+    fn avoidance_holds_inside_the_band() {
+        let held = (20 * SMSS, 15 * SMSS);
+        assert_eq!(ack_in_round(VegasDiff::Ns3, true, (20, 10), 110, SMSS, 2000), held);
+        assert_eq!(ack_in_round(VegasDiff::Ns3, true, (20, 10), 115, SMSS, 2000), held);
+        assert_eq!(ack_in_round(VegasDiff::Linux, true, (20, 10), 115, SMSS, 2000), held);
+    }
+
+    // tests slow start's end under both diffs and at its edges, cwnd 20, ssthresh 100:
+    // - Linux, minRTT 150 ms: target ⌊20·100/150⌋ = 13, diff ⌊20·50/100⌋ = 10 > γ: cwnd =
+    //   min(20, 13 + 1) = 14, ssthresh = min(100, 14 − 1) = 13 (above ⌊3·14/4⌋ = 10.5).
+    // - ns-3, minRTT 105 ms: target ⌊19.05⌋ = 19, diff 1 = γ: not above γ, slow start goes on,
+    //   +1 SMSS for one SMSS acknowledged → 21 (ssthresh stays 100).
+    // - diff 1 with a 500-byte ACK: slow start +500 B (avoidance would give 21 segments).
+    #[test]
+    fn slow_start_exit_by_diff_and_at_gamma() {
+        assert_eq!(ack_in_round(VegasDiff::Linux, true, (20, 100), 150, SMSS, 2000), (14 * SMSS, 13 * SMSS));
+        assert_eq!(ack_in_round(VegasDiff::Ns3, true, (20, 100), 105, SMSS, 2000), (21 * SMSS, 100 * SMSS));
+        assert_eq!(ack_in_round(VegasDiff::Ns3, true, (20, 100), 105, 500, 2000), (20 * SMSS + 500, 100 * SMSS));
+    }
+
+    // tests cwnd = ssthresh (20, uncapped slow start) at a round's end: that is avoidance, not
+    // slow start. minRTT 150 ms (ns-3 diff 7 > β): cwnd 19, ssthresh min(20, 18) = 18 (above
+    // ⌊3·19/4⌋); slow start's exit would give (14, 13). minRTT 105 ms (diff 1 < α) with a
+    // 500-byte ACK: +1 segment → 21 (slow start would add 500 B), ssthresh stays 20.
+    #[test]
+    fn at_ssthresh_a_round_end_is_avoidance() {
+        assert_eq!(ack_in_round(VegasDiff::Ns3, false, (20, 20), 150, SMSS, 2000), (19 * SMSS, 18 * SMSS));
+        assert_eq!(ack_in_round(VegasDiff::Ns3, false, (20, 20), 105, 500, 2000), (21 * SMSS, 20 * SMSS));
+    }
+
+    // tests the floors at a tiny window: cwnd 2, ssthresh 100, minRTT 400 ms: target ⌊2/4⌋ = 0,
+    // diff 2 (ns-3) or ⌊2·300/100⌋ = 6 (Linux) > γ: cwnd = min(2, 0 + 1) = 1 segment. ns-3:
+    // ssthresh = max(min(100, 1 − 1), 2) = 2 SMSS, cwnd stays 1 SMSS. Linux: no 2-segment
+    // ssthresh floor (min(100, 0) = 0) but a 2-segment cwnd floor, then ssthresh = ⌊3·2896/4⌋
+    // = 2172 B. cwnd 3, minRTT 300 ms (ns-3): target 1, diff 2: cwnd 2, ssthresh max(min(100,
+    // 1), 2) = 2 SMSS.
+    #[test]
+    fn tiny_window_floors_by_variant() {
+        assert_eq!(ack_in_round(VegasDiff::Ns3, true, (2, 100), 400, SMSS, 2000), (SMSS, 2 * SMSS));
+        assert_eq!(ack_in_round(VegasDiff::Linux, true, (2, 100), 400, SMSS, 2000), (2 * SMSS, 2172));
+        assert_eq!(ack_in_round(VegasDiff::Ns3, true, (3, 100), 300, SMSS, 2000), (2 * SMSS, 2 * SMSS));
+    }
+
+    // tests where a round ends: ns-3 at an ACK reaching the mark (ACK = 1000 adjusts: minRTT 150
+    // ms, diff 7 > β, 20 → 19), Linux only past it (ACK = 1000 is inside the round: avoidance
+    // holds until the round ends; ACK 1001 adjusts: diff 10 → 19).
+    #[test]
+    fn a_round_ends_at_the_mark_in_ns3_past_it_in_linux() {
+        assert_eq!(ack_in_round(VegasDiff::Ns3, true, (20, 10), 150, SMSS, 1000).0, 19 * SMSS);
+        assert_eq!(ack_in_round(VegasDiff::Linux, true, (20, 10), 150, SMSS, 1000), (20 * SMSS, 10 * SMSS));
+        assert_eq!(ack_in_round(VegasDiff::Linux, true, (20, 10), 150, SMSS, 1001).0, 19 * SMSS);
+    }
+
+    // tests ACKs inside a round: slow start grows by the bytes acknowledged (20 → 21 below
+    // ssthresh 100); at cwnd = ssthresh (uncapped) or above it nothing moves until the round ends.
+    #[test]
+    fn inside_a_round_only_slow_start_grows() {
+        assert_eq!(ack_in_round(VegasDiff::Ns3, false, (20, 100), 150, SMSS, 500).0, 21 * SMSS);
+        assert_eq!(ack_in_round(VegasDiff::Ns3, false, (20, 20), 150, SMSS, 500).0, 20 * SMSS);
+        assert_eq!(ack_in_round(VegasDiff::Ns3, false, (20, 10), 150, SMSS, 500).0, 20 * SMSS);
+    }
+
+    // tests the parameters' check: α = β is a valid (zero-width) band, α above β is refused by name.
+    #[test]
+    fn alpha_may_equal_beta_not_exceed_it() {
+        assert!(VegasConfig { alpha: 3, beta: 3, ..VegasConfig::default() }.validate().is_ok());
+        let e = VegasConfig { alpha: 5, beta: 4, ..VegasConfig::default() }.validate().unwrap_err();
+        assert_eq!(e.0, "alpha");
+        assert!(e.1.contains("must not exceed beta (4), got 5"), "{}", e.1);
+    }
+
     // tests the loss response tied to `vegas.diff`: ns-3 max(min(ssthresh, cwnd − SMSS), 2·SMSS)
     // (cwnd 20, ssthresh 30 → 19 SMSS: barely lower), Linux Reno's max(cwnd/2, 2·SMSS) → 10 SMSS;
     // for an ECN-Echo too.
