@@ -547,13 +547,14 @@ mod tests {
 
     // tests HyStart's delay exit after delay_min = 100 ms. Linux: threshold 100 + clamp(100/8,
     // 4, 16) = 112.5 ms, tested from the 9th sample of a round: nine samples of 120 ms exit,
-    // eight do not, nine of 110 ms do not. ns-3: threshold 100 + clamp(100, 4, 1000) = 200 ms:
+    // eight do not, nine of 110 ms do not, nine of 115 ms do (above 112.5, below 100 + 16). ns-3: threshold 100 + clamp(100, 4, 1000) = 200 ms:
     // 120 ms does not exit, 210 ms does (the 9th sample tests the first eight's minimum).
     #[test]
     fn hystart_delay_thresholds() {
         assert!(hystart_second_round(Hystart::Linux, true, 120, 9));
         assert!(!hystart_second_round(Hystart::Linux, true, 120, 8));
         assert!(!hystart_second_round(Hystart::Linux, true, 110, 9));
+        assert!(hystart_second_round(Hystart::Linux, true, 115, 9));
         assert!(!hystart_second_round(Hystart::Ns3, false, 120, 9));
         assert!(hystart_second_round(Hystart::Ns3, false, 210, 9));
         assert!(!hystart_second_round(Hystart::Ns3, false, 210, 8));
@@ -585,7 +586,8 @@ mod tests {
 
     // tests the ACK-train exit: ACKs 1 ms apart for longer than delay_min/2 (Linux) or
     // delay_min (ns-3) since the round began. delay_min 40 ms; 25 ACKs 1 ms apart (25 ms): Linux
-    // exits (> 20 ms), ns-3 does not (≤ 40 ms); 45 ACKs: both.
+    // exits (> 20 ms), ns-3 does not (≤ 40 ms); 45 ACKs: both. Linux at the edge: 20 ACKs
+    // (exactly 20 ms) do not exit, 21 do.
     #[test]
     fn hystart_ack_train() {
         let run = |hystart, n: u64| {
@@ -603,6 +605,20 @@ mod tests {
         assert!(run(Hystart::Linux, 25));
         assert!(!run(Hystart::Ns3, 25));
         assert!(run(Hystart::Ns3, 45));
+        assert!(!run(Hystart::Linux, 20));
+        assert!(run(Hystart::Linux, 21));
+    }
+
+    // tests the parameters' check: β must lie strictly inside (0, 1), C be positive; each
+    // refusal names its key.
+    #[test]
+    fn validate_bounds_beta_and_c() {
+        let bad = |cfg: CubicConfig| cfg.validate().unwrap_err().0;
+        assert_eq!(bad(CubicConfig { beta: 0.0, ..CubicConfig::default() }), "beta");
+        assert_eq!(bad(CubicConfig { beta: 1.0, ..CubicConfig::default() }), "beta");
+        assert_eq!(bad(CubicConfig { c: 0.0, ..CubicConfig::default() }), "c");
+        assert_eq!(bad(CubicConfig { c: f64::INFINITY, ..CubicConfig::default() }), "c");
+        assert!(CubicConfig { beta: 0.999, c: 1e-3, ..CubicConfig::default() }.validate().is_ok());
     }
 
     // tests the timeout: Linux forgets W_max (the next epoch starts at K = 0 from cwnd, with the
