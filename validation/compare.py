@@ -49,7 +49,7 @@ import ns3_loss  # noqa: E402
 
 
 # ns-3 TCP types (`--tcp`) and Sluice's `cc` for them.
-NS3_CC = {"ns3::TcpNewReno": "new_reno", "ns3::TcpCubic": "cubic", "ns3::TcpVegas": "vegas"}
+NS3_CC = {"ns3::TcpNewReno": "new_reno", "ns3::TcpCubic": "cubic", "ns3::TcpVegas": "vegas", "ns3::TcpLinuxReno": "linux_reno"}
 
 
 def scenario(case: dict, jitter: str | None, profile: str = "ns3.44", capture: bool = False) -> str:

@@ -12,7 +12,7 @@ pub struct FlowSummary {
     pub name: String,
     /// Application kind: `bulk`, `file`, `udp_cbr`, `on_off`.
     pub kind: String,
-    /// Congestion control (`new_reno`, `reno`, `tahoe`, `cubic`, `vegas`, `none`), or `null`
+    /// Congestion control (`new_reno`, `reno`, `tahoe`, `linux_reno`, `cubic`, `vegas`, `none`), or `null`
     /// for UDP.
     pub cc: Option<String>,
     /// The flow's resolved congestion-control parameters under their scenario keys

@@ -732,7 +732,7 @@ fn flow_sample_and_efficiency_options() {
 fn congestion_control_tables() {
     let e = error_of("[topology]", "[tcp]\ncc = \"cubc\"\n[topology]");
     assert_eq!(e.path, "tcp.cc");
-    assert!(e.to_string().contains("unknown variant `cubc`, expected one of `new_reno`, `reno`, `tahoe`, `cubic`, `vegas`, `none`"), "{e}");
+    assert!(e.to_string().contains("unknown variant `cubc`, expected one of `new_reno`, `reno`, `tahoe`, `linux_reno`, `cubic`, `vegas`, `none`"), "{e}");
     let e = error_of("[topology]", "[tcp]\ncc = \"cubic\"\ncubic = { beta = 1.2 }\n[topology]");
     assert_eq!(e.to_string(), "tcp.cubic.beta: must be in (0, 1), got 1.2");
     let e = error_of("[topology]", "[tcp]\ncubic = { c = 0 }\n[topology]");

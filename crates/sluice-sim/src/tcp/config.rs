@@ -20,6 +20,10 @@ pub enum CcKind {
     /// Tahoe: fast retransmit, then cwnd = 1 SMSS and slow start (no fast recovery).
     #[serde(rename = "tahoe")]
     Tahoe,
+    /// Linux's Reno (`tcp_reno_cong_avoid`; ns-3 `TcpLinuxReno`): NewReno recovery, growth in
+    /// whole segments, ssthresh from cwnd.
+    #[serde(rename = "linux_reno")]
+    LinuxReno,
     /// CUBIC (RFC 9438; Linux `tcp_cubic.c`, ns-3 `TcpCubic`), with `[tcp.cubic]` options.
     #[serde(rename = "cubic")]
     Cubic,
@@ -39,6 +43,7 @@ impl CcKind {
             CcKind::NewReno => "new_reno",
             CcKind::Reno => "reno",
             CcKind::Tahoe => "tahoe",
+            CcKind::LinuxReno => "linux_reno",
             CcKind::Cubic => "cubic",
             CcKind::Vegas => "vegas",
             CcKind::None => "none",

@@ -1038,7 +1038,7 @@ impl Endpoint {
         self.last_ack_sent = self.rcv_nxt;
         self.counters.payload_sent += payload;
         self.counters.data_pkts_sent += (payload > 0) as u64;
-        if self.cc.wants_ack_events() {
+        if self.cc.reads_cwnd_limited() {
             // After the segment is counted in flight (ns-3 SendDataPacket).
             self.cwnd_limited = self.w.cwnd < self.pipe() + self.smss as u64;
         }

@@ -13,6 +13,7 @@
 //! one is, under the ns-3 flavour); the cubic
 //! function uses floating point where Linux uses fixed point (`C` = 410/1024).
 
+use super::linux_reno::{cong_avoid_ai, linux_slow_start};
 use super::{AckEvent, AckSample, CaState, CcMetrics, CongestionControl, CwndState, LossCause};
 use sluice_core::{Dur, Time};
 
@@ -338,10 +339,7 @@ impl CongestionControl for Cubic {
             }
             if self.linux {
                 // Linux tcp_slow_start: to ssthresh, the rest to avoidance.
-                let room = (w.ssthresh - w.cwnd).div_ceil(smss);
-                let used = segs.min(room);
-                w.cwnd = (w.cwnd + used * smss).min(w.ssthresh.max(w.cwnd));
-                segs -= used;
+                segs = linux_slow_start(w, segs);
             } else {
                 // ns-3: every acknowledged segment, past ssthresh too (unlimited ABC).
                 w.cwnd += segs * smss;
@@ -356,17 +354,7 @@ impl CongestionControl for Cubic {
         let cnt = self.update(seg_cwnd.max(1), acked, now);
         self.cnt = cnt;
         if self.linux {
-            // Linux tcp_cong_avoid_ai.
-            if self.cwnd_cnt >= cnt {
-                self.cwnd_cnt = 0;
-                w.cwnd += smss;
-            }
-            self.cwnd_cnt += acked;
-            if self.cwnd_cnt >= cnt {
-                let d = self.cwnd_cnt / cnt;
-                self.cwnd_cnt -= d * cnt;
-                w.cwnd += d as u64 * smss;
-            }
+            cong_avoid_ai(w, &mut self.cwnd_cnt, cnt, acked);
         } else {
             // ns-3 TcpCubic::IncreaseWindow: at most one segment per ACK.
             self.cwnd_cnt += acked;

@@ -6,11 +6,13 @@
 //! `TcpRecoveryOps`, with the state lent as `&mut` instead of shared. Windows are in bytes.
 
 pub mod cubic;
+mod linux_reno;
 mod new_reno;
 mod none;
 pub mod vegas;
 
 pub use cubic::Cubic;
+pub use linux_reno::LinuxReno;
 pub use new_reno::NewReno;
 pub use none::NoCc;
 pub use vegas::Vegas;
@@ -167,6 +169,8 @@ pub trait CongestionControl {
 pub enum AnyCc {
     /// NewReno, Reno and Tahoe: one growth rule, three loss responses.
     NewReno(NewReno),
+    /// Linux's Reno: whole-segment slow start and avoidance counter, ssthresh from cwnd.
+    LinuxReno(LinuxReno),
     Cubic(Box<Cubic>),
     Vegas(Box<Vegas>),
     None(NoCc),
@@ -203,6 +207,7 @@ impl AnyCc {
             CcKind::NewReno => AnyCc::NewReno(NewReno { capped: cfg.compat.slow_start_capped, response: LossResponse::NewReno }),
             CcKind::Reno => AnyCc::NewReno(NewReno { capped: cfg.compat.slow_start_capped, response: LossResponse::Reno }),
             CcKind::Tahoe => AnyCc::NewReno(NewReno { capped: cfg.compat.slow_start_capped, response: LossResponse::Tahoe }),
+            CcKind::LinuxReno => AnyCc::LinuxReno(LinuxReno::new(cfg.compat.cc_linux)),
             CcKind::Cubic => AnyCc::Cubic(Box::new(Cubic::new(cfg.cubic, cfg.compat.cc_linux))),
             CcKind::Vegas => AnyCc::Vegas(Box::new(Vegas::new(cfg.vegas, cfg.compat.cc_linux, cfg.compat.slow_start_capped))),
             CcKind::None => AnyCc::None(NoCc),
@@ -213,6 +218,13 @@ impl AnyCc {
     #[inline]
     pub fn wants_ack_events(&self) -> bool {
         matches!(self, AnyCc::Cubic(_) | AnyCc::Vegas(_))
+    }
+
+    /// Whether the algorithm reads [`AckSample::cwnd_limited`] (ns-3's `m_isCwndLimited`): the
+    /// endpoint updates it after each data segment only for those that do.
+    #[inline]
+    pub fn reads_cwnd_limited(&self) -> bool {
+        matches!(self, AnyCc::Cubic(_) | AnyCc::Vegas(_) | AnyCc::LinuxReno(_))
     }
 
     /// The initial window in bytes for this algorithm, given the configured rule and SMSS.
@@ -228,6 +240,7 @@ macro_rules! dispatch {
     ($self:ident, $c:ident => $e:expr) => {
         match $self {
             AnyCc::NewReno($c) => $e,
+            AnyCc::LinuxReno($c) => $e,
             AnyCc::Cubic($c) => $e,
             AnyCc::Vegas($c) => $e,
             AnyCc::None($c) => $e,
@@ -258,7 +271,7 @@ impl CongestionControl for AnyCc {
     fn on_ack_event(&mut self, w: &mut CwndState, ev: &AckEvent, now: Time) {
         match self {
             // Nothing to do for the window-only algorithms: keep their ACKs off the dispatch.
-            AnyCc::NewReno(_) | AnyCc::None(_) => {}
+            AnyCc::NewReno(_) | AnyCc::LinuxReno(_) | AnyCc::None(_) => {}
             AnyCc::Cubic(c) => c.on_ack_event(w, ev, now),
             AnyCc::Vegas(c) => c.on_ack_event(w, ev, now),
             #[cfg(test)]
