@@ -109,7 +109,9 @@ fn two_losses_in_a_window_reno_reduces_twice_newreno_once() {
 // tests RFC 3168 §6.1.2 with each algorithm's reduction (`ssthresh_after_loss(Ecn)`): NewReno,
 // Reno and Tahoe max(FlightSize/2, 2·SMSS) = 8 SMSS of a flight of 16 (cwnd 20); CUBIC
 // ⌊0.7·cwnd⌋ = 14 SMSS (from cwnd, not the flight); Vegas ns-3 max(min(ssthresh, cwnd −
-// SMSS), 2·SMSS) = 19 SMSS (ssthresh ∞), Vegas Linux cwnd/2 = 10 SMSS; none keeps ssthresh.
+// SMSS), 2·SMSS) = 19 SMSS (ssthresh ∞), Vegas Linux cwnd/2 = 10 SMSS; none keeps ssthresh;
+// Compound, a loss like any other: win·(1 − β) = 10 SMSS of a window of 20 (from the window,
+// not the flight), in both variants (all of it the Reno part: no dwnd yet).
 #[test]
 fn ecn_echo_ssthresh_per_algorithm() {
     let cases: [(CcKind, Option<VegasDiff>, u64); 7] = [
@@ -129,6 +131,11 @@ fn ecn_echo_ssthresh_per_algorithm() {
         let mut a = AnyCc::new(&cfg);
         let w = CwndState { cwnd: 20 * MSS, ssthresh: u64::MAX, smss: MSS as u32 };
         assert_eq!(a.ssthresh_after_loss(&w, 16 * MSS, LossCause::Ecn, Time::ZERO), want, "{cc:?} {diff:?}");
+    }
+    for variant in [CompoundVariant::Draft, CompoundVariant::Linux] {
+        let mut a = AnyCc::new(&TcpConfig { cc: CcKind::Compound, compound: CompoundConfig { variant, ..CompoundConfig::default() }, ..TcpConfig::default() });
+        let w = CwndState { cwnd: 20 * MSS, ssthresh: u64::MAX, smss: MSS as u32 };
+        assert_eq!(a.ssthresh_after_loss(&w, 16 * MSS, LossCause::Ecn, Time::ZERO), 10 * MSS, "{variant:?}");
     }
 }
 
@@ -224,7 +231,8 @@ fn walk<C: CongestionControl>(cc: &mut C, cfg: &TcpConfig, seed: u64, check: boo
 }
 
 /// The configurations the walks cover: every algorithm under the defaults, CUBIC and Vegas
-/// under ns-3's profile, Vegas with Linux's diff, and a CUBIC far from its defaults.
+/// under ns-3's profile, Vegas with Linux's diff, a CUBIC far from its defaults, and Compound
+/// in both variants, under ns-3's profile and far from its defaults.
 fn walk_configs() -> Vec<TcpConfig> {
     let mut kinds: Vec<TcpConfig> = [CcKind::NewReno, CcKind::Reno, CcKind::Tahoe, CcKind::Cubic, CcKind::Vegas].into_iter().map(|cc| TcpConfig { cc, ..TcpConfig::default() }).collect();
     for cc in [CcKind::Cubic, CcKind::Vegas] {
@@ -232,6 +240,12 @@ fn walk_configs() -> Vec<TcpConfig> {
     }
     kinds.push(TcpConfig { cc: CcKind::Vegas, vegas: VegasConfig { diff: VegasDiff::Linux, ..VegasConfig::default() }, ..TcpConfig::default() });
     kinds.push(TcpConfig { cc: CcKind::Cubic, cubic: CubicConfig { hystart: Hystart::Off, tcp_friendliness: false, beta: 0.05, c: 40.0, ..CubicConfig::default() }, ..TcpConfig::default() });
+    kinds.push(TcpConfig { cc: CcKind::Compound, ..TcpConfig::default() });
+    kinds.push(TcpConfig { cc: CcKind::Compound, ..TcpConfig::ns3_44() });
+    kinds.push(TcpConfig { cc: CcKind::Compound, compound: CompoundConfig { variant: CompoundVariant::Linux, ..CompoundConfig::default() }, ..TcpConfig::default() });
+    // Far from the defaults: fast growth (α 1, k 1), a tiny γ, a small β and η, γ tuning.
+    kinds.push(TcpConfig { cc: CcKind::Compound, compound: CompoundConfig { alpha: 1.0, k: 1.0, gamma: 0.5, beta: 0.05, eta: 0.1, gamma_tuning: true, ..CompoundConfig::default() }, ..TcpConfig::default() });
+    kinds.push(TcpConfig { cc: CcKind::Compound, compound: CompoundConfig { variant: CompoundVariant::Linux, alpha: 1.0, k: 1.0, beta: 0.9, eta: 3.0, ..CompoundConfig::default() }, ..TcpConfig::default() });
     kinds
 }
 
@@ -258,10 +272,18 @@ fn any_cc_dispatches_every_hook_to_its_algorithm() {
         let own = match cfg.cc {
             CcKind::Cubic => walk(&mut cc::cubic::Cubic::new(cfg.cubic, cfg.compat.cc_linux), cfg, seed, false),
             CcKind::Vegas => walk(&mut cc::vegas::Vegas::new(cfg.vegas, cfg.compat.cc_linux, cfg.compat.slow_start_capped), cfg, seed, false),
+            CcKind::Compound => walk(&mut cc::compound::Compound::new(cfg.compound), cfg, seed, false),
             _ => continue,
         };
         assert_eq!(through_any, own, "{:?} ({i})", cfg.cc);
         assert!(own.iter().any(|t| t.2.n > 0), "{:?}: the walk traces the algorithm's values", cfg.cc);
+        if cfg.cc == CcKind::Compound && cfg.compound.alpha >= 1.0 {
+            // The walks' windows stay small (a reduction every ten steps), below where the
+            // default α·win^k exceeds one segment; the fast-growing configurations reach the
+            // delay part: dwnd above a segment at some step and 0 at another.
+            let dwnd: Vec<f64> = own.iter().map(|t| t.2.as_slice()[0].1).collect();
+            assert!(dwnd.iter().any(|d| *d > 1.0) && dwnd.contains(&0.0), "Compound ({i}): dwnd moves");
+        }
     }
 }
 
@@ -276,12 +298,12 @@ fn cc_metrics_keep_the_first_four_values() {
     assert_eq!(m.as_slice(), [("a", 0.0), ("b", 1.0), ("c", 2.0), ("d", 3.0)]);
 }
 
-// tests what the endpoint hands each algorithm: CUBIC and Vegas take ACK events (their RTT
+// tests what the endpoint hands each algorithm: CUBIC, Vegas and Compound take ACK events (their RTT
 // samples come from them), the window-only algorithms none; each reports its own name (the
 // summary's `cc`); without congestion control the initial window is unbounded.
 #[test]
 fn any_cc_names_and_ack_events_per_algorithm() {
-    let expect = [(CcKind::NewReno, "new_reno", false), (CcKind::Reno, "reno", false), (CcKind::Tahoe, "tahoe", false), (CcKind::Cubic, "cubic", true), (CcKind::Vegas, "vegas", true), (CcKind::None, "none", false)];
+    let expect = [(CcKind::NewReno, "new_reno", false), (CcKind::Reno, "reno", false), (CcKind::Tahoe, "tahoe", false), (CcKind::Cubic, "cubic", true), (CcKind::Vegas, "vegas", true), (CcKind::Compound, "compound", true), (CcKind::None, "none", false)];
     for (kind, name, events) in expect {
         let c = AnyCc::new(&TcpConfig { cc: kind, ..TcpConfig::default() });
         assert_eq!((c.name(), c.wants_ack_events()), (name, events), "{kind:?}");

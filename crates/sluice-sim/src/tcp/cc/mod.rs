@@ -5,11 +5,13 @@
 //! `tcp_congestion_ops` (`cong_avoid`, `ssthresh`) and ns-3's `TcpCongestionOps` /
 //! `TcpRecoveryOps`, with the state lent as `&mut` instead of shared. Windows are in bytes.
 
+pub mod compound;
 pub mod cubic;
 mod new_reno;
 mod none;
 pub mod vegas;
 
+pub use compound::Compound;
 pub use cubic::Cubic;
 pub use new_reno::NewReno;
 pub use none::NoCc;
@@ -169,6 +171,7 @@ pub enum AnyCc {
     NewReno(NewReno),
     Cubic(Box<Cubic>),
     Vegas(Box<Vegas>),
+    Compound(Box<Compound>),
     None(NoCc),
     /// NewReno that paces at a fixed rate: the pacing seam's tests, until an algorithm of
     /// its own sets a rate.
@@ -205,6 +208,7 @@ impl AnyCc {
             CcKind::Tahoe => AnyCc::NewReno(NewReno { capped: cfg.compat.slow_start_capped, response: LossResponse::Tahoe }),
             CcKind::Cubic => AnyCc::Cubic(Box::new(Cubic::new(cfg.cubic, cfg.compat.cc_linux))),
             CcKind::Vegas => AnyCc::Vegas(Box::new(Vegas::new(cfg.vegas, cfg.compat.cc_linux, cfg.compat.slow_start_capped))),
+            CcKind::Compound => AnyCc::Compound(Box::new(Compound::new(cfg.compound))),
             CcKind::None => AnyCc::None(NoCc),
         }
     }
@@ -212,7 +216,7 @@ impl AnyCc {
     /// not: NewReno's ACKs cost what they did before the hook).
     #[inline]
     pub fn wants_ack_events(&self) -> bool {
-        matches!(self, AnyCc::Cubic(_) | AnyCc::Vegas(_))
+        matches!(self, AnyCc::Cubic(_) | AnyCc::Vegas(_) | AnyCc::Compound(_))
     }
 
     /// The initial window in bytes for this algorithm, given the configured rule and SMSS.
@@ -230,6 +234,7 @@ macro_rules! dispatch {
             AnyCc::NewReno($c) => $e,
             AnyCc::Cubic($c) => $e,
             AnyCc::Vegas($c) => $e,
+            AnyCc::Compound($c) => $e,
             AnyCc::None($c) => $e,
             #[cfg(test)]
             AnyCc::FixedRate($c) => $e,
@@ -261,6 +266,7 @@ impl CongestionControl for AnyCc {
             AnyCc::NewReno(_) | AnyCc::None(_) => {}
             AnyCc::Cubic(c) => c.on_ack_event(w, ev, now),
             AnyCc::Vegas(c) => c.on_ack_event(w, ev, now),
+            AnyCc::Compound(c) => c.on_ack_event(w, ev, now),
             #[cfg(test)]
             AnyCc::FixedRate(_) => {}
         }
