@@ -399,3 +399,39 @@ cc_trace = true
 fn any_cc_stays_two_words() {
     assert!(std::mem::size_of::<AnyCc>() <= 16, "AnyCc is {} B", std::mem::size_of::<AnyCc>());
 }
+
+// tests Compound through the endpoint, RTT samples and all: in avoidance from the start
+// (initial window and ssthresh 40 segments, an ACK per segment), with every round's RTT 20 ms
+// (no queue: diff 0 < γ) dwnd grows each round by α·win^k − 1, and the endpoint's window is
+// cwnd + dwnd; when the RTT then rises to 60 ms, diff = win·(1 − 20/60) ≈ ⅔·win > γ = 30 and
+// dwnd drops to 0 at the next round's end, with no loss.
+#[test]
+fn compound_dwnd_grows_without_queue_and_goes_on_rising_rtt() {
+    let cfg = TcpConfig { cc: CcKind::Compound, delack: DelAck::Off, iw: InitialWindow::Segments(40), initial_ssthresh: 40 * MSS, snd_buf: 8 << 20, rcv_buf: 8 << 20, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, Some(3000 * MSS));
+    let dwnd = |p: &Pair| p.c.cc.metrics().as_slice()[0].1;
+    let mut out = p.client_sends();
+    let mut trace = Vec::new();
+    for round in 0..10u64 {
+        let half = Dur::from_millis(if round < 6 { 10 } else { 30 });
+        p.now += half;
+        let acks = p.deliver_to_server(&out);
+        p.now += half;
+        out = p.deliver_to_client(&acks);
+        trace.push((p.c.w.cwnd as f64 / MSS as f64, dwnd(&p)));
+    }
+    // The first round ends at the first ACK (one sample): no step. The second round's end, at
+    // win 40.973 segments (40 + 40 avoidance steps of ⌊1448²/cwnd⌋ ≈ 35 B): dwnd += 0.125·
+    // 40.973^0.75 − 1 = 0.125·16.195 − 1 = 1.0244 segments = ⌊1.0244·1448⌋ = 1483 B.
+    assert_eq!(trace[0].1, 0.0);
+    assert_eq!(trace[1].1, 1483.0 / MSS as f64, "{trace:?}");
+    // Then every round adds more (the window grows): 7.26 segments after six rounds.
+    assert!(trace[1..7].windows(2).all(|x| x[1].1 > x[0].1 + 1.0) && trace[6].1 > 7.0, "{trace:?}");
+    // The round with the first 60-ms samples still had its 20-ms minimum; the next one ends with
+    // diff = 53.9·⅔ ≈ 36 ≥ 30 ⇒ dwnd = max(7.26 − 36, 0) = 0, and stays 0 (⅔·48 = 32 ≥ 30).
+    assert!(trace[7..].iter().all(|t| t.1 == 0.0), "{trace:?}");
+    // The endpoint's window loses dwnd and keeps the Reno part, which grew by about a segment.
+    let reno_before = trace[6].0 - trace[6].1;
+    assert!((0.5..1.5).contains(&(trace[7].0 - reno_before)), "{trace:?}");
+    assert_eq!(p.c.counters.fast_retransmits + p.c.counters.rto_count, 0);
+}
