@@ -435,3 +435,52 @@ fn compound_dwnd_grows_without_queue_and_goes_on_rising_rtt() {
     assert!((0.5..1.5).contains(&(trace[7].0 - reno_before)), "{trace:?}");
     assert_eq!(p.c.counters.fast_retransmits + p.c.counters.rto_count, 0);
 }
+
+// tests the outputs of docs/algorithms/compound.md: a Compound flow's `cc_options` holds its
+// seven resolved keys, and `monitor.cc_trace` samples dwnd, diff, baseRTT and γ; on a 10 Mbit/s
+// path (a path of about 20 packets, a 100-packet buffer) dwnd rises above a segment while the
+// queue is short and is 0 again once more than γ = 30 packets are queued, baseRTT is the 24-ms
+// path's (2·(1 + 10 + 1) ms plus transmission times), and γ stays 30 without tuning. (1-MiB
+// buffers: with the default 128 KiB the peer's 90-packet window holds the flow, the window no
+// longer limits it, and neither part moves.)
+#[test]
+fn summary_records_compound_options_and_dwnd() {
+    let text = r#"
+name = "ctcp-out"
+duration = "8s"
+[tcp]
+snd_buf = "1MiB"
+rcv_buf = "1MiB"
+[topology]
+kind = "dumbbell"
+pairs = 1
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck = { rate = "10Mbps", delay = "10ms" }
+queue = { kind = "drop_tail", limit = "100pkt" }
+[[flows]]
+src = "s0"
+dst = "r0"
+app = { kind = "bulk" }
+tcp = { cc = "compound", compound = { variant = "linux" } }
+[monitor]
+cwnd_trace = "20ms"
+cc_trace = true
+"#;
+    let out = crate::run_str(text, None, &crate::RunOptions::default()).unwrap();
+    let f = &out.summary.flows[0];
+    let opts = f.cc_options.as_ref().unwrap();
+    assert_eq!(f.cc.as_deref(), Some("compound"));
+    assert_eq!(opts.len(), 7, "{opts:?}");
+    assert_eq!((opts["compound.variant"].as_str(), opts["compound.gamma"].as_str()), (Some("linux"), Some("30")));
+    let t = out.tables.iter().find(|t| t.name == "cc_state").expect("cc_state table");
+    let col = |n: &str| &t.columns.iter().find(|c| c.0 == n).unwrap().1;
+    let (crate::monitor::summary::Column::Str(name), crate::monitor::summary::Column::F64(value)) = (col("name"), col("value")) else { panic!("column types") };
+    let rows = |n: &'static str| name.iter().zip(value).filter(move |(m, _)| m.as_str() == n).map(|(_, v)| *v);
+    let dwnd: Vec<f64> = rows("dwnd").collect();
+    assert!(dwnd.len() > 100 && dwnd.iter().any(|d| *d >= 1.0) && dwnd.iter().skip(10).any(|d| *d == 0.0), "{dwnd:?}");
+    assert!(dwnd.iter().all(|d| *d == d.floor()), "the Linux variant's dwnd is whole segments");
+    let base: Vec<f64> = rows("base_rtt_s").filter(|b| *b > 0.0).collect();
+    assert!(!base.is_empty() && base.iter().all(|b| (0.024..0.03).contains(b)), "{base:?}");
+    assert!(rows("gamma").all(|g| g == 30.0) && rows("diff").count() == dwnd.len());
+}
