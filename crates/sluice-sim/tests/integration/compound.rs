@@ -91,8 +91,9 @@ start = {{ uniform = ["0s", "3s"] }}
     )
 }
 
-// tests the drop-tail case of paper 003 (Piotrowska 2021, Table 8, uncongested access link),
-// where its Compound kept the mean queue at 167 packets against NewReno's 727. Here, as the
+// tests the drop-tail case of A. Piotrowska, "On Cross-Layer Interactions for Congestion
+// Control in the Internet" (Applied Sciences 2021), Table 8 (uncongested access link), where
+// its Compound kept the mean queue at 167 packets against NewReno's 727. Here, as the
 // draft and the Linux module define Compound, the queue is NewReno's or longer: the Reno part
 // grows until a drop whatever the delay says (dwnd is 0 once more than γ = 30 packets per flow
 // are queued), and dwnd adds to it while the queue is short. At this size NewReno averages
