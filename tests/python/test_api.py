@@ -339,3 +339,18 @@ def test_cc_options_and_cc_state_reach_python_and_parquet(tiny_text: str, tmp_pa
     flows = pq.read_table(tmp_path / "res" / "flows.parquet").to_pandas()
     assert flows["cc_options"].tolist() == r.flows["cc_options"].tolist()
     assert len(pq.read_table(tmp_path / "res" / "cc_state.parquet")) == len(st)
+
+
+def test_compound_options_and_dwnd_reach_python(tiny_text: str) -> None:
+    # docs/algorithms/compound.md: `cc = "compound"` with its table; the flow records the seven
+    # resolved keys and `cc_state` carries dwnd, diff, base_rtt_s and gamma; a bad value is one
+    # line naming the key.
+    text = tiny_text.replace('rcv_buf = "1MiB"', 'rcv_buf = "1MiB"\ncc = "compound"\ncompound = { variant = "linux", gamma = 20 }')
+    text += '\n[monitor]\ncwnd_trace = "50ms"\ncc_trace = true\n'
+    r = sluice.run(text)
+    opts = r.summary["flows"][0]["cc_options"]
+    assert (opts["compound.variant"], opts["compound.gamma"], len(opts)) == ("linux", "20", 7)
+    assert r.summary["flows"][0]["cc"] == "compound"
+    assert {"dwnd", "diff", "base_rtt_s", "gamma"} == set(r.tables["cc_state"]["name"])
+    with pytest.raises(sluice.ScenarioError, match=r"^tcp\.compound\.beta: must be in \(0, 1\), got 1\.2"):
+        sluice.run(text.replace("gamma = 20", "beta = 1.2"))

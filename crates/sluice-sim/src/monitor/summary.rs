@@ -12,8 +12,8 @@ pub struct FlowSummary {
     pub name: String,
     /// Application kind: `bulk`, `file`, `udp_cbr`, `on_off`.
     pub kind: String,
-    /// Congestion control (`new_reno`, `reno`, `tahoe`, `linux_reno`, `cubic`, `vegas`, `none`), or `null`
-    /// for UDP.
+    /// Congestion control (`new_reno`, `reno`, `tahoe`, `linux_reno`, `cubic`, `vegas`,
+    /// `compound`, `none`), or `null` for UDP.
     pub cc: Option<String>,
     /// The flow's resolved congestion-control parameters under their scenario keys
     /// (`{"cubic.beta": "0.7", …}`; empty for algorithms without any), or `null` for UDP.

@@ -50,6 +50,14 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
             return err(format!("{path}.vegas.{key}"), msg);
         }
     }
+    if let Some(x) = &t.compound {
+        let k = &mut c.compound;
+        macro_rules! take { ($($f:ident),*) => { $( if let Some(v) = x.$f { k.$f = v; } )* } }
+        take!(variant, alpha, beta, k, gamma, eta, gamma_tuning);
+        if let Err((key, msg)) = k.validate() {
+            return err(format!("{path}.compound.{key}"), msg);
+        }
+    }
     if let Some(v) = t.mss {
         if !(64..=65_495).contains(&v) {
             return err(format!("{path}.mss"), format!("must be between 64 and 65495 bytes, got {v}"));
@@ -649,7 +657,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
         };
         // An algorithm's table in a flow's own [tcp] applies to that flow's algorithm only.
         if let Some(t) = &fl.tcp {
-            for (given, kind, key) in [(t.cubic.is_some(), Cc::Cubic, "cubic"), (t.vegas.is_some(), Cc::Vegas, "vegas")] {
+            for (given, kind, key) in [(t.cubic.is_some(), Cc::Cubic, "cubic"), (t.vegas.is_some(), Cc::Vegas, "vegas"), (t.compound.is_some(), Cc::Compound, "compound")] {
                 if given && ftcp.cc != kind {
                     return err(format!("{p}.tcp.{key}"), format!("this flow runs cc = \"{}\", not \"{key}\"", ftcp.cc.as_str()));
                 }
@@ -707,7 +715,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
     }
     // A [tcp.<algorithm>] table that no flow uses is a mistake (a misspelt cc, or a table left
     // over): said, not ignored.
-    for (given, kind, key) in [(f.tcp.cubic.is_some(), Cc::Cubic, "cubic"), (f.tcp.vegas.is_some(), Cc::Vegas, "vegas")] {
+    for (given, kind, key) in [(f.tcp.cubic.is_some(), Cc::Cubic, "cubic"), (f.tcp.vegas.is_some(), Cc::Vegas, "vegas"), (f.tcp.compound.is_some(), Cc::Compound, "compound")] {
         if given && !flows.iter().any(|fl: &FlowSpec| fl.tcp.cc == kind) {
             return err(format!("tcp.{key}"), format!("no flow runs cc = \"{key}\""));
         }

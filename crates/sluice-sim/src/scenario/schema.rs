@@ -36,6 +36,8 @@ pub struct TcpTable {
     pub cubic: Option<CubicTable>,
     /// `[tcp.vegas]`: Vegas's parameters (docs/algorithms/vegas.md).
     pub vegas: Option<VegasTable>,
+    /// `[tcp.compound]`: Compound TCP's parameters (docs/algorithms/compound.md).
+    pub compound: Option<CompoundTable>,
     pub mss: Option<u32>,
     pub sack: Option<bool>,
     pub timestamps: Option<bool>,
@@ -89,6 +91,20 @@ pub struct VegasTable {
     pub beta: Option<u32>,
     pub gamma: Option<u32>,
     pub diff: Option<crate::tcp::VegasDiff>,
+}
+
+/// `[tcp.compound]`; every key optional. The variant's key is `variant`, also spelt `compound`.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct CompoundTable {
+    #[serde(alias = "compound")]
+    pub variant: Option<crate::tcp::CompoundVariant>,
+    pub alpha: Option<f64>,
+    pub beta: Option<f64>,
+    pub k: Option<f64>,
+    pub gamma: Option<f64>,
+    pub eta: Option<f64>,
+    pub gamma_tuning: Option<bool>,
 }
 
 macro_rules! choice {

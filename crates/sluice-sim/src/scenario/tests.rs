@@ -726,13 +726,14 @@ fn flow_sample_and_efficiency_options() {
 }
 
 // tests the congestion-control keys (docs/scenarios.md, docs/algorithms/): `cc` lists the
-// algorithms; `[tcp.cubic]` and `[tcp.vegas]` check their values and must serve some flow;
+// algorithms; `[tcp.cubic]`, `[tcp.vegas]` and `[tcp.compound]` check their values and must
+// serve some flow;
 // a flow's own table sets only its flow, over the scenario's.
 #[test]
 fn congestion_control_tables() {
     let e = error_of("[topology]", "[tcp]\ncc = \"cubc\"\n[topology]");
     assert_eq!(e.path, "tcp.cc");
-    assert!(e.to_string().contains("unknown variant `cubc`, expected one of `new_reno`, `reno`, `tahoe`, `linux_reno`, `cubic`, `vegas`, `none`"), "{e}");
+    assert!(e.to_string().contains("unknown variant `cubc`, expected one of `new_reno`, `reno`, `tahoe`, `linux_reno`, `cubic`, `vegas`, `compound`, `none`"), "{e}");
     let e = error_of("[topology]", "[tcp]\ncc = \"cubic\"\ncubic = { beta = 1.2 }\n[topology]");
     assert_eq!(e.to_string(), "tcp.cubic.beta: must be in (0, 1), got 1.2");
     let e = error_of("[topology]", "[tcp]\ncubic = { c = 0 }\n[topology]");
@@ -759,6 +760,37 @@ fn congestion_control_tables() {
     let d = a.describe();
     assert!(d.contains(&("cubic.beta", "0.6".to_string())) && d.contains(&("cubic.hystart", "linux".to_string())), "{d:?}");
     assert!(v.describe().contains(&("vegas.diff", "linux".to_string())));
+    // Compound: `[tcp.compound]` checked and recorded; the variant's key is `variant` or
+    // `compound`; γ tuning is the draft's only.
+    let e = error_of("[topology]", "[tcp.compound]\nbeta = 0.3\n[topology]");
+    assert_eq!(e.to_string(), "tcp.compound: no flow runs cc = \"compound\"");
+    let e = error_of("[topology]", "[tcp]\ncc = \"compound\"\ncompound = { beta = 1.2 }\n[topology]");
+    assert_eq!(e.to_string(), "tcp.compound.beta: must be in (0, 1), got 1.2");
+    for (table, key) in [("alpha = 0", "alpha"), ("k = 1.5", "k"), ("gamma = -3", "gamma"), ("eta = 0", "eta"), ("variant = \"linux\"\ngamma_tuning = true", "gamma_tuning")] {
+        let e = error_of("[topology]", &format!("[tcp]\ncc = \"compound\"\n[tcp.compound]\n{table}\n[topology]"));
+        assert_eq!(e.path, format!("tcp.compound.{key}"), "{e}");
+        assert!(!e.message.contains('\n'), "one line: {e}");
+    }
+    let e = error_of("[topology]", "[tcp]\ncc = \"compound\"\n[tcp.compound]\nvariant = \"windows\"\n[topology]");
+    assert_eq!(e.path, "tcp.compound.variant");
+    assert!(e.to_string().contains("expected `draft` or `linux`"), "{e}");
+    let e = error_of("[topology]", "[tcp]\ncc = \"compound\"\n[tcp.compound]\nzeta = 1\n[topology]");
+    assert_eq!(e.path, "tcp.compound.zeta");
+    let e = error_of("app = { kind = \"bulk\" }\n", "app = { kind = \"bulk\" }\ntcp = { compound = { k = 0.8 } }\n");
+    assert_eq!(e.to_string(), "flows[0].tcp.compound: this flow runs cc = \"new_reno\", not \"compound\"");
+    let text = BASE.replacen("[topology]", "[tcp]\ncc = \"compound\"\n[tcp.compound]\ncompound = \"linux\"\ngamma = 20\n[topology]", 1).replacen(
+        "app = { kind = \"bulk\" }\n",
+        "app = { kind = \"bulk\" }\ntcp = { compound = { variant = \"draft\", gamma_tuning = true } }\n[[flows]]\nname = \"l\"\nsrc = \"senders\"\ndst = \"receivers\"\napp = { kind = \"bulk\" }\n",
+        1,
+    );
+    let m = load_str(&text, None).unwrap();
+    let (a, b) = (&m.flows[0].tcp.compound, &m.flows[2].tcp.compound);
+    assert_eq!((a.variant, a.gamma, a.gamma_tuning), (crate::tcp::CompoundVariant::Draft, 20.0, true));
+    assert_eq!((b.variant, b.gamma, b.gamma_tuning), (crate::tcp::CompoundVariant::Linux, 20.0, false));
+    let d = m.flows[2].tcp.describe();
+    for kv in [("compound.variant", "linux"), ("compound.alpha", "0.125"), ("compound.beta", "0.5"), ("compound.k", "0.75"), ("compound.gamma", "20"), ("compound.eta", "1"), ("compound.gamma_tuning", "false")] {
+        assert!(d.contains(&(kv.0, kv.1.to_string())), "{kv:?} in {d:?}");
+    }
     // The ns-3 profile: ns-3's HyStart and Vegas diff.
     let m = load_str(&BASE.replacen("[topology]", "[tcp]\nvalidate = \"ns3.44\"\ncc = \"cubic\"\n[topology]", 1), None).unwrap();
     assert_eq!(m.flows[0].tcp.cubic.hystart, crate::tcp::Hystart::Ns3);

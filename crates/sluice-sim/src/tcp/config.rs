@@ -4,6 +4,7 @@
 
 use sluice_core::Dur;
 
+pub use super::cc::compound::{CompoundConfig, CompoundVariant};
 pub use super::cc::cubic::{CubicConfig, Hystart};
 pub use super::cc::vegas::{VegasConfig, VegasDiff};
 
@@ -31,6 +32,10 @@ pub enum CcKind {
     /// `[tcp.vegas]` options.
     #[serde(rename = "vegas")]
     Vegas,
+    /// Compound TCP (draft-sridharan-tcpm-ctcp-02; the Linux module `tcp_compound.c`), with
+    /// `[tcp.compound]` options.
+    #[serde(rename = "compound")]
+    Compound,
     /// "Plain RFC 793": no congestion window; only the peer's window limits the sender (RFC 793
     /// predates congestion control).
     #[serde(rename = "none")]
@@ -46,6 +51,7 @@ impl CcKind {
             CcKind::LinuxReno => "linux_reno",
             CcKind::Cubic => "cubic",
             CcKind::Vegas => "vegas",
+            CcKind::Compound => "compound",
             CcKind::None => "none",
         }
     }
@@ -299,6 +305,8 @@ pub struct TcpConfig {
     pub cubic: CubicConfig,
     /// Vegas's parameters (`[tcp.vegas]`; used when `cc = "vegas"`).
     pub vegas: VegasConfig,
+    /// Compound TCP's parameters (`[tcp.compound]`; used when `cc = "compound"`).
+    pub compound: CompoundConfig,
     /// Sender's maximum segment size (payload bytes).
     pub mss: u32,
     pub sack: bool,
@@ -606,6 +614,7 @@ impl Default for TcpConfig {
             cc: CcKind::NewReno,
             cubic: CubicConfig::default(),
             vegas: VegasConfig::default(),
+            compound: CompoundConfig::default(),
             mss: 1448,
             sack: true,
             timestamps: true,
@@ -792,6 +801,7 @@ impl TcpConfig {
         match self.cc {
             CcKind::Cubic => self.cubic.describe(),
             CcKind::Vegas => self.vegas.describe(),
+            CcKind::Compound => self.compound.describe(),
             _ => Vec::new(),
         }
     }

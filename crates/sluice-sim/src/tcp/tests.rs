@@ -457,6 +457,8 @@ fn random_loss_and_reordering_deliver_everything() {
         TcpConfig { cc: CcKind::Cubic, ..TcpConfig::ns3_44() },
         TcpConfig { cc: CcKind::Vegas, ..TcpConfig::default() },
         TcpConfig { cc: CcKind::Vegas, ..TcpConfig::ns3_44() },
+        TcpConfig { cc: CcKind::Compound, ..TcpConfig::default() },
+        TcpConfig { cc: CcKind::Compound, compound: CompoundConfig { variant: CompoundVariant::Linux, ..CompoundConfig::default() }, ..TcpConfig::ns3_44() },
     ];
     for (i, cfg) in configs.into_iter().enumerate() {
         for seed in 0..4 {

@@ -109,7 +109,9 @@ fn two_losses_in_a_window_reno_reduces_twice_newreno_once() {
 // tests RFC 3168 §6.1.2 with each algorithm's reduction (`ssthresh_after_loss(Ecn)`): NewReno,
 // Reno and Tahoe max(FlightSize/2, 2·SMSS) = 8 SMSS of a flight of 16 (cwnd 20); CUBIC
 // ⌊0.7·cwnd⌋ = 14 SMSS (from cwnd, not the flight); Vegas ns-3 max(min(ssthresh, cwnd −
-// SMSS), 2·SMSS) = 19 SMSS (ssthresh ∞), Vegas Linux cwnd/2 = 10 SMSS; none keeps ssthresh.
+// SMSS), 2·SMSS) = 19 SMSS (ssthresh ∞), Vegas Linux cwnd/2 = 10 SMSS; none keeps ssthresh;
+// Compound, a loss like any other: win·(1 − β) = 10 SMSS of a window of 20 (from the window,
+// not the flight), in both variants (all of it the Reno part: no dwnd yet).
 #[test]
 fn ecn_echo_ssthresh_per_algorithm() {
     let cases: [(CcKind, Option<VegasDiff>, u64); 8] = [
@@ -131,6 +133,11 @@ fn ecn_echo_ssthresh_per_algorithm() {
         let mut a = AnyCc::new(&cfg);
         let w = CwndState { cwnd: 20 * MSS, ssthresh: u64::MAX, smss: MSS as u32 };
         assert_eq!(a.ssthresh_after_loss(&w, 16 * MSS, LossCause::Ecn, Time::ZERO), want, "{cc:?} {diff:?}");
+    }
+    for variant in [CompoundVariant::Draft, CompoundVariant::Linux] {
+        let mut a = AnyCc::new(&TcpConfig { cc: CcKind::Compound, compound: CompoundConfig { variant, ..CompoundConfig::default() }, ..TcpConfig::default() });
+        let w = CwndState { cwnd: 20 * MSS, ssthresh: u64::MAX, smss: MSS as u32 };
+        assert_eq!(a.ssthresh_after_loss(&w, 16 * MSS, LossCause::Ecn, Time::ZERO), 10 * MSS, "{variant:?}");
     }
 }
 
@@ -226,7 +233,8 @@ fn walk<C: CongestionControl>(cc: &mut C, cfg: &TcpConfig, seed: u64, check: boo
 }
 
 /// The configurations the walks cover: every algorithm under the defaults, CUBIC and Vegas
-/// under ns-3's profile, Vegas with Linux's diff, and a CUBIC far from its defaults.
+/// under ns-3's profile, Vegas with Linux's diff, a CUBIC far from its defaults, and Compound
+/// in both variants, under ns-3's profile and far from its defaults.
 fn walk_configs() -> Vec<TcpConfig> {
     let mut kinds: Vec<TcpConfig> = [CcKind::NewReno, CcKind::Reno, CcKind::Tahoe, CcKind::LinuxReno, CcKind::Cubic, CcKind::Vegas].into_iter().map(|cc| TcpConfig { cc, ..TcpConfig::default() }).collect();
     for cc in [CcKind::LinuxReno, CcKind::Cubic, CcKind::Vegas] {
@@ -234,6 +242,12 @@ fn walk_configs() -> Vec<TcpConfig> {
     }
     kinds.push(TcpConfig { cc: CcKind::Vegas, vegas: VegasConfig { diff: VegasDiff::Linux, ..VegasConfig::default() }, ..TcpConfig::default() });
     kinds.push(TcpConfig { cc: CcKind::Cubic, cubic: CubicConfig { hystart: Hystart::Off, tcp_friendliness: false, beta: 0.05, c: 40.0, ..CubicConfig::default() }, ..TcpConfig::default() });
+    kinds.push(TcpConfig { cc: CcKind::Compound, ..TcpConfig::default() });
+    kinds.push(TcpConfig { cc: CcKind::Compound, ..TcpConfig::ns3_44() });
+    kinds.push(TcpConfig { cc: CcKind::Compound, compound: CompoundConfig { variant: CompoundVariant::Linux, ..CompoundConfig::default() }, ..TcpConfig::default() });
+    // Far from the defaults: fast growth (α 1, k 1), a tiny γ, a small β and η, γ tuning.
+    kinds.push(TcpConfig { cc: CcKind::Compound, compound: CompoundConfig { alpha: 1.0, k: 1.0, gamma: 0.5, beta: 0.05, eta: 0.1, gamma_tuning: true, ..CompoundConfig::default() }, ..TcpConfig::default() });
+    kinds.push(TcpConfig { cc: CcKind::Compound, compound: CompoundConfig { variant: CompoundVariant::Linux, alpha: 1.0, k: 1.0, beta: 0.9, eta: 3.0, ..CompoundConfig::default() }, ..TcpConfig::default() });
     kinds
 }
 
@@ -261,11 +275,19 @@ fn any_cc_dispatches_every_hook_to_its_algorithm() {
             CcKind::Cubic => walk(&mut cc::cubic::Cubic::new(cfg.cubic, cfg.compat.cc_linux), cfg, seed, false),
             CcKind::Vegas => walk(&mut cc::vegas::Vegas::new(cfg.vegas, cfg.compat.cc_linux, cfg.compat.slow_start_capped), cfg, seed, false),
             CcKind::LinuxReno => walk(&mut cc::LinuxReno::new(cfg.compat.cc_linux), cfg, seed, false),
+            CcKind::Compound => walk(&mut cc::compound::Compound::new(cfg.compound), cfg, seed, false),
             _ => continue,
         };
         assert_eq!(through_any, own, "{:?} ({i})", cfg.cc);
         if cfg.cc != CcKind::LinuxReno {
             assert!(own.iter().any(|t| t.2.n > 0), "{:?}: the walk traces the algorithm's values", cfg.cc);
+        }
+        if cfg.cc == CcKind::Compound && cfg.compound.alpha >= 1.0 {
+            // The walks' windows stay small (a reduction every ten steps), below where the
+            // default α·win^k exceeds one segment; the fast-growing configurations reach the
+            // delay part: dwnd above a segment at some step and 0 at another.
+            let dwnd: Vec<f64> = own.iter().map(|t| t.2.as_slice()[0].1).collect();
+            assert!(dwnd.iter().any(|d| *d > 1.0) && dwnd.contains(&0.0), "Compound ({i}): dwnd moves");
         }
     }
 }
@@ -281,12 +303,12 @@ fn cc_metrics_keep_the_first_four_values() {
     assert_eq!(m.as_slice(), [("a", 0.0), ("b", 1.0), ("c", 2.0), ("d", 3.0)]);
 }
 
-// tests what the endpoint hands each algorithm: CUBIC and Vegas take ACK events (their RTT
+// tests what the endpoint hands each algorithm: CUBIC, Vegas and Compound take ACK events (their RTT
 // samples come from them), the window-only algorithms none; each reports its own name (the
 // summary's `cc`); without congestion control the initial window is unbounded.
 #[test]
 fn any_cc_names_and_ack_events_per_algorithm() {
-    let expect = [(CcKind::NewReno, "new_reno", false), (CcKind::Reno, "reno", false), (CcKind::Tahoe, "tahoe", false), (CcKind::LinuxReno, "linux_reno", false), (CcKind::Cubic, "cubic", true), (CcKind::Vegas, "vegas", true), (CcKind::None, "none", false)];
+    let expect = [(CcKind::NewReno, "new_reno", false), (CcKind::Reno, "reno", false), (CcKind::Tahoe, "tahoe", false), (CcKind::LinuxReno, "linux_reno", false), (CcKind::Cubic, "cubic", true), (CcKind::Vegas, "vegas", true), (CcKind::Compound, "compound", true), (CcKind::None, "none", false)];
     for (kind, name, events) in expect {
         let c = AnyCc::new(&TcpConfig { cc: kind, ..TcpConfig::default() });
         assert_eq!((c.name(), c.wants_ack_events()), (name, events), "{kind:?}");
@@ -381,4 +403,89 @@ cc_trace = true
 #[test]
 fn any_cc_stays_two_words() {
     assert!(std::mem::size_of::<AnyCc>() <= 16, "AnyCc is {} B", std::mem::size_of::<AnyCc>());
+}
+
+// tests Compound through the endpoint, RTT samples and all: in avoidance from the start
+// (initial window and ssthresh 40 segments, an ACK per segment), with every round's RTT 20 ms
+// (no queue: diff 0 < γ) dwnd grows each round by α·win^k − 1, and the endpoint's window is
+// cwnd + dwnd; when the RTT then rises to 60 ms, diff = win·(1 − 20/60) ≈ ⅔·win > γ = 30 and
+// dwnd drops to 0 at the next round's end, with no loss.
+#[test]
+fn compound_dwnd_grows_without_queue_and_goes_on_rising_rtt() {
+    let cfg = TcpConfig { cc: CcKind::Compound, delack: DelAck::Off, iw: InitialWindow::Segments(40), initial_ssthresh: 40 * MSS, snd_buf: 8 << 20, rcv_buf: 8 << 20, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, Some(3000 * MSS));
+    let dwnd = |p: &Pair| p.c.cc.metrics().as_slice()[0].1;
+    let mut out = p.client_sends();
+    let mut trace = Vec::new();
+    for round in 0..10u64 {
+        let half = Dur::from_millis(if round < 6 { 10 } else { 30 });
+        p.now += half;
+        let acks = p.deliver_to_server(&out);
+        p.now += half;
+        out = p.deliver_to_client(&acks);
+        trace.push((p.c.w.cwnd as f64 / MSS as f64, dwnd(&p)));
+    }
+    // The first round ends at the first ACK (one sample): no step. The second round's end, at
+    // win 40.973 segments (40 + 40 avoidance steps of ⌊1448²/cwnd⌋ ≈ 35 B): dwnd += 0.125·
+    // 40.973^0.75 − 1 = 0.125·16.195 − 1 = 1.0244 segments = ⌊1.0244·1448⌋ = 1483 B.
+    assert_eq!(trace[0].1, 0.0);
+    assert_eq!(trace[1].1, 1483.0 / MSS as f64, "{trace:?}");
+    // Then every round adds more (the window grows): 7.26 segments after six rounds.
+    assert!(trace[1..7].windows(2).all(|x| x[1].1 > x[0].1 + 1.0) && trace[6].1 > 7.0, "{trace:?}");
+    // The round with the first 60-ms samples still had its 20-ms minimum; the next one ends with
+    // diff = 53.9·⅔ ≈ 36 ≥ 30 ⇒ dwnd = max(7.26 − 36, 0) = 0, and stays 0 (⅔·48 = 32 ≥ 30).
+    assert!(trace[7..].iter().all(|t| t.1 == 0.0), "{trace:?}");
+    // The endpoint's window loses dwnd and keeps the Reno part, which grew by about a segment.
+    let reno_before = trace[6].0 - trace[6].1;
+    assert!((0.5..1.5).contains(&(trace[7].0 - reno_before)), "{trace:?}");
+    assert_eq!(p.c.counters.fast_retransmits + p.c.counters.rto_count, 0);
+}
+
+// tests the outputs of docs/algorithms/compound.md: a Compound flow's `cc_options` holds its
+// seven resolved keys, and `monitor.cc_trace` samples dwnd, diff, baseRTT and γ; on a 10 Mbit/s
+// path (a path of about 20 packets, a 100-packet buffer) dwnd rises above a segment while the
+// queue is short and is 0 again once more than γ = 30 packets are queued, baseRTT is the 24-ms
+// path's (2·(1 + 10 + 1) ms plus transmission times), and γ stays 30 without tuning. (1-MiB
+// buffers: with the default 128 KiB the peer's 90-packet window holds the flow, the window no
+// longer limits it, and neither part moves.)
+#[test]
+fn summary_records_compound_options_and_dwnd() {
+    let text = r#"
+name = "ctcp-out"
+duration = "8s"
+[tcp]
+snd_buf = "1MiB"
+rcv_buf = "1MiB"
+[topology]
+kind = "dumbbell"
+pairs = 1
+access_rate = "100Mbps"
+access_delay = "1ms"
+bottleneck = { rate = "10Mbps", delay = "10ms" }
+queue = { kind = "drop_tail", limit = "100pkt" }
+[[flows]]
+src = "s0"
+dst = "r0"
+app = { kind = "bulk" }
+tcp = { cc = "compound", compound = { variant = "linux" } }
+[monitor]
+cwnd_trace = "20ms"
+cc_trace = true
+"#;
+    let out = crate::run_str(text, None, &crate::RunOptions::default()).unwrap();
+    let f = &out.summary.flows[0];
+    let opts = f.cc_options.as_ref().unwrap();
+    assert_eq!(f.cc.as_deref(), Some("compound"));
+    assert_eq!(opts.len(), 7, "{opts:?}");
+    assert_eq!((opts["compound.variant"].as_str(), opts["compound.gamma"].as_str()), (Some("linux"), Some("30")));
+    let t = out.tables.iter().find(|t| t.name == "cc_state").expect("cc_state table");
+    let col = |n: &str| &t.columns.iter().find(|c| c.0 == n).unwrap().1;
+    let (crate::monitor::summary::Column::Str(name), crate::monitor::summary::Column::F64(value)) = (col("name"), col("value")) else { panic!("column types") };
+    let rows = |n: &'static str| name.iter().zip(value).filter(move |(m, _)| m.as_str() == n).map(|(_, v)| *v);
+    let dwnd: Vec<f64> = rows("dwnd").collect();
+    assert!(dwnd.len() > 100 && dwnd.iter().any(|d| *d >= 1.0) && dwnd.iter().skip(10).any(|d| *d == 0.0), "{dwnd:?}");
+    assert!(dwnd.iter().all(|d| *d == d.floor()), "the Linux variant's dwnd is whole segments");
+    let base: Vec<f64> = rows("base_rtt_s").filter(|b| *b > 0.0).collect();
+    assert!(!base.is_empty() && base.iter().all(|b| (0.024..0.03).contains(b)), "{base:?}");
+    assert!(rows("gamma").all(|g| g == 30.0) && rows("diff").count() == dwnd.len());
 }

@@ -5,4 +5,5 @@ mod fidelity;
 mod loss;
 mod reference;
 mod aqm;
+mod compound;
 mod metrics;

@@ -5,12 +5,14 @@
 //! `tcp_congestion_ops` (`cong_avoid`, `ssthresh`) and ns-3's `TcpCongestionOps` /
 //! `TcpRecoveryOps`, with the state lent as `&mut` instead of shared. Windows are in bytes.
 
+pub mod compound;
 pub mod cubic;
 mod linux_reno;
 mod new_reno;
 mod none;
 pub mod vegas;
 
+pub use compound::Compound;
 pub use cubic::Cubic;
 pub use linux_reno::LinuxReno;
 pub use new_reno::NewReno;
@@ -173,6 +175,7 @@ pub enum AnyCc {
     LinuxReno(LinuxReno),
     Cubic(Box<Cubic>),
     Vegas(Box<Vegas>),
+    Compound(Box<Compound>),
     None(NoCc),
     /// NewReno that paces at a fixed rate: the pacing seam's tests, until an algorithm of
     /// its own sets a rate.
@@ -210,6 +213,7 @@ impl AnyCc {
             CcKind::LinuxReno => AnyCc::LinuxReno(LinuxReno::new(cfg.compat.cc_linux)),
             CcKind::Cubic => AnyCc::Cubic(Box::new(Cubic::new(cfg.cubic, cfg.compat.cc_linux))),
             CcKind::Vegas => AnyCc::Vegas(Box::new(Vegas::new(cfg.vegas, cfg.compat.cc_linux, cfg.compat.slow_start_capped))),
+            CcKind::Compound => AnyCc::Compound(Box::new(Compound::new(cfg.compound))),
             CcKind::None => AnyCc::None(NoCc),
         }
     }
@@ -217,14 +221,14 @@ impl AnyCc {
     /// not: NewReno's ACKs cost what they did before the hook).
     #[inline]
     pub fn wants_ack_events(&self) -> bool {
-        matches!(self, AnyCc::Cubic(_) | AnyCc::Vegas(_))
+        matches!(self, AnyCc::Cubic(_) | AnyCc::Vegas(_) | AnyCc::Compound(_))
     }
 
     /// Whether the algorithm reads [`AckSample::cwnd_limited`] (ns-3's `m_isCwndLimited`): the
     /// endpoint updates it after each data segment only for those that do.
     #[inline]
     pub fn reads_cwnd_limited(&self) -> bool {
-        matches!(self, AnyCc::Cubic(_) | AnyCc::Vegas(_) | AnyCc::LinuxReno(_))
+        self.wants_ack_events() || matches!(self, AnyCc::LinuxReno(_))
     }
 
     /// The initial window in bytes for this algorithm, given the configured rule and SMSS.
@@ -243,6 +247,7 @@ macro_rules! dispatch {
             AnyCc::LinuxReno($c) => $e,
             AnyCc::Cubic($c) => $e,
             AnyCc::Vegas($c) => $e,
+            AnyCc::Compound($c) => $e,
             AnyCc::None($c) => $e,
             #[cfg(test)]
             AnyCc::FixedRate($c) => $e,
@@ -274,6 +279,7 @@ impl CongestionControl for AnyCc {
             AnyCc::NewReno(_) | AnyCc::LinuxReno(_) | AnyCc::None(_) => {}
             AnyCc::Cubic(c) => c.on_ack_event(w, ev, now),
             AnyCc::Vegas(c) => c.on_ack_event(w, ev, now),
+            AnyCc::Compound(c) => c.on_ack_event(w, ev, now),
             #[cfg(test)]
             AnyCc::FixedRate(_) => {}
         }
