@@ -449,6 +449,12 @@ mod tests {
         let w = CwndState { cwnd: 80 * SMSS, ssthresh: u64::MAX, smss: SMSS as u32 };
         cc.ssthresh_after_loss(&w, 0, LossCause::DupAcks, Time::ZERO);
         assert_eq!(cc.w_max, 80);
+        // A loss exactly at W_max is not below it: no fast convergence, W_max stays 100 (not
+        // 100·1.7/2 = 85).
+        let mut cc = Cubic::new(CubicConfig::default(), true);
+        cc.w_max = 100;
+        cc.ssthresh_after_loss(&CwndState { cwnd: 100 * SMSS, ..w }, 0, LossCause::DupAcks, Time::ZERO);
+        assert_eq!(cc.w_max, 100);
     }
 
     // tests the epoch start and the counter: after a loss at W_max 100 (cwnd 70 = ssthresh), the
@@ -513,6 +519,189 @@ mod tests {
         cc.on_ack(&mut w, &sample(3 * SMSS, 1), Time::ZERO);
         assert_eq!(w.cwnd, 11 * SMSS, "to ssthresh; the two left are avoidance, cnt 20 (no loss yet)");
         assert_eq!((cc.cwnd_cnt, cc.cnt), (2, 20));
+    }
+
+    // tests the window function as the counter sees it, one minimum RTT ahead (RFC 9438 §4.2,
+    // Linux and ns-3): W_max 100, cwnd 80 at the epoch's start, delay_min 100 ms, C 0.4. K =
+    // ∛(20/0.4) = 3.6840 s. At 0 s: t = 0.1 s, 0.4·|0.1 − 3.684|³ = 18.42 → target 100 − 18 =
+    // 82, cnt = ⌊80/(82 − 80)⌋ = 40. At 2 s: t = 2.1, 0.4·1.584³ = 1.59 → 99, cnt ⌊80/19⌋ = 4.
+    // At 5 s: t = 5.1 > K, 0.4·1.416³ = 1.14 → 101, cnt ⌊80/21⌋ = 3.
+    #[test]
+    fn counter_from_the_window_function_one_rtt_ahead() {
+        let mut cc = Cubic::new(CubicConfig { tcp_friendliness: false, hystart: Hystart::Off, ..CubicConfig::default() }, true);
+        cc.w_max = 100;
+        cc.delay_min = Some(Dur::from_millis(100));
+        let mut w = CwndState { cwnd: 80 * SMSS, ssthresh: 80 * SMSS, smss: SMSS as u32 };
+        let mut cnts = Vec::new();
+        for (i, t) in [0u64, 2, 5].into_iter().enumerate() {
+            w.cwnd = 80 * SMSS;
+            cc.on_ack(&mut w, &sample(SMSS, 1 + i as u64), Time::ZERO + Dur::from_secs(t));
+            cnts.push(cc.cnt);
+        }
+        assert!(close(cc.k, 3.6840, 5e-5), "K {}", cc.k);
+        assert_eq!(cnts, [40, 4, 3]);
+    }
+
+    // tests the Reno-friendly estimate's counter at its edges (cwnd 20, W_max 20, so CUBIC's own
+    // cnt is 2000): one step per ⌊20·15/8⌋ = 37 acknowledged segments, taken only while more
+    // than 37 are counted. 1 + 73 = 74 counted: one step (74 > 37 → 37 left, not > 37): W_est
+    // 21, cnt = 20/(21 − 20) = 20. One more (38 > 37): W_est 22, 1 left, cnt = ⌊20/2⌋ = 10.
+    #[test]
+    fn reno_friendly_counter_edges() {
+        let mut cc = Cubic::new(CubicConfig { hystart: Hystart::Off, ..CubicConfig::default() }, true);
+        cc.w_max = 20;
+        let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: 20 * SMSS, smss: SMSS as u32 };
+        cc.on_ack(&mut w, &sample(SMSS, 1), Time::ZERO);
+        w.cwnd = 20 * SMSS;
+        cc.on_ack(&mut w, &sample(73 * SMSS, 2), Time::ZERO);
+        assert_eq!((cc.tcp_cwnd, cc.ack_cnt, cc.cnt), (21, 37, 20));
+        w.cwnd = 20 * SMSS;
+        cc.on_ack(&mut w, &sample(SMSS, 3), Time::ZERO);
+        assert_eq!((cc.tcp_cwnd, cc.ack_cnt, cc.cnt), (22, 1, 10));
+    }
+
+    // tests ns-3's avoidance step (TcpCubic::IncreaseWindow): at most one segment per ACK, the
+    // counter keeping the rest. W_max 0 (no loss yet): cnt clamped to 20. cwnd 100 above
+    // ssthresh 50: 19 ACKs of one segment grow nothing, the 20th one segment (counter back to
+    // 0); an ACK of 45 segments grows one segment, counter 25.
+    #[test]
+    fn ns3_avoidance_one_segment_per_ack_at_most() {
+        let mut cc = Cubic::new(CubicConfig { tcp_friendliness: false, hystart: Hystart::Off, ..CubicConfig::default() }, false);
+        let mut w = CwndState { cwnd: 100 * SMSS, ssthresh: 50 * SMSS, smss: SMSS as u32 };
+        for i in 1..=19 {
+            cc.on_ack(&mut w, &sample(SMSS, i), Time::ZERO);
+        }
+        assert_eq!((w.cwnd, cc.cwnd_cnt, cc.cnt), (100 * SMSS, 19, 20));
+        cc.on_ack(&mut w, &sample(SMSS, 20), Time::ZERO);
+        assert_eq!((w.cwnd, cc.cwnd_cnt), (101 * SMSS, 0));
+        cc.on_ack(&mut w, &sample(45 * SMSS, 21), Time::ZERO);
+        assert_eq!((w.cwnd, cc.cwnd_cnt), (102 * SMSS, 25));
+    }
+
+    // tests which windows grow: ns-3 only one that limits the sender (`m_isCwndLimited`), Linux
+    // (as modelled) any; and cwnd = ssthresh is avoidance, not slow start (ns-3 slow start would
+    // add the segment: 20 → 21; avoidance with cnt 20 adds nothing yet).
+    #[test]
+    fn growth_needs_a_limiting_window_in_ns3_and_slow_start_ends_at_ssthresh() {
+        let cfg = CubicConfig { hystart: Hystart::Off, ..CubicConfig::default() };
+        let idle = AckSample { cwnd_limited: false, ..sample(SMSS, 1) };
+        for (linux, want) in [(false, 10), (true, 11)] {
+            let mut w = CwndState { cwnd: 10 * SMSS, ssthresh: 100 * SMSS, smss: SMSS as u32 };
+            Cubic::new(cfg, linux).on_ack(&mut w, &idle, Time::ZERO);
+            assert_eq!(w.cwnd, want * SMSS, "linux {linux}");
+        }
+        let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: 20 * SMSS, smss: SMSS as u32 };
+        Cubic::new(cfg, false).on_ack(&mut w, &sample(SMSS, 1), Time::ZERO);
+        assert_eq!(w.cwnd, 20 * SMSS);
+    }
+
+    // tests where ns-3 starts HyStart's round: in the window increase (IncreaseWindow), in slow
+    // start, on an ACK past the round's end (ACK 1000 = end: no; 1001: the round restarts at
+    // SND.NXT 5000, now). Linux starts it on the ACK event, never here; nor does ns-3 CUBIC with
+    // HyStart off.
+    #[test]
+    fn ns3_hystart_round_starts_in_the_window_increase() {
+        let run = |hystart, linux, ack: u64| {
+            let mut cc = Cubic::new(CubicConfig { hystart, ..CubicConfig::default() }, linux);
+            cc.hystart_reset(Time::ZERO, 1000);
+            let mut w = CwndState { cwnd: 10 * SMSS, ssthresh: 100 * SMSS, smss: SMSS as u32 };
+            let now = Time::ZERO + Dur::from_millis(7);
+            cc.on_ack(&mut w, &AckSample { snd_nxt: 5000, ..sample(SMSS, ack) }, now);
+            (cc.end_seq, cc.round_start == now)
+        };
+        assert_eq!(run(Hystart::Ns3, false, 1000), (1000, false));
+        assert_eq!(run(Hystart::Ns3, false, 1001), (5000, true));
+        assert_eq!(run(Hystart::Linux, true, 1001), (1000, false));
+        assert_eq!(run(Hystart::Off, false, 1001), (1000, false));
+    }
+
+    // tests the samples after a reduction: discarded for 1 s (Linux) or 10 ms (ns-3) after the
+    // epoch starts, taken from then on; and delay_min follows the smallest sample.
+    #[test]
+    fn samples_after_an_epoch_start_and_delay_min() {
+        for (linux, quiet) in [(true, Dur::from_secs(1)), (false, Dur::from_millis(10))] {
+            let mut cc = Cubic::new(CubicConfig { hystart: Hystart::Off, ..CubicConfig::default() }, linux);
+            let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: 20 * SMSS, smss: SMSS as u32 };
+            let t0 = Time::ZERO + Dur::from_secs(3);
+            cc.epoch_start = Some(t0);
+            cc.on_ack_event(&mut w, &ev(1, 1, 50), t0 + Dur(quiet.0 / 2));
+            assert_eq!(cc.delay_min, None, "linux {linux}: inside the quiet time");
+            cc.on_ack_event(&mut w, &ev(2, 2, 100), t0 + quiet);
+            assert_eq!(cc.delay_min, Some(Dur::from_millis(100)), "linux {linux}: at its end");
+            cc.on_ack_event(&mut w, &ev(3, 3, 80), t0 + quiet);
+            cc.on_ack_event(&mut w, &ev(4, 4, 90), t0 + quiet);
+            assert_eq!(cc.delay_min, Some(Dur::from_millis(80)));
+        }
+    }
+
+    /// One HyStart round with delay_min 100 ms: the window `(cwnd, ssthresh)` in segments,
+    /// `found` beforehand, and samples of `delays_ns` 10 ms apart (no ACK train) inside a round
+    /// ending far ahead. Returns ssthresh in segments (None: unset) and `found`.
+    fn hystart_round(hystart: Hystart, linux: bool, w: (u64, u64), found: bool, delays_ns: &[u64]) -> (Option<u64>, bool) {
+        let mut cc = Cubic::new(CubicConfig { hystart, ..CubicConfig::default() }, linux);
+        cc.delay_min = Some(Dur::from_millis(100));
+        cc.found = found;
+        let mut cw = CwndState { cwnd: w.0 * SMSS, ssthresh: w.1.saturating_mul(SMSS), smss: SMSS as u32 };
+        let mut now = Time::ZERO + Dur::from_millis(100);
+        cc.hystart_reset(now, 1_000_000);
+        for (i, d) in delays_ns.iter().enumerate() {
+            now += Dur::from_millis(10);
+            let r = Some(Dur(*d));
+            let e = AckEvent { ca: CaState::Open, rtt: r, srtt: r, min_rtt: None, ack: 20_000 + i as u64, snd_nxt: 1_000_000, prior_in_flight: 0, delivered: SMSS, lost: 0, dup: false };
+            cc.on_ack_event(&mut cw, &e, now);
+        }
+        ((cw.ssthresh != u64::MAX).then_some(cw.ssthresh / SMSS), cc.found)
+    }
+
+    // tests when HyStart runs at all, with nine samples of 250 ms after delay_min 100 ms (an
+    // exit under either threshold, 112.5 ms Linux, 200 ms ns-3): from 16 segments of cwnd
+    // (`hystart_low_window`), not below; in slow start only (Linux cwnd < ssthresh, ns-3 cwnd ≤
+    // ssthresh: at cwnd = ssthresh = 20 Linux does nothing, ns-3 exits); above ssthresh never
+    // (ssthresh stays 20, not raised to cwnd 30); once found, never again; off, never.
+    #[test]
+    fn hystart_runs_from_the_low_window_in_slow_start_once() {
+        let slow = [250_000_000; 9];
+        let max = u64::MAX;
+        assert_eq!(hystart_round(Hystart::Linux, true, (20, max), false, &slow), (Some(20), true));
+        assert_eq!(hystart_round(Hystart::Linux, true, (16, max), false, &slow), (Some(16), true));
+        assert_eq!(hystart_round(Hystart::Linux, true, (10, max), false, &slow), (None, false));
+        assert_eq!(hystart_round(Hystart::Ns3, false, (10, max), false, &slow), (None, false));
+        assert_eq!(hystart_round(Hystart::Linux, true, (20, max), true, &slow), (None, true));
+        assert_eq!(hystart_round(Hystart::Linux, true, (20, 20), false, &slow), (Some(20), false));
+        assert_eq!(hystart_round(Hystart::Ns3, false, (20, 20), false, &slow), (Some(20), true));
+        assert_eq!(hystart_round(Hystart::Linux, true, (30, 20), false, &slow), (Some(20), false));
+        assert_eq!(hystart_round(Hystart::Ns3, false, (30, 20), false, &slow), (Some(20), false));
+        assert_eq!(hystart_round(Hystart::Off, true, (20, max), false, &slow), (None, false));
+    }
+
+    // tests the delay thresholds at equality (an exit needs the round's minimum above
+    // delay_min + threshold): Linux nine samples of exactly 112.5 ms, ns-3 of exactly 200 ms: no
+    // exit. ns-3's round minimum is the first eight's: [250, 190, 250 × 6] then 250: minimum
+    // 190 ≤ 200, no exit (a maximum, or the first sample, would exit).
+    #[test]
+    fn hystart_delay_thresholds_at_equality_and_ns3_minimum() {
+        let max = u64::MAX;
+        assert_eq!(hystart_round(Hystart::Linux, true, (20, max), false, &[112_500_000; 9]), (None, false));
+        assert_eq!(hystart_round(Hystart::Ns3, false, (20, max), false, &[200_000_000; 9]), (None, false));
+        let mut d = [250_000_000u64; 9];
+        d[1] = 190_000_000;
+        assert_eq!(hystart_round(Hystart::Ns3, false, (20, max), false, &d), (None, false));
+        d[1] = 250_000_000;
+        assert_eq!(hystart_round(Hystart::Ns3, false, (20, max), false, &d), (Some(20), true));
+    }
+
+    // tests where Linux starts HyStart's round: on the ACK event of an ACK past the round's end
+    // (1000: same round, its sample count goes on; 1001: a new round from SND.NXT 9000).
+    #[test]
+    fn linux_hystart_round_starts_past_the_end() {
+        let mut cc = Cubic::new(CubicConfig::default(), true);
+        let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: u64::MAX, smss: SMSS as u32 };
+        cc.hystart_reset(Time::ZERO, 1000);
+        cc.on_ack_event(&mut w, &ev(500, 2000, 100), Time::ZERO + Dur::from_millis(10));
+        cc.on_ack_event(&mut w, &ev(1000, 9000, 100), Time::ZERO + Dur::from_millis(20));
+        assert_eq!((cc.end_seq, cc.sample_cnt), (1000, 2));
+        cc.on_ack_event(&mut w, &ev(1001, 9000, 100), Time::ZERO + Dur::from_millis(30));
+        assert_eq!((cc.end_seq, cc.sample_cnt), (9000, 1));
     }
 
     /// A round of HyStart samples: a first round sets delay_min = 100 ms; the second gives
