@@ -8,7 +8,10 @@
 //! endpoint and re-arms it when it fires early (generation counters discard stale ones). The
 //! engine also notes the endpoint's earliest deadline after every call into it, so a wake-up that
 //! finds its deadline moved (most do: every new ACK restarts the retransmission timer) re-arms
-//! from that note without touching the endpoint.
+//! from that note without touching the endpoint. Where the endpoint asks for it
+//! (`Ns3Compat::timer_ties_as_set`), the note also carries a sequence number reserved when the
+//! deadline was set, and the wake-up is scheduled with it: the timer then sorts among the events
+//! of its instant as if scheduled when it was set (ns-3's order), not when it was re-armed.
 
 pub mod queue;
 
@@ -261,7 +264,7 @@ impl<'m> Sim<'m> {
             }
             apps.push(App { flow: f as u32, spec: fl.app.clone(), start, stop: fl.stop, rng, gen: 0, on_until: Time::ZERO, stopped: false, train_start: Time::ZERO, train_sent: 0, on_carry: Dur::ZERO });
         }
-        let n_eps = eps.len();
+        let wake: Vec<WakeSlot> = eps.iter().map(|e| WakeSlot { as_set: e.timer_ties_as_set(), ..WakeSlot::IDLE }).collect();
         // The longest a full-sized packet spends on one link: the calendar of packet events
         // looks that far ahead (see `EventQueue`).
         let horizon = ifaces.iter().map(|f| f.delay + f.rate.tx_time(1_600 + f.l2_overhead as u64)).max().unwrap_or(Dur::ZERO);
@@ -283,7 +286,7 @@ impl<'m> Sim<'m> {
             pkts: Vec::with_capacity(4096),
             free: Vec::new(),
             eps,
-            wake: vec![WakeSlot::IDLE; n_eps],
+            wake,
             apps,
             flownet: vec![FlowNet::default(); model.flows.len()],
             flow_dst: model.flows.iter().map(|f| f.dst as u32).collect(),
@@ -765,7 +768,13 @@ impl<'m> Sim<'m> {
             }
         }
         let w = &mut self.wake[ep];
-        w.due = want.unwrap_or(NEVER);
+        let want = want.unwrap_or(NEVER);
+        if w.as_set && want != w.due && want != NEVER {
+            // The deadline was set now: its wake-up sorts among the events of its instant as
+            // if scheduled now, however late the lazy re-arm below schedules it.
+            w.due_seq = self.q.reserve();
+        }
+        w.due = want;
         if w.due < w.armed {
             self.arm(ep);
         }
@@ -777,7 +786,11 @@ impl<'m> Sim<'m> {
         w.gen = w.gen.wrapping_add(1);
         w.armed = w.due;
         let ev = Event::Wake { ep: ep as u32, gen: w.gen };
-        self.q.schedule(w.due.max(self.now), ev);
+        if w.as_set {
+            self.q.schedule_with(w.due.max(self.now), w.due_seq, ev);
+        } else {
+            self.q.schedule(w.due.max(self.now), ev);
+        }
     }
 
     fn wake(&mut self, ep: u32, gen: u32) {
@@ -1015,11 +1028,15 @@ struct WakeSlot {
     armed: Time,
     /// The endpoint's earliest deadline ([`NEVER`]: none).
     due: Time,
+    /// With `as_set`: the sequence number reserved when `due` took its value, which the
+    /// wake-up for it is scheduled with (`Ns3Compat::timer_ties_as_set`).
+    due_seq: u64,
     gen: u32,
+    as_set: bool,
 }
 
 impl WakeSlot {
-    const IDLE: WakeSlot = WakeSlot { armed: NEVER, due: NEVER, gen: 0 };
+    const IDLE: WakeSlot = WakeSlot { armed: NEVER, due: NEVER, due_seq: 0, gen: 0, as_set: false };
 }
 
 /// `Sim::flow_ep` of a flow without TCP endpoints.
