@@ -294,13 +294,12 @@ fn assert_aqm_agrees(name: &str, marks: bool) {
 }
 
 // FQ-CoDel (ns-3.44's FqCoDelQueueDisc, its defaults: 1024 queues, 10240 packets, quantum = the
-// 1500-byte MTU) on the same link, 20 s; and CoDel and FQ-CoDel with ECN (sockets and queue).
-// FQ-CoDel with ECN marks about half as many packets as ns-3 (1587 vs 3084) with the same
-// goodput, queue and fairness: not explained yet (docs/validation.md), so its marks are shown,
-// not judged.
+// 1500-byte MTU, ns-3's hash) on the same link, 20 s; and CoDel and FQ-CoDel with ECN (sockets
+// and queue). All three are identical to ns-3 packet for packet (asserted with the other
+// identical cases); here the tolerances, marks included.
 #[test]
 fn access90_newreno_fq_codel_and_ecn_match_ns3() {
-    for (name, marks) in [("b-access90-newreno-fqcodel-20s", true), ("b-access90-newreno-codel-ecn-20s", true), ("b-access90-newreno-fqcodel-ecn-20s", false)] {
+    for (name, marks) in [("b-access90-newreno-fqcodel-20s", true), ("b-access90-newreno-codel-ecn-20s", true), ("b-access90-newreno-fqcodel-ecn-20s", true)] {
         assert_agrees(name);
         assert_aqm_agrees(name, marks);
     }
@@ -364,7 +363,7 @@ fn identical_case_differences(name: &str) -> Vec<String> {
 #[test]
 fn identical_cases_agree_flow_by_flow() {
     let mut failures = Vec::new();
-    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo", "x-access90-newreno-fifo-jitter120us-drawn", "h-access20-newreno-20mbps", "i-access12-nosack-64k-10mbps", "j-access12-nosack-minrto200ms-10mbps", "k-access12-sack-minrto200ms-10mbps", "l-access12-nosack-minrto200ms-iw4-10mbps", "m-access16-delack1-15mbps", "n-access30-buf10-5mbps", "q-single-cubic", "q-access9-cubic", "r-single-vegas", "r-access9-vegas", "b-access90-newreno-codel", "b-access90-newreno-codel-ecn-20s"] {
+    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo", "x-access90-newreno-fifo-jitter120us-drawn", "h-access20-newreno-20mbps", "i-access12-nosack-64k-10mbps", "j-access12-nosack-minrto200ms-10mbps", "k-access12-sack-minrto200ms-10mbps", "l-access12-nosack-minrto200ms-iw4-10mbps", "m-access16-delack1-15mbps", "n-access30-buf10-5mbps", "q-single-cubic", "q-access9-cubic", "r-single-vegas", "r-access9-vegas", "b-access90-newreno-codel", "b-access90-newreno-codel-ecn-20s", "b-access90-newreno-fqcodel-20s", "b-access90-newreno-fqcodel-ecn-20s"] {
         failures.extend(identical_case_differences(name));
     }
     assert!(failures.is_empty(), "cases that part from ns-3:\n{}", failures.join("\n"));
@@ -519,4 +518,8 @@ fn ns3_profile_queue_defaults_are_ns3s() {
     assert_eq!(fq.perturbation, sluice_core::qdisc::Perturbation::Fixed(f["Perturbation"].as_str().unwrap().parse().unwrap()));
     assert_eq!(fq.quantum.to_string(), dev["Mtu"].as_str().unwrap());
     assert_eq!(fq.mtu.to_string(), c["MinBytes"].as_str().unwrap(), "each queue's CoDel keeps CoDel's MinBytes");
+    // ns-3 classifies by its hash modulo Flows (`h = flowHash % m_flows`): set-associative
+    // hashing is off by default, which is what `hash = "ns3"` reproduces.
+    assert_eq!(f["EnableSetAssociativeHash"], "false");
+    assert_eq!(fq.hash, sluice_core::qdisc::FqHash::Ns3);
 }
