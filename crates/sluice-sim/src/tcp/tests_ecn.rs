@@ -278,3 +278,65 @@ fn ns3_cwr_entry_runs_prr_twice() {
     assert_eq!((p.c.w.ssthresh, p.c.prr_delivered, p.c.prr_out, p.c.recover_fs), (6_516, 17_376, 8_688, 13_032));
     assert_eq!(p.c.counters.cwr_episodes, 1);
 }
+
+// tests ns-3.44's echo through a CWR and its CWR exit before the echo (`ecn_echo_rfc` off),
+// against the RFC / Linux path. Delayed ACKs (every second segment), initial window 11.
+// Segment 0 is CE; the sender enters CWR on the ACK of 0-1 and sends segment 11 with CWR.
+// Segment 10 is CE too and arrives alone (held by the delayed ACK), then segment 11 (CWR):
+// RFC 3168 §6.1.3 / Linux: the CWR stops the echo, so the ACK of 10-11 carries no ECE and
+// segment 10's mark is never echoed; ns-3: the receiver is still in ECN_CE_RCVD (10's mark not
+// echoed yet), ignores the CWR and sets ECE.
+//
+// ns-3's sender, by hand (bytes; PRR as in `ns3_cwr_entry_runs_prr_twice`):
+// ACK 0-1 (ECE, 2896 delivered): pipe 9 MSS = 13032, ssthresh 6516, RecoverFS 13032, recover =
+//   1 + 11 MSS; entry step prr_delivered 4344 (share 2172), the ACK's step 7240: share 3620,
+//   cwnd 13032 + 3620 = 16652: segments 11 (CWR) and 12 (prr_out 2896), pipe 15928.
+// ACKs 2-3, 4-5, 6-7, 8-9 (ECE; at or below recover): prr_delivered 10136, 13032, 15928,
+//   18824: shares 5068, 6516, 7964, 9412, each 2172 above prr_out: one segment each (13-16);
+//   pipe after 8-9: segments 10-16 = 10136.
+// ACK 10-11 (ECE, SEG.ACK 1 + 12 MSS > recover): CWR ends first (cwnd = ssthresh 6516, Open),
+//   then the echo starts a new reduction at once: pipe = 12-16 = 7240, ssthresh = 3620,
+//   RecoverFS 7240, recover = SND.NXT = 1 + 17 MSS; entry step prr_delivered 4344, share
+//   ⌈4344·3620/7240⌉ = 2172; the ACK's step 7240: share 3620, cwnd = 7240 + 3620 = 10860:
+//   segments 17 (CWR) and 18.
+#[test]
+fn ns3_echo_survives_a_cwr_and_cwr_ends_before_the_echo() {
+    for ns3 in [false, true] {
+        let mut cfg = if ns3 { ns3_ecn_cfg() } else { ecn_cfg(EcnCut::Prr) };
+        cfg.delack = DelAck::On { count: 2, timeout: sluice_core::Dur::from_millis(200) };
+        cfg.iw = InitialWindow::Segments(11);
+        let mut p = Pair::new(cfg, None);
+        let mut segs: Vec<SimPacket> = p.client_sends();
+        assert_eq!(segs.len(), 11);
+        segs[0].ecn = Ecn::Ce;
+        let mut ack_pair = |p: &mut Pair, segs: &mut Vec<SimPacket>, a: usize| {
+            let acks = p.deliver_to_server(&segs[a..a + 2]);
+            assert_eq!(acks.len(), 1);
+            assert!(flags(&acks[0]) & F::ECE != 0, "echoing until CWR");
+            let out = p.deliver_to_client(&acks);
+            segs.extend(out);
+        };
+        for a in [0, 2, 4, 6, 8] {
+            ack_pair(&mut p, &mut segs, a);
+        }
+        assert!(flags(&segs[11]) & F::CWR != 0 && seg_no(&segs[11]) == 11);
+        segs[10].ecn = Ecn::Ce;
+        assert!(p.deliver_to_server(&segs[10..11]).is_empty(), "held by the delayed ACK");
+        let acks = p.deliver_to_server(&segs[11..12]);
+        assert_eq!(acks.len(), 1);
+        let ece = flags(&acks[0]) & F::ECE != 0;
+        let out = p.deliver_to_client(&acks);
+        let sent: Vec<(u64, bool)> = out.iter().map(|s| (seg_no(s), flags(s) & F::CWR != 0)).collect();
+        if ns3 {
+            assert!(ece, "ns-3 echoes segment 10's mark through the CWR");
+            assert_eq!(segs.len(), 17, "segments 11-16 sent during the first reduction");
+            assert_eq!((p.c.ca, p.c.w.ssthresh, p.c.recover, p.c.w.cwnd), (CaState::Cwr, 3_620, 1 + 17 * MSS, 10_860));
+            assert_eq!(sent, [(17, true), (18, false)]);
+            assert_eq!(p.c.counters.cwr_episodes, 2);
+        } else {
+            assert!(!ece, "the CWR stops the echo; segment 10's mark is not echoed");
+            assert_eq!(p.c.ca, CaState::Open);
+            assert_eq!(p.c.counters.cwr_episodes, 1);
+        }
+    }
+}
