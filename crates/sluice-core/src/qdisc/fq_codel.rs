@@ -34,6 +34,55 @@ pub enum FqEmpty {
     Linux,
 }
 
+/// How a packet's queue is chosen (module docs).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FqHash {
+    /// Sluice's 5-tuple hash mixed with the salt by MurmurHash3's finalizer.
+    Sluice,
+    /// ns-3.44's `Ipv4QueueDiscItem::Hash`: MurmurHash3 (x86, 32-bit, seed 0x8BADF00D) over
+    /// ns-3's 17 bytes, then modulo `flows`.
+    Ns3,
+}
+
+/// ns-3's `Hash32` seed (`Murmur3::SEED`).
+pub const NS3_HASH_SEED: u32 = 0x8BAD_F00D;
+
+/// MurmurHash3_x86_32 (Austin Appleby's public-domain reference; ns-3's `Hash32` with
+/// `seed` = [`NS3_HASH_SEED`]): 4-byte little-endian blocks, the tail, then the length and the
+/// finalizer.
+pub fn murmur3_32(data: &[u8], seed: u32) -> u32 {
+    const C1: u32 = 0xcc9e_2d51;
+    const C2: u32 = 0x1b87_3593;
+    let mut h = seed;
+    let mut blocks = data.chunks_exact(4);
+    for b in &mut blocks {
+        let k = u32::from_le_bytes([b[0], b[1], b[2], b[3]]).wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
+        h = (h ^ k).rotate_left(13).wrapping_mul(5).wrapping_add(0xe654_6b64);
+    }
+    let tail = blocks.remainder();
+    if !tail.is_empty() {
+        let mut k = 0u32;
+        for (i, &b) in tail.iter().enumerate() {
+            k |= (b as u32) << (8 * i);
+        }
+        h ^= k.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
+    }
+    fmix32(h ^ data.len() as u32)
+}
+
+/// The 13 bytes ns-3's `Ipv4QueueDiscItem::Hash` serializes before the perturbation: source
+/// and destination address, protocol, source and destination port (big-endian).
+pub fn ns3_tuple(src: u32, dst: u32, proto: u8, sport: u16, dport: u16) -> [u8; 13] {
+    let mut t = [0u8; 13];
+    t[..4].copy_from_slice(&src.to_be_bytes());
+    t[4..8].copy_from_slice(&dst.to_be_bytes());
+    t[8] = proto;
+    t[9..11].copy_from_slice(&sport.to_be_bytes());
+    t[11..13].copy_from_slice(&dport.to_be_bytes());
+    t
+}
+
 /// The hash salt: drawn from the queue's stream, or fixed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Perturbation {
@@ -77,7 +126,7 @@ impl<'de> Deserialize<'de> for Perturbation {
 
 /// `{ kind = "fq_codel", flows = 1024, quantum = 1514, limit = "10240pkt", target = "5ms",
 /// interval = "100ms", mtu = 1500, ecn = true, drop_batch = 64, fq_empty = "rfc",
-/// perturbation = "random", arith = "exact" }`.
+/// perturbation = "random", arith = "exact", hash = "sluice" }`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FqCodelConfig {
@@ -99,6 +148,7 @@ pub struct FqCodelConfig {
     pub fq_empty: FqEmpty,
     pub perturbation: Perturbation,
     pub arith: CodelArith,
+    pub hash: FqHash,
 }
 
 impl Default for FqCodelConfig {
@@ -117,17 +167,18 @@ impl Default for FqCodelConfig {
             fq_empty: FqEmpty::Rfc,
             perturbation: Perturbation::Random,
             arith: CodelArith::Exact,
+            hash: FqHash::Sluice,
         }
     }
 }
 
 impl QdiscParams for FqCodelConfig {
     /// ns-3.44 `FqCoDelQueueDisc`: quantum = the device MTU (1500 on a point-to-point link),
-    /// `Perturbation` 0, CoDel's arithmetic; the rest as Linux.
+    /// `Perturbation` 0, CoDel's arithmetic, ns-3's hash; the rest as Linux.
     fn for_profile(profile: Profile) -> Self {
         match profile {
             Profile::Sluice => Self::default(),
-            Profile::Ns3_44 => FqCodelConfig { quantum: 1500, perturbation: Perturbation::Fixed(0), arith: CodelArith::Ns3, ..Self::default() },
+            Profile::Ns3_44 => FqCodelConfig { quantum: 1500, perturbation: Perturbation::Fixed(0), arith: CodelArith::Ns3, hash: FqHash::Ns3, ..Self::default() },
         }
     }
     fn validate(&self) -> Result<(), ParamError> {
@@ -182,6 +233,9 @@ pub struct FqCodel<P> {
     fq_empty: FqEmpty,
     salt: u32,
     ns3: bool,
+    hash: FqHash,
+    /// `hash = "ns3"`: ns-3's 13 tuple bytes per [`Queued::flow_key`] (set by the simulator).
+    ns3_tuples: Vec<[u8; 13]>,
     packets: u32,
     bytes: u64,
 }
@@ -217,6 +271,8 @@ impl<P: Queued> FqCodel<P> {
             fq_empty: cfg.fq_empty,
             salt,
             ns3: cfg.arith == CodelArith::Ns3,
+            hash: cfg.hash,
+            ns3_tuples: Vec::new(),
             packets: 0,
             bytes: 0,
         }
@@ -225,7 +281,31 @@ impl<P: Queued> FqCodel<P> {
     /// The queue a packet belongs to.
     #[inline]
     pub fn bucket(&self, p: &P) -> usize {
-        (fmix32(p.flow_hash() ^ self.salt) % self.flows.len() as u32) as usize
+        let h = match self.hash {
+            FqHash::Sluice => fmix32(p.flow_hash() ^ self.salt),
+            FqHash::Ns3 => {
+                // ns-3's 17 bytes: the 5-tuple, then the perturbation (big-endian). A packet
+                // the table does not describe hashes its own hash in the address field.
+                let mut buf = [0u8; 17];
+                match self.ns3_tuples.get(p.flow_key() as usize) {
+                    Some(t) => buf[..13].copy_from_slice(t),
+                    None => buf[..4].copy_from_slice(&p.flow_hash().to_be_bytes()),
+                }
+                buf[13..].copy_from_slice(&self.salt.to_be_bytes());
+                murmur3_32(&buf, NS3_HASH_SEED)
+            }
+        };
+        (h % self.flows.len() as u32) as usize
+    }
+
+    /// `hash = "ns3"`: the 5-tuples ns-3 would hash, indexed by [`Queued::flow_key`].
+    pub fn set_ns3_tuples(&mut self, tuples: Vec<[u8; 13]>) {
+        self.ns3_tuples = tuples;
+    }
+
+    /// Whether this queue wants [`FqCodel::set_ns3_tuples`].
+    pub fn wants_ns3_tuples(&self) -> bool {
+        self.hash == FqHash::Ns3
     }
 
     /// Drop from the head of the queue with the most bytes until `drop_batch` packets or half
@@ -535,5 +615,57 @@ mod tests {
         let n: FqCodel<TestPkt> = FqCodel::from_config(&FqCodelConfig::for_profile(Profile::Ns3_44), &mut RngStream::from_seed(1));
         assert_eq!(n.salt, 0);
         assert_eq!(n.quantum, 1500);
+    }
+
+    // MurmurHash3_x86_32 against its published test vectors (the reference implementation's
+    // verification values, as listed with it; the same from Python's mmh3 5.3.1): empty input
+    // with seeds 0, 1 and 0xFFFFFFFF; four zero bytes; every tail length (1-3 bytes) and a whole
+    // block; and longer strings. ns-3's `Hash32` is this with seed 0x8BADF00D.
+    #[test]
+    fn murmur3_matches_its_published_vectors() {
+        let v: [(&[u8], u32, u32); 11] = [
+            (b"", 0, 0),
+            (b"", 1, 0x514e_28b7),
+            (b"", 0xffff_ffff, 0x81f1_6f39),
+            (&[0, 0, 0, 0], 0, 0x2362_f9de),
+            (b"a", 0x9747_b28c, 0x7fa0_9ea6),
+            (b"aa", 0x9747_b28c, 0x5d21_1726),
+            (b"aaa", 0x9747_b28c, 0x283e_0130),
+            (b"aaaa", 0x9747_b28c, 0x5a97_808a),
+            (b"abcd", 0x9747_b28c, 0xf047_8627),
+            (b"Hello, world!", 0x9747_b28c, 0x2488_4cba),
+            (b"The quick brown fox jumps over the lazy dog", 0x9747_b28c, 0x2fa8_26cd),
+        ];
+        for (data, seed, want) in v {
+            assert_eq!(murmur3_32(data, seed), want, "{:?} seed {seed:#x}", std::str::from_utf8(data));
+        }
+    }
+
+    // `hash = "ns3"` puts a flow where ns-3.44's FqCoDelQueueDisc does. Flow 0 of
+    // validation/ns3_dumbbell.py's dumbbell: 10.0.0.1:49153 -> 10.0.1.2:5001, TCP, perturbation
+    // 0; ns-3 hashes the 17 bytes 0a000001 0a000102 06 c001 1389 00000000 with MurmurHash3 seed
+    // 0x8BADF00D: 0xfca4fa35 (computed independently with Python's mmh3 5.3.1:
+    // mmh3.hash(bytes, 0x8BADF00D, signed=False)), and 0xfca4fa35 mod 1024 = 0x235 = 565.
+    // A perturbation of 1 changes the last byte and the queue.
+    #[test]
+    fn ns3_hash_puts_a_flow_where_ns3_does() {
+        let t = ns3_tuple(0x0a00_0001, 0x0a00_0102, 6, 49_153, 5_001);
+        assert_eq!(t, [10, 0, 0, 1, 10, 0, 1, 2, 6, 0xc0, 0x01, 0x13, 0x89]);
+        let mut bytes = [0u8; 17];
+        bytes[..13].copy_from_slice(&t);
+        assert_eq!(murmur3_32(&bytes, NS3_HASH_SEED), 0xfca4_fa35);
+        let mut q = fq(FqCodelConfig::for_profile(Profile::Ns3_44));
+        assert!(q.wants_ns3_tuples());
+        q.set_ns3_tuples(vec![t]);
+        // TestPkt's flow_key is its flow: entry 0 of the table.
+        let p = TestPkt { flow: 0, ..TestPkt::new(0, 1500) };
+        assert_eq!(q.bucket(&p), 565);
+        let mut q1 = fq(FqCodelConfig { perturbation: Perturbation::Fixed(1), ..FqCodelConfig::for_profile(Profile::Ns3_44) });
+        q1.set_ns3_tuples(vec![t]);
+        bytes[16] = 1;
+        assert_eq!(q1.bucket(&p), (murmur3_32(&bytes, NS3_HASH_SEED) % 1024) as usize);
+        assert_ne!(q1.bucket(&p), 565);
+        // The default hash is Sluice's own.
+        assert!(!fq(FqCodelConfig::default()).wants_ns3_tuples());
     }
 }

@@ -45,7 +45,7 @@ pub use choke::{Choke, ChokeConfig};
 pub use codel::{Codel, CodelArith, CodelConfig};
 pub use config::{ParamError, Profile, QdiscParams};
 pub use drop_tail::{DropTail, DropTailConfig};
-pub use fq_codel::{FqCodel, FqCodelConfig, FqEmpty, Perturbation};
+pub use fq_codel::{FqCodel, FqCodelConfig, FqEmpty, FqHash, Perturbation};
 pub use pie::{Pie, PieConfig};
 pub use red::{AredConfig, Red, RedConfig};
 pub use stats::{Instrumented, Offer, QdiscStats, ReasonCounts};
@@ -68,6 +68,12 @@ pub trait Queued {
     fn set_ce(&mut self);
     /// A hash of the 5-tuple, for flow-queueing disciplines.
     fn flow_hash(&self) -> u32;
+    /// Which entry of a flow-queueing discipline's table of 5-tuples describes this packet
+    /// (FQ-CoDel's `hash = "ns3"`; the simulator gives flow · 2 + 1 for the server's
+    /// direction, flow · 2 for the client's). By default the hash.
+    fn flow_key(&self) -> u32 {
+        self.flow_hash()
+    }
 }
 
 /// A closed list of reasons, each with a stable name (the summary's keys) and an index into

@@ -8,7 +8,10 @@
 //! endpoint and re-arms it when it fires early (generation counters discard stale ones). The
 //! engine also notes the endpoint's earliest deadline after every call into it, so a wake-up that
 //! finds its deadline moved (most do: every new ACK restarts the retransmission timer) re-arms
-//! from that note without touching the endpoint.
+//! from that note without touching the endpoint. Where the endpoint asks for it
+//! (`Ns3Compat::timer_ties_as_set`), the note also carries a sequence number reserved when the
+//! deadline was set, and the wake-up is scheduled with it: the timer then sorts among the events
+//! of its instant as if scheduled when it was set (ns-3's order), not when it was re-armed.
 
 pub mod queue;
 
@@ -185,7 +188,12 @@ impl<'m> Sim<'m> {
                 // Each queue draws from its own stream, named after it: adding a queue
                 // elsewhere changes nothing another queue draws.
                 let mut qrng = RngStream::derive(model.seed, StreamKey::Qdisc(&d.queue_name));
-                let qdisc = AnyQdisc::new(&d.qdisc, &mut qrng);
+                let mut qdisc = AnyQdisc::new(&d.qdisc, &mut qrng);
+                if let AnyQdisc::FqCodel(q) = &mut qdisc {
+                    if q.wants_ns3_tuples() {
+                        q.set_ns3_tuples(ns3_tuples(model));
+                    }
+                }
                 let idx = ifaces.len() as u32;
                 nodes[from].ifaces.push(idx);
                 let pcap = opts.out_dir.is_some() && d.pcap;
@@ -236,7 +244,7 @@ impl<'m> Sim<'m> {
                 StartSpec::Uniform(lo, hi) => Time(lo.0 + rng.below((hi.0 - lo.0).max(1))),
             };
             let client_addr = SockAddr { addr: node_addr(fl.src), port: 49_152 + (f as u16 % 16_000) };
-            let server_addr = SockAddr { addr: node_addr(fl.dst), port: 5_001 };
+            let server_addr = SockAddr { addr: node_addr(fl.dst), port: crate::net::SERVER_PORT };
             if fl.app.is_tcp() {
                 let mut erng = RngStream::derive(model.seed, StreamKey::Endpoint(&fl.name));
                 let cfg = match configs.iter().find(|c| ***c == fl.tcp) {
@@ -261,7 +269,7 @@ impl<'m> Sim<'m> {
             }
             apps.push(App { flow: f as u32, spec: fl.app.clone(), start, stop: fl.stop, rng, gen: 0, on_until: Time::ZERO, stopped: false, train_start: Time::ZERO, train_sent: 0, on_carry: Dur::ZERO });
         }
-        let n_eps = eps.len();
+        let wake: Vec<WakeSlot> = eps.iter().map(|e| WakeSlot { as_set: e.timer_ties_as_set(), ..WakeSlot::IDLE }).collect();
         // The longest a full-sized packet spends on one link: the calendar of packet events
         // looks that far ahead (see `EventQueue`).
         let horizon = ifaces.iter().map(|f| f.delay + f.rate.tx_time(1_600 + f.l2_overhead as u64)).max().unwrap_or(Dur::ZERO);
@@ -283,7 +291,7 @@ impl<'m> Sim<'m> {
             pkts: Vec::with_capacity(4096),
             free: Vec::new(),
             eps,
-            wake: vec![WakeSlot::IDLE; n_eps],
+            wake,
             apps,
             flownet: vec![FlowNet::default(); model.flows.len()],
             flow_dst: model.flows.iter().map(|f| f.dst as u32).collect(),
@@ -765,7 +773,13 @@ impl<'m> Sim<'m> {
             }
         }
         let w = &mut self.wake[ep];
-        w.due = want.unwrap_or(NEVER);
+        let want = want.unwrap_or(NEVER);
+        if w.as_set && want != w.due && want != NEVER {
+            // The deadline was set now: its wake-up sorts among the events of its instant as
+            // if scheduled now, however late the lazy re-arm below schedules it.
+            w.due_seq = self.q.reserve();
+        }
+        w.due = want;
         if w.due < w.armed {
             self.arm(ep);
         }
@@ -777,7 +791,11 @@ impl<'m> Sim<'m> {
         w.gen = w.gen.wrapping_add(1);
         w.armed = w.due;
         let ev = Event::Wake { ep: ep as u32, gen: w.gen };
-        self.q.schedule(w.due.max(self.now), ev);
+        if w.as_set {
+            self.q.schedule_with(w.due.max(self.now), w.due_seq, ev);
+        } else {
+            self.q.schedule(w.due.max(self.now), ev);
+        }
     }
 
     fn wake(&mut self, ep: u32, gen: u32) {
@@ -1003,6 +1021,45 @@ impl<'m> Sim<'m> {
 /// second-level cache on current x86 machines).
 const PREFETCH_ABOVE: usize = 512 * 1024;
 
+/// FQ-CoDel's `hash = "ns3"`: per flow, the 5-tuples ns-3 would hash for its two directions
+/// (entry flow · 2 from the client, + 1 from the server), with the addresses and ports ns-3
+/// gives the dumbbell as validation/ns3_dumbbell.py builds it: one /24 per access link, in the
+/// order s0's, r0's, s1's, r1's, … (link i is 10.⌊i/250⌋.(i mod 250).0), the sender `s{k}` at
+/// .1 of link 2k and the receiver `r{k}` at .2 of link 2k + 1; a client's port is its node's
+/// next ephemeral port (49153 for the first socket), the server's 5001. Nodes named otherwise
+/// keep Sluice's own address; clients on them their own port.
+fn ns3_tuples(model: &Model) -> Vec<[u8; 13]> {
+    // ns-3's address of a dumbbell host, if the node is one.
+    let ns3_addr = |node: usize| -> Option<u32> {
+        let name = &model.nodes[node].name;
+        let k = |rest: &str| rest.parse::<u32>().ok().filter(|_| !rest.starts_with('+'));
+        let (link, host) = match (name.strip_prefix('s').and_then(k), name.strip_prefix('r').and_then(k)) {
+            (Some(k), _) => (2 * k, 1),
+            (_, Some(k)) => (2 * k + 1, 2),
+            _ => return None,
+        };
+        Some(10 << 24 | (link / 250) << 16 | (link % 250) << 8 | host)
+    };
+    let mut next_port = vec![49_153u16; model.nodes.len()];
+    let mut out = Vec::with_capacity(model.flows.len() * 2);
+    for (f, fl) in model.flows.iter().enumerate() {
+        let s = ns3_addr(fl.dst).unwrap_or(node_addr(fl.dst));
+        let (c, cport) = match ns3_addr(fl.src) {
+            Some(a) => {
+                let p = next_port[fl.src];
+                if fl.app.is_tcp() {
+                    next_port[fl.src] = p.wrapping_add(1);
+                }
+                (a, p)
+            }
+            None => (node_addr(fl.src), 49_152 + (f as u16 % 16_000)),
+        };
+        out.push(sluice_core::qdisc::fq_codel::ns3_tuple(c, s, 6, cport, crate::net::SERVER_PORT));
+        out.push(sluice_core::qdisc::fq_codel::ns3_tuple(s, c, 6, crate::net::SERVER_PORT, cport));
+    }
+    out
+}
+
 /// No deadline: later than any time a run reaches.
 const NEVER: Time = Time(u64::MAX);
 
@@ -1015,11 +1072,15 @@ struct WakeSlot {
     armed: Time,
     /// The endpoint's earliest deadline ([`NEVER`]: none).
     due: Time,
+    /// With `as_set`: the sequence number reserved when `due` took its value, which the
+    /// wake-up for it is scheduled with (`Ns3Compat::timer_ties_as_set`).
+    due_seq: u64,
     gen: u32,
+    as_set: bool,
 }
 
 impl WakeSlot {
-    const IDLE: WakeSlot = WakeSlot { armed: NEVER, due: NEVER, gen: 0 };
+    const IDLE: WakeSlot = WakeSlot { armed: NEVER, due: NEVER, due_seq: 0, gen: 0, as_set: false };
 }
 
 /// `Sim::flow_ep` of a flow without TCP endpoints.
@@ -1091,6 +1152,34 @@ app = { kind = "file", size = "200kB" }
         }
         assert!(checked > 50_000, "checked {checked}, re-armed {rearmed}");
         assert!(rearmed > 10, "wake-ups re-armed from the slot: {rearmed}");
+    }
+
+    // FQ-CoDel's `hash = "ns3"` sees the 5-tuples ns-3 gives validation/ns3_dumbbell.py's
+    // dumbbell: access link i is the /24 10.⌊i/250⌋.(i mod 250).0, links in the order s0, r0,
+    // s1, r1, …; sender k is .1 on link 2k, receiver k .2 on link 2k + 1; the client's port is
+    // its node's first ephemeral port 49153, the server's 5001. By hand: flow 0 = 10.0.0.1 ->
+    // 10.0.1.2; flow 124 = link 248 -> link 249 = 10.0.248.1 -> 10.0.249.2; flow 125 = link 250
+    // -> 251 = 10.1.0.1 -> 10.1.1.2 (the third octet wraps at 250, as the script counts).
+    // Entry 2f is the client's direction, 2f + 1 the server's (ports and addresses swapped).
+    #[test]
+    fn ns3_hash_tuples_follow_the_ns3_dumbbell_plan() {
+        let text = "name = \"t\"\nduration = \"1s\"\n[topology]\nkind = \"dumbbell\"\npairs = 126\naccess_rate = \"100Mbps\"\n\
+                    bottleneck = { rate = \"10Mbps\", delay = \"1ms\" }\nqueue = { kind = \"fq_codel\", hash = \"ns3\" }\n\
+                    [[flows]]\ncount = 126\nsrc = \"senders\"\ndst = \"receivers\"\napp = { kind = \"bulk\" }\n";
+        let model = crate::scenario::load_str(text, None).unwrap();
+        let t = ns3_tuples(&model);
+        assert_eq!(t.len(), 252);
+        let tuple = |a: [u8; 4], b: [u8; 4], sp: u16, dp: u16| sluice_core::qdisc::fq_codel::ns3_tuple(u32::from_be_bytes(a), u32::from_be_bytes(b), 6, sp, dp);
+        assert_eq!(t[0], tuple([10, 0, 0, 1], [10, 0, 1, 2], 49_153, 5_001));
+        assert_eq!(t[1], tuple([10, 0, 1, 2], [10, 0, 0, 1], 5_001, 49_153));
+        assert_eq!(t[248], tuple([10, 0, 248, 1], [10, 0, 249, 2], 49_153, 5_001));
+        assert_eq!(t[250], tuple([10, 1, 0, 1], [10, 1, 1, 2], 49_153, 5_001));
+        // And a packet's key picks its entry: flow · 2, + 1 from the server's port.
+        let mut p = PLACEHOLDER;
+        (p.flow, p.sport, p.dport) = (125, 49_277, crate::net::SERVER_PORT);
+        assert_eq!(sluice_core::qdisc::Queued::flow_key(&QPkt::of(0, &p)), 250);
+        (p.sport, p.dport) = (crate::net::SERVER_PORT, 49_277);
+        assert_eq!(sluice_core::qdisc::Queued::flow_key(&QPkt::of(0, &p)), 251);
     }
 
     /// A one-pair dumbbell carrying one flow with application `app` for `duration`, warm-up

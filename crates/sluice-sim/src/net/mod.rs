@@ -22,6 +22,8 @@ pub struct QPkt {
     pub enq: Time,
     pub ecn: Ecn,
     pub hash: u32,
+    /// Flow · 2, + 1 from the server ([`Queued::flow_key`]).
+    pub key: u32,
     /// What the packet touches when it reaches the far end of this interface
     /// ([`NextHop`]), so the engine can bring that state into cache one event early.
     pub next: NextHop,
@@ -65,6 +67,9 @@ impl NextHop {
     }
 }
 
+/// The port every TCP server listens on (clients take 49152 + flow index).
+pub const SERVER_PORT: u16 = 5_001;
+
 impl Queued for QPkt {
     #[inline]
     fn len_bytes(&self) -> u32 {
@@ -90,6 +95,10 @@ impl Queued for QPkt {
     fn flow_hash(&self) -> u32 {
         self.hash
     }
+    #[inline]
+    fn flow_key(&self) -> u32 {
+        self.key
+    }
 }
 
 impl QPkt {
@@ -97,7 +106,8 @@ impl QPkt {
         let mut h = (p.src as u64) << 32 | p.dst as u64;
         h ^= (p.sport as u64) << 16 | p.dport as u64;
         h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        QPkt { id, len: p.ip_len(), enq: Time::ZERO, ecn: p.ecn, hash: (h >> 32) as u32, next: NextHop::NONE }
+        let key = p.flow.wrapping_mul(2) | (p.sport == SERVER_PORT) as u32;
+        QPkt { id, len: p.ip_len(), enq: Time::ZERO, ecn: p.ecn, hash: (h >> 32) as u32, key, next: NextHop::NONE }
     }
 }
 

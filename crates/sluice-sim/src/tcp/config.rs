@@ -536,6 +536,26 @@ pub struct Ns3Compat {
     /// `TcpSocketBase::DoForwardUp` re-initialises cwnd to the initial window and ssthresh to
     /// the initial ssthresh on every segment with SYN, in any state. ns-3: false.
     pub synack_keeps_window: bool,
+    /// The response to an ECN-Echo as RFC 3168 §6.1.2 and Linux give it: only in Open or
+    /// Disorder, on any ACK (a duplicate too), one PRR step per ACK from the entry ACK on, and
+    /// the ACK that ends CWR not answered. ns-3.44's `TcpSocketBase::ReceivedAck` answers ECE
+    /// only on an ACK that moves SND.UNA; ends CWR on an ACK above the recovery point before
+    /// it looks at the echo, so an echo on that ACK starts the next reduction at once; and on
+    /// entry runs PRR twice (`EnterCwr` → `TcpPrrRecovery::EnterRecovery` →
+    /// `DoRecovery(delivered, isDupAck = true)`, which adds one segment, then `ProcessAck`'s
+    /// CWR branch → `DoRecovery(delivered, false)`). On the receiving side, a CWR stops the
+    /// echo (RFC 3168 §6.1.3, Linux `tcp_ecn_accept_cwr`) even when a CE mark that arrived
+    /// before it has not been echoed yet; ns-3 stays in `ECN_CE_RCVD` and echoes it. ns-3 also
+    /// enters CWR from Recovery and Loss; that is not reproduced. ns-3: false.
+    pub ecn_echo_rfc: bool,
+    /// A timer sorts among the events of its instant by when it was set, as an ns-3 timer
+    /// does (`Simulator::Schedule` when `m_delAckEvent`, `m_retxEvent`, … are set; events of
+    /// one instant run in the order they were scheduled). Off, the engine's lazy wake-up sorts
+    /// by when it was last re-armed (a deadline that moved later is re-armed only when the
+    /// old wake-up comes due). Decides ties only: a receiver's delayed-ACK timer and another
+    /// flow's packet at the same nanosecond. Not an RFC matter; kept off by default so that
+    /// default runs keep their event order. ns-3: true.
+    pub timer_ties_as_set: bool,
 }
 
 impl Ns3Compat {
@@ -567,6 +587,8 @@ impl Ns3Compat {
         fin_timeout_rfc: true,
         cc_linux: true,
         synack_keeps_window: true,
+        ecn_echo_rfc: true,
+        timer_ties_as_set: false,
     };
 
     /// ns-3.44's behaviour of every switch (`validate = "ns3.44"`).
@@ -597,6 +619,8 @@ impl Ns3Compat {
         fin_timeout_rfc: false,
         cc_linux: false,
         synack_keeps_window: false,
+        ecn_echo_rfc: false,
+        timer_ties_as_set: true,
     };
 }
 
@@ -780,6 +804,8 @@ impl TcpConfig {
             ("fin_timeout_rfc", x.fin_timeout_rfc.to_string()),
             ("cc_linux", x.cc_linux.to_string()),
             ("synack_keeps_window", x.synack_keeps_window.to_string()),
+            ("ecn_echo_rfc", x.ecn_echo_rfc.to_string()),
+            ("timer_ties_as_set", x.timer_ties_as_set.to_string()),
             ("dup_ack_restarts_rto", x.dup_ack_restarts_rto.to_string()),
             ("rto_holds_ssthresh", x.rto_holds_ssthresh.to_string()),
             ("ack_duplicate_synack", x.ack_duplicate_synack.to_string()),
@@ -826,7 +852,7 @@ mod tests {
             "prr_u32_product", "prr_u32_limit", "partial_ack_nextseg", "pipe_counts_sacked_retx",
             "exit_ack_grows", "reno_sack_marks", "ooo_shrinks_window", "slow_start_capped",
             "retx_merge", "edge_clip", "rtt_from_ts", "ts_recent_in_order", "acked_whole_segments",
-            "sack_report", "nextseg", "pace_fast_retransmit", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "dup_ack_restarts_rto",
+            "sack_report", "nextseg", "pace_fast_retransmit", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "ecn_echo_rfc", "timer_ties_as_set", "dup_ack_restarts_rto",
             "rto_holds_ssthresh", "ack_duplicate_synack", "data_retries",
         ];
         assert_eq!(differ, want);

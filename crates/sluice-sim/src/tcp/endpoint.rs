@@ -152,6 +152,8 @@ pub struct Endpoint {
     pub(super) last_wnd_field: Option<u16>,
     pub(super) ip_id: u16,
     pub(super) ece_pending: bool,
+    /// A CE mark arrived and no ACK has echoed it yet (ns-3's `ECN_CE_RCVD`).
+    pub(super) ce_unechoed: bool,
     pub(super) fin_rcvd: bool,
     pub(super) cwr_pending: bool,
     /// Out-of-order data or SACK blocks are held (`ooo` or `sack_recent` is not empty), so
@@ -336,6 +338,7 @@ impl Endpoint {
             last_ack_sent: 0,
             right_edge: 0,
             ece_pending: false,
+            ce_unechoed: false,
             fin_rcvd: false,
             counters: TcpCounters::default(),
             rtt_log: Vec::new(),
@@ -450,6 +453,12 @@ impl Endpoint {
     /// Whether all application data (and FIN, if closed) has been acknowledged.
     pub fn all_acked(&self) -> bool {
         self.snd_una >= self.app_end
+    }
+
+    /// Whether the engine sorts this endpoint's wake-up among same-instant events by when its
+    /// deadline was set (`Ns3Compat::timer_ties_as_set`).
+    pub fn timer_ties_as_set(&self) -> bool {
+        self.cfg.compat.timer_ties_as_set
     }
 
     /// The earliest time this endpoint needs [`Endpoint::on_wakeup`].

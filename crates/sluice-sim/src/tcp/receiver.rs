@@ -30,9 +30,11 @@ impl Endpoint {
                 self.ts_recent = tsval;
             }
         }
-        // RFC 3168 §6.1.3: CWR stops the echo; CE (re)starts it.
+        // RFC 3168 §6.1.3: CWR stops the echo; CE (re)starts it. ns-3 (`ecn_echo_rfc` off)
+        // keeps echoing through a CWR while a CE mark has not yet been echoed by any ACK
+        // (`ECN_CE_RCVD` is left only by sending an ACK with ECE).
         if self.ecn_ok {
-            if flags & F::CWR != 0 {
+            if flags & F::CWR != 0 && (self.cfg.compat.ecn_echo_rfc || !self.ce_unechoed) {
                 self.ece_pending = false;
             }
             if self.cfg.delack == DelAck::Linux && len > 0 {
@@ -42,6 +44,7 @@ impl Endpoint {
             }
             if pkt.ecn == Ecn::Ce {
                 self.ece_pending = true;
+                self.ce_unechoed = true;
             }
         }
 

@@ -182,8 +182,8 @@ impl Endpoint {
         }
         self.last_wnd_field = Some(window);
         // An ECN-Echo on an ACK that moved SND.UNA was answered in `new_ack`, before the ACK
-        // could grow cwnd; this one is on a duplicate.
-        if ece && self.ecn_response_due() {
+        // could grow cwnd; this one is on a duplicate (ns-3 ignores it: `Ns3Compat::ecn_echo_rfc`).
+        if ece && self.cfg.compat.ecn_echo_rfc && self.ecn_response_due() {
             self.on_ecn_echo(now);
         }
     }
@@ -244,9 +244,15 @@ impl Endpoint {
         // carries it does not grow cwnd (Linux `tcp_ack` enters CWR in `tcp_fastretrans_alert`
         // before `tcp_cong_control`; ns-3 `ReceivedAck` calls `EnterCwr` before `ProcessAck`).
         // Under `ecn_cut = "prr"` the ACK is then the first of the reduction.
+        if n.ece && !self.cfg.compat.ecn_echo_rfc {
+            self.ns3_cwr_ends_before_the_echo(&n, now);
+        }
         let ecn_cut = n.ece && self.ecn_response_due();
         if ecn_cut {
             self.on_ecn_echo(now);
+            if !self.cfg.compat.ecn_echo_rfc {
+                self.ns3_cwr_entry_step(&n, now);
+            }
         }
         // The state after the duplicate's own processing, which may have started recovery.
         // A deferred event goes where ns-3's ProcessAck calls `PktsAcked`: before the window
@@ -451,7 +457,11 @@ impl Endpoint {
         // reached the receiver (Linux `tcp_fastretrans_alert`: SND.UNA ≠ high_seq; ns-3
         // `ReceivedAck`: ackNumber > m_recover).
         if n.ack <= self.recover {
-            self.recovery_ack(n.delivered, false, n.acked_retx, None, now);
+            // ns-3 runs the recovery algorithm only for an ACK of a whole segment
+            // (`Ns3Compat::acked_whole_segments`), in CWR as in recovery.
+            if !(self.cfg.compat.acked_whole_segments && n.cc_bytes == 0) {
+                self.recovery_ack(n.delivered, false, n.acked_retx, None, now);
+            }
             return;
         }
         self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
@@ -459,6 +469,28 @@ impl Endpoint {
         if self.cfg.compat.exit_ack_grows {
             let by = self.ns3_exit_growth(n, CaState::Cwr);
             self.grow(by, n.rtt, n.ece, now);
+        }
+    }
+
+    /// ns-3 (`Ns3Compat::ecn_echo_rfc` off): `ReceivedAck` ends CWR on an ACK above the
+    /// recovery point (cwnd = ssthresh, Open) *before* it looks at the ACK's ECN-Echo, so an
+    /// echo on that ACK starts the next reduction at once. (RFC 3168 / Linux: the ACK that ends
+    /// CWR is not answered; the next ECE is.)
+    fn ns3_cwr_ends_before_the_echo(&mut self, n: &NewAck, now: Time) {
+        if self.ca == CaState::Cwr && n.ack > self.recover && self.cfg.ecn_cut == EcnCut::Prr {
+            self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
+            self.set_ca(CaState::Open, now);
+        }
+    }
+
+    /// ns-3 (`Ns3Compat::ecn_echo_rfc` off): `EnterCwr` → `TcpPrrRecovery::EnterRecovery` runs
+    /// a first PRR step as for a duplicate ACK (`DoRecovery(delivered, isDupAck = true)`, one
+    /// segment added to what the ACK delivered), and then `ProcessAck`'s CWR branch runs the
+    /// ACK's own step: prr_delivered is 2·DeliveredData + 1 SMSS after the entry ACK, where
+    /// Linux counts DeliveredData once.
+    fn ns3_cwr_entry_step(&mut self, n: &NewAck, now: Time) {
+        if self.ca == CaState::Cwr {
+            self.recovery_ack(n.delivered, true, false, None, now);
         }
     }
 
@@ -1178,6 +1210,7 @@ impl Endpoint {
         let mut flags = F::ACK;
         if self.ece_pending {
             flags |= F::ECE;
+            self.ce_unechoed = false;
         }
         let sack = if self.sack_ok { self.sack_blocks() } else { SackBlocks::default() };
         let opts = TcpOptions { ts: if self.ts_ok { Some((ts_clock(now), self.ts_recent)) } else { None }, sack, ..Default::default() };

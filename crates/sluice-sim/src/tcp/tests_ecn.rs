@@ -222,3 +222,121 @@ fn ecn_prr_cut_with_classic_recovery_holds_cwnd_until_the_window_ends() {
     ];
     assert_eq!(got, want);
 }
+
+/// `ecn_cfg` with ns-3's ECN-Echo handling (`Ns3Compat::ecn_echo_rfc` off), every other switch
+/// at the default.
+fn ns3_ecn_cfg() -> TcpConfig {
+    let mut cfg = ecn_cfg(EcnCut::Prr);
+    cfg.compat.ecn_echo_rfc = false;
+    cfg
+}
+
+// tests ns-3.44's entry into CWR (`ecn_echo_rfc` off): `EnterCwr` → `TcpPrrRecovery::
+// EnterRecovery` runs a PRR step as for a duplicate ACK (one segment added to what the ACK
+// delivered, prr_delivered < RecoverFS), then `ProcessAck`'s CWR branch runs the ACK's own step;
+// later ACKs take one step each. Same exchange as `ecn_prr_reduction_ack_by_ack`.
+//
+// Hand computation (bytes; ssthresh 6516, RecoverFS 13032 as there; share =
+// ⌈prr_delivered · 6516 / 13032⌉ = ⌈prr_delivered / 2⌉ while pipe > ssthresh):
+// ACK 0 (ECE, 1448 delivered): entry step: prr_delivered = 1448 + 1448 = 2896, share 1448,
+//   cwnd = 13032 + 1448; then the ACK's step: prr_delivered = 4344, share 2172 − prr_out 0,
+//   cwnd = 13032 + 2172 = 15204: segment 10 goes with CWR (prr_out 1448), pipe 14480.
+// ACK 1: 5792 → 2896 − 1448 = 1448; pipe 13032, cwnd 14480: segment 11 (prr_out 2896).
+// ACK 2: 7240 → 3620 − 2896 = 724; pipe 13032, cwnd 13756: nothing.
+// ACK 3: 8688 → 4344 − 2896 = 1448; pipe 11584, cwnd 13032: segment 12 (prr_out 4344).
+// ACK 4: 10136 → 5068 − 4344 = 724; pipe 11584, cwnd 12308.
+// ACK 5: 11584 → 5792 − 4344 = 1448; pipe 10136, cwnd 11584: segment 13 (prr_out 5792).
+// ACK 6: 13032 → 6516 − 5792 = 724; pipe 10136, cwnd 10860.
+// ACK 7: 14480 → 7240 − 5792 = 1448; pipe 8688, cwnd 10136: segment 14 (prr_out 7240).
+// ACK 8: 15928 → 7964 − 7240 = 724; pipe 8688, cwnd 9412.
+// ACK 9 (= recover: CWR holds): 17376 → 8688 − 7240 = 1448; pipe 7240 > ssthresh, cwnd 8688:
+//   segment 15 (prr_out 8688).
+// The RFC/Linux path sends 4 segments for these 10 ACKs (ecn_prr_reduction_ack_by_ack), ns-3 6.
+#[test]
+fn ns3_cwr_entry_runs_prr_twice() {
+    use CaState::Cwr;
+    let mut p = Pair::new(ns3_ecn_cfg(), None);
+    let mut burst = p.client_sends();
+    burst[0].ecn = Ecn::Ce;
+    burst[5].ecn = Ecn::Ce;
+    let got: Vec<Step> = burst.iter().map(|seg| step(&mut p, seg).0).collect();
+    let want = [
+        s(true, 15_204, 14_480, Cwr, &[(10, true)]),
+        s(true, 14_480, 14_480, Cwr, &[(11, false)]),
+        s(true, 13_756, 13_032, Cwr, &[]),
+        s(true, 13_032, 13_032, Cwr, &[(12, false)]),
+        s(true, 12_308, 11_584, Cwr, &[]),
+        s(true, 11_584, 11_584, Cwr, &[(13, false)]),
+        s(true, 10_860, 10_136, Cwr, &[]),
+        s(true, 10_136, 10_136, Cwr, &[(14, false)]),
+        s(true, 9_412, 8_688, Cwr, &[]),
+        s(true, 8_688, 8_688, Cwr, &[(15, false)]),
+    ];
+    for (i, (g, w)) in got.iter().zip(want.iter()).enumerate() {
+        assert_eq!(g, w, "ACK of segment {i}");
+    }
+    assert_eq!((p.c.w.ssthresh, p.c.prr_delivered, p.c.prr_out, p.c.recover_fs), (6_516, 17_376, 8_688, 13_032));
+    assert_eq!(p.c.counters.cwr_episodes, 1);
+}
+
+// tests ns-3.44's echo through a CWR and its CWR exit before the echo (`ecn_echo_rfc` off),
+// against the RFC / Linux path. Delayed ACKs (every second segment), initial window 11.
+// Segment 0 is CE; the sender enters CWR on the ACK of 0-1 and sends segment 11 with CWR.
+// Segment 10 is CE too and arrives alone (held by the delayed ACK), then segment 11 (CWR):
+// RFC 3168 §6.1.3 / Linux: the CWR stops the echo, so the ACK of 10-11 carries no ECE and
+// segment 10's mark is never echoed; ns-3: the receiver is still in ECN_CE_RCVD (10's mark not
+// echoed yet), ignores the CWR and sets ECE.
+//
+// ns-3's sender, by hand (bytes; PRR as in `ns3_cwr_entry_runs_prr_twice`):
+// ACK 0-1 (ECE, 2896 delivered): pipe 9 MSS = 13032, ssthresh 6516, RecoverFS 13032, recover =
+//   1 + 11 MSS; entry step prr_delivered 4344 (share 2172), the ACK's step 7240: share 3620,
+//   cwnd 13032 + 3620 = 16652: segments 11 (CWR) and 12 (prr_out 2896), pipe 15928.
+// ACKs 2-3, 4-5, 6-7, 8-9 (ECE; at or below recover): prr_delivered 10136, 13032, 15928,
+//   18824: shares 5068, 6516, 7964, 9412, each 2172 above prr_out: one segment each (13-16);
+//   pipe after 8-9: segments 10-16 = 10136.
+// ACK 10-11 (ECE, SEG.ACK 1 + 12 MSS > recover): CWR ends first (cwnd = ssthresh 6516, Open),
+//   then the echo starts a new reduction at once: pipe = 12-16 = 7240, ssthresh = 3620,
+//   RecoverFS 7240, recover = SND.NXT = 1 + 17 MSS; entry step prr_delivered 4344, share
+//   ⌈4344·3620/7240⌉ = 2172; the ACK's step 7240: share 3620, cwnd = 7240 + 3620 = 10860:
+//   segments 17 (CWR) and 18.
+#[test]
+fn ns3_echo_survives_a_cwr_and_cwr_ends_before_the_echo() {
+    for ns3 in [false, true] {
+        let mut cfg = if ns3 { ns3_ecn_cfg() } else { ecn_cfg(EcnCut::Prr) };
+        cfg.delack = DelAck::On { count: 2, timeout: sluice_core::Dur::from_millis(200) };
+        cfg.iw = InitialWindow::Segments(11);
+        let mut p = Pair::new(cfg, None);
+        let mut segs: Vec<SimPacket> = p.client_sends();
+        assert_eq!(segs.len(), 11);
+        segs[0].ecn = Ecn::Ce;
+        let ack_pair = |p: &mut Pair, segs: &mut Vec<SimPacket>, a: usize| {
+            let acks = p.deliver_to_server(&segs[a..a + 2]);
+            assert_eq!(acks.len(), 1);
+            assert!(flags(&acks[0]) & F::ECE != 0, "echoing until CWR");
+            let out = p.deliver_to_client(&acks);
+            segs.extend(out);
+        };
+        for a in [0, 2, 4, 6, 8] {
+            ack_pair(&mut p, &mut segs, a);
+        }
+        assert!(flags(&segs[11]) & F::CWR != 0 && seg_no(&segs[11]) == 11);
+        segs[10].ecn = Ecn::Ce;
+        assert!(p.deliver_to_server(&segs[10..11]).is_empty(), "held by the delayed ACK");
+        let acks = p.deliver_to_server(&segs[11..12]);
+        assert_eq!(acks.len(), 1);
+        let ece = flags(&acks[0]) & F::ECE != 0;
+        let out = p.deliver_to_client(&acks);
+        let sent: Vec<(u64, bool)> = out.iter().map(|s| (seg_no(s), flags(s) & F::CWR != 0)).collect();
+        if ns3 {
+            assert!(ece, "ns-3 echoes segment 10's mark through the CWR");
+            assert_eq!(segs.len(), 17, "segments 11-16 sent during the first reduction");
+            assert_eq!((p.c.ca, p.c.w.ssthresh, p.c.recover, p.c.w.cwnd), (CaState::Cwr, 3_620, 1 + 17 * MSS, 10_860));
+            assert_eq!(sent, [(17, true), (18, false)]);
+            assert_eq!(p.c.counters.cwr_episodes, 2);
+        } else {
+            assert!(!ece, "the CWR stops the echo; segment 10's mark is not echoed");
+            assert_eq!(p.c.ca, CaState::Open);
+            assert_eq!(p.c.counters.cwr_episodes, 1);
+        }
+    }
+}
