@@ -538,6 +538,73 @@ mod tests {
         routes
     }
 
+    // The next-hop hint's packing: an endpoint with or without data, an interface, or nothing;
+    // an interface index too large to pack is nothing.
+    #[test]
+    fn next_hop_packs_endpoint_interface_or_nothing() {
+        for (ep, data) in [(0usize, false), (0, true), (5, true), (1_000_000, false)] {
+            let h = NextHop::endpoint(ep, data);
+            assert_eq!((h.as_endpoint(), h.as_iface()), (Some((ep, data)), None), "{ep} {data}");
+        }
+        for k in [0u32, 1, 77, (1 << 31) - 1] {
+            let h = NextHop::iface(k);
+            assert_eq!((h.as_endpoint(), h.as_iface()), (None, Some(k as usize)), "{k}");
+        }
+        assert_eq!(NextHop::iface(1 << 31), NextHop::NONE);
+        assert_eq!((NextHop::NONE.as_endpoint(), NextHop::NONE.as_iface()), (None, None));
+        assert_ne!(NextHop::endpoint(3, false), NextHop::endpoint(3, true));
+    }
+
+    fn tcp_packet(src: u32, dst: u32, sport: u16, dport: u16, flow: u32) -> SimPacket {
+        use crate::packet::{TcpOptions, Transport};
+        let transport = Transport::Tcp { seq: 1, ack: 1, flags: 0x10, window: 100, opts: TcpOptions::default() };
+        SimPacket { src, dst, sport, dport, dscp: 0, ecn: Ecn::Ect0, ttl: 64, ip_id: 0, transport, payload: 1000, flow }
+    }
+
+    // What the disciplines read of a queued packet: its length, the enqueue stamp, its ECN field
+    // (and a CE mark set on it), its flow (flow · 2, + 1 from the server) and its 5-tuple hash.
+    // The hash (Sluice's own, under the default profile FQ-CoDel's bucket) of 10.0.0.1:49152 →
+    // 10.0.0.2:5001: ((src << 32 | dst) ^ (sport << 16 | dport)) · 0x9e3779b97f4a7c15, high 32
+    // bits = 0xb5e31e28; each field of the tuple changes it. Port 5003 (a bit that the
+    // destination address also has, so XOR and OR part): 0x79742ab5.
+    #[test]
+    fn queued_packet_fields_and_hash() {
+        let (a, b) = (0x0A00_0001, 0x0A00_0002);
+        let p = tcp_packet(a, b, 49152, SERVER_PORT, 3);
+        let mut q = QPkt::of(9, &p);
+        assert_eq!((q.id, q.len_bytes(), q.flow_key(), q.flow_hash()), (9, p.ip_len(), 6, 0xb5e3_1e28));
+        assert_eq!(QPkt::of(9, &tcp_packet(b, a, SERVER_PORT, 49152, 3)).flow_key(), 7, "from the server");
+        assert_eq!(QPkt::of(9, &tcp_packet(a, b, 49152, 5003, 3)).flow_hash(), 0x7974_2ab5);
+        for other in [tcp_packet(a + 2, b, 49152, SERVER_PORT, 3), tcp_packet(a, b + 2, 49152, SERVER_PORT, 3), tcp_packet(a, b, 49153, SERVER_PORT, 3), tcp_packet(a, b, 49152, 5002, 3)] {
+            assert_ne!(QPkt::of(9, &other).flow_hash(), q.flow_hash(), "{other:?}");
+        }
+        assert_eq!(q.enqueued_at(), Time::ZERO);
+        q.stamp(Time(1234));
+        assert_eq!(q.enqueued_at(), Time(1234));
+        assert_eq!(q.ecn(), Ecn::Ect0);
+        q.set_ce();
+        assert_eq!(q.ecn(), Ecn::Ce);
+    }
+
+    // The pass-through test the engine's fast path asks: an empty drop-tail queue lets a packet
+    // that fits through (and is idle); one packet queued, neither; a discipline that keeps state
+    // (RED) never passes packets through.
+    #[test]
+    fn pass_through_only_for_an_empty_stateless_queue() {
+        use sluice_core::qdisc::{DropTail, QdiscCx, RedConfig};
+        use sluice_core::units::QueueLimit;
+        let q = AnyQdisc::DropTail(DropTail::new(QueueLimit::Packets(2)));
+        let mut f = Iface::new(0, 1, Rate::mbps(10), Dur::ZERO, 2, 1, q, RngStream::from_seed(1), false, false);
+        assert!(f.qdisc_passes(1500) && f.qdisc_idle());
+        let mut drops = Vec::new();
+        let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut drops };
+        let _ = f.qdisc.enqueue(QPkt { len: 1500, ..QPkt::default() }, Time::ZERO, &mut cx);
+        assert!(!f.qdisc_passes(1500) && !f.qdisc_idle());
+        let red = AnyQdisc::new(&sluice_core::qdisc::QdiscConfig::Red(RedConfig::default()), &mut RngStream::from_seed(2));
+        let g = Iface::new(0, 1, Rate::mbps(10), Dur::ZERO, 2, 1, red, RngStream::from_seed(1), false, false);
+        assert!(!g.qdisc_passes(100) && !g.qdisc_idle());
+    }
+
     // The pass-through path reads and writes the first two cache lines only (see `Iface`).
     #[test]
     fn iface_hot_state_fills_two_lines() {
