@@ -64,9 +64,8 @@ impl CongestionControl for LinuxReno {
 
     fn on_ack(&mut self, w: &mut CwndState, ack: &AckSample, _now: Time) {
         let smss = w.smss as u64;
-        if ack.bytes_acked == 0 {
-            return;
-        }
+        // An ACK of nothing new still runs avoidance (ns-3 calls IncreaseWindow with 0 segments
+        // on leaving the loss state): a step the counter owes is paid (`tcp_cong_avoid_ai`).
         let mut segs = ack.bytes_acked.div_ceil(smss);
         if w.cwnd < w.ssthresh {
             segs = linux_slow_start(w, segs);
@@ -144,6 +143,24 @@ mod tests {
         cc.cwnd_cnt = 7;
         cc.on_ack(&mut w, &ack(SMSS, true), Time::ZERO);
         assert_eq!((w.cwnd, cc.cwnd_cnt), (6 * SMSS, 1));
+    }
+
+    // tests the owed step on an ACK of nothing new (ns-3's IncreaseWindow(0) when the loss state
+    // ends): cwnd 2 segments + 724 B (ssthresh 2.5 segments) in avoidance, counter 2 from an
+    // earlier, larger window: w = 2, the counter has reached it: cwnd + 1 segment, counter 0.
+    // In slow start an ACK of nothing grows nothing.
+    #[test]
+    fn an_ack_of_nothing_pays_an_owed_step() {
+        for linux in [true, false] {
+            let mut cc = LinuxReno::new(linux);
+            cc.cwnd_cnt = 2;
+            let mut w = CwndState { cwnd: 2 * SMSS + 724, ssthresh: 2 * SMSS + 724, smss: SMSS as u32 };
+            cc.on_ack(&mut w, &ack(0, true), Time::ZERO);
+            assert_eq!((w.cwnd, cc.cwnd_cnt), (3 * SMSS + 724, 0), "linux {linux}");
+            let mut w = CwndState { cwnd: 2 * SMSS, ssthresh: 10 * SMSS, smss: SMSS as u32 };
+            cc.on_ack(&mut w, &ack(0, true), Time::ZERO);
+            assert_eq!(w.cwnd, 2 * SMSS);
+        }
     }
 
     // tests ns-3's suppression: in avoidance an ACK while the window does not limit the sender
