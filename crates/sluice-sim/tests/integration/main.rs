@@ -6,4 +6,5 @@ mod loss;
 mod reference;
 mod aqm;
 mod compound;
+mod cc_behaviour;
 mod metrics;
