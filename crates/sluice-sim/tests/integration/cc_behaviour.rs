@@ -1,7 +1,7 @@
 //! Whole-run behaviour that tells the congestion controls apart (docs/algorithms/): properties
 //! of the algorithms, not numbers of one run.
 
-use sluice_sim::RunOptions;
+use crate::common::summary_of;
 
 /// Goodput of the two flows (b/s) and Jain's index, for `cc` on a 20 Mbit/s dumbbell with a
 /// 100-packet drop-tail buffer, the flows' base RTTs 20 ms and 80 ms (sender access delays 4
@@ -29,8 +29,7 @@ dst = "receivers"
 app = {{ kind = "bulk" }}
 "#
     );
-    let out = sluice_sim::run_str(&text, None, &RunOptions::default()).unwrap();
-    let s = serde_json::to_value(&out.summary).unwrap();
+    let s = summary_of(&text);
     let g = |i: usize| s["flows"][i]["goodput_bps"].as_f64().unwrap();
     (g(0), g(1), s["jain_goodput"].as_f64().unwrap())
 }

@@ -124,6 +124,12 @@ impl Dumbbell {
     }
 }
 
+/// Runs a scenario's TOML text (its own seed, default options) and returns the summary as JSON.
+pub fn summary_of(text: &str) -> serde_json::Value {
+    let out = sluice_sim::run_str(text, None, &sluice_sim::RunOptions::default()).unwrap();
+    serde_json::to_value(&out.summary).unwrap()
+}
+
 pub fn ns3_tcp() -> TcpConfig {
     TcpConfig { snd_buf: 8 << 20, rcv_buf: 8 << 20, ..TcpConfig::ns3_44() }
 }

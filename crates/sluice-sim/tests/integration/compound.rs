@@ -2,12 +2,7 @@
 //! refills a long fat pipe that NewReno leaves mostly empty, and under drop-tail its Reno part
 //! fills the buffer as NewReno does.
 
-use sluice_sim::RunOptions;
-
-fn run(text: &str) -> serde_json::Value {
-    let out = sluice_sim::run_str(text, None, &RunOptions::default()).unwrap();
-    serde_json::to_value(&out.summary).unwrap()
-}
+use crate::common::summary_of as run;
 
 fn goodput_mbps(s: &serde_json::Value) -> f64 {
     s["flows"].as_array().unwrap().iter().map(|f| f["goodput_bps"].as_f64().unwrap()).sum::<f64>() / 1e6
