@@ -652,8 +652,7 @@ class _Cancelled(Exception):
     """Raised from the progress callback to stop a run when the sweep is interrupted."""
 
 
-def execute(text: str, overrides: Mapping[str, Any], seed: int, source: str | None = None,
-            cancel: threading.Event | None = None) -> dict[str, bytes]:
+def execute(text: str, overrides: Mapping[str, Any], seed: int, cancel: threading.Event | None = None) -> dict[str, bytes]:
     """Run one cell and return its files (name -> bytes). Used by the thread pool and, pickled
     by name, by Dask workers."""
     progress = None
@@ -911,10 +910,8 @@ class _Backend:
 
     def submit(self, cell: Cell) -> Any:
         if self.client is not None:
-            return self.client.submit(execute, cell.scenario.text, cell.overrides, cell.seed,
-                                      cell.scenario.path, pure=False)
-        return self.pool.submit(execute, cell.scenario.text, cell.overrides, cell.seed,
-                                cell.scenario.path, self.cancel)
+            return self.client.submit(execute, cell.scenario.text, cell.overrides, cell.seed, pure=False)
+        return self.pool.submit(execute, cell.scenario.text, cell.overrides, cell.seed, cancel=self.cancel)
 
     def stop(self, futures: Iterable[Any]) -> None:
         self.cancel.set()
