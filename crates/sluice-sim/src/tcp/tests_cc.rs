@@ -312,6 +312,9 @@ fn any_cc_names_and_ack_events_per_algorithm() {
     for (kind, name, events) in expect {
         let c = AnyCc::new(&TcpConfig { cc: kind, ..TcpConfig::default() });
         assert_eq!((c.name(), c.wants_ack_events()), (name, events), "{kind:?}");
+        // ns-3's `m_isCwndLimited` is kept for those that read it: the ACK-event algorithms
+        // and Linux's Reno.
+        assert_eq!(c.reads_cwnd_limited(), events || kind == CcKind::LinuxReno, "{kind:?}");
         let iw = c.initial_cwnd(InitialWindow::Segments(10), MSS as u32);
         assert_eq!(iw, if kind == CcKind::None { 1 << 30 } else { 10 * MSS }, "{kind:?}");
     }
