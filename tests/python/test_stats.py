@@ -135,7 +135,7 @@ def test_run_metrics_means_over_tcp_flows_udp_apart() -> None:
             {"id": 2, "cc": None, "kind": "udp_cbr", "goodput_bps": 1e6, "efficiency": 0.5,
              "lost_packets": 50, "data_packets_sent": 100},
         ],
-        "queues": [{"name": "A->B", "drop_ratio": 0.02, "mean_len_pkts": 12.5}],
+        "queues": [{"name": "A->B", "drop_ratio": 0.02, "mean_len_pkts": 12.5, "std_len_pkts": 3.5}],
     }
     m = stats.run_metrics(summary)
     assert m["loss_pct"] == 2.0  # (1 % + 3 %) / 2, UDP's 50 % apart
@@ -146,6 +146,7 @@ def test_run_metrics_means_over_tcp_flows_udp_apart() -> None:
     assert m["mean_rtt_ms"] == pytest.approx(200.0)
     assert m["startup_s"] == pytest.approx(0.375)
     assert m["queue_drop_pct"] == 2.0
+    assert m["queue_mean_pkts"] == 12.5 and m["queue_std_pkts"] == 3.5
     assert m["udp_loss_pct"] == 50.0 and m["udp_efficiency_pct"] == 50.0
     assert set(m) == set(stats.METRICS)
 
