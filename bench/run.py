@@ -87,6 +87,10 @@ SAME_SITTING = {
     "access9": ("a-access9-newreno-fifo", ["--case", "a-access9-newreno-fifo"]),
     "access90": ("b-access90-newreno-fifo", ["--case", "b-access90-newreno-fifo"]),
     "single": ("e-single-newreno-fifo", ["--case", "e-single-newreno-fifo"]),
+    "access90-cubic": ("c-access90-cubic-fifo", ["--case", "c-access90-cubic-fifo"]),
+    "access90-codel": ("b-access90-newreno-codel", ["--case", "b-access90-newreno-codel"]),
+    # PIE draws from each simulator's own generator: the runs differ (not "same result").
+    "access90-pie": ("b-access90-newreno-pie5ms", ["--case", "b-access90-newreno-pie5ms"]),
 }
 SLUICE_PER_PAIR = 3
 NS3_SCRIPT = ROOT / "validation" / "ns3_dumbbell.py"
@@ -250,6 +254,7 @@ def summarize_sitting(runs: dict[str, list[dict]]) -> dict:
             continue
         sp = [p["speedup"] for p in ps]
         out["cases"][c] = {
+            "date": out["date"],
             "ns3_case": SAME_SITTING[c][0],
             "ns3_args": SAME_SITTING[c][1],
             "pairs": ps,
@@ -261,6 +266,14 @@ def summarize_sitting(runs: dict[str, list[dict]]) -> dict:
             "sluice_events_per_s_median": med([p["sluice_events_per_s"] for p in ps]),
         }
     return out
+
+
+def merge_sittings(earlier: dict, new: dict) -> dict:
+    """A sitting's cases replace the same cases of earlier sittings and keep the others, each
+    case with the date of its own sitting."""
+    cases = {c: {"date": earlier.get("date"), **r} for c, r in (earlier.get("cases") or {}).items()}
+    cases.update(new.get("cases") or {})
+    return {**new, "cases": cases}
 
 
 def memory(flow_counts: list[int]) -> dict:
@@ -360,15 +373,15 @@ def render(result: dict) -> str:
         ns3 = ss["ns3"]
         build = (f"{ns3.get('wheel')}, build profile `{ns3.get('build_profile')}`, logging "
                  f"{'and asserts compiled in' if ns3.get('logging_compiled_in') and ns3.get('asserts_compiled_in') else 'compiled in: ' + str(ns3.get('logging_compiled_in'))}")
-        lines += [f"## Speed against ns-3, same sitting ({ss['date']})", "",
+        lines += ["## Speed against ns-3, same sitting", "",
                   f"ns-3: {build}; FlowMonitor {ns3.get('flowmonitor')}. Wall time is `Simulator::Run()` alone for",
                   f"ns-3 and the event loop alone for Sluice. Each pair is one ns-3 run followed by {ss['sluice_runs_per_pair']} Sluice runs of",
                   "the same case (ns-3's set-up and start times, Sluice under `validate = \"ns3.44\"`); its speed-up is ns-3's",
                   f"wall time over the median of the {ss['sluice_runs_per_pair']}. Load average: 1-minute value when the pair began.", "",
-                  "| case | pairs | speed-up median [range] | ns-3 ns/data pkt | Sluice ns/data pkt | ns-3 events/s | Sluice events/s | same result |",
-                  "|---|---|---|---|---|---|---|---|"]
+                  "| case | date | pairs | speed-up median [range] | ns-3 ns/data pkt | Sluice ns/data pkt | ns-3 events/s | Sluice events/s | same result |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         for c, r in ss["cases"].items():
-            lines.append(f"| {c} (`{r['ns3_case']}`) | {len(r['pairs'])} | **{r['speedup_median']:.0f}×** [{r['speedup_min']:.0f}–{r['speedup_max']:.0f}] | "
+            lines.append(f"| {c} (`{r['ns3_case']}`) | {r.get('date') or ss['date']} | {len(r['pairs'])} | **{r['speedup_median']:.0f}×** [{r['speedup_min']:.0f}–{r['speedup_max']:.0f}] | "
                          f"{r['ns3_ns_per_data_pkt_median']:,.0f} | {r['sluice_ns_per_data_pkt_median']:,.0f} | "
                          f"{r['ns3_events_per_s_median'] / 1e3:,.0f} k | {r['sluice_events_per_s_median'] / 1e6:.2f} M | "
                          f"{'yes' if r['same_result'] else 'no'} |")
@@ -379,9 +392,11 @@ def render(result: dict) -> str:
                 lines.append(f"| {c} | {pr['round']} | {pr['utc']} | {la} | {pr['ns3_wall_s']:.1f} | "
                              f"{' '.join(f'{w:.3f}' for w in pr['sluice_wall_s'])} | {pr['speedup']:.0f}× | "
                              f"{mib(pr['ns3_peak_rss_bytes'])} |")
-        lines += ["", "Same result: ns-3's aggregate goodput equals Sluice's to the printed precision in every pair; the two",
-                  "runs then send the same data packets, and both costs per packet divide by Sluice's `data_packets`",
-                  "(otherwise ns-3's count is taken at its bottleneck). Events are each simulator's own (ns-3's",
+        lines += ["", "Same result \"yes\": ns-3's aggregate goodput equals Sluice's to the printed precision in every pair; the two",
+                  "runs then send the same data packets, and both costs per packet divide by Sluice's `data_packets`.",
+                  "\"no\" (PIE, whose drops draw from each simulator's own generator): ns-3's count is taken at its bottleneck",
+                  "(`validation/ns3_dumbbell.py`'s forwarded data packets). Cases measured on another date than the newest",
+                  "sitting keep their own date; ratios from different sittings compare loosely. Events are each simulator's own (ns-3's",
                   "scheduler events, Sluice's engine events), so events/s do not compare across simulators; the cost",
                   "per data packet does. ns-3's peak RSS includes the Python interpreter and cppyy, which its bindings need;",
                   "Sluice's is in the memory table below.", ""]
@@ -451,10 +466,27 @@ def load_results() -> dict:
     return result
 
 
+# Sections of results.md that render() writes; any other "## " section was written by hand (or
+# by another script) and is kept, in its place before these.
+GENERATED = ("## Speed against ns-3, same sitting", "## Sluice alone", "## Cost of the congestion controls", "## Memory per flow")
+
+
+def keep_other_sections(old: str, new: str) -> str:
+    """``new`` (render's text) with the sections of ``old`` that render does not write put back
+    after the title, in their order."""
+    parts = old.split("\n## ")
+    kept = ["## " + p.rstrip("\n") + "\n" for p in parts[1:] if not ("## " + p).startswith(GENERATED)]
+    if not kept:
+        return new
+    head, sep, rest = new.partition("\n## ")
+    return head.rstrip("\n") + "\n\n" + "\n".join(kept) + ("\n## " + rest if sep else "")
+
+
 def save_results(result: dict) -> None:
     result["machine"] = {"cpus": os.cpu_count(), "platform": platform.platform(), "python": sys.version.split()[0]}
     (ROOT / "bench" / "results.json").write_text(json.dumps(result, indent=1) + "\n")
-    (ROOT / "bench" / "results.md").write_text(render(result))
+    md = ROOT / "bench" / "results.md"
+    md.write_text(keep_other_sections(md.read_text() if md.exists() else "", render(result)))
 
 
 def main() -> int:
@@ -485,11 +517,13 @@ def main() -> int:
             unknown = [c for c in cases if c not in SAME_SITTING]
             if unknown:
                 ap.error(f"--cases: unknown {', '.join(unknown)}; known: {', '.join(SAME_SITTING)}")
+            earlier = result.get("same_sitting") or {}
+
             def save(partial: dict) -> None:
-                result["same_sitting"] = partial
+                result["same_sitting"] = merge_sittings(earlier, partial)
                 save_results(result)
 
-            result["same_sitting"] = same_sitting(cases, args.pairs, save)
+            result["same_sitting"] = merge_sittings(earlier, same_sitting(cases, args.pairs, save))
         if args.memory:
             result["memory"] = memory(MEMORY_FLOWS)
         save_results(result)
