@@ -78,6 +78,27 @@ mod tests {
         assert_eq!(r.lines, want);
     }
 
+    // The boxed congestion-control states start on a line of their own (`repr(align(64))`), and
+    // their prefetch list names each of their lines; the inline variants have none.
+    #[test]
+    fn boxed_cc_state_lines_are_all_named() {
+        use crate::tcp::cc::AnyCc;
+        use crate::tcp::config::CcKind;
+        for kind in [CcKind::Cubic, CcKind::Vegas, CcKind::Compound] {
+            let cc = AnyCc::new(&TcpConfig { cc: kind, ..TcpConfig::default() });
+            let (base, size) = cc.boxed_state().expect("boxed");
+            assert_eq!(base % 64, 0, "{kind:?}");
+            let mut r = Recorder { base, lines: Default::default() };
+            cc.prefetch_lines(&mut r);
+            assert_eq!(r.lines, (0..size.div_ceil(64)).collect(), "{kind:?}");
+        }
+        let cc = AnyCc::new(&TcpConfig::default());
+        assert!(cc.boxed_state().is_none());
+        let mut r = Recorder { base: 0, lines: Default::default() };
+        cc.prefetch_lines(&mut r);
+        assert!(r.lines.is_empty());
+    }
+
     // An interface's first two lines: serializer and wire head, queue statistics; more for a burst.
     #[test]
     fn iface_lines_are_its_first_two() {

@@ -259,11 +259,13 @@ impl Endpoint {
     #[cfg(test)]
     pub(crate) const HOT_END: usize = std::mem::offset_of!(Endpoint, sb) + std::mem::size_of::<Scoreboard>();
 
-    /// The send scoreboard's segments, which live outside the endpoint: a second step, run when
-    /// the endpoint's own lines are cached, just before a segment is handed to it.
+    /// The send scoreboard's segments and the congestion control's boxed state, which live outside
+    /// the endpoint: a second step, run when the endpoint's own lines are cached, just before a
+    /// segment is handed to it.
     #[inline]
     pub fn prefetch_segments(&self, p: &mut impl Lines) {
         self.sb.prefetch_ends(p);
+        self.cc.prefetch_lines(p);
     }
 
     fn new(cfg: Arc<TcpConfig>, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {

@@ -139,6 +139,7 @@ fn floor_pow(n: u64, k: f64) -> u64 {
 }
 
 #[derive(Clone, Debug)]
+#[repr(align(64))] // boxed on its own cache lines, which `prefetch_lines` lists
 pub struct Compound {
     cfg: CompoundConfig,
     /// The Reno part, bytes.
@@ -168,6 +169,14 @@ pub struct Compound {
 }
 
 impl Compound {
+    /// One field on each of the state's cache lines (a layout test keeps the list whole).
+    #[inline]
+    pub(crate) fn prefetch_lines(&self, p: &mut impl crate::prefetch::Lines) {
+        p.line(&self.base_rtt);
+        p.line(&self.cfg);
+        p.line(&self.diff);
+    }
+
     pub fn new(cfg: CompoundConfig) -> Compound {
         Compound {
             cfg,

@@ -120,6 +120,7 @@ pub fn alpha_cubic(beta: f64) -> f64 {
 }
 
 #[derive(Clone, Debug)]
+#[repr(align(64))] // boxed on its own cache lines, which `prefetch_lines` lists
 pub struct Cubic {
     cfg: CubicConfig,
     /// Linux's flavour (else ns-3's; `Ns3Compat::cc_linux`).
@@ -153,6 +154,14 @@ pub struct Cubic {
 }
 
 impl Cubic {
+    /// One field on each of the state's cache lines (a layout test keeps the list whole).
+    #[inline]
+    pub(crate) fn prefetch_lines(&self, p: &mut impl crate::prefetch::Lines) {
+        p.line(&self.epoch_start);
+        p.line(&self.k);
+        p.line(&self.sample_cnt);
+    }
+
     pub fn new(cfg: CubicConfig, linux: bool) -> Cubic {
         Cubic {
             cfg,

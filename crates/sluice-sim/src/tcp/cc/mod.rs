@@ -231,6 +231,32 @@ impl AnyCc {
         self.wants_ack_events() || matches!(self, AnyCc::LinuxReno(_))
     }
 
+    /// One field on each cache line of the algorithm's out-of-line state, for the endpoint's
+    /// second prefetch step (`Endpoint::prefetch_segments`); nothing for the inline variants.
+    #[inline]
+    pub fn prefetch_lines(&self, p: &mut impl crate::prefetch::Lines) {
+        match self {
+            AnyCc::Cubic(c) => c.prefetch_lines(p),
+            AnyCc::Vegas(v) => v.prefetch_lines(p),
+            AnyCc::Compound(c) => c.prefetch_lines(p),
+            _ => {}
+        }
+    }
+
+    /// Address and size of the out-of-line state (layout tests).
+    #[cfg(test)]
+    pub(crate) fn boxed_state(&self) -> Option<(usize, usize)> {
+        fn span<T>(b: &T) -> Option<(usize, usize)> {
+            Some((b as *const T as usize, std::mem::size_of::<T>()))
+        }
+        match self {
+            AnyCc::Cubic(c) => span(&**c),
+            AnyCc::Vegas(v) => span(&**v),
+            AnyCc::Compound(c) => span(&**c),
+            _ => None,
+        }
+    }
+
     /// The initial window in bytes for this algorithm, given the configured rule and SMSS.
     pub fn initial_cwnd(&self, iw: InitialWindow, smss: u32) -> u64 {
         match self {

@@ -75,6 +75,7 @@ impl VegasConfig {
 }
 
 #[derive(Clone, Debug)]
+#[repr(align(64))] // boxed on its own cache lines, which `prefetch_lines` lists
 pub struct Vegas {
     cfg: VegasConfig,
     /// Linux's RTT samples (each ACK's own), else ns-3's (the SRTT on every ACK;
@@ -94,6 +95,13 @@ pub struct Vegas {
 }
 
 impl Vegas {
+    /// One field on each of the state's cache lines (a layout test keeps the list whole).
+    #[inline]
+    pub(crate) fn prefetch_lines(&self, p: &mut impl crate::prefetch::Lines) {
+        p.line(&self.base_rtt);
+        p.line(&self.cnt_rtt);
+    }
+
     pub fn new(cfg: VegasConfig, linux_samples: bool, capped: bool) -> Vegas {
         Vegas { cfg, linux_samples, capped, doing: true, beg_snd_nxt: 0, base_rtt: None, min_rtt: None, cnt_rtt: 0, diff: 0 }
     }
