@@ -17,6 +17,9 @@ Usage:
       same case under validate = "ns3.44" with ns-3's start times (packet for packet the same run).
   python3 bench/run.py --memory
       Peak resident memory of sluice-sim against the flow count on a 1 Gb/s dumbbell.
+  python3 bench/run.py --variants [--pair-rounds N]
+      Cost per data packet of each queue discipline (bench/aqm/) and congestion control (bench/cc/)
+      against the drop-tail NewReno reference, and each congestion control from 10 to 900 flows.
 """
 from __future__ import annotations
 
@@ -268,6 +271,38 @@ def summarize_sitting(runs: dict[str, list[dict]]) -> dict:
     return out
 
 
+BASE_90 = ROOT / "scenarios" / "reference" / "access90-newreno.toml"
+
+
+def variant_costs(rounds: int) -> dict:
+    """Each queue discipline (bench/aqm/*.toml) and congestion control (bench/cc/*.toml) on the
+    90-flow access dumbbell against the drop-tail NewReno reference, interleaved in one process;
+    and each congestion control's per-packet cost at 900 flows over its cost at 10."""
+    rows = []
+    for group in ("aqm", "cc"):
+        for f in sorted((ROOT / "bench" / group).glob("*.toml")):
+            print(f"interleaved {BASE_90.name} / {group}/{f.name} ...", flush=True)
+            out = subprocess.run([str(BENCH), str(BASE_90), str(f), "--rounds", str(rounds)], capture_output=True, text=True, check=True)
+            j = json.loads(out.stdout)
+            rows.append({"group": group, "file": f"bench/{group}/{f.name}", "ratios": j["ratio"],
+                         "base_ns": [r["ns_per_data_pkt"] for r in j["base"]["rounds"]],
+                         "other_ns": [r["ns_per_data_pkt"] for r in j["other"]["rounds"]]})
+    flat = []
+    cases = {c[0]: c for c in CASES}
+    ccs = ["new_reno"] + [f.stem.removeprefix("access90-") for f in sorted((ROOT / "bench" / "cc").glob("access90-*.toml"))]
+    with tempfile.TemporaryDirectory() as d:
+        for cc in ccs:
+            files = []
+            for name in ("access10", "access900"):
+                path = Path(d) / f"{name}-{cc}.toml"
+                path.write_text(scenario_text(cases[name]).replace('validate = "ns3.44"', f'validate = "ns3.44"\ncc = "{cc}"'))
+                files.append(path)
+            print(f"interleaved access10 / access900, cc = {cc} ...", flush=True)
+            flat.append({"cc": cc, "ratios": interleaved_ratios(files[0], files[1], rounds)})
+    return {"date": time.strftime("%Y-%m-%d"), "loadavg": "/".join(f"{x:.1f}" for x in os.getloadavg()),
+            "rounds": rounds, "base": str(BASE_90.relative_to(ROOT)), "rows": rows, "flatness": flat}
+
+
 def merge_sittings(earlier: dict, new: dict) -> dict:
     """A sitting's cases replace the same cases of earlier sittings and keep the others, each
     case with the date of its own sitting."""
@@ -439,6 +474,26 @@ def render(result: dict) -> str:
             lines.append(f"| `{r['profile']}` | {r['base']} → {r['other']} | {len(q)} | **{statistics.median(q):.2f}** [{q[0]:.2f}–{q[-1]:.2f}] | "
                          f"{statistics.median(r['base_ns']):,.0f} | {statistics.median(r['other_ns']):,.0f} |")
         lines += ["", cc.get("note", ""), ""]
+    var = result.get("variant_cost")
+    if var:
+        med = statistics.median
+        lines += [f"## Cost of each queue discipline and congestion control ({var['date']})", "",
+                  f"`python3 bench/run.py --variants`: each file of `bench/aqm/` and `bench/cc/` (the 90-flow access dumbbell,",
+                  f"100 s, with one thing changed) against `{var['base']}` (drop-tail, NewReno), run interleaved in one",
+                  f"process (`sluice-bench BASE OTHER --rounds {var['rounds']}`): OTHER's cost per data packet over BASE's, median [range]",
+                  f"of the rounds; target ≤ 1.2. Load average at the end: {var['loadavg']} (2 cores); both runs of a round meet the same load.", "",
+                  "| file | ratio to drop-tail NewReno | BASE ns/data pkt (median) | OTHER ns/data pkt (median) |", "|---|---|---|---|"]
+        for r in var["rows"]:
+            q = sorted(r["ratios"])
+            lines.append(f"| `{r['file']}` | **{med(q):.2f}** [{q[0]:.2f}–{q[-1]:.2f}] | {med(r['base_ns']):,.0f} | {med(r['other_ns']):,.0f} |")
+        lines += ["", "Per-packet cost at 900 flows over 10 (the access10/access900 cases of `Sluice alone` with `cc` set; target",
+                  "≤ 1.5; the figure rises with the machine's load, as more flows' state falls out of cache, so compare the rows",
+                  "with each other and with NewReno's here):", "",
+                  "| cc | 900 / 10 flows, median [range] |", "|---|---|"]
+        for r in var["flatness"]:
+            q = sorted(r["ratios"])
+            lines.append(f"| `{r['cc']}` | **{med(q):.2f}** [{q[0]:.2f}–{q[-1]:.2f}] |")
+        lines.append("")
     mem = result.get("memory")
     if mem:
         lines += [f"## Memory per flow ({mem['date']})", "",
@@ -468,7 +523,8 @@ def load_results() -> dict:
 
 # Sections of results.md that render() writes; any other "## " section was written by hand (or
 # by another script) and is kept, in its place before these.
-GENERATED = ("## Speed against ns-3, same sitting", "## Sluice alone", "## Cost of the congestion controls", "## Memory per flow")
+GENERATED = ("## Speed against ns-3, same sitting", "## Sluice alone", "## Cost of the congestion controls",
+             "## Cost of each queue discipline and congestion control", "## Memory per flow")
 
 
 def keep_other_sections(old: str, new: str) -> str:
@@ -504,6 +560,9 @@ def main() -> int:
     ap.add_argument("--cases", default="access10,access90",
                     help=f"--same-sitting: comma-separated, from {', '.join(SAME_SITTING)} (default access10,access90)")
     ap.add_argument("--memory", action="store_true", help="peak memory against the flow count (10 to 10,000 flows, ~15 s)")
+    ap.add_argument("--variants", action="store_true",
+                    help="cost per data packet of each bench/aqm and bench/cc file against the 90-flow drop-tail NewReno "
+                         "reference, and each congestion control's 10 -> 900 flow ratio, interleaved (--pair-rounds rounds; ~15 min)")
     ap.add_argument("--render", action="store_true", help="only rewrite results.md from results.json")
     args = ap.parse_args()
     result = load_results()
@@ -511,6 +570,10 @@ def main() -> int:
         save_results(result)
         return 0
     build()
+    if args.variants:
+        result["variant_cost"] = variant_costs(args.pair_rounds)
+        save_results(result)
+        return 0
     if args.same_sitting or args.memory:
         if args.same_sitting:
             cases = [c.strip() for c in args.cases.split(",") if c.strip()]
