@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Paper 003's queue, drop and fairness tables beside Sluice's, as Markdown.
+"""Piotrowska (2021)'s queue, drop and fairness tables beside Sluice's, as Markdown.
 
 A. Piotrowska, "On Cross-Layer Interactions for Congestion Control in the Internet" (Applied
 Sciences 11(17), 7808, 2021) reports one ns-3.30 run per cell: for the Data Center scenario
@@ -8,7 +8,7 @@ Access Link scenario Tables 7, 8 and 9. This prints each beside the mean over th
 sweeps in this folder.
 
 Usage:
-  python3 scenarios/papers/003-tcp-aqm/tables.py results/paper003-data-center results/paper003-access-link
+  python3 scenarios/papers/piotrowska2021/tables.py results/piotrowska2021-data-center results/piotrowska2021-access-link
 
 Each argument is a results directory of sweep-data-center.toml or sweep-access-link.toml (which one
 is read from its sweep.json); the tables of the scenarios given are printed.
@@ -70,7 +70,7 @@ def ours(results: Path) -> tuple[str, dict[tuple[str, str, str], dict[str, float
     name = str(sweep.get("name", ""))
     scenario = next((s for s in _ROWS if name.endswith(s)), None)
     if scenario is None:
-        raise SystemExit(f"{results}: not a paper-003 sweep (name {name!r})")
+        raise SystemExit(f"{results}: not a sweep of this folder (name {name!r})")
     runs = sluice.sweep.load(results).runs()
     runs = runs[runs["status"] == "done"]
     cols = ["jain_goodput", "queue_mean_pkts", "queue_std_pkts", "queue_drop_pct"]
@@ -107,7 +107,7 @@ def tables(scenario: str, cells: dict, seeds: int) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("results", nargs="+", type=Path, help="results directories of the paper-003 sweeps")
+    ap.add_argument("results", nargs="+", type=Path, help="results directories of this folder's sweeps")
     a = ap.parse_args()
     for r in a.results:
         scenario, cells, seeds = ours(r)

@@ -1,4 +1,4 @@
-"""Paper 003's sweeps (scenarios/papers/003-tcp-aqm/): every cell is a valid scenario, the quick
+"""Piotrowska (2021)'s sweeps (scenarios/papers/piotrowska2021/): every cell is a valid scenario, the quick
 variant runs, and tables.py puts the runs beside the paper's tables."""
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import pytest
 
 from sluice import sweep
 
-DIR = Path(__file__).resolve().parents[2] / "scenarios" / "papers" / "003-tcp-aqm"
+DIR = Path(__file__).resolve().parents[2] / "scenarios" / "papers" / "piotrowska2021"
 
 
 def _tables():
-    spec = importlib.util.spec_from_file_location("paper003_tables", DIR / "tables.py")
+    spec = importlib.util.spec_from_file_location("piotrowska2021_tables", DIR / "tables.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
