@@ -136,6 +136,9 @@ def queue_table(a: dict) -> str:
         ecn = "true" if a.get("ecn") else "false"
         return (f'{{ kind = "{qd}", limit = "{a["buffer"]}pkt", target = "{a["codel_target"]}", '
                 f'interval = "{a["codel_interval"]}", ecn = {ecn} }}')
+    if qd == "pie":
+        # ns-3's PIE draws its drops from ns-3's generator: the same set-up, not the same run.
+        return f'{{ kind = "pie", limit = "{a["buffer"]}pkt", target = "{a["pie_target"]}", t_update = "{a["pie_tupdate"]}" }}'
     raise ValueError(f"no Sluice queue for qdisc {qd!r}")
 
 
