@@ -206,7 +206,9 @@ impl Compound {
     fn sync(&mut self, w: &CwndState) {
         self.smss = w.smss;
         let total = w.cwnd;
-        if self.cwnd + self.dwnd > total && (self.cwnd > total || self.dwnd > total) {
+        // (The module first asks whether cwnd + dwnd exceeds the window; a part that exceeds it
+        // alone implies that.)
+        if self.cwnd > total || self.dwnd > total {
             self.cwnd = total;
             self.dwnd = 0;
         } else {
@@ -229,12 +231,8 @@ impl Compound {
                 let x = (c.alpha * floor_pow(wnd, c.k) as f64) as u64;
                 dwnd + x.saturating_sub(1)
             } else {
-                let v = 2.0 * dwnd as f64 - c.eta * diff2 as f64;
-                if v < 0.0 {
-                    0
-                } else {
-                    (v / 2.0) as u64
-                }
+                // dwnd − η·diff, in halves, not below 0.
+                ((2.0 * dwnd as f64 - c.eta * diff2 as f64).max(0.0) / 2.0) as u64
             };
             self.dwnd = dwnd * smss;
         } else {
@@ -496,6 +494,15 @@ mod tests {
             c.sync(&CwndState { cwnd: total * SMSS, ssthresh: 0, smss: SMSS as u32 });
             assert_eq!((c.cwnd / SMSS, c.dwnd / SMSS), want, "window {total}");
         }
+        // One part alone over the window is enough: cwnd 40 > 20 (dwnd 10 fits) ⇒ 20 + 0; a part
+        // equal to the window is not over it: cwnd 20 = 20 ⇒ 20 − 10 = 10 + 10, dwnd 20 = 20 ⇒
+        // 0 + 20.
+        for (cwnd, dwnd, total, want) in [(40, 10, 20, (20, 0)), (20, 10, 20, (10, 10)), (5, 20, 20, (0, 20))] {
+            c.cwnd = cwnd * SMSS;
+            c.dwnd = dwnd * SMSS;
+            c.sync(&CwndState { cwnd: total * SMSS, ssthresh: 0, smss: SMSS as u32 });
+            assert_eq!((c.cwnd / SMSS, c.dwnd / SMSS), want, "window {total}");
+        }
     }
 
     // tests the draft's slow start: dwnd stays 0 (no step with win < ssthresh, even with a
@@ -520,6 +527,33 @@ mod tests {
         };
         assert_eq!((step(CompoundVariant::Draft, 16), step(CompoundVariant::Draft, 64)), (0, 0));
         assert_eq!((step(CompoundVariant::Linux, 16), step(CompoundVariant::Linux, 32), step(CompoundVariant::Linux, 64)), (0, 0, 1));
+    }
+
+    // tests `floor_pow` for an exponent other than ¾ (the float rule): ⌊16^½⌋ = 4 exactly (not
+    // 3.999…), ⌊10^½⌋ = 3, ⌊1000^½⌋ = 31; and ¾ at 10,000: ⌊10⁴^¾⌋ = 1000 exactly.
+    #[test]
+    fn floor_pow_other_exponents() {
+        assert_eq!((floor_pow(16, 0.5), floor_pow(10, 0.5), floor_pow(1000, 0.5)), (4, 3, 31));
+        assert_eq!(floor_pow(10_000, 0.75), 1000);
+    }
+
+    // tests the step at γ itself: dwnd grows only while diff < γ. Draft: win 60 segments, RTT 200
+    // ms over baseRTT 100 ms ⇒ diff = 60·½ = 30 = γ ⇒ shrink by η·30 segments: 40 → 10. Linux:
+    // old_wnd 100 segments, RTT 142 ms ⇒ target ⌊200·100/142⌋ = 140 halves, diff 60 halves = 2γ
+    // ⇒ shrink: dwnd 40 ⇒ (80 − 60)/2 = 10 segments; dwnd 20 ⇒ max(40 − 60, 0) = 0.
+    #[test]
+    fn dwnd_shrinks_from_diff_equal_to_gamma() {
+        let ms = Dur::from_millis;
+        let mut c = Compound::new(CompoundConfig::default());
+        c.dwnd = 40 * SMSS;
+        c.update_dwnd(60 * SMSS, 60 * SMSS, SMSS, ms(100), ms(200));
+        assert_eq!((c.diff, c.dwnd), (30.0, 10 * SMSS));
+        for (dwnd, want) in [(40, 10), (20, 0)] {
+            let mut c = Compound::new(CompoundConfig { variant: CompoundVariant::Linux, ..CompoundConfig::default() });
+            c.dwnd = dwnd * SMSS;
+            c.update_dwnd(100 * SMSS, 100 * SMSS, SMSS, ms(100), ms(142));
+            assert_eq!((c.diff, c.dwnd), (30.0, want * SMSS), "dwnd {dwnd}");
+        }
     }
 
     // tests γ tuning (draft): a round with the Reno part 40 segments at its start, RTT 200 ms
@@ -556,6 +590,11 @@ mod tests {
         assert!(d.validate().is_ok());
         assert_eq!(bad(CompoundConfig { alpha: 0.0, ..d }), "alpha");
         assert_eq!(bad(CompoundConfig { beta: 1.2, ..d }), "beta");
+        // The open ends: β 0 and 1, k 0 refused; k 1 allowed.
+        assert_eq!(bad(CompoundConfig { beta: 0.0, ..d }), "beta");
+        assert_eq!(bad(CompoundConfig { beta: 1.0, ..d }), "beta");
+        assert_eq!(bad(CompoundConfig { k: 0.0, ..d }), "k");
+        assert!(CompoundConfig { k: 1.0, ..d }.validate().is_ok());
         assert_eq!(bad(CompoundConfig { k: 1.5, ..d }), "k");
         assert_eq!(bad(CompoundConfig { gamma: f64::NAN, ..d }), "gamma");
         assert_eq!(bad(CompoundConfig { eta: -1.0, ..d }), "eta");
