@@ -1,5 +1,5 @@
 //! AWM, Active Window Management (Barbera, Lombardo, Panarello, Schembra, IEEE ICC 2007), as
-//! summarised by paper 000 §3.3.
+//! summarised by the EWT paper §3.3.
 //!
 //! One suggested window `swnd`, shared by all flows, updated on every enqueue and dequeue at
 //! the monitored queue by a discrete PI law on the queue length, and written into every ACK

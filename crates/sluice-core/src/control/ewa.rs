@@ -1,5 +1,5 @@
 //! EWA, Explicit Window Adaptation (Kalampoukas, Varma, Ramakrishnan, INFOCOM 1998 / IEEE/ACM
-//! ToN 10(3) 2002), as summarised by paper 000 §3.1.
+//! ToN 10(3) 2002), as summarised by the EWT paper §3.1.
 //!
 //! ```text
 //! on each arrival to the monitored queue:  Q̄ ← (1 − w)·Q̄ + w·Q
@@ -218,7 +218,7 @@ impl WindowController for Ewa {
     fn desired_window(&mut self, _ack: &impl HeaderView, flow: &FlowEntry, gw: &GatewayView<'_>) -> Option<Proposal> {
         let b = gw.queue.capacity_bytes(self.cfg.mtu);
         self.catch_up(gw.now, b);
-        // paper 000 §3.1: EWA acts "in the presence of segments in memory".
+        // the EWT paper §3.1: EWA acts "in the presence of segments in memory".
         if gw.queue.bytes == 0 {
             return None;
         }

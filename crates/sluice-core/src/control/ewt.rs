@@ -1,4 +1,4 @@
-//! EWT, Early Window Tailoring (paper 000: Talau, Fonseca, Wille, JCNC 2019).
+//! EWT, Early Window Tailoring (Talau, Fonseca, Wille, "Early Window Tailoring", JCNC 2019: "the EWT paper").
 //!
 //! Once the monitored queue holds more than the start point `S`, every ACK's window is scaled
 //! by the free fraction of the gateway memory:
@@ -42,7 +42,7 @@ pub struct EwtConfig {
 }
 
 impl Default for EwtConfig {
-    /// `S = 0.3·B`: Sluice's reconstruction inside the bounds of the paper's example (paper 000
+    /// `S = 0.3·B`: Sluice's reconstruction inside the bounds of the paper's example (the EWT paper
     /// §4.2: the windows do not change at 20 % occupancy and do at about half); MSS 1460 and MTU
     /// 1500 (Ethernet without TCP options).
     fn default() -> Self {
@@ -90,7 +90,7 @@ impl WindowController for Ewt {
     fn desired_window(&mut self, ack: &impl HeaderView, flow: &FlowEntry, gw: &GatewayView<'_>) -> Option<Proposal> {
         let b = gw.queue.capacity_bytes(self.cfg.mtu);
         let u = gw.queue.bytes;
-        // paper 000, Algorithm 1: EWT "only works when memory usage is greater than S".
+        // the EWT paper, Algorithm 1: EWT "only works when memory usage is greater than S".
         if b == 0 || u <= self.cfg.start.bytes(b, self.cfg.mtu) {
             return None;
         }

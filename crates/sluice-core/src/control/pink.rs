@@ -1,5 +1,5 @@
 //! PINK (Grazia, Klapez, Patriciello, Casoni, IEEE WiMob 2015; Computer Communications 2017),
-//! as summarised by paper 000 §3.4.
+//! as summarised by the EWT paper §3.4.
 //!
 //! Each flow's window is its fair share of the channel over its own RTT, times a headroom `k`:
 //!

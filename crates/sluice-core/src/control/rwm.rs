@@ -1,4 +1,5 @@
-//! RWM, Receive Window Modulation (paper 004, Ciaccia et al.).
+//! RWM, Receive Window Modulation (Ciaccia et al., "Improving TCP Performance and Reducing Self-Induced
+//! Congestion with Receive Window Modulation": "the RWM paper").
 //!
 //! At an edge router, each flow's advertised window is capped at its share of the local access
 //! capacity times its RTT — its BDP — per traffic class. Algorithm 1 of the paper, run when a
@@ -104,7 +105,7 @@ pub struct RwmClass {
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RwmRttSource {
-    /// The three-way handshake (paper 004 §III).
+    /// The three-way handshake (the RWM paper §III).
     #[default]
     Handshake,
     /// The minimum ongoing sample (never the smoothed one, which includes queueing).
@@ -281,7 +282,7 @@ impl Rwm {
                     for side in [Side::Initiator, Side::Responder] {
                         let (Some(ws), Some(rtt)) = (entry.shift(side), rtt) else { continue };
                         let cap_bps = if side == Side::Initiator { c_fwd } else { c_rev };
-                        // paper 004, Alg. 1: BDP_f = (C_c/8)·RTT_f/n_c, then the ±δ knob (§IV).
+                        // the RWM paper, Alg. 1: BDP_f = (C_c/8)·RTT_f/n_c, then the ±δ knob (§IV).
                         // C·RTT in bit·ns is exact below 2^53 (1 Gb/s · 9 s); then bytes.
                         let bdp = (cap_bps as u128 * rtt.0 as u128) as f64 / 8e9 * share / n_c * (1.0 + self.cfg.delta);
                         let field = (bdp / (1u64 << ws) as f64).floor();

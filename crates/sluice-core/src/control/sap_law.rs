@@ -1,5 +1,5 @@
 //! SAP-LAW, Smart Access Point with Limited Advertised Window (Palazzi et al. 2005–2006), as
-//! summarised by paper 000 §3.2.
+//! summarised by the EWT paper §3.2.
 //!
 //! Each TCP flow gets its share of the capacity left by UDP, turned into a window with the
 //! flow's RTT:
@@ -37,7 +37,7 @@ pub struct SapLawConfig {
 }
 
 impl Default for SapLawConfig {
-    /// The smoothed RTT (Sluice's reading of paper 000 §3.2), the flow table's count, MSS 1460.
+    /// The smoothed RTT (Sluice's reading of the EWT paper §3.2), the flow table's count, MSS 1460.
     fn default() -> Self {
         SapLawConfig { capacity: None, rtt: RttChoice::Smoothed, flow_count: FlowCount::Table, mss: 1460 }
     }
