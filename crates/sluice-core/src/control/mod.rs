@@ -477,3 +477,38 @@ pub fn flow_mss(flow: &FlowEntry, configured: u32) -> u32 {
 
 #[cfg(test)]
 pub(crate) mod testutil;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The tagged config: every kind parses with its defaults; unknown kinds and keys are
+    // refused with serde's one-line message naming the allowed values or the key.
+    #[test]
+    fn controller_config_is_tagged_by_kind() {
+        for kind in ControllerConfig::KINDS {
+            let c: ControllerConfig = serde_json::from_str(&format!(r#"{{"kind": "{kind}"}}"#)).unwrap();
+            assert_eq!(c.kind(), *kind);
+            assert!(c.validate().is_ok(), "{kind}");
+            assert!(c.validate_for_queue(QueueLimit::Packets(100)).is_ok(), "{kind}");
+        }
+        let c: ControllerConfig = serde_json::from_str(r#"{"kind": "ewt", "start": "20pkt", "literal_floor": true}"#).unwrap();
+        assert_eq!(c, ControllerConfig::Ewt(EwtConfig { start: Level::Absolute(QueueLimit::Packets(20)), literal_floor: true, ..EwtConfig::default() }));
+        let e = serde_json::from_str::<ControllerConfig>(r#"{"kind": "ewx"}"#).unwrap_err().to_string();
+        assert!(e.contains("unknown variant `ewx`") && e.contains("sap_law"), "{e}");
+        let e = serde_json::from_str::<ControllerConfig>(r#"{"kind": "ewt", "strat": "30%"}"#).unwrap_err().to_string();
+        assert!(e.contains("unknown field `strat`"), "{e}");
+        let e = serde_json::from_str::<ControllerConfig>(r#"{"kind": "ewt", "start": "thirty"}"#).unwrap_err().to_string();
+        assert!(e.contains("expected a level like"), "{e}");
+    }
+
+    // Levels: a fraction of B or a size; B of a packet limit counts the MTU.
+    #[test]
+    fn levels_resolve_against_the_capacity() {
+        assert_eq!("30%".parse::<Level>().unwrap().bytes(100_000, 1500), 30_000);
+        assert_eq!("20pkt".parse::<Level>().unwrap().bytes(100_000, 1500), 30_000);
+        assert_eq!("30000B".parse::<Level>().unwrap().bytes(0, 1500), 30_000);
+        assert_eq!(QueueReading { bytes: 0, packets: 0, limit: QueueLimit::Packets(100) }.capacity_bytes(1500), 150_000);
+        assert!("-5%".parse::<Level>().is_err());
+    }
+}

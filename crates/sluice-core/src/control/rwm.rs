@@ -15,6 +15,10 @@
 //! on every ACK of f from X:  field ← min(field, cap)            (the writer never raises)
 //! ```
 //!
+//! The caps change only at those events, so RWM keeps `n_c` per class and evaluates a flow's
+//! cap when its ACK arrives ([`Rwm`]): the values Algorithm 1 would have stored, at `O(1)` per
+//! event instead of `O(n_c)`.
+//!
 //! * **Registration** is the handshake's end (the initiator's ACK of the SYN-ACK, when the RTT
 //!   and both shifts are known) or a mid-stream pickup; `n_c` counts those, not bare SYNs.
 //! * **RTT**: the handshake sample (`rtt_source = "handshake"`, the paper's), or the minimum
@@ -225,10 +229,8 @@ impl RwmConfig {
 
 /// What RWM keeps per registered flow.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-struct FlowCap {
+struct FlowState {
     class: usize,
-    /// The cap (field units) on the windows each endpoint advertises; `None` = not controlled.
-    caps: [Option<u16>; 2],
     /// The last right edge (`ack + window`) each endpoint's ACKs carried, for `no_shrink`.
     edges: [Option<u32>; 2],
 }
@@ -241,20 +243,29 @@ fn idx(side: Side) -> usize {
 }
 
 /// RWM (module doc).
+///
+/// Algorithm 1's caps depend only on the class's `n_c` and on the flow's own RTT and shift,
+/// which change only at flow events (registration, removal, a new minimum RTT). So instead of
+/// storing every flow's cap and rewriting all of a class's caps at each event (`O(n_c)` per
+/// registration), RWM keeps `n_c` per class and evaluates a flow's cap when its ACK arrives:
+/// the same values at every ACK, `O(1)` per event and per ACK.
 #[derive(Clone, Debug)]
 pub struct Rwm {
     cfg: RwmConfig,
-    flows: BTreeMap<FlowId, FlowCap>,
+    flows: BTreeMap<FlowId, FlowState>,
+    /// Registered flows per class (`n_c`); the default class last.
+    n_c: Vec<u32>,
 }
 
 impl Rwm {
     pub fn new(cfg: RwmConfig) -> Rwm {
-        Rwm { cfg, flows: BTreeMap::new() }
+        let n_c = vec![0; cfg.classes.len() + 1];
+        Rwm { cfg, flows: BTreeMap::new(), n_c }
     }
 
-    /// The cap (field units) on the windows `side` of flow `id` advertises, if controlled.
-    pub fn cap(&self, id: FlowId, side: Side) -> Option<u16> {
-        self.flows.get(&id)?.caps[idx(side)]
+    /// Registered flows of class `c` (`n_c`).
+    pub fn class_count(&self, c: usize) -> u32 {
+        self.n_c.get(c).copied().unwrap_or(0)
     }
 
     /// The RTT of Algorithm 1 for `f`.
@@ -266,37 +277,27 @@ impl Rwm {
         }
     }
 
-    /// Algorithm 1 for class `c`.
-    fn recompute(&mut self, c: usize, gw: &GatewayView<'_>) {
-        let n_c = self.flows.values().filter(|f| f.class == c).count() as f64;
-        let share = self.cfg.share_of(c);
-        let c_fwd = self.cfg.capacity.unwrap_or(gw.link).as_bps();
-        let c_rev = self.cfg.capacity_reverse.map_or(c_fwd, |r| r.as_bps());
-        let ids: Vec<FlowId> = self.flows.iter().filter(|(_, f)| f.class == c).map(|(&id, _)| id).collect();
-        for id in ids {
-            let caps = match gw.flows.get(id) {
-                Some(entry) if share > 0.0 => {
-                    let rtt = self.rtt_of(entry);
-                    let mss = entry.sender_mss().unwrap_or(self.cfg.mss);
-                    let mut caps = [None; 2];
-                    for side in [Side::Initiator, Side::Responder] {
-                        let (Some(ws), Some(rtt)) = (entry.shift(side), rtt) else { continue };
-                        let cap_bps = if side == Side::Initiator { c_fwd } else { c_rev };
-                        // the RWM paper, Alg. 1: BDP_f = (C_c/8)·RTT_f/n_c, then the ±δ knob (§IV).
-                        // C·RTT in bit·ns is exact below 2^53 (1 Gb/s · 9 s); then bytes.
-                        let bdp = (cap_bps as u128 * rtt.0 as u128) as f64 / 8e9 * share / n_c * (1.0 + self.cfg.delta);
-                        let field = (bdp / (1u64 << ws) as f64).floor();
-                        let field = field.max(mss_floor_field(mss, ws) as f64).min(u16::MAX as f64);
-                        caps[idx(side)] = Some(field as u16);
-                    }
-                    caps
-                }
-                _ => [None; 2],
-            };
-            if let Some(f) = self.flows.get_mut(&id) {
-                f.caps = caps;
-            }
+    /// Algorithm 1's cap (field units) on the windows `side` of `flow` advertises, on a link of
+    /// `link` (the rate used when `capacity` is not configured); `None` if the flow is not
+    /// registered or not controlled (unknown shift, no RTT, a class share of 0).
+    pub fn cap(&self, flow: &FlowEntry, side: Side, link: Rate) -> Option<u16> {
+        let st = self.flows.get(&flow.id)?;
+        let share = self.cfg.share_of(st.class);
+        let n_c = self.class_count(st.class).max(1) as f64;
+        let ws = flow.shift(side)?;
+        let rtt = self.rtt_of(flow)?;
+        if share <= 0.0 {
+            return None;
         }
+        let c_fwd = self.cfg.capacity.unwrap_or(link).as_bps();
+        let c = if side == Side::Initiator { c_fwd } else { self.cfg.capacity_reverse.map_or(c_fwd, |r| r.as_bps()) };
+        // the RWM paper, Alg. 1: BDP_f = (C_c/8)·RTT_f/n_c, then the ±δ knob (§IV).
+        // C·RTT in bit·ns is exact in f64 below 2^53 (1 Gb/s · 9 s).
+        let bdp = (c as u128 * rtt.0 as u128) as f64 / 8e9 * share / n_c * (1.0 + self.cfg.delta);
+        let field = (bdp / (1u64 << ws) as f64).floor();
+        let mss = flow.sender_mss().unwrap_or(self.cfg.mss);
+        let field = field.max(mss_floor_field(mss, ws) as f64).min(u16::MAX as f64);
+        Some(field as u16)
     }
 }
 
@@ -309,35 +310,28 @@ impl WindowController for Rwm {
             FlowEvent::Registered(id) => {
                 let Some(entry) = gw.flows.get(id) else { return };
                 let class = self.cfg.class_of(entry.responder().port);
-                self.flows.insert(id, FlowCap { class, ..FlowCap::default() });
-                self.recompute(class, gw);
+                if self.flows.insert(id, FlowState { class, ..FlowState::default() }).is_none() {
+                    self.n_c[class] += 1;
+                }
             }
             FlowEvent::Removed { id, .. } => {
                 if let Some(f) = self.flows.remove(&id) {
-                    self.recompute(f.class, gw);
+                    self.n_c[f.class] -= 1;
                 }
             }
-            FlowEvent::MinRttChanged(id) => {
-                let Some(f) = self.flows.get(&id) else { return };
-                let uses_min = self.cfg.bdp_source == RwmBdpSource::Handshake
-                    && (self.cfg.rtt_source == RwmRttSource::Min || gw.flows.get(id).is_some_and(|e| e.rtt_handshake.is_none()));
-                if uses_min {
-                    let class = f.class;
-                    self.recompute(class, gw);
-                }
-            }
+            FlowEvent::MinRttChanged(_) => {} // read at the next ACK
         }
     }
-    fn desired_window(&mut self, ack: &impl HeaderView, flow: &FlowEntry, _gw: &GatewayView<'_>) -> Option<Proposal> {
-        let fc = self.flows.get(&flow.id)?;
+    fn desired_window(&mut self, ack: &impl HeaderView, flow: &FlowEntry, gw: &GatewayView<'_>) -> Option<Proposal> {
         let side = flow.side_of(ack.src_addr(), ack.src_port()?)?;
-        let cap = fc.caps[idx(side)]?;
+        let cap = self.cap(flow, side, gw.link)?;
         if self.cfg.directions == RwmDirections::DataReceiver && flow.end(side.other()).payload_bytes <= flow.end(side).payload_bytes {
             return None;
         }
         let mut want = cap as u64;
         if self.cfg.no_shrink {
-            if let (Some(edge), Some(a), Some(ws)) = (fc.edges[idx(side)], ack.tcp_ack(), flow.shift(side)) {
+            let st = self.flows.get(&flow.id)?;
+            if let (Some(edge), Some(a), Some(ws)) = (st.edges[idx(side)], ack.tcp_ack(), flow.shift(side)) {
                 if seq_lt(a, edge) {
                     want = want.max((edge.wrapping_sub(a) >> ws) as u64);
                 }
@@ -350,11 +344,11 @@ impl WindowController for Rwm {
         if !self.cfg.no_shrink {
             return;
         }
-        let Some(fc) = self.flows.get_mut(&flow.id) else { return };
+        let Some(st) = self.flows.get_mut(&flow.id) else { return };
         let (Some(port), Some(a), Some(field)) = (ack.src_port(), ack.tcp_ack(), ack.tcp_window_field()) else { return };
         let Some(side) = flow.side_of(ack.src_addr(), port) else { return };
         let Some(ws) = flow.shift(side) else { return };
-        fc.edges[idx(side)] = Some(a.wrapping_add((field as u32) << ws));
+        st.edges[idx(side)] = Some(a.wrapping_add((field as u32) << ws));
     }
 }
 

@@ -87,7 +87,6 @@ mod tests {
     use super::*;
     use crate::control::testutil::*;
     use crate::control::QueueReading;
-    use crate::flows::FlowTable;
     use crate::time::{Dur, Time};
     use crate::units::QueueLimit;
 
@@ -113,22 +112,21 @@ mod tests {
         assert_eq!(p.desired, Desired::Bytes(12_500));
     }
 
-    // The formula alone, exact: (10 − 3) Mb/s / 7 · 100 ms / 8 = 12,500 B; UDP ≥ C gives 0
-    // (then the MSS floor applies in the writer).
+    // The formula alone, exact: (10 − 3) Mb/s / 7 · 100 ms / 8 = 12,500 B. With UDP at or
+    // above C the share is 0 B (the writer's MSS floor then applies); no RTT at all: untouched.
     #[test]
     fn sap_law_formula() {
         assert_eq!(share_bdp_bytes(7_000_000, Dur::from_millis(100), 7), 12_500);
-        let flows = FlowTable::new(Default::default());
-        let (_, id) = one_flow(None, None);
-        let _ = id;
+        let (flows, id) = one_flow(None, None);
+        let mut flow = flows.get(id).unwrap().clone();
         let gw = GatewayView { queue: QueueReading { bytes: 0, packets: 0, limit: QueueLimit::Packets(100) }, link: Rate::mbps(10), flows: &flows, now: Time::ZERO, oracle_flows: None };
-        let (t, id) = one_flow(None, None);
-        let mut flow = t.get(id).unwrap().clone();
-        let mut s = SapLaw::new(SapLawConfig { capacity: Some(Rate(0)), ..SapLawConfig::default() });
-        // No RTT at all: left alone.
+        let mut s = SapLaw::new(SapLawConfig::default());
         flow.rtt_handshake = None;
         assert!(s.desired_window(&Seg::ack_from_client(100), &flow, &gw).is_none());
         flow.rtt_handshake = Some(Dur::from_millis(60));
+        // 10 Mb/s, one flow, 60 ms: 75,000 B.
+        assert_eq!(s.desired_window(&Seg::ack_from_client(100), &flow, &gw).unwrap().desired, Desired::Bytes(75_000));
+        let mut s = SapLaw::new(SapLawConfig { capacity: Some(Rate(0)), ..SapLawConfig::default() });
         assert_eq!(s.desired_window(&Seg::ack_from_client(100), &flow, &gw).unwrap().desired, Desired::Bytes(0));
     }
 }

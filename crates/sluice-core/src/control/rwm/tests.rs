@@ -101,9 +101,8 @@ fn rwm_both_directions_each_with_own_shift() {
 fn rwm_recomputes_on_registration_and_removal() {
     let rtt = Dur::from_millis(60);
     let mut g = gateway(RwmConfig::default(), 1, rtt, Some(7), Some(7));
-    let id0 = g.flows.lookup_segment(&Seg::ack_from_client(0)).unwrap().id;
     let rwm = |g: &NetworkReturn| match &g.controller {
-        crate::control::AnyController::Rwm(r) => r.cap(id0, Side::Initiator),
+        crate::control::AnyController::Rwm(r) => r.cap(g.flows.lookup_segment(&Seg::ack_from_client(0)).unwrap(), Side::Initiator, Rate::mbps(1000)),
         _ => unreachable!(),
     };
     assert_eq!(rwm(&g), Some(58_593));
