@@ -94,7 +94,8 @@ pub enum Floor {
     Mss(u32),
     /// Paper-literal EWT (Algorithm 1 writes `max(W_ewt, MSS)` unconditionally): like
     /// [`Floor::Mss`], but a receiver field below the floor is *raised* to it. The only way
-    /// [`lower_window`] ever writes a larger field, and then never above the floor.
+    /// [`lower_window`] ever writes a larger field, and then never above the floor; never for a
+    /// flow whose shift is unknown (then it acts as [`Floor::Mss`]).
     LiteralMss(u32),
 }
 
@@ -184,6 +185,9 @@ pub fn lower_window(seg: &mut impl WindowField, desired: Desired, flow: &FlowEnt
     let new = match floor {
         Floor::None => proposed.min(orig64),
         Floor::Mss(m) => proposed.max(mss_floor_field(m, floor_shift)).min(orig64),
+        // Raising needs the true shift: with an unknown one, one MSS "in field units" could be
+        // up to 2^14 MSS, so the literal floor then acts as the plain one.
+        Floor::LiteralMss(m) if shift.is_none() => proposed.max(mss_floor_field(m, 0)).min(orig64),
         Floor::LiteralMss(m) => proposed.min(orig64).max(mss_floor_field(m, floor_shift)),
     };
     let new = new.min(u16::MAX as u64) as u16;

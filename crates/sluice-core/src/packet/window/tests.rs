@@ -91,6 +91,10 @@ fn writer_skips_what_it_must() {
     assert_eq!(lower_window(&mut a, Desired::Bytes(1000), t.get(id).unwrap(), Floor::None), WindowRewrite::Skipped(SkipReason::UnknownScale));
     // Field units, floor for shift 0: max(30,000, 1460) = 30,000.
     assert_eq!(lower_window(&mut a, Desired::Field(30_000), t.get(id).unwrap(), Floor::Mss(1460)), WindowRewrite::Lowered { from_field: 60_000, to_field: 30_000 });
+    // The literal floor never raises a flow of unknown shift (one MSS in field units could be
+    // 2^14 MSS): a field of 500 stays.
+    let mut small = Seg::ack_from_client(500);
+    assert_eq!(lower_window(&mut small, Desired::Field(100), t.get(id).unwrap(), Floor::LiteralMss(1460)), WindowRewrite::Unchanged);
     // A segment of another connection is refused.
     let mut other = Seg { src: (7, 7), ..Seg::ack_from_client(60_000) };
     assert_eq!(lower_window(&mut other, Desired::Bytes(0), t.get(id).unwrap(), Floor::None), WindowRewrite::Skipped(SkipReason::NotInFlow));
