@@ -9,3 +9,4 @@ mod compound;
 mod cc_behaviour;
 mod metrics;
 mod network_return;
+mod gateways;
