@@ -20,7 +20,7 @@
 //! in docs/algorithms/network-return.md.
 //!
 //! Not implemented here: NGWA and ACNS (they change IP options and header bits, not only the
-//! window), and the simulator's binding of a controller to a gateway node.
+//! window). The simulator binds a controller to a router in `sluice-sim`'s `engine/gateway.rs`.
 
 pub mod awm;
 pub mod ewa;

@@ -34,14 +34,14 @@ pub(crate) struct Gateway {
     /// The monitored link's rate (the controller's `C`).
     pub link: Rate,
     pub nr: NetworkReturn,
-    /// Rewritten ACKs: (time ns, flow, field before, field after), when traced.
+    /// ACKs whose window was lowered or raised, when traced.
     pub trace: Option<Vec<RewriteRow>>,
     /// Window-field reductions summed over lowered ACKs (bytes, with each flow's shift), for
     /// the summary's mean reduction.
     pub reduction_bytes: u128,
 }
 
-/// One rewritten ACK (`monitor.rewrite_trace`).
+/// One ACK whose window was lowered or raised (`monitor.rewrite_trace`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct RewriteRow {
     pub t_ns: u64,
@@ -92,11 +92,11 @@ impl<'m> Sim<'m> {
         let gw = &mut self.gateways[g];
         let p = &mut self.pkts[id as usize];
         let outcome = gw.nr.at_rewrite_point(p, r, now);
-        if let WindowRewrite::Lowered { from_field, to_field } = outcome {
+        if let WindowRewrite::Lowered { from_field, to_field } | WindowRewrite::Raised { from_field, to_field } = outcome {
             // The field is in the units of the ACK sender's own shift.
             let shift = gw.nr.flows.lookup_segment(&*p).and_then(|f| f.side_of(p.src, p.sport).and_then(|s| f.shift(s))).unwrap_or(0);
             let (orig, new) = ((from_field as u64) << shift, (to_field as u64) << shift);
-            gw.reduction_bytes += (orig - new) as u128;
+            gw.reduction_bytes += orig.saturating_sub(new) as u128;
             if let Some(t) = &mut gw.trace {
                 t.push(RewriteRow { t_ns: now.0, flow: p.flow, orig_bytes: orig, new_bytes: new });
             }

@@ -105,9 +105,9 @@ pub struct GatewaySummary {
     pub rewrite_at: String,
     /// TCP ACKs (without SYN or RST) at the rewrite point.
     pub acks: u64,
-    /// ... whose window was lowered, raised (RWM without `no_shrink` restoring a window it had
-    /// lowered, never above the receiver's), left as it was, skipped by the writer or the
-    /// controller, or of flows the table does not hold.
+    /// ... whose window was lowered; raised (EWT's `literal_floor` writing one MSS over a
+    /// smaller receiver window); left as it was; skipped by the writer (unknown shift) or left
+    /// alone by the controller; or of flows the table does not hold.
     pub lowered: u64,
     pub raised: u64,
     pub unchanged: u64,

@@ -65,8 +65,9 @@ fn ewt_holds_the_queue_where_the_windows_fill_the_path() {
     assert!(plain.get("gateways").is_none(), "a run without gateways reports none");
 }
 
-// The rewrite trace: every row lowers a window (never raises it), and there is one row per
-// lowered ACK; rewriting at forward time acts too.
+// The rewrite trace: without EWT's `literal_floor` (the only rule that may raise a window, to
+// one MSS) every row lowers a window, and there is one row per lowered ACK; rewriting at
+// forward time acts too.
 #[test]
 fn rewrite_trace_rows_only_lower() {
     for at in ["dequeue", "forward"] {
@@ -76,6 +77,7 @@ fn rewrite_trace_rows_only_lower() {
         let col = |name: &str| t.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c).unwrap();
         let (Column::I64(orig), Column::I64(new)) = (col("orig_bytes"), col("new_bytes")) else { panic!("columns") };
         let s = serde_json::to_value(&out.summary).unwrap();
+        assert_eq!(s["gateways"][0]["raised"].as_u64(), Some(0), "{at}");
         assert_eq!(orig.len() as u64, s["gateways"][0]["lowered"].as_u64().unwrap(), "{at}");
         assert!(!orig.is_empty(), "{at}");
         assert!(orig.iter().zip(new).all(|(o, n)| n < o && *n >= 0), "{at}");
