@@ -835,7 +835,7 @@ fn gateways(tables: &[GatewayTable], net: &Net) -> R<Vec<GatewaySpec>> {
             return Err(ScenarioError::new(format!("{path}.node"), format!("{:?} is not a router (routers: {})", g.node, routers.join(", "))).with_allowed(routers));
         }
         if out.iter().any(|o| o.node == node) {
-            return err(&format!("{path}.node"), format!("{:?} already has a gateway (one per router)", g.node));
+            return err(format!("{path}.node"), format!("{:?} already has a gateway (one per router)", g.node));
         }
         let egress: Vec<(&DirSpec, sluice_core::Rate)> = net
             .links

@@ -35,7 +35,7 @@ start = {{ uniform = ["0s", "1s"] }}
 }
 
 fn queue(s: &serde_json::Value) -> &serde_json::Value {
-    &s["queues"].as_array().unwrap().iter().find(|q| q["name"] == "A->B").unwrap()
+    s["queues"].as_array().unwrap().iter().find(|q| q["name"] == "A->B").unwrap()
 }
 
 // EWT on A, reading A->B, with 64 KiB receive windows: above the start point S EWT writes

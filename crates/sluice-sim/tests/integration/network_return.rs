@@ -99,7 +99,6 @@ fn controllers_decide_identically_on_sim_packets_and_their_bytes() {
             assert_eq!(sim.tcp_window_field(), raw.tcp_window_field(), "{} at {t} ns", cfg.kind());
             assert_eq!(raw.tcp_checksum_ok(), Some(true));
             // And the byte gateway's packet is what the simulator would now serialize.
-            drop(raw);
             assert_eq!(bytes, wire(&sim), "{} at {t} ns: bytes differ from the rewritten SimPacket's", cfg.kind());
             if let WindowRewrite::Lowered { to_field, .. } = a {
                 assert!(to_field <= p.tcp_window_field().unwrap());
