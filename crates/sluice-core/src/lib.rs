@@ -12,8 +12,12 @@
 //! | [`loss`] | random (Bernoulli, Gilbert–Elliott) and scripted packet loss on a link direction |
 //! | [`packet`] | the header view both datapaths implement; checksums (RFC 1071/1624) |
 //! | [`qdisc`] | the queue-discipline trait, its statistics wrapper, drop-tail |
+//! | [`flows`] | the gateway's flow table: handshake, window scale, RTT, counts; the UDP rate |
+//! | [`control`] | network-return controllers (EWT, EWA, AWM, SAP-LAW, PINK, RWM) and their hook |
 #![forbid(unsafe_code)]
 
+pub mod control;
+pub mod flows;
 pub mod loss;
 pub mod packet;
 pub mod qdisc;

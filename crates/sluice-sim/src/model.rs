@@ -23,6 +23,8 @@ pub struct Model {
     pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,
     pub monitor: MonitorSpec,
+    /// Network-return controllers on routers (docs/algorithms/network-return.md).
+    pub gateways: Vec<GatewaySpec>,
     /// Free-form provenance recorded in the summary (profile, options that ran).
     pub notes: Vec<(String, String)>,
 }
@@ -126,6 +128,41 @@ pub struct FlowSpec {
     pub tcp: TcpConfig,
 }
 
+/// A network-return controller on a router: it sees every packet the router forwards, the
+/// enqueues and dequeues of one of its egress queues, and rewrites the receive window of ACKs
+/// at the rewrite point.
+#[derive(Clone, Debug, Serialize)]
+pub struct GatewaySpec {
+    /// The router (node index).
+    pub node: usize,
+    pub controller: sluice_core::control::ControllerConfig,
+    pub flow_table: sluice_core::flows::FlowTableConfig,
+    /// The egress queue whose occupancy the controller reads (a link direction's
+    /// `queue_name`, leaving `node`).
+    pub monitor: String,
+    pub rewrite_at: RewriteAt,
+}
+
+/// Where a gateway rewrites the window of an ACK it forwards.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RewriteAt {
+    /// When the ACK leaves the router's egress queue (after any time it waited there): the
+    /// value is computed from the queue as it stands when the ACK goes on the wire.
+    Dequeue,
+    /// When the router forwards the ACK, before it joins the egress queue.
+    Forward,
+}
+
+impl RewriteAt {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RewriteAt::Dequeue => "dequeue",
+            RewriteAt::Forward => "forward",
+        }
+    }
+}
+
 /// What to measure and record.
 #[derive(Clone, Debug, Serialize)]
 pub struct MonitorSpec {
@@ -137,6 +174,8 @@ pub struct MonitorSpec {
     pub rtt_trace: bool,
     /// Sample the congestion controls' internal values with the cwnd trace (table `cc_state`).
     pub cc_trace: bool,
+    /// Record every window a gateway lowered (table `rewrites`).
+    pub rewrite_trace: bool,
     /// Bytes captured per packet in pcap files.
     pub pcap_snaplen: u32,
     /// Queues reported in the summary and sampled (by name); `None`: every router egress queue.
@@ -170,7 +209,7 @@ impl Efficiency {
 
 impl Default for MonitorSpec {
     fn default() -> Self {
-        MonitorSpec { queue_sample: Dur::from_millis(10), cwnd_trace: None, rtt_trace: false, cc_trace: false, pcap_snaplen: 128, queues: None, flow_sample: None, efficiency: Efficiency::Ip }
+        MonitorSpec { queue_sample: Dur::from_millis(10), cwnd_trace: None, rtt_trace: false, cc_trace: false, rewrite_trace: false, pcap_snaplen: 128, queues: None, flow_sample: None, efficiency: Efficiency::Ip }
     }
 }
 

@@ -4,7 +4,7 @@
 //! view ([`HeaderView`]) and the pcap writer read exactly what a capture would show. Payload
 //! bytes are not materialized: a pcap file carries zeros, and checksums are computed over them.
 
-use sluice_core::packet::{proto, tcp_flags, Ecn, HeaderView};
+use sluice_core::packet::{proto, tcp_flags, Ecn, HeaderView, TcpOptionsView, WindowField, WriteToken};
 
 /// Up to four SACK blocks (RFC 2018), as wire sequence numbers `[left, right)`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -183,6 +183,28 @@ impl HeaderView for SimPacket {
     }
     fn payload_len(&self) -> u32 {
         self.payload
+    }
+    fn tcp_options(&self) -> TcpOptionsView {
+        match &self.transport {
+            Transport::Tcp { opts, .. } => TcpOptionsView { mss: opts.mss, wscale: opts.wscale, sack_permitted: opts.sack_permitted, timestamps: opts.ts },
+            Transport::Udp => TcpOptionsView::default(),
+        }
+    }
+}
+
+/// The simulator's packet is one of the two datapaths whose window `lower_window` rewrites.
+/// It carries no checksum: checksums are computed from the fields whenever a packet is
+/// serialized (`monitor::pcap::serialize_headers`), so they are always valid, and the
+/// rewrite only sets the field. The setter can be called only by `lower_window` (it needs a
+/// [`WriteToken`], which only `sluice-core` can make).
+impl WindowField for SimPacket {
+    fn tcp_checksum(&self) -> Option<u16> {
+        None
+    }
+    fn write_window(&mut self, _token: WriteToken<'_>, field: u16, _checksum: Option<u16>) {
+        if let Transport::Tcp { window, .. } = &mut self.transport {
+            *window = field;
+        }
     }
 }
 

@@ -1,10 +1,22 @@
-//! The header view shared by both datapaths.
+//! The header view shared by both datapaths, and the one writer of the TCP window.
 //!
 //! Controllers and queue disciplines read packets only through [`HeaderView`] (and the
-//! [`crate::qdisc::Queued`] trait). The simulator implements it on its packet struct; the gateway
-//! will implement it on raw bytes. So an algorithm written once runs in both.
+//! [`crate::qdisc::Queued`] trait). The simulator implements it on its packet struct; the
+//! gateway implements it on raw bytes ([`raw::RawPacket`]). So an algorithm written once runs in
+//! both.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`checksum`] | RFC 1071 sum, RFC 1624 incremental update |
+//! | [`window`] | [`WindowField`] (sealed setter) and [`lower_window`], the only code that writes a TCP window |
+//! | [`raw`] | [`RawPacket`]: IPv4 + TCP/UDP over a byte buffer, checked once, panic-free afterwards |
 
 pub mod checksum;
+pub mod raw;
+pub mod window;
+
+pub use raw::{ParseError, RawPacket};
+pub use window::{lower_window, Desired, Floor, SkipReason, WindowField, WindowRewrite, WriteToken};
 
 /// The two ECN bits of the IP header (RFC 3168 §5).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -70,8 +82,28 @@ pub trait HeaderView {
     fn tcp_window_field(&self) -> Option<u16>;
     /// TCP or UDP payload length in bytes.
     fn payload_len(&self) -> u32;
+    /// The TCP options a flow table reads (all absent for non-TCP packets). Absent and
+    /// present-with-zero are different: a SYN whose window-scale option says 0 enables scaling
+    /// with shift 0, a SYN without the option disables scaling for both directions (RFC 7323
+    /// §2.2).
+    fn tcp_options(&self) -> TcpOptionsView;
 
     fn is_tcp(&self) -> bool {
         self.protocol() == proto::TCP
     }
+}
+
+/// The TCP options gateway algorithms read: MSS and window scale (meaningful on SYN and
+/// SYN-ACK only, RFC 7323 §2.2, RFC 9293 §3.7.1), SACK-permitted, timestamps.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TcpOptionsView {
+    /// MSS option (kind 2): the largest segment the sender of this SYN accepts; `None` if absent.
+    pub mss: Option<u16>,
+    /// Window-scale option (kind 3) as carried, not clamped; `None` if absent, `Some(0)` if
+    /// present with shift 0.
+    pub wscale: Option<u8>,
+    /// SACK-permitted (kind 4).
+    pub sack_permitted: bool,
+    /// Timestamps (kind 8): `(TSval, TSecr)`.
+    pub timestamps: Option<(u32, u32)>,
 }

@@ -13,6 +13,7 @@
 //! deadline was set, and the wake-up is scheduled with it: the timer then sorts among the events
 //! of its instant as if scheduled when it was set (ns-3's order), not when it was re-armed.
 
+pub(crate) mod gateway;
 pub mod queue;
 
 use crate::apps::App;
@@ -107,6 +108,13 @@ pub(crate) struct Sim<'m> {
     /// The first pcap write that failed: the run reports it instead of a summary.
     pcap_error: Option<SimError>,
     pub files: Vec<String>,
+    /// Network-return gateways (`engine::gateway`), and per node the index of its gateway
+    /// (`gateway::NO_GATEWAY` for none).
+    pub(crate) gateways: Vec<gateway::Gateway>,
+    node_gw: Vec<u32>,
+    /// TCP flows started and not finished: the gateways' exact flow count
+    /// (`flow_count = "oracle"`).
+    tcp_active: u32,
 }
 
 /// Build and run a model.
@@ -269,6 +277,23 @@ impl<'m> Sim<'m> {
             }
             apps.push(App { flow: f as u32, spec: fl.app.clone(), start, stop: fl.stop, rng, gen: 0, on_until: Time::ZERO, stopped: false, train_start: Time::ZERO, train_sent: 0, on_carry: Dur::ZERO });
         }
+        let mut node_gw = vec![gateway::NO_GATEWAY; nodes.len()];
+        let mut gateways = Vec::with_capacity(model.gateways.len());
+        for (g, spec) in model.gateways.iter().enumerate() {
+            let monitor = info.iter().position(|i| i.name == spec.monitor).expect("the scenario layer resolved the monitored queue") as u32;
+            for &k in &nodes[spec.node].ifaces {
+                ifaces[k as usize].set_flag(Flags::HOOKED, true);
+            }
+            node_gw[spec.node] = g as u32;
+            gateways.push(gateway::Gateway {
+                monitor,
+                rewrite_at: spec.rewrite_at,
+                link: ifaces[monitor as usize].rate,
+                nr: sluice_core::control::NetworkReturn::new(spec.flow_table.clone(), &spec.controller),
+                trace: model.monitor.rewrite_trace.then(Vec::new),
+                reduction_bytes: 0,
+            });
+        }
         let wake: Vec<WakeSlot> = eps.iter().map(|e| WakeSlot { as_set: e.timer_ties_as_set(), ..WakeSlot::IDLE }).collect();
         // The longest a full-sized packet spends on one link: the calendar of packet events
         // looks that far ahead (see `EventQueue`).
@@ -306,6 +331,9 @@ impl<'m> Sim<'m> {
             pcaps,
             pcap_error: None,
             files,
+            gateways,
+            node_gw,
+            tcp_active: 0,
         })
     }
 
@@ -469,25 +497,38 @@ impl<'m> Sim<'m> {
         // so skip the discipline (same statistics, fewer memory touches on cold interfaces).
         // Idle link and empty device: transmit it. Busy link, room in the device, no refill
         // pending: it would move to the device at once (what `kick` does), so put it there.
+        let hooked = f.flag(Flags::HOOKED);
         if f.qdisc_passes(qp.len) {
             let idle = f.idle_at(now, self.cur_seq);
             if idle && f.device_is_empty() {
                 f.qdisc.pass_through();
                 qp.enq = now;
+                if hooked {
+                    self.gw_pass(iface, qp.id, qp.len);
+                }
                 self.transmit(iface, qp);
                 return;
             }
             if !idle && f.device_len() < f.device_cap as usize && !f.flag(Flags::REFILL_PENDING) {
                 f.qdisc.pass_through();
                 qp.enq = now;
-                f.device_push(qp);
+                if hooked {
+                    self.gw_pass(iface, qp.id, qp.len);
+                }
+                self.ifaces[iface as usize].device_push(qp);
                 self.ensure_txdone(iface);
                 return;
             }
         }
+        let before = if hooked { f.qdisc.occupancy::<QPkt>() } else { Default::default() };
+        let len = qp.len;
         let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut self.drops };
         match f.qdisc.enqueue(qp, now, &mut cx) {
-            Offer::Queued { .. } => {}
+            Offer::Queued { .. } => {
+                if hooked {
+                    self.gw_queue(iface, sluice_core::control::QueueEventKind::Enqueue, len, before);
+                }
+            }
             Offer::Dropped(_, p) => {
                 self.lose(p.id);
             }
@@ -521,12 +562,18 @@ impl<'m> Sim<'m> {
             if f.qdisc_idle() {
                 break; // nothing to dequeue (without reading the discipline)
             }
+            let hooked = f.flag(Flags::HOOKED);
+            let before = if hooked { f.qdisc.occupancy::<QPkt>() } else { Default::default() };
             let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut self.drops };
             let Some(p) = f.qdisc.dequeue(now, &mut cx) else { break };
             if p.ecn == Ecn::Ce {
                 self.pkts[p.id as usize].ecn = Ecn::Ce;
             }
-            f.device_push(p);
+            if hooked {
+                self.gw_queue(iface, sluice_core::control::QueueEventKind::Dequeue, p.len, before);
+                self.gw_departure(iface, p.id);
+            }
+            self.ifaces[iface as usize].device_push(p);
         }
         while let Some((p, _)) = self.drops.pop() {
             self.lose(p.id);
@@ -699,6 +746,11 @@ impl<'m> Sim<'m> {
         let node = f.peer;
         let dst = self.pkts[id as usize].dst;
         if node_addr(node as usize) != dst {
+            let g = self.node_gw[node as usize];
+            if g != gateway::NO_GATEWAY {
+                let out = self.route(node, dst);
+                self.gw_forward(g as usize, id, out);
+            }
             self.forward(node, id);
             return;
         }
@@ -734,6 +786,7 @@ impl<'m> Sim<'m> {
                 if e.counters.delivered >= size {
                     self.flownet[flow].fct = Some(e.counters.last_delivery);
                     self.fct_pending[flow] = false;
+                    self.tcp_active -= 1;
                 }
             }
         }
@@ -832,6 +885,7 @@ impl<'m> Sim<'m> {
         let flow = a.flow as usize;
         match a.spec.clone() {
             AppSpec::Bulk { write } => {
+                self.tcp_active += 1;
                 let client = self.flow_ep[flow] as usize;
                 self.with_endpoint(client + 1, |_, _, _| {});
                 self.with_endpoint(client, |e, now, out| {
@@ -840,6 +894,7 @@ impl<'m> Sim<'m> {
                 });
             }
             AppSpec::File { size, write } => {
+                self.tcp_active += 1;
                 self.with_endpoint(self.flow_ep[flow] as usize, |e, now, out| {
                     e.app_send(Some(size), write);
                     e.connect(now, out);
@@ -1300,7 +1355,7 @@ app = { kind = "file", size = "200kB" }
                 tcp: crate::tcp::TcpConfig::default(),
             })
             .collect();
-        Model { name: "chain".into(), seed: 1, duration: Dur::from_secs(1), warmup: Dur::ZERO, nodes, links, flows, monitor: MonitorSpec::default(), notes: vec![] }
+        Model { name: "chain".into(), seed: 1, duration: Dur::from_secs(1), warmup: Dur::ZERO, nodes, links, flows, monitor: MonitorSpec::default(), notes: vec![], gateways: vec![] }
     }
 
     /// A source of one 1000-byte IP packet (see above).

@@ -1,6 +1,6 @@
 //! Turning a finished run into the summary and tables.
 
-use super::summary::{jain, Column, FlowSummary, QueueSummary, RunOutput, Summary, Table, SUMMARY_VERSION};
+use super::summary::{jain, Column, FlowSummary, GatewaySummary, QueueSummary, RunOutput, Summary, Table, SUMMARY_VERSION};
 use crate::engine::{FlowNet, Sim};
 use crate::model::{AppSpec, Efficiency, FlowSpec};
 use crate::tcp::{Endpoint, TcpCounters};
@@ -292,6 +292,31 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
     }
     options.insert("efficiency".into(), serde_json::Value::String(model.monitor.efficiency.as_str().into()));
     options.insert("timing".into(), serde_json::Value::String("serialization at link rate incl. l2 overhead, then propagation; no processing delay; ties in scheduling order".into()));
+    let gateways = sim
+        .gateways
+        .iter()
+        .zip(&model.gateways)
+        .map(|(g, spec)| {
+            let s = g.nr.stats;
+            GatewaySummary {
+                node: model.nodes[spec.node].name.clone(),
+                kind: spec.controller.kind().to_string(),
+                params: serde_json::to_value(&spec.controller).expect("a config serializes"),
+                monitor: spec.monitor.clone(),
+                rewrite_at: spec.rewrite_at.as_str().to_string(),
+                acks: s.acks,
+                lowered: s.lowered,
+                raised: s.raised,
+                unchanged: s.unchanged,
+                skipped: s.skipped,
+                untracked: s.untracked,
+                mean_reduction_bytes: if s.lowered > 0 { g.reduction_bytes as f64 / s.lowered as f64 } else { 0.0 },
+                flow_table_size: g.nr.flows.len() as u64,
+                flow_table_evicted: g.nr.flows.evicted(),
+                flow_table_rejected: g.nr.flows.rejected(),
+            }
+        })
+        .collect();
     let summary = Summary {
         scenario: model.name.clone(),
         seed: model.seed,
@@ -306,6 +331,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
         aggregate_received_bps: if window_s > 0.0 { aggregate_received as f64 * 8.0 / window_s } else { 0.0 },
         flows,
         queues,
+        gateways,
         options,
         sluice_version: VERSION.to_string(),
         summary_version: SUMMARY_VERSION,
@@ -360,6 +386,28 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
             }
         }
         tables.push(Table { name: "rtt".into(), columns: vec![("t_s".into(), Column::F64(t)), ("flow".into(), Column::I64(fl)), ("rtt_s".into(), Column::F64(r))] });
+    }
+    if model.monitor.rewrite_trace {
+        let (mut t, mut gw, mut fl, mut orig, mut new) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (g, spec) in sim.gateways.iter().zip(&model.gateways) {
+            for r in g.trace.iter().flatten() {
+                t.push(r.t_ns as f64 * 1e-9);
+                gw.push(model.nodes[spec.node].name.clone());
+                fl.push(r.flow as i64);
+                orig.push(r.orig_bytes as i64);
+                new.push(r.new_bytes as i64);
+            }
+        }
+        tables.push(Table {
+            name: "rewrites".into(),
+            columns: vec![
+                ("t_s".into(), Column::F64(t)),
+                ("gateway".into(), Column::Str(gw)),
+                ("flow".into(), Column::I64(fl)),
+                ("orig_bytes".into(), Column::I64(orig)),
+                ("new_bytes".into(), Column::I64(new)),
+            ],
+        });
     }
     if model.monitor.flow_sample.is_some() {
         let bytes: Vec<f64> = s.f_bytes.iter().map(|&b| b as f64).collect();

@@ -90,6 +90,38 @@ pub struct FlowSummary {
     pub startup_s: Option<f64>,
 }
 
+/// One network-return gateway over the whole run (warm-up included: a controller's state
+/// builds from the first packet).
+#[derive(Clone, Debug, Serialize)]
+pub struct GatewaySummary {
+    /// The router.
+    pub node: String,
+    /// The controller (`ewt`, `rwm`, ...).
+    pub kind: String,
+    /// Its resolved parameters, defaults included.
+    pub params: serde_json::Value,
+    /// The queue it reads.
+    pub monitor: String,
+    pub rewrite_at: String,
+    /// TCP ACKs (without SYN or RST) at the rewrite point.
+    pub acks: u64,
+    /// ... whose window was lowered; raised (EWT's `literal_floor` writing one MSS over a
+    /// smaller receiver window); left as it was; skipped by the writer (unknown shift) or left
+    /// alone by the controller; or of flows the table does not hold.
+    pub lowered: u64,
+    pub raised: u64,
+    pub unchanged: u64,
+    pub skipped: u64,
+    pub untracked: u64,
+    /// Mean reduction of a lowered ACK's window, bytes (field × the ACK sender's shift).
+    pub mean_reduction_bytes: f64,
+    /// Flows in the table at the end; flows evicted to make room; flows refused with the table
+    /// full of active flows.
+    pub flow_table_size: u64,
+    pub flow_table_evicted: u64,
+    pub flow_table_rejected: u64,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct QueueSummary {
     pub name: String,
@@ -142,6 +174,9 @@ pub struct Summary {
     pub data_packets: u64,
     pub flows: Vec<FlowSummary>,
     pub queues: Vec<QueueSummary>,
+    /// Network-return gateways (absent without any).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gateways: Vec<GatewaySummary>,
     /// Jain's index over the flows' `goodput_bps`.
     pub jain_goodput: f64,
     /// Jain's index over the flows' `received_bps`.

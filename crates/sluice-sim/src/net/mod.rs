@@ -200,6 +200,8 @@ impl Flags {
     pub const WIRE_MORE: u8 = 32;
     /// More than two packets are on the wire (`wire_rest` is not empty).
     pub const WIRE_REST: u8 = 64;
+    /// The interface leaves a router with a network-return gateway (`engine::gateway`).
+    pub const HOOKED: u8 = 128;
 
     #[inline]
     pub fn get(self, bit: u8) -> bool {

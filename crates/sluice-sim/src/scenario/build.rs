@@ -735,6 +735,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
         monitor.cwnd_trace = Some(d);
     }
     monitor.rtt_trace = f.monitor.rtt_trace.unwrap_or(false);
+    monitor.rewrite_trace = f.monitor.rewrite_trace.unwrap_or(false);
     if let Some(d) = f.monitor.flow_sample {
         if d == Dur::ZERO {
             return err("monitor.flow_sample", "must be greater than zero");
@@ -814,7 +815,50 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
     if let Some(d) = &f.description {
         notes.push(("description".into(), d.clone()));
     }
-    Ok(Model { name: f.name, seed: seed.or(f.seed).unwrap_or(1), duration: f.duration, warmup, nodes: net.nodes, links: net.links, flows, monitor, notes })
+    let gateways = gateways(&f.gateways, &net)?;
+    Ok(Model { name: f.name, seed: seed.or(f.seed).unwrap_or(1), duration: f.duration, warmup, nodes: net.nodes, links: net.links, flows, monitor, notes, gateways })
+}
+
+/// `[[gateways]]`: each on a router, at most one per router, reading one of its egress queues
+/// (by default the slowest, the first of equals), with the controller's parameters checked
+/// against that queue's limit.
+fn gateways(tables: &[GatewayTable], net: &Net) -> R<Vec<GatewaySpec>> {
+    use sluice_core::qdisc::{AnyQdisc, QueueDisc};
+    let mut out: Vec<GatewaySpec> = Vec::new();
+    let routers: Vec<String> = net.nodes.iter().filter(|n| n.kind == NodeKind::Router).map(|n| n.name.clone()).collect();
+    for (i, g) in tables.iter().enumerate() {
+        let path = format!("gateways[{i}]");
+        let Some(node) = net.nodes.iter().position(|n| n.name == g.node) else {
+            return Err(ScenarioError::new(format!("{path}.node"), format!("no node named {:?} (routers: {})", g.node, routers.join(", "))).with_allowed(routers));
+        };
+        if net.nodes[node].kind != NodeKind::Router {
+            return Err(ScenarioError::new(format!("{path}.node"), format!("{:?} is not a router (routers: {})", g.node, routers.join(", "))).with_allowed(routers));
+        }
+        if out.iter().any(|o| o.node == node) {
+            return err(format!("{path}.node"), format!("{:?} already has a gateway (one per router)", g.node));
+        }
+        let egress: Vec<(&DirSpec, sluice_core::Rate)> = net
+            .links
+            .iter()
+            .flat_map(|l| [(l.a == node).then_some((&l.ab, l.rate)), (l.b == node).then_some((&l.ba, l.rate))])
+            .flatten()
+            .collect();
+        let names: Vec<String> = egress.iter().map(|(d, _)| d.queue_name.clone()).collect();
+        let (dir, _) = match &g.monitor {
+            Some(m) => *egress.iter().find(|(d, _)| &d.queue_name == m).ok_or_else(|| {
+                ScenarioError::new(format!("{path}.monitor"), format!("no queue named {m:?} leaving {} (its queues: {})", g.node, names.join(", "))).with_allowed(names.clone())
+            })?,
+            None => *egress.iter().min_by_key(|(_, r)| r.as_bps()).ok_or_else(|| ScenarioError::new(format!("{path}.node"), format!("{:?} has no links", g.node)))?,
+        };
+        let field = |e: sluice_core::qdisc::ParamError| ScenarioError::new(format!("{path}.controller.{}", e.field), e.message);
+        g.controller.validate().map_err(field)?;
+        let limit = AnyQdisc::<crate::net::QPkt>::new(&dir.qdisc, &mut sluice_core::rng::RngStream::from_seed(0)).limit();
+        g.controller.validate_for_queue(limit).map_err(field)?;
+        let flow_table = g.flow_table.clone().unwrap_or_default();
+        flow_table.validate().map_err(|e| ScenarioError::new(format!("{path}.flow_table.{}", e.field), e.message))?;
+        out.push(GatewaySpec { node, controller: g.controller.clone(), flow_table, monitor: dir.queue_name.clone(), rewrite_at: g.rewrite_at.unwrap_or(RewriteAt::Dequeue) });
+    }
+    Ok(out)
 }
 
 /// Rows a sampled table (queue lengths, congestion windows) may reach in one run, about half a

@@ -23,6 +23,24 @@ pub struct ScenarioFile {
     pub flows: Vec<FlowTable>,
     #[serde(default)]
     pub monitor: MonitorTable,
+    /// `[[gateways]]`: network-return controllers on routers.
+    #[serde(default)]
+    pub gateways: Vec<GatewayTable>,
+}
+
+/// `[[gateways]]`: a network-return controller on a router (docs/scenarios.md, "Gateways").
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct GatewayTable {
+    /// The router's name.
+    pub node: String,
+    /// `{ kind = "ewt" | "ewa" | "awm" | "sap_law" | "pink" | "rwm", ... }`.
+    pub controller: sluice_core::control::ControllerConfig,
+    /// The egress queue the controller reads (`"A->B"`); default: the router's slowest egress.
+    pub monitor: Option<String>,
+    pub rewrite_at: Option<crate::model::RewriteAt>,
+    /// The flow table's parameters.
+    pub flow_table: Option<sluice_core::flows::FlowTableConfig>,
 }
 
 /// TCP options; every key optional (docs/tcp.md and docs/scenarios.md name each variant).
@@ -393,6 +411,7 @@ pub struct MonitorTable {
     pub queue_sample: Option<Dur>,
     pub cwnd_trace: Option<Dur>,
     pub rtt_trace: Option<bool>,
+    pub rewrite_trace: Option<bool>,
     pub cc_trace: Option<bool>,
     pub pcap: Option<Endpoints>,
     pub pcap_snaplen: Option<u32>,

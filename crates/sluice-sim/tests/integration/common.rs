@@ -120,6 +120,7 @@ impl Dumbbell {
             flows,
             monitor: MonitorSpec::default(),
             notes: vec![],
+            gateways: vec![],
         }
     }
 }

@@ -8,3 +8,5 @@ mod aqm;
 mod compound;
 mod cc_behaviour;
 mod metrics;
+mod network_return;
+mod gateways;

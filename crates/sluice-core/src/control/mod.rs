@@ -1,0 +1,514 @@
+//! Network-return controllers: gateway code that lowers the receive window carried by ACKs.
+//!
+//! A controller *proposes* a window for each ACK ([`WindowController::desired_window`]); the
+//! one writer, [`crate::packet::lower_window`], *disposes* (skips SYN/RST, uses the
+//! advertiser's shift, floors, never raises, fixes the checksum). A controller never gets
+//! more than `&impl HeaderView`, so it cannot write a packet.
+//!
+//! | module | controller | source |
+//! |---|---|---|
+//! | [`ewt`] | EWT, Early Window Tailoring | Talau, Fonseca, Wille, JCNC 2019 |
+//! | [`ewa`] | EWA, Explicit Window Adaptation | Kalampoukas, Varma, Ramakrishnan 1998/2002, as summarised in the EWT paper |
+//! | [`awm`] | AWM, Active Window Management | Barbera et al., ICC 2007, as summarised in the EWT paper |
+//! | [`sap_law`] | SAP-LAW | Palazzi et al. 2005–2006, as summarised in the EWT paper |
+//! | [`pink`] | PINK | Grazia et al. 2015/2017, as summarised in the EWT paper |
+//! | [`rwm`] | RWM, Receive Window Modulation | Ciaccia et al. |
+//!
+//! [`NetworkReturn`] is the hook a datapath calls (the simulator's gateway node, a Linux
+//! gateway on live packets): it owns the flow table and one controller and runs the calls in
+//! the documented order. Each controller's formula, options, defaults and reconstructions are
+//! in docs/algorithms/network-return.md.
+//!
+//! Not implemented here: NGWA and ACNS (they change IP options and header bits, not only the
+//! window). The simulator binds a controller to a router in `sluice-sim`'s `engine/gateway.rs`.
+
+pub mod awm;
+pub mod ewa;
+pub mod ewt;
+pub mod pink;
+pub mod rwm;
+pub mod sap_law;
+
+pub use awm::{Awm, AwmConfig};
+pub use ewa::{Ewa, EwaConfig, EwaShape};
+pub use ewt::{Ewt, EwtConfig};
+pub use pink::{Pink, PinkConfig};
+pub use rwm::{Rwm, RwmConfig};
+pub use sap_law::{SapLaw, SapLawConfig};
+
+use crate::flows::{FlowCount, FlowEntry, FlowEvent, FlowTable, FlowTableConfig};
+use crate::packet::{lower_window, tcp_flags, Desired, Floor, HeaderView, WindowField, WindowRewrite};
+use crate::qdisc::{Occupancy, ParamError};
+use crate::time::{Dur, Rate, Time};
+use crate::units::QueueLimit;
+use serde::{Deserialize, Serialize};
+
+/// A reading of the monitored queue (the gateway's data-direction egress, docs: "Where a
+/// controller acts").
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct QueueReading {
+    /// Bytes queued now.
+    pub bytes: u64,
+    /// Packets queued now.
+    pub packets: u32,
+    /// The queue's limit.
+    pub limit: QueueLimit,
+}
+
+impl QueueReading {
+    /// The queue's capacity `B` in bytes: a byte limit as is, a packet limit times `mtu`.
+    pub fn capacity_bytes(&self, mtu: u32) -> u64 {
+        limit_bytes(self.limit, mtu)
+    }
+}
+
+/// A limit or threshold in bytes: packets count `mtu` bytes each.
+pub fn limit_bytes(limit: QueueLimit, mtu: u32) -> u64 {
+    match limit {
+        QueueLimit::Bytes(b) => b,
+        QueueLimit::Packets(p) => p as u64 * mtu as u64,
+    }
+}
+
+/// What a controller may read of the gateway at one call.
+#[derive(Copy, Clone, Debug)]
+pub struct GatewayView<'a> {
+    /// The monitored queue, read at this call.
+    pub queue: QueueReading,
+    /// The capacity of the monitored link (configured line rate).
+    pub link: Rate,
+    pub flows: &'a FlowTable,
+    pub now: Time,
+    /// The number of active TCP connections as the caller knows it (the simulator's exact
+    /// count), for `flow_count = "oracle"`; `None` on a real gateway.
+    pub oracle_flows: Option<u32>,
+}
+
+impl GatewayView<'_> {
+    /// The active-flow count `N` under `mode`, at least 1 (every controller divides by it).
+    pub fn flow_count(&self, mode: FlowCount) -> u32 {
+        self.flows.count(mode, self.now, self.oracle_flows).max(1)
+    }
+}
+
+/// A change of the monitored queue.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct QueueEvent {
+    pub kind: QueueEventKind,
+    /// Size of the packet that arrived or left (bytes).
+    pub len_bytes: u32,
+    /// Occupancy before and after.
+    pub before: Occupancy,
+    pub after: Occupancy,
+}
+
+/// What happened at the monitored queue.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum QueueEventKind {
+    /// A packet was queued.
+    Enqueue,
+    /// A packet left (to the link, or dropped from the queue).
+    Dequeue,
+}
+
+/// A controller's proposal for one ACK.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Proposal {
+    pub desired: Desired,
+    pub floor: Floor,
+}
+
+/// The network-return controller seam.
+///
+/// Call order for one packet (what [`NetworkReturn`] does): the flow table observes it, flow
+/// events are delivered ([`WindowController::on_flow_event`]), then
+/// [`WindowController::on_forward`]; a monitored-queue change is reported with
+/// [`WindowController::on_queue`]; at the rewrite point of a TCP ACK,
+/// [`WindowController::desired_window`], [`lower_window`], then
+/// [`WindowController::on_rewritten`].
+pub trait WindowController {
+    fn name(&self) -> &'static str;
+    /// A segment the gateway forwards (data or ACK, either direction), after the flow table
+    /// saw it; `flow` is its entry if it is TCP and recorded. Default: nothing.
+    fn on_forward(&mut self, seg: &impl HeaderView, flow: Option<&FlowEntry>, gw: &GatewayView<'_>) {
+        let _ = (seg, flow, gw);
+    }
+    /// The monitored queue changed (AWM, EWA). `gw.queue` already shows `ev.after`.
+    fn on_queue(&mut self, ev: &QueueEvent, gw: &GatewayView<'_>) {
+        let _ = (ev, gw);
+    }
+    /// A flow was registered or removed (RWM). `gw.flows` already shows the change.
+    fn on_flow_event(&mut self, ev: &FlowEvent, gw: &GatewayView<'_>) {
+        let _ = (ev, gw);
+    }
+    /// At the rewrite point: the window this ACK of `flow` should carry, or `None` to leave
+    /// it. Only asked for TCP segments with ACK and without SYN or RST.
+    fn desired_window(&mut self, ack: &impl HeaderView, flow: &FlowEntry, gw: &GatewayView<'_>) -> Option<Proposal>;
+    /// After [`lower_window`] ran on `ack` (which now carries the resulting field). Default:
+    /// nothing.
+    fn on_rewritten(&mut self, ack: &impl HeaderView, flow: &FlowEntry, outcome: WindowRewrite, gw: &GatewayView<'_>) {
+        let _ = (ack, flow, outcome, gw);
+    }
+}
+
+/// The controllers and their parameters: `{ kind = "ewt", start = "30000B", ... }`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ControllerConfig {
+    Ewt(EwtConfig),
+    Ewa(EwaConfig),
+    Awm(AwmConfig),
+    SapLaw(SapLawConfig),
+    Pink(PinkConfig),
+    Rwm(RwmConfig),
+}
+
+impl ControllerConfig {
+    /// Every `kind`.
+    pub const KINDS: &'static [&'static str] = &["ewt", "ewa", "awm", "sap_law", "pink", "rwm"];
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ControllerConfig::Ewt(_) => "ewt",
+            ControllerConfig::Ewa(_) => "ewa",
+            ControllerConfig::Awm(_) => "awm",
+            ControllerConfig::SapLaw(_) => "sap_law",
+            ControllerConfig::Pink(_) => "pink",
+            ControllerConfig::Rwm(_) => "rwm",
+        }
+    }
+    /// Checks across fields; the error names the field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        match self {
+            ControllerConfig::Ewt(c) => c.validate(),
+            ControllerConfig::Ewa(c) => c.validate(),
+            ControllerConfig::Awm(c) => c.validate(),
+            ControllerConfig::SapLaw(c) => c.validate(),
+            ControllerConfig::Pink(c) => c.validate(),
+            ControllerConfig::Rwm(c) => c.validate(),
+        }
+    }
+    /// Checks that need the monitored queue's limit (thresholds below it).
+    pub fn validate_for_queue(&self, limit: QueueLimit) -> Result<(), ParamError> {
+        match self {
+            ControllerConfig::Ewt(c) => c.validate_for_queue(limit),
+            ControllerConfig::Ewa(c) => c.validate_for_queue(limit),
+            ControllerConfig::Awm(c) => c.validate_for_queue(limit),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The closed set of controllers (dispatch without `dyn`).
+#[derive(Clone, Debug)]
+pub enum AnyController {
+    Ewt(Ewt),
+    Ewa(Ewa),
+    Awm(Awm),
+    SapLaw(SapLaw),
+    Pink(Pink),
+    Rwm(Rwm),
+}
+
+impl AnyController {
+    /// Build from a validated config.
+    pub fn new(cfg: &ControllerConfig) -> AnyController {
+        match cfg {
+            ControllerConfig::Ewt(c) => AnyController::Ewt(Ewt::new(c.clone())),
+            ControllerConfig::Ewa(c) => AnyController::Ewa(Ewa::new(c.clone())),
+            ControllerConfig::Awm(c) => AnyController::Awm(Awm::new(c.clone())),
+            ControllerConfig::SapLaw(c) => AnyController::SapLaw(SapLaw::new(c.clone())),
+            ControllerConfig::Pink(c) => AnyController::Pink(Pink::new(c.clone())),
+            ControllerConfig::Rwm(c) => AnyController::Rwm(Rwm::new(c.clone())),
+        }
+    }
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            AnyController::Ewt($c) => $e,
+            AnyController::Ewa($c) => $e,
+            AnyController::Awm($c) => $e,
+            AnyController::SapLaw($c) => $e,
+            AnyController::Pink($c) => $e,
+            AnyController::Rwm($c) => $e,
+        }
+    };
+}
+
+impl WindowController for AnyController {
+    fn name(&self) -> &'static str {
+        dispatch!(self, c => c.name())
+    }
+    fn on_forward(&mut self, seg: &impl HeaderView, flow: Option<&FlowEntry>, gw: &GatewayView<'_>) {
+        dispatch!(self, c => c.on_forward(seg, flow, gw))
+    }
+    fn on_queue(&mut self, ev: &QueueEvent, gw: &GatewayView<'_>) {
+        dispatch!(self, c => c.on_queue(ev, gw))
+    }
+    fn on_flow_event(&mut self, ev: &FlowEvent, gw: &GatewayView<'_>) {
+        dispatch!(self, c => c.on_flow_event(ev, gw))
+    }
+    fn desired_window(&mut self, ack: &impl HeaderView, flow: &FlowEntry, gw: &GatewayView<'_>) -> Option<Proposal> {
+        dispatch!(self, c => c.desired_window(ack, flow, gw))
+    }
+    fn on_rewritten(&mut self, ack: &impl HeaderView, flow: &FlowEntry, outcome: WindowRewrite, gw: &GatewayView<'_>) {
+        dispatch!(self, c => c.on_rewritten(ack, flow, outcome, gw))
+    }
+}
+
+/// A TCP segment with ACK and without SYN or RST: what a controller is asked about.
+pub fn is_rewritable_ack(seg: &impl HeaderView) -> bool {
+    seg.is_tcp() && seg.tcp_flags().is_some_and(|f| f & tcp_flags::ACK != 0 && f & (tcp_flags::SYN | tcp_flags::RST) == 0)
+}
+
+/// What the datapath reads for a call: the monitored queue now, the link's rate, and the
+/// caller's flow count for `flow_count = "oracle"`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Readings {
+    pub queue: QueueReading,
+    pub link: Rate,
+    pub oracle_flows: Option<u32>,
+}
+
+/// Counters of one controller's rewrites.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RewriteStats {
+    /// TCP ACKs seen at the rewrite point.
+    pub acks: u64,
+    pub lowered: u64,
+    pub raised: u64,
+    pub unchanged: u64,
+    /// Skipped by the writer (unknown scale, ...) or left alone by the controller.
+    pub skipped: u64,
+    /// ACKs of flows the table does not hold (full of active flows).
+    pub untracked: u64,
+}
+
+/// The network-return hook of one gateway: a flow table and one controller, called by the
+/// datapath (the simulator's gateway node, or a Linux gateway on live packets).
+///
+/// * [`NetworkReturn::on_forward`] for every packet the gateway forwards (both directions);
+/// * [`NetworkReturn::on_queue`] for every enqueue and dequeue at the monitored queue;
+/// * [`NetworkReturn::at_rewrite_point`] for every packet at the rewrite point (by default
+///   when it leaves the gateway on the reverse path).
+#[derive(Clone, Debug)]
+pub struct NetworkReturn {
+    pub flows: FlowTable,
+    pub controller: AnyController,
+    pub stats: RewriteStats,
+    events: Vec<FlowEvent>,
+}
+
+impl NetworkReturn {
+    /// Both configs validated by the caller.
+    pub fn new(flows: FlowTableConfig, controller: &ControllerConfig) -> NetworkReturn {
+        NetworkReturn { flows: FlowTable::new(flows), controller: AnyController::new(controller), stats: RewriteStats::default(), events: Vec::new() }
+    }
+
+    fn deliver_events(&mut self, r: Readings, now: Time) {
+        self.flows.take_events(&mut self.events);
+        if self.events.is_empty() {
+            return;
+        }
+        let gw = GatewayView { queue: r.queue, link: r.link, flows: &self.flows, now, oracle_flows: r.oracle_flows };
+        for ev in self.events.drain(..) {
+            self.controller.on_flow_event(&ev, &gw);
+        }
+    }
+
+    /// A packet the gateway forwards at `now`. `monitored_udp`: it is UDP leaving through the
+    /// monitored egress, to be counted in the UDP rate.
+    pub fn on_forward(&mut self, seg: &impl HeaderView, monitored_udp: bool, r: Readings, now: Time) {
+        if monitored_udp && seg.protocol() == crate::packet::proto::UDP {
+            self.flows.count_udp(seg.ip_len(), now);
+        }
+        let id = self.flows.observe(seg, now);
+        self.deliver_events(r, now);
+        let gw = GatewayView { queue: r.queue, link: r.link, flows: &self.flows, now, oracle_flows: r.oracle_flows };
+        let flow = id.and_then(|id| self.flows.get(id));
+        self.controller.on_forward(seg, flow, &gw);
+    }
+
+    /// The monitored queue changed at `now`; `r.queue` shows the state after `ev`.
+    pub fn on_queue(&mut self, ev: &QueueEvent, r: Readings, now: Time) {
+        self.flows.expire(now);
+        self.deliver_events(r, now);
+        let gw = GatewayView { queue: r.queue, link: r.link, flows: &self.flows, now, oracle_flows: r.oracle_flows };
+        self.controller.on_queue(ev, &gw);
+    }
+
+    /// `seg` is at the rewrite point at `now`: ask the controller and apply its proposal
+    /// through [`lower_window`].
+    pub fn at_rewrite_point(&mut self, seg: &mut impl WindowField, r: Readings, now: Time) -> WindowRewrite {
+        if !is_rewritable_ack(seg) {
+            // lower_window's own verdict (not TCP, no ACK, SYN, RST), nothing written.
+            return classify_unwritable(seg);
+        }
+        self.flows.expire(now);
+        self.deliver_events(r, now);
+        self.stats.acks += 1;
+        let gw = GatewayView { queue: r.queue, link: r.link, flows: &self.flows, now, oracle_flows: r.oracle_flows };
+        let Some(flow) = self.flows.lookup_segment(seg) else {
+            self.stats.untracked += 1;
+            return WindowRewrite::Unchanged;
+        };
+        let outcome = match self.controller.desired_window(seg, flow, &gw) {
+            Some(p) => lower_window(seg, p.desired, flow, p.floor),
+            None => WindowRewrite::Unchanged,
+        };
+        match outcome {
+            WindowRewrite::Lowered { .. } => self.stats.lowered += 1,
+            WindowRewrite::Raised { .. } => self.stats.raised += 1,
+            WindowRewrite::Unchanged => self.stats.unchanged += 1,
+            _ => self.stats.skipped += 1,
+        }
+        self.controller.on_rewritten(seg, flow, outcome, &gw);
+        outcome
+    }
+}
+
+fn classify_unwritable(seg: &impl HeaderView) -> WindowRewrite {
+    use crate::packet::SkipReason;
+    match seg.tcp_flags() {
+        Some(f) if seg.is_tcp() && f & tcp_flags::SYN != 0 => WindowRewrite::Skipped(SkipReason::Syn),
+        Some(f) if seg.is_tcp() && f & tcp_flags::RST != 0 => WindowRewrite::Skipped(SkipReason::Rst),
+        _ => WindowRewrite::NotTcpAck,
+    }
+}
+
+/// A level of the monitored queue: a fraction of its capacity `B` (`"30%"`) or a size
+/// (`"30000B"`, `"20pkt"`; packets count one MTU each).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Level {
+    Fraction(f64),
+    Absolute(QueueLimit),
+}
+
+impl Level {
+    /// In bytes, for a queue of `capacity` bytes.
+    pub fn bytes(&self, capacity: u64, mtu: u32) -> u64 {
+        match *self {
+            Level::Fraction(f) => (f * capacity as f64).round() as u64,
+            Level::Absolute(l) => limit_bytes(l, mtu),
+        }
+    }
+    /// Checks a level against the queue limit: below it (`field: must be below the queue
+    /// limit (900pkt)`); a fraction in `[0, 1)`.
+    pub fn check(&self, field: &'static str, limit: Option<QueueLimit>, mtu: u32) -> Result<(), ParamError> {
+        match (*self, limit) {
+            (Level::Fraction(f), _) if !(0.0..1.0).contains(&f) => Err(ParamError::new(field, format!("must be a fraction of the queue limit in [0%, 100%), got {self}"))),
+            (Level::Absolute(a), Some(l)) if limit_bytes(a, mtu) >= limit_bytes(l, mtu) => Err(ParamError::new(field, format!("must be below the queue limit ({l})"))),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl std::fmt::Display for Level {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Level::Fraction(x) => write!(f, "{}%", x * 100.0),
+            Level::Absolute(l) => write!(f, "{l}"),
+        }
+    }
+}
+
+impl std::str::FromStr for Level {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Level, String> {
+        if let Some(p) = s.trim().strip_suffix('%') {
+            let v: f64 = p.parse().map_err(|_| format!("expected a level like \"30%\", \"30000B\" or \"20pkt\", got {s:?}"))?;
+            if !v.is_finite() || v < 0.0 {
+                return Err(format!("a level must be a non-negative percentage, got {s:?}"));
+            }
+            return Ok(Level::Fraction(v / 100.0));
+        }
+        crate::units::parse_queue_limit(s).map(Level::Absolute).map_err(|_| format!("expected a level like \"30%\", \"30000B\" or \"20pkt\", got {s:?}"))
+    }
+}
+
+impl Serialize for Level {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Level {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Level, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Which RTT a per-flow controller uses.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttChoice {
+    /// The smoothed ongoing estimate, else the handshake sample.
+    #[default]
+    Smoothed,
+    /// The minimum ongoing sample, else the handshake sample.
+    Min,
+}
+
+impl RttChoice {
+    /// The flow's RTT under this choice, if any is known.
+    pub fn of(self, flow: &FlowEntry) -> Option<Dur> {
+        match self {
+            RttChoice::Smoothed => flow.rtt_smoothed.or(flow.rtt_handshake),
+            RttChoice::Min => flow.rtt_min.or(flow.rtt_handshake),
+        }
+    }
+}
+
+/// `rate · rtt / 8 / n` in bytes (rounded down), exact in integers.
+pub fn share_bdp_bytes(rate_bps: u64, rtt: Dur, n: u32) -> u64 {
+    let num = rate_bps as u128 * rtt.0 as u128;
+    let den = 8u128 * 1_000_000_000 * n.max(1) as u128;
+    (num / den).min(u64::MAX as u128) as u64
+}
+
+/// The floor MSS for a flow: what its handshake showed, else the configured value.
+pub fn flow_mss(flow: &FlowEntry, configured: u32) -> u32 {
+    flow.sender_mss().unwrap_or(configured)
+}
+
+#[cfg(test)]
+pub(crate) mod testutil;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The tagged config: every kind parses with its defaults; unknown kinds and keys are
+    // refused with serde's one-line message naming the allowed values or the key.
+    #[test]
+    fn controller_config_is_tagged_by_kind() {
+        for kind in ControllerConfig::KINDS {
+            let c: ControllerConfig = serde_json::from_str(&format!(r#"{{"kind": "{kind}"}}"#)).unwrap();
+            assert_eq!(c.kind(), *kind);
+            assert!(c.validate().is_ok(), "{kind}");
+            assert!(c.validate_for_queue(QueueLimit::Packets(100)).is_ok(), "{kind}");
+        }
+        let c: ControllerConfig = serde_json::from_str(r#"{"kind": "ewt", "start": "20pkt", "literal_floor": true}"#).unwrap();
+        assert_eq!(c, ControllerConfig::Ewt(EwtConfig { start: Level::Absolute(QueueLimit::Packets(20)), literal_floor: true, ..EwtConfig::default() }));
+        let e = serde_json::from_str::<ControllerConfig>(r#"{"kind": "ewx"}"#).unwrap_err().to_string();
+        assert!(e.contains("unknown variant `ewx`") && e.contains("sap_law"), "{e}");
+        let e = serde_json::from_str::<ControllerConfig>(r#"{"kind": "ewt", "strat": "30%"}"#).unwrap_err().to_string();
+        assert!(e.contains("unknown field `strat`"), "{e}");
+        let e = serde_json::from_str::<ControllerConfig>(r#"{"kind": "ewt", "start": "thirty"}"#).unwrap_err().to_string();
+        assert!(e.contains("expected a level like"), "{e}");
+    }
+
+    // Levels: a fraction of B or a size; B of a packet limit counts the MTU.
+    #[test]
+    fn levels_resolve_against_the_capacity() {
+        assert_eq!("30%".parse::<Level>().unwrap().bytes(100_000, 1500), 30_000);
+        assert_eq!("20pkt".parse::<Level>().unwrap().bytes(100_000, 1500), 30_000);
+        assert_eq!("30000B".parse::<Level>().unwrap().bytes(0, 1500), 30_000);
+        assert_eq!(QueueReading { bytes: 0, packets: 0, limit: QueueLimit::Packets(100) }.capacity_bytes(1500), 150_000);
+        assert!("-5%".parse::<Level>().is_err());
+    }
+}

@@ -1,0 +1,984 @@
+//! The gateway's flow table: what network-return controllers know of each TCP connection.
+//!
+//! The table is fed every TCP segment the gateway forwards ([`FlowTable::observe`]) and keeps,
+//! per connection: the normalised 5-tuple and which endpoint initiated it, its state, the
+//! handshake timestamps and the handshake RTT, the window-scale shift and MSS each endpoint
+//! announced, an ongoing RTT estimate, the DSCP of its latest data packet and byte and packet
+//! counters. A separate estimator ([`UdpRate`]) keeps the UDP rate on the monitored egress.
+//! The table has no clock: every call takes `now`. Everything is documented in
+//! docs/algorithms/network-return.md, "Flow table".
+//!
+//! ```text
+//!            SYN                 SYN-ACK                  ACK of SYN-ACK
+//!  (none) ───────▶ SynSeen ─────────────▶ SynAckSeen ──────────────────▶ Established
+//!     │                │ any non-SYN segment (SYN-ACK missed)                 │ FIN from one side
+//!     │                └──────────────────────────────────────────────▶       ▼
+//!     │ non-SYN segment of an unknown flow (mid-stream pickup)          FinSeen(side)
+//!     └───────────────────────────────────────────────────▶ Established       │ FIN from the other
+//!                                                                             ▼
+//!  RST (either side): removed at once                                      Closed ── + fin_linger: removed
+//!  no packet for idle_timeout: removed
+//! ```
+//!
+//! **Bounded.** At `capacity` entries an insertion evicts, in this order, the earliest closed
+//! flow, the least recently seen half-open flow (handshake not complete), the least recently
+//! seen established flow idle for at least `active_window`; an established flow that sent a
+//! packet within `active_window` is never evicted, and the new flow is then not recorded
+//! ([`FlowTable::rejected`]). So a SYN flood recycles half-open entries and cannot grow the
+//! table. Three intrusive lists ordered by recency make eviction and expiry O(1) per flow.
+//!
+//! **Lookup hash.** A 5-tuple is found through a hash map whose hasher is specified here, not
+//! `RandomState`: FNV-1a (64-bit) over the key's bytes, starting from the FNV offset basis
+//! XOR-ed with `hash_seed`, finished with the SplitMix64 mixer ([`FlowHasher`]). Nothing
+//! iterates the map: flows are visited in slot order, which depends only on the sequence of
+//! packets, so a run is deterministic. A gateway facing untrusted traffic should set a secret
+//! `hash_seed`.
+
+use crate::packet::{proto, tcp_flags, HeaderView};
+use crate::seq::{seq_le, seq_lt};
+use crate::time::{Dur, Rate, Time};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+
+/// One end of a connection: IPv4 address and port.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Endpoint {
+    pub addr: u32,
+    pub port: u16,
+}
+
+/// A TCP 5-tuple normalised so both directions map to it: `lo < hi` (by address, then port).
+/// The protocol is always TCP.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FlowKey {
+    pub lo: Endpoint,
+    pub hi: Endpoint,
+}
+
+impl FlowKey {
+    /// The key of a segment from `src` to `dst`.
+    pub fn new(src: Endpoint, dst: Endpoint) -> FlowKey {
+        if src <= dst {
+            FlowKey { lo: src, hi: dst }
+        } else {
+            FlowKey { lo: dst, hi: src }
+        }
+    }
+}
+
+/// Which endpoint of a connection.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// The endpoint that sent the SYN (for a mid-stream pickup: the guess of
+    /// [`FlowEntry::initiator_known`]).
+    Initiator,
+    /// The other one.
+    Responder,
+}
+
+impl Side {
+    fn idx(self) -> usize {
+        match self {
+            Side::Initiator => 0,
+            Side::Responder => 1,
+        }
+    }
+    /// The other endpoint.
+    pub fn other(self) -> Side {
+        match self {
+            Side::Initiator => Side::Responder,
+            Side::Responder => Side::Initiator,
+        }
+    }
+}
+
+/// A flow's identity in the table: stable while the entry lives, never reused for another
+/// connection (a slot index and that slot's generation).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FlowId(pub u64);
+
+impl FlowId {
+    fn new(slot: u32, gen: u32) -> FlowId {
+        FlowId(((gen as u64) << 32) | slot as u64)
+    }
+    fn slot(self) -> usize {
+        (self.0 & 0xffff_ffff) as usize
+    }
+}
+
+/// Connection state as the gateway sees it (module doc diagram).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FlowState {
+    SynSeen,
+    SynAckSeen,
+    Established,
+    /// One FIN seen, from this side.
+    FinSeen(Side),
+    /// FINs from both sides; removed `fin_linger` later.
+    Closed,
+}
+
+/// What one endpoint announced and sent.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct EndInfo {
+    pub endpoint: Endpoint,
+    /// Its SYN (initiator) or SYN-ACK (responder) passed the gateway.
+    pub syn_seen: bool,
+    /// The window-scale option of that SYN, clamped to 14 (RFC 7323 §2.3); `None` if absent
+    /// or not seen.
+    pub wscale_option: Option<u8>,
+    /// The MSS option of that SYN.
+    pub mss: Option<u16>,
+    /// That SYN carried the timestamps option.
+    pub timestamps: bool,
+    /// When its FIN first passed.
+    pub fin_at: Option<Time>,
+    /// IP bytes and packets it sent through the gateway.
+    pub bytes: u64,
+    pub packets: u64,
+    /// TCP payload bytes it sent (retransmissions included).
+    pub payload_bytes: u64,
+    /// One past the highest sequence number it has sent (data, SYN and FIN count).
+    pub highest_end: Option<u32>,
+    /// The highest acknowledgment number it has sent.
+    pub highest_ack: Option<u32>,
+}
+
+/// An RTT probe of the ongoing estimate (docs/algorithms/network-return.md, "Ongoing RTT").
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct Probe {
+    /// TSval to be echoed, or the sequence number to be acknowledged.
+    value: u32,
+    at: Time,
+}
+
+/// One connection.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowEntry {
+    pub id: FlowId,
+    pub key: FlowKey,
+    /// The initiator is `key.lo` (else `key.hi`).
+    initiator_is_lo: bool,
+    /// False for a mid-stream pickup whose SYN and SYN-ACK were both missed: the initiator is
+    /// then guessed as the endpoint with the higher port (ephemeral ports are high), ties to
+    /// the sender of the first packet seen.
+    pub initiator_known: bool,
+    pub state: FlowState,
+    pub first_seen: Time,
+    pub last_seen: Time,
+    /// When the SYN, the SYN-ACK and the initiator's ACK of the SYN-ACK passed (first copies).
+    pub t_syn: Option<Time>,
+    pub t_synack: Option<Time>,
+    pub t_ack: Option<Time>,
+    /// A second SYN (same sequence number) or SYN-ACK passed: no handshake RTT (Karn).
+    pub syn_retransmitted: bool,
+    pub synack_retransmitted: bool,
+    /// `t_ack − t_syn` when the handshake was seen whole, unrepeated, and the ACK acknowledges
+    /// the SYN-ACK seen.
+    pub rtt_handshake: Option<Dur>,
+    /// Ongoing estimate: `7/8·rtt + 1/8·sample` and the minimum sample.
+    pub rtt_smoothed: Option<Dur>,
+    pub rtt_min: Option<Dur>,
+    /// Handshake complete (or picked up mid-stream): what RWM counts and controls.
+    pub registered: bool,
+    /// DSCP of the latest data-carrying packet (either direction).
+    pub dscp: u8,
+    /// When both FINs had passed.
+    pub closed_at: Option<Time>,
+    ends: [EndInfo; 2],
+    syn_seq: u32,
+    synack_seq: u32,
+    /// Timestamp probes by the side whose segment is to be echoed; and the newest loop time
+    /// measured through each side (gateway → that side → gateway).
+    ts_probe: [Option<Probe>; 2],
+    seq_probe: [Option<Probe>; 2],
+    ack_probe: [Option<Probe>; 2],
+    loop_through: [Option<Dur>; 2],
+}
+
+impl FlowEntry {
+    /// Which side sent a segment from `addr:port`, if it belongs to this flow.
+    pub fn side_of(&self, addr: u32, port: u16) -> Option<Side> {
+        let e = Endpoint { addr, port };
+        if e == self.end(Side::Initiator).endpoint {
+            Some(Side::Initiator)
+        } else if e == self.end(Side::Responder).endpoint {
+            Some(Side::Responder)
+        } else {
+            None
+        }
+    }
+    /// What `side` announced and sent.
+    pub fn end(&self, side: Side) -> &EndInfo {
+        &self.ends[side.idx()]
+    }
+    fn end_mut(&mut self, side: Side) -> &mut EndInfo {
+        &mut self.ends[side.idx()]
+    }
+    /// The initiator's shift as recorded: `None` if its SYN was not seen, `Some(0)` if the SYN
+    /// carried no window-scale option.
+    pub fn wscale_init(&self) -> Option<u8> {
+        let e = self.end(Side::Initiator);
+        e.syn_seen.then(|| e.wscale_option.unwrap_or(0))
+    }
+    /// The responder's shift as recorded (as [`FlowEntry::wscale_init`]).
+    pub fn wscale_resp(&self) -> Option<u8> {
+        let e = self.end(Side::Responder);
+        e.syn_seen.then(|| e.wscale_option.unwrap_or(0))
+    }
+    /// Both SYN and SYN-ACK were seen and both carried the window-scale option.
+    pub fn ws_ok(&self) -> bool {
+        let (i, r) = (self.end(Side::Initiator), self.end(Side::Responder));
+        i.syn_seen && r.syn_seen && i.wscale_option.is_some() && r.wscale_option.is_some()
+    }
+    /// The shift by which `side` scales the windows it advertises, if known (RFC 7323 §2.2:
+    /// scaling is on only when both SYNs carried the option, and then each side uses the shift
+    /// it announced). Known from the SYNs seen: both seen; or one seen without the option
+    /// (scaling is then off, shift 0 both ways); or only the SYN-ACK seen, with the option
+    /// (the SYN must have carried it too): the responder's shift. Otherwise `None`.
+    pub fn shift(&self, side: Side) -> Option<u8> {
+        let (i, r) = (self.end(Side::Initiator), self.end(Side::Responder));
+        if i.syn_seen && r.syn_seen {
+            return Some(if self.ws_ok() { self.end(side).wscale_option.unwrap_or(0) } else { 0 });
+        }
+        if (i.syn_seen && i.wscale_option.is_none()) || (r.syn_seen && r.wscale_option.is_none()) {
+            return Some(0);
+        }
+        if r.syn_seen && side == Side::Responder {
+            return r.wscale_option;
+        }
+        None
+    }
+    /// The endpoint that sent the SYN (see [`FlowEntry::initiator_known`]).
+    pub fn initiator(&self) -> Endpoint {
+        self.end(Side::Initiator).endpoint
+    }
+    /// The other endpoint; its port is what RWM's classes match.
+    pub fn responder(&self) -> Endpoint {
+        self.end(Side::Responder).endpoint
+    }
+    /// The payload size of a full segment, if the handshake showed it: the smaller MSS
+    /// announced, less 12 bytes when both SYNs carried timestamps (Linux `tcp_mss_to_mtu`'s
+    /// `mss_cache`: 1448 on a 1500-byte MTU).
+    pub fn sender_mss(&self) -> Option<u32> {
+        let (i, r) = (self.end(Side::Initiator), self.end(Side::Responder));
+        let mss = match (i.mss, r.mss) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => return None,
+        } as u32;
+        let ts = i.syn_seen && r.syn_seen && i.timestamps && r.timestamps;
+        Some(if ts { mss.saturating_sub(12).max(1) } else { mss })
+    }
+    /// Both SYNs were seen with the timestamps option (RFC 7323 §3.2).
+    fn ts_ok(&self) -> bool {
+        let (i, r) = (self.end(Side::Initiator), self.end(Side::Responder));
+        i.syn_seen && r.syn_seen && i.timestamps && r.timestamps
+    }
+    /// Not closed: what `flow_count = "table"` counts.
+    pub fn is_active(&self) -> bool {
+        self.state != FlowState::Closed
+    }
+}
+
+/// How a controller counts the active flows `N` (docs/algorithms/network-return.md).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowCount {
+    /// Entries not closed.
+    #[default]
+    Table,
+    /// Entries not closed with a packet within the table's `active_window` (1 s).
+    Recent,
+    /// The count the caller hands in ([`crate::control::GatewayView::oracle_flows`]): the
+    /// simulator's exact number of connections, for reproductions.
+    Oracle,
+}
+
+/// The flow table's parameters: `[gateway.flows]`-style keys.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FlowTableConfig {
+    /// Most entries kept (65,536, Sluice's choice).
+    pub capacity: u32,
+    /// A flow with no packet for this long is removed (10 s, Sluice's choice).
+    pub idle_timeout: Dur,
+    /// A flow is removed this long after FINs from both sides (2 s, Sluice's choice).
+    pub fin_linger: Dur,
+    /// "Recent" for `flow_count = "recent"` and for eviction (1 s, Sluice's choice).
+    pub active_window: Dur,
+    /// Mixed into the lookup hash (module doc); 0 by default.
+    pub hash_seed: u64,
+}
+
+impl Default for FlowTableConfig {
+    /// Sluice's own choices (no source speaks to them): 65,536 entries, 10 s idle timeout,
+    /// 2 s FIN linger, 1 s activity window.
+    fn default() -> Self {
+        FlowTableConfig { capacity: 65_536, idle_timeout: Dur::from_secs(10), fin_linger: Dur::from_secs(2), active_window: Dur::from_secs(1), hash_seed: 0 }
+    }
+}
+
+impl FlowTableConfig {
+    /// Checks the fields; the error names the field.
+    pub fn validate(&self) -> Result<(), crate::qdisc::ParamError> {
+        use crate::qdisc::ParamError;
+        if self.capacity == 0 || self.capacity >= u32::MAX / 2 {
+            return Err(ParamError::new("capacity", format!("must be between 1 and {}, got {}", u32::MAX / 2 - 1, self.capacity)));
+        }
+        if self.idle_timeout.0 == 0 {
+            return Err(ParamError::new("idle_timeout", "must be greater than 0"));
+        }
+        if self.active_window.0 == 0 {
+            return Err(ParamError::new("active_window", "must be greater than 0"));
+        }
+        Ok(())
+    }
+}
+
+/// Why a flow left the table.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RemoveReason {
+    Rst,
+    /// FINs from both sides, plus the linger.
+    Fin,
+    Idle,
+    /// Evicted to make room.
+    Evicted,
+    /// A new SYN on the 5-tuple of a closing connection.
+    Reused,
+}
+
+/// What happened to flows, for controllers that keep per-flow state (RWM).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FlowEvent {
+    /// The handshake completed, or a flow was picked up mid-stream.
+    Registered(FlowId),
+    /// The flow left the table; `registered` says whether it had been.
+    Removed { id: FlowId, reason: RemoveReason, registered: bool },
+    /// The minimum ongoing RTT sample fell.
+    MinRttChanged(FlowId),
+}
+
+/// The specified lookup hasher: FNV-1a 64 over the bytes written, SplitMix64 at the end.
+#[derive(Clone, Debug)]
+pub struct FlowHasher(u64);
+
+impl Hasher for FlowHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    fn finish(&self) -> u64 {
+        let mut z = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// Builds [`FlowHasher`]s from the FNV offset basis XOR the seed.
+#[derive(Clone, Debug)]
+pub struct FlowHashBuilder(u64);
+
+impl BuildHasher for FlowHashBuilder {
+    type Hasher = FlowHasher;
+    fn build_hasher(&self) -> FlowHasher {
+        FlowHasher(0xcbf2_9ce4_8422_2325 ^ self.0)
+    }
+}
+
+const NIL: u32 = u32::MAX;
+/// Lists: 0 closed (by `closed_at`), 1 half-open, 2 established and closing (by `last_seen`).
+const CLOSED: usize = 0;
+const HALF_OPEN: usize = 1;
+const OPEN: usize = 2;
+
+#[derive(Clone, Debug)]
+struct Slot {
+    entry: Option<FlowEntry>,
+    gen: u32,
+    list: usize,
+    prev: u32,
+    next: u32,
+}
+
+/// The flow table (module doc).
+#[derive(Clone, Debug)]
+pub struct FlowTable {
+    cfg: FlowTableConfig,
+    index: HashMap<FlowKey, u32, FlowHashBuilder>,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    heads: [u32; 3],
+    tails: [u32; 3],
+    lens: [u32; 3],
+    events: Vec<FlowEvent>,
+    evicted: u64,
+    rejected: u64,
+    udp: UdpRate,
+}
+
+impl FlowTable {
+    /// An empty table (`cfg` validated by the caller).
+    pub fn new(cfg: FlowTableConfig) -> FlowTable {
+        let h = FlowHashBuilder(cfg.hash_seed);
+        FlowTable {
+            cfg,
+            index: HashMap::with_hasher(h),
+            slots: Vec::new(),
+            free: Vec::new(),
+            heads: [NIL; 3],
+            tails: [NIL; 3],
+            lens: [0; 3],
+            events: Vec::new(),
+            evicted: 0,
+            rejected: 0,
+            udp: UdpRate::default(),
+        }
+    }
+
+    pub fn config(&self) -> &FlowTableConfig {
+        &self.cfg
+    }
+    /// Entries in the table (closed ones included).
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+    /// Entries evicted to make room so far.
+    pub fn evicted(&self) -> u64 {
+        self.evicted
+    }
+    /// New flows not recorded because every entry was an active established flow.
+    pub fn rejected(&self) -> u64 {
+        self.rejected
+    }
+    /// The entry of `id`, if it is still in the table.
+    pub fn get(&self, id: FlowId) -> Option<&FlowEntry> {
+        self.slots.get(id.slot())?.entry.as_ref().filter(|e| e.id == id)
+    }
+    /// The entry of the connection a segment from `src` to `dst` belongs to.
+    pub fn lookup(&self, src: Endpoint, dst: Endpoint) -> Option<&FlowEntry> {
+        let &s = self.index.get(&FlowKey::new(src, dst))?;
+        self.slots[s as usize].entry.as_ref()
+    }
+    /// The entry `seg` belongs to (TCP only).
+    pub fn lookup_segment(&self, seg: &impl HeaderView) -> Option<&FlowEntry> {
+        let (src, dst) = endpoints(seg)?;
+        self.lookup(src, dst)
+    }
+    /// Every entry, in slot order (deterministic).
+    pub fn iter(&self) -> impl Iterator<Item = &FlowEntry> + '_ {
+        self.slots.iter().filter_map(|s| s.entry.as_ref())
+    }
+    /// The number of active flows under `mode` at `now` (`oracle` is the caller's count, used
+    /// only by [`FlowCount::Oracle`]; without it the table's count). Not `max(N, 1)`: callers
+    /// that divide take that themselves.
+    pub fn count(&self, mode: FlowCount, now: Time, oracle: Option<u32>) -> u32 {
+        match mode {
+            FlowCount::Table => self.lens[HALF_OPEN] + self.lens[OPEN],
+            FlowCount::Oracle => oracle.unwrap_or(self.lens[HALF_OPEN] + self.lens[OPEN]),
+            FlowCount::Recent => {
+                let mut n = 0;
+                for list in [HALF_OPEN, OPEN] {
+                    let mut s = self.tails[list];
+                    while s != NIL {
+                        let slot = &self.slots[s as usize];
+                        let e = slot.entry.as_ref().expect("listed slots hold entries");
+                        if now.since(e.last_seen) > self.cfg.active_window {
+                            break;
+                        }
+                        n += 1;
+                        s = slot.prev;
+                    }
+                }
+                n
+            }
+        }
+    }
+    /// Moves the events since the last call into `out` (appending).
+    pub fn take_events(&mut self, out: &mut Vec<FlowEvent>) {
+        out.append(&mut self.events);
+    }
+    /// The UDP rate estimator of the monitored egress.
+    pub fn udp(&self) -> &UdpRate {
+        &self.udp
+    }
+    /// Count a UDP packet of `ip_bytes` forwarded on the monitored egress at `now`.
+    pub fn count_udp(&mut self, ip_bytes: u32, now: Time) {
+        self.udp.on_bytes(ip_bytes as u64, now);
+    }
+
+    /// Remove the flows whose time is up at `now`: closed for `fin_linger`, or idle for
+    /// `idle_timeout`. [`FlowTable::observe`] calls it first; call it before reading counts
+    /// when no packet passed for a while.
+    pub fn expire(&mut self, now: Time) {
+        loop {
+            let h = self.heads[CLOSED];
+            if h == NIL {
+                break;
+            }
+            let e = self.slots[h as usize].entry.as_ref().expect("listed slots hold entries");
+            if e.closed_at.is_none_or(|c| c + self.cfg.fin_linger <= now) {
+                self.remove_slot(h, RemoveReason::Fin);
+            } else {
+                break;
+            }
+        }
+        for list in [HALF_OPEN, OPEN] {
+            loop {
+                let h = self.heads[list];
+                if h == NIL {
+                    break;
+                }
+                let e = self.slots[h as usize].entry.as_ref().expect("listed slots hold entries");
+                if e.last_seen + self.cfg.idle_timeout <= now {
+                    self.remove_slot(h, RemoveReason::Idle);
+                } else {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Record a segment the gateway forwards at `now` (either direction; non-TCP packets are
+    /// ignored). Returns the flow's id, or `None` for non-TCP, for a RST (the flow is removed)
+    /// or when the table was full of active flows.
+    pub fn observe(&mut self, seg: &impl HeaderView, now: Time) -> Option<FlowId> {
+        self.expire(now);
+        let (src, dst) = endpoints(seg)?;
+        let flags = seg.tcp_flags()?;
+        let key = FlowKey::new(src, dst);
+        let syn = flags & tcp_flags::SYN != 0;
+        let ack = flags & tcp_flags::ACK != 0;
+        let seq = seg.tcp_seq().unwrap_or(0);
+        let mut slot = self.index.get(&key).copied();
+
+        if flags & tcp_flags::RST != 0 {
+            // Either direction removes (no insertion for an unknown flow).
+            if let Some(s) = slot {
+                self.remove_slot(s, RemoveReason::Rst);
+            }
+            return None;
+        }
+        if let (Some(s), true, false) = (slot, syn, ack) {
+            // A SYN on a known 5-tuple: a retransmission, or a new connection reusing the
+            // tuple of a closing one.
+            let e = self.slots[s as usize].entry.as_ref().expect("indexed slots hold entries");
+            let closing = matches!(e.state, FlowState::Closed | FlowState::FinSeen(_));
+            let restarted = e.state == FlowState::Established && (e.t_syn.is_none() || e.syn_seq != seq);
+            if closing || restarted {
+                self.remove_slot(s, RemoveReason::Reused);
+                slot = None;
+            }
+        }
+        let s = match slot {
+            Some(s) => s,
+            None => {
+                let (initiator, known, state) = if syn && !ack {
+                    (src, true, FlowState::SynSeen)
+                } else if syn {
+                    (dst, true, FlowState::SynAckSeen)
+                } else if src.port != dst.port {
+                    (if src.port > dst.port { src } else { dst }, false, FlowState::Established)
+                } else {
+                    (src, false, FlowState::Established)
+                };
+                self.insert(key, initiator, known, state, now)?
+            }
+        };
+        let id = self.update(s, seg, src, flags, seq, now);
+        Some(id)
+    }
+
+    fn insert(&mut self, key: FlowKey, initiator: Endpoint, known: bool, state: FlowState, now: Time) -> Option<u32> {
+        if self.index.len() >= self.cfg.capacity as usize && !self.evict_one(now) {
+            self.rejected += 1;
+            return None;
+        }
+        let s = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.slots.push(Slot { entry: None, gen: 0, list: OPEN, prev: NIL, next: NIL });
+                (self.slots.len() - 1) as u32
+            }
+        };
+        let gen = self.slots[s as usize].gen;
+        let id = FlowId::new(s, gen);
+        let responder = if initiator == key.lo { key.hi } else { key.lo };
+        let mut ends = [EndInfo::default(); 2];
+        ends[0].endpoint = initiator;
+        ends[1].endpoint = responder;
+        let registered = state == FlowState::Established;
+        let entry = FlowEntry {
+            id,
+            key,
+            initiator_is_lo: initiator == key.lo,
+            initiator_known: known,
+            state,
+            first_seen: now,
+            last_seen: now,
+            t_syn: None,
+            t_synack: None,
+            t_ack: None,
+            syn_retransmitted: false,
+            synack_retransmitted: false,
+            rtt_handshake: None,
+            rtt_smoothed: None,
+            rtt_min: None,
+            registered,
+            dscp: 0,
+            closed_at: None,
+            ends,
+            syn_seq: 0,
+            synack_seq: 0,
+            ts_probe: [None; 2],
+            seq_probe: [None; 2],
+            ack_probe: [None; 2],
+            loop_through: [None; 2],
+        };
+        let list = if registered { OPEN } else { HALF_OPEN };
+        self.slots[s as usize].entry = Some(entry);
+        self.link_tail(s, list);
+        self.index.insert(key, s);
+        if registered {
+            self.events.push(FlowEvent::Registered(id));
+        }
+        Some(s)
+    }
+
+    /// Evict one entry to make room (module doc order); false if none may go.
+    fn evict_one(&mut self, now: Time) -> bool {
+        for list in [CLOSED, HALF_OPEN] {
+            let h = self.heads[list];
+            if h != NIL {
+                self.remove_slot(h, RemoveReason::Evicted);
+                self.evicted += 1;
+                return true;
+            }
+        }
+        let h = self.heads[OPEN];
+        if h != NIL {
+            let e = self.slots[h as usize].entry.as_ref().expect("listed slots hold entries");
+            if now.since(e.last_seen) >= self.cfg.active_window {
+                self.remove_slot(h, RemoveReason::Evicted);
+                self.evicted += 1;
+                return true;
+            }
+        }
+        false
+    }
+
+    fn remove_slot(&mut self, s: u32, reason: RemoveReason) {
+        self.unlink(s);
+        let slot = &mut self.slots[s as usize];
+        let e = slot.entry.take().expect("removing an empty slot");
+        slot.gen = slot.gen.wrapping_add(1);
+        self.index.remove(&e.key);
+        self.free.push(s);
+        self.events.push(FlowEvent::Removed { id: e.id, reason, registered: e.registered });
+    }
+
+    fn link_tail(&mut self, s: u32, list: usize) {
+        let t = self.tails[list];
+        {
+            let slot = &mut self.slots[s as usize];
+            slot.list = list;
+            slot.prev = t;
+            slot.next = NIL;
+        }
+        if t == NIL {
+            self.heads[list] = s;
+        } else {
+            self.slots[t as usize].next = s;
+        }
+        self.tails[list] = s;
+        self.lens[list] += 1;
+    }
+
+    fn unlink(&mut self, s: u32) {
+        let (list, prev, next) = {
+            let slot = &self.slots[s as usize];
+            (slot.list, slot.prev, slot.next)
+        };
+        if prev == NIL {
+            self.heads[list] = next;
+        } else {
+            self.slots[prev as usize].next = next;
+        }
+        if next == NIL {
+            self.tails[list] = prev;
+        } else {
+            self.slots[next as usize].prev = prev;
+        }
+        self.lens[list] -= 1;
+    }
+
+    /// Apply one segment from `src` to the entry in slot `s`.
+    fn update(&mut self, s: u32, seg: &impl HeaderView, src: Endpoint, flags: u8, seq: u32, now: Time) -> FlowId {
+        let syn = flags & tcp_flags::SYN != 0;
+        let ack = flags & tcp_flags::ACK != 0;
+        let fin = flags & tcp_flags::FIN != 0;
+        let opts = seg.tcp_options();
+        let ackno = seg.tcp_ack().unwrap_or(0);
+        let payload = seg.payload_len();
+        let e = self.slots[s as usize].entry.as_mut().expect("updating an empty slot");
+        let id = e.id;
+        let Some(side) = e.side_of(src.addr, src.port) else {
+            return id;
+        };
+        let was_registered = e.registered;
+        let old_min = e.rtt_min;
+        e.last_seen = now;
+        {
+            let end = e.end_mut(side);
+            end.bytes += seg.ip_len() as u64;
+            end.packets += 1;
+            end.payload_bytes += payload as u64;
+        }
+        if payload > 0 {
+            e.dscp = seg.dscp();
+        }
+
+        // Handshake (RFC 9293 §3.5), as a bystander sees it.
+        if syn {
+            let end = e.end_mut(side);
+            let first = !end.syn_seen;
+            if first {
+                end.syn_seen = true;
+                end.wscale_option = opts.wscale.map(|w| w.min(14));
+                end.mss = opts.mss;
+                end.timestamps = opts.timestamps.is_some();
+            }
+            match (side, ack) {
+                (Side::Initiator, false) => {
+                    if first {
+                        e.t_syn = Some(now);
+                        e.syn_seq = seq;
+                    } else if seq == e.syn_seq {
+                        e.syn_retransmitted = true;
+                    }
+                }
+                (Side::Responder, true) => {
+                    if first {
+                        e.t_synack = Some(now);
+                        e.synack_seq = seq;
+                        if e.state == FlowState::SynSeen {
+                            e.state = FlowState::SynAckSeen;
+                        }
+                    } else if seq == e.synack_seq {
+                        e.synack_retransmitted = true;
+                    }
+                }
+                _ => {} // simultaneous open or a reflected SYN: nothing to learn
+            }
+        } else {
+            match e.state {
+                FlowState::SynAckSeen if side == Side::Initiator && ack && ackno == e.synack_seq.wrapping_add(1) => {
+                    e.state = FlowState::Established;
+                    e.t_ack = Some(now);
+                    if let (Some(t0), false, false) = (e.t_syn, e.syn_retransmitted, e.synack_retransmitted) {
+                        e.rtt_handshake = Some(now.since(t0));
+                    }
+                    e.registered = true;
+                }
+                FlowState::SynSeen => {
+                    // The SYN-ACK took another path: the connection is up, unmeasured.
+                    e.state = FlowState::Established;
+                    e.registered = true;
+                }
+                _ => {}
+            }
+        }
+        if fin {
+            let end = e.end_mut(side);
+            if end.fin_at.is_none() {
+                end.fin_at = Some(now);
+            }
+            let both = e.ends[0].fin_at.is_some() && e.ends[1].fin_at.is_some();
+            if both {
+                if e.state != FlowState::Closed {
+                    e.state = FlowState::Closed;
+                    e.closed_at = Some(now);
+                }
+            } else if matches!(e.state, FlowState::Established | FlowState::SynAckSeen | FlowState::SynSeen) {
+                e.state = FlowState::FinSeen(side);
+            }
+        }
+
+        // Ongoing RTT (docs/algorithms/network-return.md, "Ongoing RTT").
+        if !syn {
+            ongoing_rtt(e, side, seq, ack.then_some(ackno), payload, fin, opts.timestamps, now);
+        }
+        // Sequence bookkeeping after the probes (they compare with what was sent before).
+        {
+            let end_seq = seq.wrapping_add(payload).wrapping_add(syn as u32).wrapping_add(fin as u32);
+            let end = e.end_mut(side);
+            if end.highest_end.is_none_or(|h| seq_lt(h, end_seq)) {
+                end.highest_end = Some(end_seq);
+            }
+            if ack && end.highest_ack.is_none_or(|h| seq_lt(h, ackno)) {
+                end.highest_ack = Some(ackno);
+            }
+        }
+
+        let registered_now = e.registered && !was_registered;
+        let min_fell = e.rtt_min.is_some() && e.rtt_min != old_min;
+        let state = e.state;
+        // Keep the lists in order: the closed list by closing time, the others by recency.
+        let want = match state {
+            FlowState::Closed => CLOSED,
+            FlowState::SynSeen | FlowState::SynAckSeen => HALF_OPEN,
+            _ => OPEN,
+        };
+        let cur = self.slots[s as usize].list;
+        if want != CLOSED || cur != CLOSED {
+            self.unlink(s);
+            self.link_tail(s, want);
+        }
+        if registered_now {
+            self.events.push(FlowEvent::Registered(id));
+        }
+        if min_fell {
+            self.events.push(FlowEvent::MinRttChanged(id));
+        }
+        id
+    }
+}
+
+/// The ongoing RTT estimate from one non-SYN segment sent by `side`.
+///
+/// With timestamps on both sides: a segment from X with TSval `v` passing at `t1` and the first
+/// segment from Y echoing `v` at `t2` measure the loop through Y, `t2 − t1`; an echo of a later
+/// TSval drops the probe. Without: X's new data ending at `e` passing at `t1` and Y's first ACK
+/// covering `e` measure the loop through Y (a retransmission overlapping the probe drops it);
+/// Y's ACK advancing at `t1` and X's next new data measure the loop through X. A sample is the
+/// sum of the newest loops through both sides.
+#[allow(clippy::too_many_arguments)]
+fn ongoing_rtt(e: &mut FlowEntry, side: Side, seq: u32, ack: Option<u32>, payload: u32, fin: bool, ts: Option<(u32, u32)>, now: Time) {
+    let x = side.idx();
+    let y = side.other().idx();
+    let mut measured: Option<(usize, Dur)> = None;
+    if e.ts_ok() {
+        if let Some((tsval, tsecr)) = ts {
+            if let Some(p) = e.ts_probe[y] {
+                if tsecr == p.value {
+                    measured = Some((x, now.since(p.at)));
+                    e.ts_probe[y] = None;
+                } else if seq_lt(p.value, tsecr) {
+                    e.ts_probe[y] = None;
+                }
+            }
+            if e.ts_probe[x].is_none() {
+                e.ts_probe[x] = Some(Probe { value: tsval, at: now });
+            }
+        }
+    } else {
+        let end_seq = seq.wrapping_add(payload).wrapping_add(fin as u32);
+        let new_data = payload > 0 && e.ends[x].highest_end.is_none_or(|h| seq_le(h, seq));
+        let retransmission = payload > 0 && e.ends[x].highest_end.is_some_and(|h| seq_lt(seq, h));
+        // X's ACK closes Y's data probe: the loop through X.
+        if let (Some(a), Some(p)) = (ack, e.seq_probe[y]) {
+            if seq_le(p.value, a) {
+                measured = Some((x, now.since(p.at)));
+                e.seq_probe[y] = None;
+            }
+        }
+        // Y's ACK probe closed by X's new data: the loop through X as well.
+        if new_data {
+            if let Some(p) = e.ack_probe[y] {
+                measured = Some((x, now.since(p.at)));
+                e.ack_probe[y] = None;
+            }
+        }
+        if let Some(p) = e.seq_probe[x] {
+            if retransmission && seq_lt(seq, p.value) {
+                e.seq_probe[x] = None; // Karn: the range was sent twice
+            }
+        }
+        if new_data && e.seq_probe[x].is_none() {
+            e.seq_probe[x] = Some(Probe { value: end_seq, at: now });
+        }
+        if let Some(a) = ack {
+            let advances = e.ends[x].highest_ack.is_none_or(|h| seq_lt(h, a));
+            if advances && e.ack_probe[x].is_none() {
+                e.ack_probe[x] = Some(Probe { value: a, at: now });
+            }
+        }
+    }
+    if let Some((through, d)) = measured {
+        e.loop_through[through] = Some(d);
+        if let (Some(a), Some(b)) = (e.loop_through[0], e.loop_through[1]) {
+            let sample = a + b;
+            e.rtt_smoothed = Some(match e.rtt_smoothed {
+                None => sample,
+                Some(r) => Dur((7 * r.0 as u128 / 8 + sample.0 as u128 / 8) as u64),
+            });
+            e.rtt_min = Some(e.rtt_min.map_or(sample, |m| m.min(sample)));
+        }
+    }
+}
+
+fn endpoints(seg: &impl HeaderView) -> Option<(Endpoint, Endpoint)> {
+    if seg.protocol() != proto::TCP {
+        return None;
+    }
+    let src = Endpoint { addr: seg.src_addr(), port: seg.src_port()? };
+    let dst = Endpoint { addr: seg.dst_addr(), port: seg.dst_port()? };
+    Some((src, dst))
+}
+
+/// Bin length of the UDP rate estimate (100 ms, Sluice's choice).
+pub const UDP_BIN: Dur = Dur::from_millis(100);
+/// Weight of each bin in the average (0.25, Sluice's choice: a ≈ 0.4 s time constant).
+pub const UDP_WEIGHT: f64 = 0.25;
+
+/// The UDP rate on the monitored egress: bytes counted per 100 ms bin (bins aligned to
+/// multiples of 100 ms from time 0), `rate ← (1 − w)·rate + w·(8·bytes_bin/0.1 s)` per bin
+/// with `w = 0.25`; bins without UDP count as zero.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UdpRate {
+    /// Index of the bin being filled.
+    bin: u64,
+    bytes: u64,
+    rate_bps: f64,
+}
+
+impl UdpRate {
+    fn roll(&mut self, now: Time) {
+        let b = now.0 / UDP_BIN.0;
+        if b <= self.bin {
+            return;
+        }
+        let bin_bps = self.bytes as f64 * 8.0 / UDP_BIN.as_secs_f64();
+        self.rate_bps = (1.0 - UDP_WEIGHT) * self.rate_bps + UDP_WEIGHT * bin_bps;
+        // Empty bins in between decay the rate; past 256 of them it is below 1e-32 of itself.
+        let empty = (b - self.bin - 1).min(256);
+        self.rate_bps *= (1.0 - UDP_WEIGHT).powi(empty as i32);
+        if empty == 256 {
+            self.rate_bps = 0.0;
+        }
+        self.bin = b;
+        self.bytes = 0;
+    }
+    /// Count `bytes` of UDP at `now`.
+    pub fn on_bytes(&mut self, bytes: u64, now: Time) {
+        self.roll(now);
+        self.bytes += bytes;
+    }
+    /// The estimate over the bins completed by `now`, in bit/s.
+    pub fn rate(&self, now: Time) -> Rate {
+        let mut c = self.clone();
+        c.roll(now);
+        Rate(c.rate_bps.round() as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,263 @@
+//! [`RawPacket`]: the header view over the bytes of a live IPv4 packet.
+//!
+//! [`RawPacket::new_checked`] validates every offset once (IPv4 header with `etherparse`, then
+//! the TCP or UDP header inside the IP total length); afterwards no accessor can panic: each
+//! reads at an offset proven in range, and reads through `get`, which returns zeros rather than
+//! panicking even if that proof were wrong. A malformed frame is an `Err` (the gateway counts
+//! it and forwards it untouched), never a crash.
+//!
+//! What is parsed:
+//! * IPv4 only; the IP total length must lie between the header length and the buffer length
+//!   (bytes past the total length, such as Ethernet padding, are ignored);
+//! * TCP (data offset ≥ 5, header within the total length) and UDP (8-byte header);
+//! * any other protocol, and every fragment (MF set or a non-zero offset: the transport header
+//!   of a fragmented datagram is incomplete or absent), is a valid packet without a transport
+//!   view: ports, flags and window are `None`, so nothing rewrites it.
+//!
+//! TCP options are walked here rather than with `etherparse`'s iterator, which stops at the
+//! first kind it does not know (TCP Fast Open, MPTCP); like Linux's `tcp_parse_options`, the
+//! walk skips unknown kinds by their length, ignores known kinds of the wrong length, and stops
+//! at EOL or at a length that does not fit.
+
+use super::checksum;
+use super::window::{WindowField, WriteToken};
+use super::{proto, Ecn, HeaderView, TcpOptionsView};
+use etherparse::{Ipv4HeaderSlice, TcpHeaderSlice, UdpHeaderSlice};
+use std::fmt;
+
+/// Why bytes are not a packet [`RawPacket`] can view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseError {
+    /// Shorter than an IPv4 header, or than the header length it announces.
+    Truncated { need: usize, have: usize },
+    /// Version field not 4.
+    NotIpv4 { version: u8 },
+    /// IHL below 5.
+    BadHeaderLength { ihl: u8 },
+    /// IP total length below the header length or beyond the buffer.
+    BadTotalLength { total: u16, header: usize, buffer: usize },
+    /// TCP data offset below 5, or the TCP header does not fit in the IP payload.
+    BadTcpHeader,
+    /// The UDP header does not fit in the IP payload.
+    BadUdpHeader,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::Truncated { need, have } => write!(f, "truncated packet: {have} bytes, the header needs {need}"),
+            ParseError::NotIpv4 { version } => write!(f, "not IPv4: version {version}"),
+            ParseError::BadHeaderLength { ihl } => write!(f, "IPv4 header length {ihl} words is below 5"),
+            ParseError::BadTotalLength { total, header, buffer } => {
+                write!(f, "IPv4 total length {total} outside {header}..={buffer} (header length, buffer length)")
+            }
+            ParseError::BadTcpHeader => write!(f, "TCP header malformed or beyond the IP total length"),
+            ParseError::BadUdpHeader => write!(f, "UDP header beyond the IP total length"),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// The transport layer as validated.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum L4 {
+    /// TCP header at `off`, `len` bytes long (options included).
+    Tcp { off: usize, len: usize },
+    /// UDP header at `off`.
+    Udp { off: usize },
+    /// Another protocol, or a fragment.
+    None,
+}
+
+/// An IPv4 packet (TCP, UDP or other) in a mutable byte buffer, validated once.
+#[derive(Debug)]
+pub struct RawPacket<'a> {
+    buf: &'a mut [u8],
+    /// IPv4 header length in bytes (20..=60) and total length (≤ `buf.len()`).
+    ihl: usize,
+    total: usize,
+    l4: L4,
+    opts: TcpOptionsView,
+}
+
+impl<'a> RawPacket<'a> {
+    /// Validate `buf` as an IPv4 packet (module doc). After `Ok`, no method panics.
+    pub fn new_checked(buf: &'a mut [u8]) -> Result<RawPacket<'a>, ParseError> {
+        use etherparse::err::ipv4::{HeaderError, HeaderSliceError};
+        let (ihl, total, protocol, fragment) = {
+            let ip = Ipv4HeaderSlice::from_slice(buf).map_err(|e| match e {
+                HeaderSliceError::Len(l) => ParseError::Truncated { need: l.required_len, have: l.len },
+                HeaderSliceError::Content(HeaderError::UnexpectedVersion { version_number }) => ParseError::NotIpv4 { version: version_number },
+                HeaderSliceError::Content(HeaderError::HeaderLengthSmallerThanHeader { ihl }) => ParseError::BadHeaderLength { ihl },
+            })?;
+            let ihl = ip.ihl() as usize * 4;
+            let total = ip.total_len();
+            if (total as usize) < ihl || total as usize > buf.len() {
+                return Err(ParseError::BadTotalLength { total, header: ihl, buffer: buf.len() });
+            }
+            let fragment = ip.more_fragments() || ip.fragments_offset().value() != 0;
+            (ihl, total as usize, ip.protocol().0, fragment)
+        };
+        let seg = &buf[ihl..total];
+        let mut opts = TcpOptionsView::default();
+        let l4 = match protocol {
+            _ if fragment => L4::None,
+            proto::TCP => {
+                let tcp = TcpHeaderSlice::from_slice(seg).map_err(|_| ParseError::BadTcpHeader)?;
+                opts = parse_tcp_options(tcp.options());
+                L4::Tcp { off: ihl, len: tcp.slice().len() }
+            }
+            proto::UDP => {
+                UdpHeaderSlice::from_slice(seg).map_err(|_| ParseError::BadUdpHeader)?;
+                L4::Udp { off: ihl }
+            }
+            _ => L4::None,
+        };
+        Ok(RawPacket { buf, ihl, total, l4, opts })
+    }
+
+    /// The packet's bytes (the IP total length; trailing bytes of the buffer excluded).
+    pub fn bytes(&self) -> &[u8] {
+        self.buf.get(..self.total).unwrap_or(&[])
+    }
+
+    /// The IPv4 header length in bytes.
+    pub fn header_len(&self) -> usize {
+        self.ihl
+    }
+
+    fn byte(&self, at: usize) -> u8 {
+        self.buf.get(at).copied().unwrap_or(0)
+    }
+    fn be16(&self, at: usize) -> u16 {
+        u16::from_be_bytes([self.byte(at), self.byte(at + 1)])
+    }
+    fn be32(&self, at: usize) -> u32 {
+        u32::from_be_bytes([self.byte(at), self.byte(at + 1), self.byte(at + 2), self.byte(at + 3)])
+    }
+    fn tcp_off(&self) -> Option<usize> {
+        match self.l4 {
+            L4::Tcp { off, .. } => Some(off),
+            _ => None,
+        }
+    }
+    fn ports_off(&self) -> Option<usize> {
+        match self.l4 {
+            L4::Tcp { off, .. } | L4::Udp { off } => Some(off),
+            L4::None => None,
+        }
+    }
+
+    /// Whether the TCP checksum verifies over the pseudo-header and the whole segment
+    /// (RFC 9293 §3.1). `None` if not TCP.
+    pub fn tcp_checksum_ok(&self) -> Option<bool> {
+        let off = self.tcp_off()?;
+        let seg = self.buf.get(off..self.total)?;
+        let src = self.buf.get(12..20)?;
+        let pseudo = checksum::ones_sum(src, 0) + proto::TCP as u32 + seg.len() as u32;
+        Some(checksum::fold(checksum::ones_sum(seg, pseudo)) == 0xffff)
+    }
+}
+
+impl HeaderView for RawPacket<'_> {
+    fn src_addr(&self) -> u32 {
+        self.be32(12)
+    }
+    fn dst_addr(&self) -> u32 {
+        self.be32(16)
+    }
+    fn protocol(&self) -> u8 {
+        self.byte(9)
+    }
+    fn dscp(&self) -> u8 {
+        self.byte(1) >> 2
+    }
+    fn ecn(&self) -> Ecn {
+        Ecn::from_bits(self.byte(1))
+    }
+    fn ip_len(&self) -> u32 {
+        self.total as u32
+    }
+    fn src_port(&self) -> Option<u16> {
+        self.ports_off().map(|o| self.be16(o))
+    }
+    fn dst_port(&self) -> Option<u16> {
+        self.ports_off().map(|o| self.be16(o + 2))
+    }
+    fn tcp_flags(&self) -> Option<u8> {
+        self.tcp_off().map(|o| self.byte(o + 13))
+    }
+    fn tcp_seq(&self) -> Option<u32> {
+        self.tcp_off().map(|o| self.be32(o + 4))
+    }
+    fn tcp_ack(&self) -> Option<u32> {
+        self.tcp_off().map(|o| self.be32(o + 8))
+    }
+    fn tcp_window_field(&self) -> Option<u16> {
+        self.tcp_off().map(|o| self.be16(o + 14))
+    }
+    fn payload_len(&self) -> u32 {
+        let hdr = match self.l4 {
+            L4::Tcp { off, len } => off + len,
+            L4::Udp { off } => off + 8,
+            L4::None => self.ihl,
+        };
+        self.total.saturating_sub(hdr) as u32
+    }
+    fn tcp_options(&self) -> TcpOptionsView {
+        self.opts
+    }
+}
+
+impl WindowField for RawPacket<'_> {
+    fn tcp_checksum(&self) -> Option<u16> {
+        self.tcp_off().map(|o| self.be16(o + 16))
+    }
+    fn write_window(&mut self, _token: WriteToken<'_>, field: u16, checksum: Option<u16>) {
+        let Some(off) = self.tcp_off() else { return };
+        if let Some(w) = self.buf.get_mut(off + 14..off + 16) {
+            w.copy_from_slice(&field.to_be_bytes());
+        }
+        if let (Some(c), Some(w)) = (checksum, self.buf.get_mut(off + 16..off + 18)) {
+            w.copy_from_slice(&c.to_be_bytes());
+        }
+    }
+}
+
+/// Walk TCP options (module doc): MSS (2, len 4), WS (3, len 3), SACK-permitted (4, len 2),
+/// timestamps (8, len 10).
+pub fn parse_tcp_options(o: &[u8]) -> TcpOptionsView {
+    let mut v = TcpOptionsView::default();
+    let mut i = 0usize;
+    while let Some(&kind) = o.get(i) {
+        match kind {
+            0 => break,
+            1 => i += 1,
+            _ => {
+                let Some(&len) = o.get(i + 1) else { break };
+                let len = len as usize;
+                let Some(body) = o.get(i + 2..i + len.max(2)) else { break };
+                if len < 2 {
+                    break;
+                }
+                match (kind, len) {
+                    (2, 4) => v.mss = Some(u16::from_be_bytes([body[0], body[1]])),
+                    (3, 3) => v.wscale = Some(body[0]),
+                    (4, 2) => v.sack_permitted = true,
+                    (8, 10) => {
+                        let tsval = u32::from_be_bytes([body[0], body[1], body[2], body[3]]);
+                        let tsecr = u32::from_be_bytes([body[4], body[5], body[6], body[7]]);
+                        v.timestamps = Some((tsval, tsecr));
+                    }
+                    _ => {}
+                }
+                i += len;
+            }
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests;

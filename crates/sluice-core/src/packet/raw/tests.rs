@@ -1,0 +1,168 @@
+use super::*;
+use crate::control::testutil::*;
+use crate::flows::FlowTable;
+use crate::packet::{lower_window, tcp_flags, Desired, Floor, WindowRewrite};
+use proptest::prelude::*;
+
+// A segment built field by field reads back the same through the raw view.
+#[test]
+fn raw_view_reads_what_was_written() {
+    let s = Seg {
+        seq: 0xdead_beef,
+        ack: 0x0102_0304,
+        window: 0x1234,
+        payload: 100,
+        dscp: 46,
+        opts: TcpOptionsView { mss: Some(1460), wscale: Some(0), sack_permitted: true, timestamps: Some((7, 8)) },
+        ..Seg::tcp(CLIENT, SERVER, tcp_flags::SYN)
+    };
+    let mut b = s.bytes();
+    let p = RawPacket::new_checked(&mut b).unwrap();
+    assert_eq!((p.src_addr(), p.dst_addr(), p.src_port(), p.dst_port()), (CLIENT.0, SERVER.0, Some(CLIENT.1), Some(SERVER.1)));
+    assert_eq!((p.tcp_seq(), p.tcp_ack(), p.tcp_window_field(), p.tcp_flags()), (Some(0xdead_beef), Some(0x0102_0304), Some(0x1234), Some(tcp_flags::SYN)));
+    assert_eq!((p.payload_len(), p.ip_len(), p.dscp()), (100, s.ip_len(), 46));
+    // WS present with 0 is not the same as absent.
+    assert_eq!(p.tcp_options(), s.opts);
+    assert_eq!(p.tcp_checksum_ok(), Some(true));
+}
+
+// Malformed input is an error naming what is wrong.
+#[test]
+fn raw_view_rejects_malformed_packets() {
+    let good = Seg::ack_from_client(1).bytes();
+    assert!(matches!(RawPacket::new_checked(&mut good[..10].to_vec()), Err(ParseError::Truncated { .. })));
+    let mut b = good.clone();
+    b[0] = 0x65;
+    assert_eq!(RawPacket::new_checked(&mut b).unwrap_err(), ParseError::NotIpv4 { version: 6 });
+    let mut b = good.clone();
+    b[0] = 0x44;
+    assert_eq!(RawPacket::new_checked(&mut b).unwrap_err(), ParseError::BadHeaderLength { ihl: 4 });
+    let mut b = good.clone();
+    b[2..4].copy_from_slice(&500u16.to_be_bytes());
+    assert!(matches!(RawPacket::new_checked(&mut b), Err(ParseError::BadTotalLength { total: 500, .. })));
+    let mut b = good.clone();
+    b[32] = 0x40; // data offset 4
+    assert_eq!(RawPacket::new_checked(&mut b).unwrap_err(), ParseError::BadTcpHeader);
+    // A fragment is a packet without a transport view.
+    let mut b = good.clone();
+    b[6] = 0x20; // MF
+    let p = RawPacket::new_checked(&mut b).unwrap();
+    assert_eq!((p.src_port(), p.tcp_flags()), (None, None));
+    // Trailing bytes past the total length (Ethernet padding) are ignored.
+    let mut b = good.clone();
+    b.extend_from_slice(&[0xee; 6]);
+    assert_eq!(RawPacket::new_checked(&mut b).unwrap().bytes().len(), good.len());
+}
+
+// Options: unknown kinds are skipped by length (TFO kind 34 before WS), a wrong-length MSS
+// is ignored, a length past the end stops the walk.
+#[test]
+fn tcp_options_walk_like_linux() {
+    let o = [34, 4, 0xaa, 0xbb, 3, 3, 6, 1, 2, 3, 0x05, 0xb4];
+    let v = parse_tcp_options(&o);
+    assert_eq!(v.wscale, Some(6));
+    assert_eq!(v.mss, None);
+    let v = parse_tcp_options(&[1, 1, 2, 4, 0x05, 0xb4, 3, 9, 7]);
+    assert_eq!((v.mss, v.wscale), (Some(1460), None));
+    assert_eq!(parse_tcp_options(&[3, 0, 3, 3, 1]), TcpOptionsView::default(), "length 0 stops the walk");
+}
+
+/// Calls every accessor; none may panic.
+fn touch(p: &RawPacket<'_>) {
+    let _ = (p.src_addr(), p.dst_addr(), p.protocol(), p.dscp(), p.ecn(), p.ip_len(), p.src_port(), p.dst_port());
+    let _ = (p.tcp_flags(), p.tcp_seq(), p.tcp_ack(), p.tcp_window_field(), p.payload_len(), p.tcp_options());
+    let _ = (p.tcp_checksum(), p.tcp_checksum_ok(), p.bytes(), p.header_len(), p.is_tcp());
+}
+
+fn seg_strategy() -> impl Strategy<Value = Seg> {
+    (any::<u8>(), any::<u16>(), any::<bool>(), 0u32..64, proptest::option::of(0u8..16), proptest::option::of(any::<(u32, u32)>()), any::<bool>(), any::<bool>()).prop_map(
+        |(flags, window, udp, payload, ws, ts, from_server, mss)| {
+            let (src, dst) = if from_server { (SERVER, CLIENT) } else { (CLIENT, SERVER) };
+            Seg {
+                proto: if udp { crate::packet::proto::UDP } else { crate::packet::proto::TCP },
+                window,
+                payload,
+                opts: TcpOptionsView { mss: mss.then_some(1460), wscale: ws, sack_permitted: false, timestamps: ts },
+                seq: 12345,
+                ack: 67890,
+                ..Seg::tcp(src, dst, flags)
+            }
+        },
+    )
+}
+
+fn floor_strategy() -> impl Strategy<Value = Floor> {
+    prop_oneof![Just(Floor::None), (1u32..9000).prop_map(Floor::Mss)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    // tests docs/algorithms/network-return.md, "The seam": new_checked never panics, and no
+    // accessor panics once it succeeded.
+    #[test]
+    fn new_checked_never_panics(mut bytes in proptest::collection::vec(any::<u8>(), 0..120)) {
+        if let Ok(p) = RawPacket::new_checked(&mut bytes) {
+            touch(&p);
+        }
+    }
+
+    // The same on mutations of valid packets (which parse far more often).
+    #[test]
+    fn mutated_packets_never_panic(seg in seg_strategy(), flips in proptest::collection::vec((0usize..200, any::<u8>()), 0..6), cut in 0usize..200) {
+        let mut b = seg.bytes();
+        for (i, v) in flips {
+            if let Some(x) = b.get_mut(i) { *x = v; }
+        }
+        b.truncate(cut.max(1).min(b.len()));
+        if let Ok(mut p) = RawPacket::new_checked(&mut b) {
+            touch(&p);
+            let (t, id) = one_flow(Some(7), Some(7));
+            let _ = lower_window(&mut p, Desired::Bytes(1000), t.get(id).unwrap(), Floor::Mss(1460));
+            touch(&p);
+        }
+    }
+
+    // tests docs/algorithms/network-return.md, "The seam": the writer never raises the field;
+    // the TCP checksum verifies from scratch after a rewrite; non-TCP, SYN and RST packets are
+    // byte-identical afterwards.
+    #[test]
+    fn lower_window_properties(seg in seg_strategy(), desired in any::<u64>(), field_units in any::<bool>(), ws in proptest::option::of(0u8..15), floor in floor_strategy()) {
+        let mut t = FlowTable::new(Default::default());
+        let id = handshake(&mut t, CLIENT, ws, ws, crate::time::Time::ZERO);
+        let flow = t.get(id).unwrap();
+        let mut b = seg.bytes();
+        let before = b.clone();
+        let mut p = RawPacket::new_checked(&mut b).unwrap();
+        let orig = p.tcp_window_field();
+        let d = if field_units { Desired::Field(desired) } else { Desired::Bytes(desired) };
+        let r = lower_window(&mut p, d, flow, floor);
+        if let Some(o) = orig {
+            prop_assert!(p.tcp_window_field().unwrap() <= o, "{r:?}");
+            prop_assert_eq!(p.tcp_checksum_ok(), Some(true));
+        }
+        let control = seg.proto != crate::packet::proto::TCP || seg.flags & (tcp_flags::SYN | tcp_flags::RST) != 0 || seg.flags & tcp_flags::ACK == 0;
+        if control {
+            prop_assert!(matches!(r, WindowRewrite::NotTcpAck | WindowRewrite::Skipped(_)));
+            prop_assert_eq!(&b, &before);
+        }
+        if matches!(r, WindowRewrite::Unchanged | WindowRewrite::Skipped(_) | WindowRewrite::NotTcpAck) {
+            prop_assert_eq!(&b, &before);
+        } else {
+            // Only the window and checksum words changed.
+            for (i, (x, y)) in b.iter().zip(&before).enumerate() {
+                if x != y { prop_assert!((34..38).contains(&i), "byte {i} changed"); }
+            }
+        }
+    }
+
+    // The paper-literal floor raises a field only up to the floor itself.
+    #[test]
+    fn literal_floor_raises_at_most_to_one_mss(window in any::<u16>(), desired in any::<u64>(), ws in 0u8..15, mss in 1u32..9000) {
+        let (t, id) = one_flow(Some(ws), Some(ws));
+        let mut a = Seg::ack_from_client(window);
+        lower_window(&mut a, Desired::Bytes(desired), t.get(id).unwrap(), Floor::LiteralMss(mss));
+        let floor = crate::packet::window::mss_floor_field(mss, ws).min(65_535) as u16;
+        prop_assert!(a.window <= window.max(floor));
+    }
+}

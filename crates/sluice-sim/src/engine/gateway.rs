@@ -1,0 +1,136 @@
+//! Network-return gateways: where a router's controller meets the simulator's packets.
+//!
+//! A gateway ([`crate::model::GatewaySpec`]) is `sluice_core::control::NetworkReturn` (a flow
+//! table and one controller, the code a Linux gateway runs on live packets) bound to a router.
+//! The engine calls it at three places:
+//!
+//! * **forward**: every packet the router forwards (the transit branch of `Sim::arrive`),
+//!   before it is routed to an egress queue;
+//! * **the monitored queue**: every enqueue into and dequeue from the one egress queue the
+//!   controller reads (`monitor`), with the occupancy before and after;
+//! * **the rewrite point**: with `rewrite_at = "dequeue"` (the default) each packet as it
+//!   leaves any egress queue of the router — after `dequeue` in `Sim::kick`, and in both
+//!   branches of `Sim::enqueue` that skip an empty discipline (an ACK leaving the router
+//!   usually crosses an empty access queue); with `"forward"` right after the forward call.
+//!
+//! Interfaces leaving a gateway router carry [`crate::net::Flags::HOOKED`]: every other interface pays one
+//! bit test per packet, and runs without gateways pay nothing more.
+
+use super::Sim;
+use crate::model::RewriteAt;
+use sluice_core::control::{NetworkReturn, QueueEvent, QueueEventKind, QueueReading, Readings};
+use sluice_core::packet::{proto, HeaderView, WindowRewrite};
+use sluice_core::qdisc::Occupancy;
+use sluice_core::Rate;
+
+/// No gateway on this node.
+pub(crate) const NO_GATEWAY: u32 = u32::MAX;
+
+/// One gateway of a run.
+pub(crate) struct Gateway {
+    /// The monitored egress interface.
+    pub monitor: u32,
+    pub rewrite_at: RewriteAt,
+    /// The monitored link's rate (the controller's `C`).
+    pub link: Rate,
+    pub nr: NetworkReturn,
+    /// ACKs whose window was lowered or raised, when traced.
+    pub trace: Option<Vec<RewriteRow>>,
+    /// Window-field reductions summed over lowered ACKs (bytes, with each flow's shift), for
+    /// the summary's mean reduction.
+    pub reduction_bytes: u128,
+}
+
+/// One ACK whose window was lowered or raised (`monitor.rewrite_trace`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RewriteRow {
+    pub t_ns: u64,
+    pub flow: u32,
+    pub orig_bytes: u64,
+    pub new_bytes: u64,
+}
+
+impl<'m> Sim<'m> {
+    /// The readings a gateway's controller sees now.
+    fn gw_readings(&self, g: usize) -> Readings {
+        let gw = &self.gateways[g];
+        let f = &self.ifaces[gw.monitor as usize];
+        let occ: Occupancy = f.qdisc.occupancy::<crate::net::QPkt>();
+        Readings {
+            queue: QueueReading { bytes: occ.bytes, packets: occ.packets, limit: f.qdisc.limit::<crate::net::QPkt>() },
+            link: gw.link,
+            oracle_flows: Some(self.tcp_active),
+        }
+    }
+
+    /// Packet `id` is forwarded by `node`, which has gateway `g`; `out` is the interface it
+    /// will leave by.
+    pub(super) fn gw_forward(&mut self, g: usize, id: u32, out: u32) {
+        let r = self.gw_readings(g);
+        let now = self.now;
+        let gw = &mut self.gateways[g];
+        let p = &self.pkts[id as usize];
+        let monitored_udp = out == gw.monitor && p.protocol() == proto::UDP;
+        gw.nr.on_forward(p, monitored_udp, r, now);
+        if gw.rewrite_at == RewriteAt::Forward {
+            self.gw_rewrite(g, id);
+        }
+    }
+
+    /// Packet `id` leaves hooked interface `iface` (dequeued, or passed through an empty
+    /// discipline): the rewrite point under `rewrite_at = "dequeue"`.
+    pub(super) fn gw_departure(&mut self, iface: u32, id: u32) {
+        let g = self.node_gw[self.ifaces[iface as usize].node as usize] as usize;
+        if self.gateways[g].rewrite_at == RewriteAt::Dequeue {
+            self.gw_rewrite(g, id);
+        }
+    }
+
+    fn gw_rewrite(&mut self, g: usize, id: u32) {
+        let r = self.gw_readings(g);
+        let now = self.now;
+        let gw = &mut self.gateways[g];
+        let p = &mut self.pkts[id as usize];
+        let outcome = gw.nr.at_rewrite_point(p, r, now);
+        if let WindowRewrite::Lowered { from_field, to_field } | WindowRewrite::Raised { from_field, to_field } = outcome {
+            // The field is in the units of the ACK sender's own shift.
+            let shift = gw.nr.flows.lookup_segment(&*p).and_then(|f| f.side_of(p.src, p.sport).and_then(|s| f.shift(s))).unwrap_or(0);
+            let (orig, new) = ((from_field as u64) << shift, (to_field as u64) << shift);
+            gw.reduction_bytes += orig.saturating_sub(new) as u128;
+            if let Some(t) = &mut gw.trace {
+                t.push(RewriteRow { t_ns: now.0, flow: p.flow, orig_bytes: orig, new_bytes: new });
+            }
+        }
+    }
+
+    /// The monitored queue of gateway `g` changed: `before` → now, by a packet of `len` bytes.
+    pub(super) fn gw_queue(&mut self, iface: u32, kind: QueueEventKind, len: u32, before: Occupancy) {
+        let g = self.node_gw[self.ifaces[iface as usize].node as usize] as usize;
+        if self.gateways[g].monitor != iface {
+            return;
+        }
+        let r = self.gw_readings(g);
+        let after = Occupancy { packets: r.queue.packets, bytes: r.queue.bytes };
+        let now = self.now;
+        self.gateways[g].nr.on_queue(&QueueEvent { kind, len_bytes: len, before, after }, r, now);
+    }
+
+    /// Packet `id` of `len` bytes passes through the empty discipline of hooked interface
+    /// `iface`: at the monitored queue an enqueue and a dequeue at once (one packet for an
+    /// instant), then the rewrite point.
+    pub(super) fn gw_pass(&mut self, iface: u32, id: u32, len: u32) {
+        let g = self.node_gw[self.ifaces[iface as usize].node as usize] as usize;
+        if self.gateways[g].monitor == iface {
+            let mut r = self.gw_readings(g);
+            let empty = Occupancy { packets: r.queue.packets, bytes: r.queue.bytes };
+            let one = Occupancy { packets: empty.packets + 1, bytes: empty.bytes + len as u64 };
+            let now = self.now;
+            let nr = &mut self.gateways[g].nr;
+            (r.queue.packets, r.queue.bytes) = (one.packets, one.bytes);
+            nr.on_queue(&QueueEvent { kind: QueueEventKind::Enqueue, len_bytes: len, before: empty, after: one }, r, now);
+            (r.queue.packets, r.queue.bytes) = (empty.packets, empty.bytes);
+            nr.on_queue(&QueueEvent { kind: QueueEventKind::Dequeue, len_bytes: len, before: one, after: empty }, r, now);
+        }
+        self.gw_departure(iface, id);
+    }
+}
