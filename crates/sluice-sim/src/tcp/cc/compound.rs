@@ -556,6 +556,28 @@ mod tests {
         }
     }
 
+    // tests the ACKs that grow nothing: one that acknowledges no data, and one that arrives
+    // when cwnd did not limit the sender (the window stays as it was in both); and the draft's
+    // slow start, which stops at ssthresh: 100 bytes below it, an ACK of a full segment adds
+    // 100 bytes (Linux's Reno part takes the whole segment).
+    #[test]
+    fn growth_needs_acked_data_a_full_window_and_stops_at_ssthresh() {
+        let mut c = Compound::new(CompoundConfig::default());
+        let mut w = CwndState { cwnd: 10 * SMSS, ssthresh: 100 * SMSS, smss: SMSS as u32 };
+        c.on_ack(&mut w, &AckSample { bytes_acked: 0, ..ack(1, 2) }, Time::ZERO);
+        assert_eq!(w.cwnd, 10 * SMSS);
+        c.on_ack(&mut w, &AckSample { cwnd_limited: false, ..ack(1, 2) }, Time::ZERO);
+        assert_eq!(w.cwnd, 10 * SMSS);
+        c.on_ack(&mut w, &ack(1, 2), Time::ZERO);
+        assert_eq!(w.cwnd, 11 * SMSS, "slow start: one segment");
+        for (variant, want) in [(CompoundVariant::Draft, 20 * SMSS), (CompoundVariant::Linux, 20 * SMSS - 100 + SMSS)] {
+            let mut c = Compound::new(CompoundConfig { variant, ..CompoundConfig::default() });
+            let mut w = CwndState { cwnd: 20 * SMSS - 100, ssthresh: 20 * SMSS, smss: SMSS as u32 };
+            c.on_ack(&mut w, &ack(1, 2), Time::ZERO);
+            assert_eq!(w.cwnd, want, "{variant:?}");
+        }
+    }
+
     // tests γ tuning (draft): a round with the Reno part 40 segments at its start, RTT 200 ms
     // over baseRTT 100 ms ⇒ diff_reno = 40·½ = 20; the next loss: g = ¾·20 = 15, γ = 30 +
     // ½·(15 − 30) = 22.5; a second loss without a new round leaves it. Off: γ stays 30.
