@@ -275,11 +275,12 @@ BASE_90 = ROOT / "scenarios" / "reference" / "access90-newreno.toml"
 
 
 def variant_costs(rounds: int) -> dict:
-    """Each queue discipline (bench/aqm/*.toml) and congestion control (bench/cc/*.toml) on the
-    90-flow access dumbbell against the drop-tail NewReno reference, interleaved in one process;
+    """Each queue discipline (bench/aqm/*.toml), congestion control (bench/cc/*.toml) and
+    network-return gateway (bench/gateway/*.toml) on the 90-flow access dumbbell against the
+    drop-tail NewReno reference, interleaved in one process;
     and each congestion control's per-packet cost at 900 flows over its cost at 10."""
     rows = []
-    for group in ("aqm", "cc"):
+    for group in ("aqm", "cc", "gateway"):
         for f in sorted((ROOT / "bench" / group).glob("*.toml")):
             print(f"interleaved {BASE_90.name} / {group}/{f.name} ...", flush=True)
             out = subprocess.run([str(BENCH), str(BASE_90), str(f), "--rounds", str(rounds)], capture_output=True, text=True, check=True)
@@ -477,8 +478,8 @@ def render(result: dict) -> str:
     var = result.get("variant_cost")
     if var:
         med = statistics.median
-        lines += [f"## Cost of each queue discipline and congestion control ({var['date']})", "",
-                  f"`python3 bench/run.py --variants`: each file of `bench/aqm/` and `bench/cc/` (the 90-flow access dumbbell,",
+        lines += [f"## Cost of each queue discipline, congestion control and gateway ({var['date']})", "",
+                  f"`python3 bench/run.py --variants`: each file of `bench/aqm/`, `bench/cc/` and `bench/gateway/` (the 90-flow access dumbbell,",
                   f"100 s, with one thing changed) against `{var['base']}` (drop-tail, NewReno), run interleaved in one",
                   f"process (`sluice-bench BASE OTHER --rounds {var['rounds']}`): OTHER's cost per data packet over BASE's, median [range]",
                   f"of the rounds; target ≤ 1.2. Load average at the end: {var['loadavg']} (2 cores); both runs of a round meet the same load.", "",
@@ -524,7 +525,7 @@ def load_results() -> dict:
 # Sections of results.md that render() writes; any other "## " section was written by hand (or
 # by another script) and is kept, in its place before these.
 GENERATED = ("## Speed against ns-3, same sitting", "## Sluice alone", "## Cost of the congestion controls",
-             "## Cost of each queue discipline and congestion control", "## Memory per flow")
+             "## Cost of each queue discipline", "## Memory per flow")
 
 
 def keep_other_sections(old: str, new: str) -> str:

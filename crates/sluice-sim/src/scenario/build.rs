@@ -820,7 +820,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
 }
 
 /// `[[gateways]]`: each on a router, at most one per router, reading one of its egress queues
-/// (by default the slowest, the first of equals), with the controller's parameters checked
+/// (by default the slowest towards another router), with the controller's parameters checked
 /// against that queue's limit.
 fn gateways(tables: &[GatewayTable], net: &Net) -> R<Vec<GatewaySpec>> {
     use sluice_core::qdisc::{AnyQdisc, QueueDisc};
@@ -837,18 +837,24 @@ fn gateways(tables: &[GatewayTable], net: &Net) -> R<Vec<GatewaySpec>> {
         if out.iter().any(|o| o.node == node) {
             return err(format!("{path}.node"), format!("{:?} already has a gateway (one per router)", g.node));
         }
-        let egress: Vec<(&DirSpec, sluice_core::Rate)> = net
+        // (direction, rate, whether it leads to a host)
+        let egress: Vec<(&DirSpec, sluice_core::Rate, bool)> = net
             .links
             .iter()
-            .flat_map(|l| [(l.a == node).then_some((&l.ab, l.rate)), (l.b == node).then_some((&l.ba, l.rate))])
+            .flat_map(|l| {
+                let host = |n: usize| net.nodes[n].kind == NodeKind::Host;
+                [(l.a == node).then(|| (&l.ab, l.rate, host(l.b))), (l.b == node).then(|| (&l.ba, l.rate, host(l.a)))]
+            })
             .flatten()
             .collect();
-        let names: Vec<String> = egress.iter().map(|(d, _)| d.queue_name.clone()).collect();
-        let (dir, _) = match &g.monitor {
-            Some(m) => *egress.iter().find(|(d, _)| &d.queue_name == m).ok_or_else(|| {
+        let names: Vec<String> = egress.iter().map(|(d, _, _)| d.queue_name.clone()).collect();
+        let (dir, _, _) = match &g.monitor {
+            Some(m) => *egress.iter().find(|(d, _, _)| &d.queue_name == m).ok_or_else(|| {
                 ScenarioError::new(format!("{path}.monitor"), format!("no queue named {m:?} leaving {} (its queues: {})", g.node, names.join(", "))).with_allowed(names.clone())
             })?,
-            None => *egress.iter().min_by_key(|(_, r)| r.as_bps()).ok_or_else(|| ScenarioError::new(format!("{path}.node"), format!("{:?} has no links", g.node)))?,
+            // The bottleneck: the slowest egress towards another router (a dumbbell's A->B),
+            // else the slowest of all; the first of equals.
+            None => *egress.iter().min_by_key(|(_, r, to_host)| (*to_host, r.as_bps())).ok_or_else(|| ScenarioError::new(format!("{path}.node"), format!("{:?} has no links", g.node)))?,
         };
         let field = |e: sluice_core::qdisc::ParamError| ScenarioError::new(format!("{path}.controller.{}", e.field), e.message);
         g.controller.validate().map_err(field)?;

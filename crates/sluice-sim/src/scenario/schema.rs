@@ -36,7 +36,8 @@ pub struct GatewayTable {
     pub node: String,
     /// `{ kind = "ewt" | "ewa" | "awm" | "sap_law" | "pink" | "rwm", ... }`.
     pub controller: sluice_core::control::ControllerConfig,
-    /// The egress queue the controller reads (`"A->B"`); default: the router's slowest egress.
+    /// The egress queue the controller reads (`"A->B"`); default: the router's slowest egress
+    /// towards another router.
     pub monitor: Option<String>,
     pub rewrite_at: Option<crate::model::RewriteAt>,
     /// The flow table's parameters.

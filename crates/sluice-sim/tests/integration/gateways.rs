@@ -124,6 +124,15 @@ start = "0s"
     assert!(capped["gateways"][0]["lowered"].as_u64().unwrap() > 0);
 }
 
+// The default monitored queue is the bottleneck towards the other router, even where the
+// access links are as fast as it (the 100 Mb/s access-link study): A->B, not A->s0.
+#[test]
+fn default_monitor_is_the_egress_towards_the_other_router() {
+    let text = dumbbell("[[gateways]]\nnode = \"A\"\ncontroller = { kind = \"ewt\" }\n").replace("access_rate = \"100Mbps\"", "access_rate = \"10Mbps\"");
+    let m = sluice_sim::scenario::load_str(&text, None).unwrap();
+    assert_eq!(m.gateways[0].monitor, "A->B");
+}
+
 // Bad gateway tables: one line naming the field.
 #[test]
 fn bad_gateways_name_the_field() {
