@@ -38,6 +38,8 @@ pub struct TcpTable {
     pub vegas: Option<VegasTable>,
     /// `[tcp.compound]`: Compound TCP's parameters (docs/algorithms/compound.md).
     pub compound: Option<CompoundTable>,
+    /// `[tcp.bbr]`: BBR's parameters (docs/algorithms/bbr.md).
+    pub bbr: Option<BbrTable>,
     pub mss: Option<u32>,
     pub sack: Option<bool>,
     pub timestamps: Option<bool>,
@@ -105,6 +107,16 @@ pub struct CompoundTable {
     pub gamma: Option<f64>,
     pub eta: Option<f64>,
     pub gamma_tuning: Option<bool>,
+}
+
+/// `[tcp.bbr]`; every key optional.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct BbrTable {
+    pub target: Option<crate::tcp::BbrTarget>,
+    pub cycle_start: Option<crate::tcp::BbrCycleStart>,
+    pub high_gain: Option<f64>,
+    pub pacing_margin: Option<f64>,
 }
 
 macro_rules! choice {
@@ -300,11 +312,17 @@ impl<'de> Deserialize<'de> for Endpoints {
                 .enumerate()
                 .map(|(i, v)| match v {
                     toml::Value::String(s) => Ok(s),
-                    other => Err(D::Error::custom(format!("entry [{i}]: expected a name (a string), got {}", other.type_str()))),
+                    other => Err(D::Error::custom(format!(
+                        "entry [{i}]: expected a name (a string), got {}",
+                        other.type_str()
+                    ))),
                 })
                 .collect::<Result<_, _>>()
                 .map(Endpoints::Many),
-            other => Err(D::Error::custom(format!("{EXPECTED}, got {}", other.type_str()))),
+            other => Err(D::Error::custom(format!(
+                "{EXPECTED}, got {}",
+                other.type_str()
+            ))),
         }
     }
 }
@@ -312,10 +330,19 @@ impl<'de> Deserialize<'de> for Endpoints {
 impl<'de> Deserialize<'de> for StartTable {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         const EXPECTED: &str = "expected a duration (\"2s\"), { uniform = [\"1s\", \"8s\"] } or a list of durations, one per generated flow";
-        let dur = |v: toml::Value, at: &str| Dur::deserialize(v).map_err(|e| D::Error::custom(format!("{at}{}", e.message())));
+        let dur = |v: toml::Value, at: &str| {
+            Dur::deserialize(v).map_err(|e| D::Error::custom(format!("{at}{}", e.message())))
+        };
         match toml::Value::deserialize(d)? {
-            v @ (toml::Value::String(_) | toml::Value::Integer(_)) => dur(v, "").map(StartTable::At),
-            toml::Value::Array(a) => a.into_iter().enumerate().map(|(i, v)| dur(v, &format!("entry [{i}]: "))).collect::<Result<_, _>>().map(StartTable::List),
+            v @ (toml::Value::String(_) | toml::Value::Integer(_)) => {
+                dur(v, "").map(StartTable::At)
+            }
+            toml::Value::Array(a) => a
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| dur(v, &format!("entry [{i}]: ")))
+                .collect::<Result<_, _>>()
+                .map(StartTable::List),
             toml::Value::Table(mut t) => {
                 let bounds = t.remove("uniform");
                 if let Some(k) = t.keys().next() {
@@ -328,10 +355,15 @@ impl<'de> Deserialize<'de> for StartTable {
                         let hi = dur(a.next().expect("two entries"), "uniform[1]: ")?;
                         Ok(StartTable::Uniform { uniform: (lo, hi) })
                     }
-                    _ => Err(D::Error::custom("uniform: expected two durations, [lo, hi]")),
+                    _ => Err(D::Error::custom(
+                        "uniform: expected two durations, [lo, hi]",
+                    )),
                 }
             }
-            other => Err(D::Error::custom(format!("{EXPECTED}, got {}", other.type_str()))),
+            other => Err(D::Error::custom(format!(
+                "{EXPECTED}, got {}",
+                other.type_str()
+            ))),
         }
     }
 }

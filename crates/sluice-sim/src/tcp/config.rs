@@ -4,6 +4,7 @@
 
 use sluice_core::Dur;
 
+pub use super::cc::bbr::{BbrConfig, BbrCycleStart, BbrTarget};
 pub use super::cc::compound::{CompoundConfig, CompoundVariant};
 pub use super::cc::cubic::{CubicConfig, Hystart};
 pub use super::cc::vegas::{VegasConfig, VegasDiff};
@@ -36,6 +37,10 @@ pub enum CcKind {
     /// `[tcp.compound]` options.
     #[serde(rename = "compound")]
     Compound,
+    /// BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00; ns-3 `TcpBbr`), with `[tcp.bbr]`
+    /// options.
+    #[serde(rename = "bbr")]
+    Bbr,
     /// "Plain RFC 793": no congestion window; only the peer's window limits the sender (RFC 793
     /// predates congestion control).
     #[serde(rename = "none")]
@@ -52,6 +57,7 @@ impl CcKind {
             CcKind::Cubic => "cubic",
             CcKind::Vegas => "vegas",
             CcKind::Compound => "compound",
+            CcKind::Bbr => "bbr",
             CcKind::None => "none",
         }
     }
@@ -307,6 +313,8 @@ pub struct TcpConfig {
     pub vegas: VegasConfig,
     /// Compound TCP's parameters (`[tcp.compound]`; used when `cc = "compound"`).
     pub compound: CompoundConfig,
+    /// BBR's parameters (`[tcp.bbr]`; used when `cc = "bbr"`).
+    pub bbr: BbrConfig,
     /// Sender's maximum segment size (payload bytes).
     pub mss: u32,
     pub sack: bool,
@@ -639,6 +647,7 @@ impl Default for TcpConfig {
             cubic: CubicConfig::default(),
             vegas: VegasConfig::default(),
             compound: CompoundConfig::default(),
+            bbr: BbrConfig::default(),
             mss: 1448,
             sack: true,
             timestamps: true,
@@ -653,7 +662,10 @@ impl Default for TcpConfig {
             initial_rto: Dur::from_secs(1),
             clock_granularity: Dur::from_millis(1),
             rto: RtoEstimator::Rfc6298,
-            delack: DelAck::On { count: 2, timeout: Dur::from_millis(200) },
+            delack: DelAck::On {
+                count: 2,
+                timeout: Dur::from_millis(200),
+            },
             recovery: Recovery::Prr(PrrVariant::Rfc9937),
             dupack: DupAckRule::Default,
             dupthresh: 3,
@@ -689,8 +701,16 @@ impl TcpConfig {
             full_ack: FullAck::Ssthresh,
             data_retries: Some(6),
             compat: Ns3Compat::NS3_44,
-            cubic: CubicConfig { tcp_friendliness: true, hystart: Hystart::Ns3, ..CubicConfig::default() },
-            vegas: VegasConfig { diff: VegasDiff::Ns3, ..VegasConfig::default() },
+            cubic: CubicConfig {
+                tcp_friendliness: true,
+                hystart: Hystart::Ns3,
+                ..CubicConfig::default()
+            },
+            vegas: VegasConfig {
+                diff: VegasDiff::Ns3,
+                ..VegasConfig::default()
+            },
+            bbr: BbrConfig::ns3(),
             profile: "ns3.44",
             ..TcpConfig::default()
         }
@@ -708,7 +728,10 @@ impl TcpConfig {
         self.initial_ssthresh = u32::MAX as u64;
         self.snd_buf = 131_072;
         self.rcv_buf = 131_072;
-        self.delack = DelAck::On { count: 2, timeout: Dur::from_millis(200) };
+        self.delack = DelAck::On {
+            count: 2,
+            timeout: Dur::from_millis(200),
+        };
         self.rto = RtoEstimator::Rfc6298;
         self.min_rto = Dur::from_secs(1);
         self.clock_granularity = Dur::from_millis(1);
@@ -749,7 +772,10 @@ impl TcpConfig {
         self.window_scaling = false;
         self.ecn = false;
         self.nagle = false;
-        self.delack = DelAck::On { count: 2, timeout: Dur::from_millis(200) };
+        self.delack = DelAck::On {
+            count: 2,
+            timeout: Dur::from_millis(200),
+        };
         self.rto = RtoEstimator::Ns3Legacy;
         (self.min_rto, self.max_rto) = RtoEstimator::Ns3Legacy.bounds();
         self.dupthresh = 3;
@@ -775,7 +801,10 @@ impl TcpConfig {
             ("ecn", self.ecn.to_string()),
             ("recovery", format!("{:?}", self.recovery).to_lowercase()),
             ("dupack", format!("{:?}", self.dupack).to_lowercase()),
-            ("wnd_update", format!("{:?}", self.wnd_update).to_lowercase()),
+            (
+                "wnd_update",
+                format!("{:?}", self.wnd_update).to_lowercase(),
+            ),
             ("syn_rto", format!("{:?}", self.syn_rto).to_lowercase()),
             ("delack", format!("{:?}", self.delack).to_lowercase()),
             ("rto", self.rto.as_str().to_string()),
@@ -786,7 +815,10 @@ impl TcpConfig {
             ("prr_u32_product", x.prr_u32_product.to_string()),
             ("prr_u32_limit", x.prr_u32_limit.to_string()),
             ("partial_ack_nextseg", x.partial_ack_nextseg.to_string()),
-            ("pipe_counts_sacked_retx", x.pipe_counts_sacked_retx.to_string()),
+            (
+                "pipe_counts_sacked_retx",
+                x.pipe_counts_sacked_retx.to_string(),
+            ),
             ("exit_ack_grows", x.exit_ack_grows.to_string()),
             ("reno_sack_marks", x.reno_sack_marks.to_string()),
             ("ooo_shrinks_window", x.ooo_shrinks_window.to_string()),
@@ -812,7 +844,10 @@ impl TcpConfig {
             ("iw", self.iw.as_str().to_string()),
             ("recover_check", x.recover_check.to_string()),
             ("syn_retries", self.syn_retries.to_string()),
-            ("data_retries", self.data_retries.map_or("none".into(), |n| n.to_string())),
+            (
+                "data_retries",
+                self.data_retries.map_or("none".into(), |n| n.to_string()),
+            ),
         ];
         if let InitialWindow::Segments(n) = self.iw {
             v.push(("initial_cwnd", n.to_string()));
@@ -828,6 +863,7 @@ impl TcpConfig {
             CcKind::Cubic => self.cubic.describe(),
             CcKind::Vegas => self.vegas.describe(),
             CcKind::Compound => self.compound.describe(),
+            CcKind::Bbr => self.bbr.describe(),
             _ => Vec::new(),
         }
     }
@@ -844,20 +880,62 @@ mod tests {
     // the key summaries have always used.
     #[test]
     fn ns3_profile_differs_from_the_default_in_the_documented_options() {
-        let (rfc, ns3) = (TcpConfig::default().describe(), TcpConfig::ns3_44().describe());
-        assert_eq!(rfc.iter().map(|(k, _)| k).collect::<Vec<_>>(), ns3.iter().map(|(k, _)| k).collect::<Vec<_>>());
-        let differ: Vec<&str> = rfc.iter().zip(&ns3).filter(|(a, b)| a.1 != b.1).map(|(a, _)| a.0).collect();
+        let (rfc, ns3) = (
+            TcpConfig::default().describe(),
+            TcpConfig::ns3_44().describe(),
+        );
+        assert_eq!(
+            rfc.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            ns3.iter().map(|(k, _)| k).collect::<Vec<_>>()
+        );
+        let differ: Vec<&str> = rfc
+            .iter()
+            .zip(&ns3)
+            .filter(|(a, b)| a.1 != b.1)
+            .map(|(a, _)| a.0)
+            .collect();
         let want = [
-            "profile", "dupack", "wnd_update", "syn_rto", "syn_mss_option", "ack_first_segment",
-            "prr_u32_product", "prr_u32_limit", "partial_ack_nextseg", "pipe_counts_sacked_retx",
-            "exit_ack_grows", "reno_sack_marks", "ooo_shrinks_window", "slow_start_capped",
-            "retx_merge", "edge_clip", "rtt_from_ts", "ts_recent_in_order", "acked_whole_segments",
-            "sack_report", "nextseg", "pace_fast_retransmit", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "ecn_echo_rfc", "timer_ties_as_set", "dup_ack_restarts_rto",
-            "rto_holds_ssthresh", "ack_duplicate_synack", "data_retries",
+            "profile",
+            "dupack",
+            "wnd_update",
+            "syn_rto",
+            "syn_mss_option",
+            "ack_first_segment",
+            "prr_u32_product",
+            "prr_u32_limit",
+            "partial_ack_nextseg",
+            "pipe_counts_sacked_retx",
+            "exit_ack_grows",
+            "reno_sack_marks",
+            "ooo_shrinks_window",
+            "slow_start_capped",
+            "retx_merge",
+            "edge_clip",
+            "rtt_from_ts",
+            "ts_recent_in_order",
+            "acked_whole_segments",
+            "sack_report",
+            "nextseg",
+            "pace_fast_retransmit",
+            "fin_timeout_rfc",
+            "cc_linux",
+            "synack_keeps_window",
+            "ecn_echo_rfc",
+            "timer_ties_as_set",
+            "dup_ack_restarts_rto",
+            "rto_holds_ssthresh",
+            "ack_duplicate_synack",
+            "data_retries",
         ];
         assert_eq!(differ, want);
         // The one switch not in the summary: ns-3's first data leaves 1 ns after the handshake.
-        assert_eq!((TcpConfig::default().compat.first_data_delay.0, TcpConfig::ns3_44().compat.first_data_delay.0), (0, 1));
+        assert_eq!(
+            (
+                TcpConfig::default().compat.first_data_delay.0,
+                TcpConfig::ns3_44().compat.first_data_delay.0
+            ),
+            (0, 1)
+        );
     }
 
     // tests RFC 6928 §2, RFC 3390 §1 and RFC 5681 §3.1: the initial window formulas, including

@@ -3,10 +3,11 @@
 use super::cc::{AnyCc, CaState, CwndState};
 use super::config::{SynRto, TcpConfig};
 use super::delayed_ack::LinuxDelAck;
+use super::rate::RateSampler;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use crate::prefetch::Lines;
 use crate::packet::{SackBlocks, SimPacket, TcpOptions, Transport};
+use crate::prefetch::Lines;
 use sluice_core::packet::{tcp_flags as F, Ecn};
 use sluice_core::seq::{to_wire, unwrap_near, window_field, wscale_for_buffer};
 use sluice_core::{Dur, Time};
@@ -227,6 +228,9 @@ pub struct Endpoint {
     pub(super) rtt_log: Vec<(Time, Dur)>,
     /// Linux's delayed-ACK engine (used only with `delack = "linux"`).
     pub(super) lnx_ack: LinuxDelAck,
+    /// Delivery-rate sampling, kept only for an algorithm that takes samples
+    /// ([`AnyCc::wants_rate_samples`]).
+    pub(super) rate: Option<Box<RateSampler>>,
 }
 
 impl Endpoint {
@@ -253,11 +257,13 @@ impl Endpoint {
 
     /// End of the receiving state (layout tests).
     #[cfg(test)]
-    pub(crate) const RECEIVE_END: usize = std::mem::offset_of!(Endpoint, counters) + std::mem::size_of::<u64>() * 2;
+    pub(crate) const RECEIVE_END: usize =
+        std::mem::offset_of!(Endpoint, counters) + std::mem::size_of::<u64>() * 2;
 
     /// End of the state a segment's arrival reads: the scoreboard's last byte (layout tests).
     #[cfg(test)]
-    pub(crate) const HOT_END: usize = std::mem::offset_of!(Endpoint, sb) + std::mem::size_of::<Scoreboard>();
+    pub(crate) const HOT_END: usize =
+        std::mem::offset_of!(Endpoint, sb) + std::mem::size_of::<Scoreboard>();
 
     /// The send scoreboard's segments, which live outside the endpoint: a second step, run when
     /// the endpoint's own lines are cached, just before a segment is handed to it.
@@ -268,11 +274,22 @@ impl Endpoint {
 
     fn new(cfg: Arc<TcpConfig>, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
         let cc = AnyCc::new(&cfg);
+        let rate = cc.wants_rate_samples().then(Box::default);
         let smss = cfg.mss;
         let cwnd = cc.initial_cwnd(cfg.iw, smss);
-        let rcv_shift = if cfg.window_scaling { wscale_for_buffer(cfg.rcv_buf) } else { 0 };
+        let rcv_shift = if cfg.window_scaling {
+            wscale_for_buffer(cfg.rcv_buf)
+        } else {
+            0
+        };
         let (initial_ssthresh, rcv_buf) = (cfg.initial_ssthresh, cfg.rcv_buf);
-        let rtt = RttEstimator::new(cfg.rto, cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.clock_granularity);
+        let rtt = RttEstimator::new(
+            cfg.rto,
+            cfg.initial_rto,
+            cfg.min_rto,
+            cfg.max_rto,
+            cfg.clock_granularity,
+        );
         Endpoint {
             cfg,
             flow,
@@ -298,7 +315,11 @@ impl Endpoint {
             app_write: 0,
             app_closed: false,
             sb: Scoreboard::default(),
-            w: CwndState { cwnd, ssthresh: initial_ssthresh, smss },
+            w: CwndState {
+                cwnd,
+                ssthresh: initial_ssthresh,
+                smss,
+            },
             cc,
             ca: CaState::Open,
             dupacks: 0,
@@ -334,6 +355,7 @@ impl Endpoint {
             unacked_segs: 0,
             delack_at: NEVER,
             lnx_ack: LinuxDelAck::default(),
+            rate,
             ts_recent: 0,
             last_ack_sent: 0,
             right_edge: 0,
@@ -349,15 +371,38 @@ impl Endpoint {
     }
 
     /// The active opener.
-    pub fn client(cfg: Arc<TcpConfig>, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
+    pub fn client(
+        cfg: Arc<TcpConfig>,
+        local: SockAddr,
+        remote: SockAddr,
+        iss: u32,
+        flow: u32,
+    ) -> Self {
         Endpoint::new(cfg, local, remote, iss, flow)
     }
 
     /// The passive opener, listening for the client's SYN.
-    pub fn server(cfg: Arc<TcpConfig>, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
+    pub fn server(
+        cfg: Arc<TcpConfig>,
+        local: SockAddr,
+        remote: SockAddr,
+        iss: u32,
+        flow: u32,
+    ) -> Self {
         let mut e = Endpoint::new(cfg, local, remote, iss, flow);
         e.state = ConnState::Listen;
         e
+    }
+
+    /// Hands the congestion control its random stream (BBR's ProbeBW cycle start; the engine
+    /// derives it from the flow's name).
+    pub fn set_cc_rng(&mut self, rng: sluice_core::rng::RngStream) {
+        self.cc.set_rng(rng);
+    }
+
+    /// Whether the congestion control draws random numbers (and so wants [`Self::set_cc_rng`]).
+    pub fn cc_draws(&self) -> bool {
+        self.cc.draws_random()
     }
 
     /// Keep every RTT sample from now on (see [`Endpoint::rtt_log`]).
@@ -400,7 +445,11 @@ impl Endpoint {
         if self.app_buffered >= self.app_end {
             return;
         }
-        let cap = self.snd_una.max(1).saturating_add(self.cfg.snd_buf).min(UNLIMITED);
+        let cap = self
+            .snd_una
+            .max(1)
+            .saturating_add(self.cfg.snd_buf)
+            .min(UNLIMITED);
         if cap <= self.app_buffered {
             return;
         }
@@ -447,7 +496,15 @@ impl Endpoint {
     }
 
     pub fn is_synchronized(&self) -> bool {
-        matches!(self.state, ConnState::Established | ConnState::CloseWait | ConnState::FinWait1 | ConnState::FinWait2 | ConnState::LastAck | ConnState::TimeWait)
+        matches!(
+            self.state,
+            ConnState::Established
+                | ConnState::CloseWait
+                | ConnState::FinWait1
+                | ConnState::FinWait2
+                | ConnState::LastAck
+                | ConnState::TimeWait
+        )
     }
 
     /// Whether all application data (and FIN, if closed) has been acknowledged.
@@ -463,7 +520,11 @@ impl Endpoint {
 
     /// The earliest time this endpoint needs [`Endpoint::on_wakeup`].
     pub fn poll_at(&self) -> Option<Time> {
-        let t = self.rto_at.min(self.delack_at).min(self.persist_at).min(self.send_at);
+        let t = self
+            .rto_at
+            .min(self.delack_at)
+            .min(self.persist_at)
+            .min(self.send_at);
         (t != NEVER).then_some(t)
     }
 
@@ -479,7 +540,9 @@ impl Endpoint {
     fn syn_timeout(&self) -> Dur {
         match self.cfg.syn_rto {
             // ns-3: ConnTimeout 3 s, doubled per retry.
-            SynRto::Ns3 => Dur::from_secs(3).saturating_mul(1u64 << (self.syn_tries.saturating_sub(1)).min(20)),
+            SynRto::Ns3 => {
+                Dur::from_secs(3).saturating_mul(1u64 << (self.syn_tries.saturating_sub(1)).min(20))
+            }
             SynRto::Rfc6298 => self.rtt.rto(),
         }
     }
@@ -498,20 +561,43 @@ impl Endpoint {
         // A SYN-ACK carries an option only if the SYN did (RFC 7323, RFC 2018).
         let offer = |ok: bool, cfg: bool| if ack_flag { ok } else { cfg };
         let opts = TcpOptions {
-            mss: self.cfg.compat.syn_mss_option.then(|| (self.cfg.mss + if self.cfg.timestamps { TS_OVERHEAD } else { 0 }).min(65_535) as u16),
-            wscale: if offer(self.snd_shift_offered(), self.cfg.window_scaling) { Some(self.rcv_shift) } else { None },
+            mss: self.cfg.compat.syn_mss_option.then(|| {
+                (self.cfg.mss + if self.cfg.timestamps { TS_OVERHEAD } else { 0 }).min(65_535)
+                    as u16
+            }),
+            wscale: if offer(self.snd_shift_offered(), self.cfg.window_scaling) {
+                Some(self.rcv_shift)
+            } else {
+                None
+            },
             sack_permitted: offer(self.sack_ok, self.cfg.sack),
-            ts: if offer(self.ts_ok, self.cfg.timestamps) { Some((ts_clock(now), if ack_flag { self.ts_recent } else { 0 })) } else { None },
+            ts: if offer(self.ts_ok, self.cfg.timestamps) {
+                Some((ts_clock(now), if ack_flag { self.ts_recent } else { 0 }))
+            } else {
+                None
+            },
             sack: SackBlocks::default(),
         };
         let window = self.rcv_buf.min(65_535) as u16; // never scaled in SYNs (RFC 7323 §2.2)
-        let ack = if ack_flag { to_wire(self.irs, self.rcv_nxt) } else { 0 };
+        let ack = if ack_flag {
+            to_wire(self.irs, self.rcv_nxt)
+        } else {
+            0
+        };
         if ack_flag {
             // RFC 7323 §4.3: Last.ACK.sent is the SYN-ACK's acknowledgment, so the first data
             // segment (SEG.SEQ = RCV.NXT) updates TS.Recent.
             self.last_ack_sent = self.rcv_nxt;
         }
-        let pkt = self.segment(to_wire(self.iss, 0), ack, flags, window, opts, 0, Ecn::NotEct);
+        let pkt = self.segment(
+            to_wire(self.iss, 0),
+            ack,
+            flags,
+            window,
+            opts,
+            0,
+            Ecn::NotEct,
+        );
         out.push(pkt);
         if self.syn_tries == 0 {
             self.syn_at = now;
@@ -531,7 +617,16 @@ impl Endpoint {
 
     /// Build a segment from this endpoint.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn segment(&mut self, seq: u32, ack: u32, flags: u8, window: u16, opts: TcpOptions, payload: u32, ecn: Ecn) -> SimPacket {
+    pub(super) fn segment(
+        &mut self,
+        seq: u32,
+        ack: u32,
+        flags: u8,
+        window: u16,
+        opts: TcpOptions,
+        payload: u32,
+        ecn: Ecn,
+    ) -> SimPacket {
         self.ip_id = self.ip_id.wrapping_add(1);
         SimPacket {
             src: self.local.addr,
@@ -542,7 +637,13 @@ impl Endpoint {
             ecn,
             ttl: 64,
             ip_id: self.ip_id,
-            transport: Transport::Tcp { seq, ack, flags, window, opts },
+            transport: Transport::Tcp {
+                seq,
+                ack,
+                flags,
+                window,
+                opts,
+            },
             payload,
             flow: self.flow,
         }
@@ -550,7 +651,14 @@ impl Endpoint {
 
     /// Handle an arriving segment addressed to this endpoint.
     pub fn on_segment(&mut self, pkt: &SimPacket, now: Time, out: &mut Vec<SimPacket>) {
-        let Transport::Tcp { seq, ack, flags, window, ref opts } = pkt.transport else {
+        let Transport::Tcp {
+            seq,
+            ack,
+            flags,
+            window,
+            ref opts,
+        } = pkt.transport
+        else {
             return;
         };
         if flags & F::RST != 0 {
@@ -581,13 +689,18 @@ impl Endpoint {
                     if self.cfg.handshake_rtt {
                         // The SYN's round trip (Linux and ns-3 both take it): from its send time
                         // unless it was retransmitted (Karn), or from the echoed timestamp.
-                        let from_ts = self.ts_ok && (self.cfg.compat.rtt_from_ts || self.syn_retransmitted);
-                        let r = if from_ts { Self::ts_rtt(opts, now) } else { (!self.syn_retransmitted).then(|| now.since(self.syn_at)) };
+                        let from_ts =
+                            self.ts_ok && (self.cfg.compat.rtt_from_ts || self.syn_retransmitted);
+                        let r = if from_ts {
+                            Self::ts_rtt(opts, now)
+                        } else {
+                            (!self.syn_retransmitted).then(|| now.since(self.syn_at))
+                        };
                         if let Some(r) = r {
                             self.rtt.sample(r, 1, 1);
                         }
                     }
-                    self.on_established();
+                    self.on_established(now);
                     self.state = ConnState::Established;
                     self.send_ack(now, out);
                     if self.cfg.compat.first_data_delay == Dur::ZERO {
@@ -610,7 +723,7 @@ impl Endpoint {
                     self.snd_wnd = (window as u64) << self.snd_shift;
                     self.wl1 = unwrap_near(self.irs, seq, self.rcv_nxt);
                     self.wl2 = 1;
-                    self.on_established();
+                    self.on_established(now);
                     self.state = ConnState::Established;
                     self.established_segment(pkt, now, out);
                 }
@@ -620,7 +733,15 @@ impl Endpoint {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn accept_syn(&mut self, seq: u32, window: u16, opts: &TcpOptions, flags: u8, now: Time, out: &mut Vec<SimPacket>) {
+    fn accept_syn(
+        &mut self,
+        seq: u32,
+        window: u16,
+        opts: &TcpOptions,
+        flags: u8,
+        now: Time,
+        out: &mut Vec<SimPacket>,
+    ) {
         self.irs = seq;
         self.rcv_nxt = 1;
         self.negotiate(opts, flags);
@@ -647,20 +768,31 @@ impl Endpoint {
         }
         self.sack_ok = self.cfg.sack && opts.sack_permitted;
         self.ts_ok = self.cfg.timestamps && opts.ts.is_some();
-        self.ecn_ok = self.cfg.ecn && if server { flags & (F::ECE | F::CWR) == (F::ECE | F::CWR) } else { flags & F::ECE != 0 && flags & F::CWR == 0 };
+        self.ecn_ok = self.cfg.ecn
+            && if server {
+                flags & (F::ECE | F::CWR) == (F::ECE | F::CWR)
+            } else {
+                flags & F::ECE != 0 && flags & F::CWR == 0
+            };
         if let Some(m) = opts.mss {
             let peer = (m as u32).saturating_sub(if self.ts_ok { TS_OVERHEAD } else { 0 });
             self.smss = self.cfg.mss.min(peer).max(1);
         } else {
             // RFC 9293 §3.7.1: no option means 536 B — unless this end does not send the
             // option either (ns-3 style), where both sides use their configured size.
-            self.smss = if self.cfg.compat.syn_mss_option { self.cfg.mss.min(536) } else { self.cfg.mss };
+            self.smss = if self.cfg.compat.syn_mss_option {
+                self.cfg.mss.min(536)
+            } else {
+                self.cfg.mss
+            };
         }
         self.w.smss = self.smss;
         self.w.cwnd = self.cc.initial_cwnd(self.cfg.iw, self.smss);
     }
 
-    fn on_established(&mut self) {
+    fn on_established(&mut self, now: Time) {
+        use super::cc::CongestionControl;
+        self.cc.on_established(&mut self.w, self.rtt.srtt, now);
         self.rto_at = NEVER;
         self.syn_tries = 0;
         if self.syn_retransmitted && self.cfg.syn_rto == SynRto::Rfc6298 {

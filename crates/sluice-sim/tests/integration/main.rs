@@ -1,10 +1,10 @@
 //! Whole-simulation tests: one binary, a module per topic.
 
+mod aqm;
+mod cc_behaviour;
 mod common;
+mod compound;
 mod fidelity;
 mod loss;
-mod reference;
-mod aqm;
-mod compound;
-mod cc_behaviour;
 mod metrics;
+mod reference;
