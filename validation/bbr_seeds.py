@@ -67,8 +67,9 @@ def collect(records: dict[str, list[dict]]) -> None:
 
 def run_ns3(out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
-    for b, n in BUFFERS.items():
-        for r in SEEDS:
+    # Seed by seed, both buffers each time: a partial set still covers both.
+    for r in SEEDS:
+        for b, n in BUFFERS.items():
             out = out_dir / f"{b}-run{r}.json"
             if out.exists() and out.stat().st_size > 0:
                 continue

@@ -26,17 +26,9 @@ pub enum LossModel {
     /// Independent loss with probability `p` per packet.
     Bernoulli { p: f64 },
     /// Two-state Markov chain stepped per packet (module docs).
-    GilbertElliott {
-        p_gb: f64,
-        p_bg: f64,
-        loss_good: f64,
-        loss_bad: f64,
-    },
+    GilbertElliott { p_gb: f64, p_bg: f64, loss_good: f64, loss_bad: f64 },
     /// The listed packets (1-based, ascending) among those `matching` counts.
-    List {
-        packets: Vec<u64>,
-        matching: ListMatch,
-    },
+    List { packets: Vec<u64>, matching: ListMatch },
 }
 
 /// Which packets a [`LossModel::List`] counts.
@@ -57,19 +49,12 @@ pub struct LossParamError {
 }
 
 fn probability(field: &'static str, v: f64, upper_inclusive: bool) -> Result<(), LossParamError> {
-    let ok = if upper_inclusive {
-        (0.0..=1.0).contains(&v)
-    } else {
-        (0.0..1.0).contains(&v)
-    };
+    let ok = if upper_inclusive { (0.0..=1.0).contains(&v) } else { (0.0..1.0).contains(&v) };
     if ok {
         Ok(())
     } else {
         let range = if upper_inclusive { "[0, 1]" } else { "[0, 1)" };
-        Err(LossParamError {
-            field,
-            message: format!("must be in {range}, got {v}"),
-        })
+        Err(LossParamError { field, message: format!("must be in {range}, got {v}") })
     }
 }
 
@@ -83,12 +68,7 @@ impl LossModel {
     pub fn validate(&self) -> Result<(), LossParamError> {
         match self {
             LossModel::Bernoulli { p } => probability("p", *p, false),
-            LossModel::GilbertElliott {
-                p_gb,
-                p_bg,
-                loss_good,
-                loss_bad,
-            } => {
+            LossModel::GilbertElliott { p_gb, p_bg, loss_good, loss_bad } => {
                 probability("p_gb", *p_gb, true)?;
                 probability("p_bg", *p_bg, true)?;
                 probability("loss_good", *loss_good, false)?;
@@ -101,12 +81,7 @@ impl LossModel {
             LossModel::List { packets, .. } => {
                 let ascending = packets.windows(2).all(|w| w[0] < w[1]);
                 if packets.first() == Some(&0) || !ascending {
-                    return Err(LossParamError {
-                        field: "packets",
-                        message:
-                            "must be ascending positive integers (the n-th packet, counting from 1)"
-                                .into(),
-                    });
+                    return Err(LossParamError { field: "packets", message: "must be ascending positive integers (the n-th packet, counting from 1)".into() });
                 }
                 Ok(())
             }
@@ -117,12 +92,7 @@ impl LossModel {
     pub fn is_lossless(&self) -> bool {
         match self {
             LossModel::Bernoulli { p } => *p <= 0.0,
-            LossModel::GilbertElliott {
-                p_gb,
-                loss_good,
-                loss_bad,
-                ..
-            } => *loss_good <= 0.0 && (*p_gb <= 0.0 || *loss_bad <= 0.0),
+            LossModel::GilbertElliott { p_gb, loss_good, loss_bad, .. } => *loss_good <= 0.0 && (*p_gb <= 0.0 || *loss_bad <= 0.0),
             LossModel::List { packets, .. } => packets.is_empty(),
         }
     }
@@ -131,12 +101,7 @@ impl LossModel {
     pub fn stationary_loss(&self) -> Option<f64> {
         match *self {
             LossModel::Bernoulli { p } => Some(p),
-            LossModel::GilbertElliott {
-                p_gb,
-                p_bg,
-                loss_good,
-                loss_bad,
-            } => {
+            LossModel::GilbertElliott { p_gb, p_bg, loss_good, loss_bad } => {
                 if p_gb + p_bg == 0.0 {
                     Some(loss_good) // never leaves the good state it starts in
                 } else {
@@ -166,12 +131,7 @@ pub struct LossProcess {
 
 impl LossProcess {
     pub fn new(model: LossModel) -> LossProcess {
-        LossProcess {
-            model,
-            bad: false,
-            counted: 0,
-            next: 0,
-        }
+        LossProcess { model, bad: false, counted: 0, next: 0 }
     }
 
     pub fn model(&self) -> &LossModel {
@@ -185,12 +145,7 @@ impl LossProcess {
     pub fn lose(&mut self, rng: &mut crate::rng::RngStream, is_data: bool) -> bool {
         match &self.model {
             LossModel::Bernoulli { p } => rng.chance(*p),
-            &LossModel::GilbertElliott {
-                p_gb,
-                p_bg,
-                loss_good,
-                loss_bad,
-            } => {
+            &LossModel::GilbertElliott { p_gb, p_bg, loss_good, loss_bad } => {
                 let r = rng.next_u64();
                 let (hi, lo) = (r >> 32, r & 0xffff_ffff);
                 let leave = if self.bad { p_bg } else { p_gb };
@@ -229,16 +184,8 @@ mod tests {
 
     #[test]
     fn list_loses_exactly_the_listed_packets_counting_from_one() {
-        let m = LossModel::List {
-            packets: vec![1, 3, 4, 10],
-            matching: ListMatch::All,
-        };
-        let lost: Vec<usize> = run(&m, 1, 12, |_| true)
-            .iter()
-            .enumerate()
-            .filter(|(_, &l)| l)
-            .map(|(i, _)| i + 1)
-            .collect();
+        let m = LossModel::List { packets: vec![1, 3, 4, 10], matching: ListMatch::All };
+        let lost: Vec<usize> = run(&m, 1, 12, |_| true).iter().enumerate().filter(|(_, &l)| l).map(|(i, _)| i + 1).collect();
         assert_eq!(lost, vec![1, 3, 4, 10]);
     }
 
@@ -246,16 +193,8 @@ mod tests {
     fn list_with_data_match_counts_only_data_packets() {
         // Packets alternate pure ACK, data, ACK, data...: data packets are the 2nd, 4th, 6th...
         // crossing. Losing data packets 1 and 3 loses crossings 2 and 6; no ACK is lost.
-        let m = LossModel::List {
-            packets: vec![1, 3],
-            matching: ListMatch::Data,
-        };
-        let lost: Vec<usize> = run(&m, 1, 10, |i| i % 2 == 1)
-            .iter()
-            .enumerate()
-            .filter(|(_, &l)| l)
-            .map(|(i, _)| i + 1)
-            .collect();
+        let m = LossModel::List { packets: vec![1, 3], matching: ListMatch::Data };
+        let lost: Vec<usize> = run(&m, 1, 10, |i| i % 2 == 1).iter().enumerate().filter(|(_, &l)| l).map(|(i, _)| i + 1).collect();
         assert_eq!(lost, vec![2, 6]);
     }
 
@@ -271,12 +210,7 @@ mod tests {
             b.uniform();
         }
         assert_eq!(a.next_u64(), b.next_u64());
-        let mut g = LossProcess::new(LossModel::GilbertElliott {
-            p_gb: 0.1,
-            p_bg: 0.3,
-            loss_good: 0.01,
-            loss_bad: 0.5,
-        });
+        let mut g = LossProcess::new(LossModel::GilbertElliott { p_gb: 0.1, p_bg: 0.3, loss_good: 0.01, loss_bad: 0.5 });
         let (mut a, mut b) = (RngStream::from_seed(3), RngStream::from_seed(3));
         for _ in 0..100 {
             g.lose(&mut a, true);
@@ -289,84 +223,22 @@ mod tests {
     fn lossless_models_are_recognised() {
         assert!(LossModel::NONE.is_lossless());
         assert!(!LossModel::Bernoulli { p: 1e-9 }.is_lossless());
-        assert!(LossModel::GilbertElliott {
-            p_gb: 0.0,
-            p_bg: 0.5,
-            loss_good: 0.0,
-            loss_bad: 1.0
-        }
-        .is_lossless());
-        assert!(!LossModel::GilbertElliott {
-            p_gb: 0.1,
-            p_bg: 0.5,
-            loss_good: 0.0,
-            loss_bad: 1.0
-        }
-        .is_lossless());
-        assert!(!LossModel::GilbertElliott {
-            p_gb: 0.0,
-            p_bg: 0.5,
-            loss_good: 0.1,
-            loss_bad: 0.0
-        }
-        .is_lossless());
-        assert!(LossModel::List {
-            packets: vec![],
-            matching: ListMatch::All
-        }
-        .is_lossless());
+        assert!(LossModel::GilbertElliott { p_gb: 0.0, p_bg: 0.5, loss_good: 0.0, loss_bad: 1.0 }.is_lossless());
+        assert!(!LossModel::GilbertElliott { p_gb: 0.1, p_bg: 0.5, loss_good: 0.0, loss_bad: 1.0 }.is_lossless());
+        assert!(!LossModel::GilbertElliott { p_gb: 0.0, p_bg: 0.5, loss_good: 0.1, loss_bad: 0.0 }.is_lossless());
+        assert!(LossModel::List { packets: vec![], matching: ListMatch::All }.is_lossless());
     }
 
     #[test]
     fn validate_names_the_field() {
         let e = LossModel::Bernoulli { p: 1.5 }.validate().unwrap_err();
-        assert_eq!(
-            (e.field, e.message.as_str()),
-            ("p", "must be in [0, 1), got 1.5")
-        );
-        assert_eq!(
-            LossModel::Bernoulli { p: 1.0 }
-                .validate()
-                .unwrap_err()
-                .field,
-            "p"
-        );
+        assert_eq!((e.field, e.message.as_str()), ("p", "must be in [0, 1), got 1.5"));
+        assert_eq!(LossModel::Bernoulli { p: 1.0 }.validate().unwrap_err().field, "p");
         assert!(LossModel::Bernoulli { p: -0.1 }.validate().is_err());
-        assert_eq!(
-            LossModel::List {
-                packets: vec![2, 2],
-                matching: ListMatch::All
-            }
-            .validate()
-            .unwrap_err()
-            .field,
-            "packets"
-        );
-        assert_eq!(
-            LossModel::List {
-                packets: vec![0, 3],
-                matching: ListMatch::All
-            }
-            .validate()
-            .unwrap_err()
-            .field,
-            "packets"
-        );
-        assert!(LossModel::List {
-            packets: vec![1, 5, 9],
-            matching: ListMatch::Data
-        }
-        .validate()
-        .is_ok());
-        let ge = |p_gb, p_bg, lg, lb| {
-            LossModel::GilbertElliott {
-                p_gb,
-                p_bg,
-                loss_good: lg,
-                loss_bad: lb,
-            }
-            .validate()
-        };
+        assert_eq!(LossModel::List { packets: vec![2, 2], matching: ListMatch::All }.validate().unwrap_err().field, "packets");
+        assert_eq!(LossModel::List { packets: vec![0, 3], matching: ListMatch::All }.validate().unwrap_err().field, "packets");
+        assert!(LossModel::List { packets: vec![1, 5, 9], matching: ListMatch::Data }.validate().is_ok());
+        let ge = |p_gb, p_bg, lg, lb| LossModel::GilbertElliott { p_gb, p_bg, loss_good: lg, loss_bad: lb }.validate();
         assert!(ge(0.01, 0.3, 0.0, 1.0).is_ok());
         assert_eq!(ge(0.01, 0.0, 0.0, 1.0).unwrap_err().field, "p_bg");
         assert_eq!(ge(0.01, 0.3, 1.0, 1.0).unwrap_err().field, "loss_good");
@@ -377,12 +249,7 @@ mod tests {
     #[test]
     fn gilbert_elliott_stationary_rate_formula() {
         // p_gb 0.02, p_bg 0.25, loss 0.01 / 0.6: π_bad = 0.02 / 0.27; rate = (0.25·0.01 + 0.02·0.6) / 0.27.
-        let m = LossModel::GilbertElliott {
-            p_gb: 0.02,
-            p_bg: 0.25,
-            loss_good: 0.01,
-            loss_bad: 0.6,
-        };
+        let m = LossModel::GilbertElliott { p_gb: 0.02, p_bg: 0.25, loss_good: 0.01, loss_bad: 0.6 };
         let want = (0.25 * 0.01 + 0.02 * 0.6) / 0.27;
         assert!((m.stationary_loss().unwrap() - want).abs() < 1e-15);
     }
@@ -398,15 +265,8 @@ mod tests {
     /// Realised loss rate and mean length of runs of consecutive losses.
     fn rate_and_burst(lost: &[bool]) -> (f64, f64) {
         let losses = lost.iter().filter(|&&l| l).count();
-        let bursts = lost
-            .iter()
-            .enumerate()
-            .filter(|&(i, &l)| l && (i == 0 || !lost[i - 1]))
-            .count();
-        (
-            losses as f64 / lost.len() as f64,
-            losses as f64 / bursts.max(1) as f64,
-        )
+        let bursts = lost.iter().enumerate().filter(|&(i, &l)| l && (i == 0 || !lost[i - 1])).count();
+        (losses as f64 / lost.len() as f64, losses as f64 / bursts.max(1) as f64)
     }
 
     #[test]
@@ -416,12 +276,7 @@ mod tests {
         // two standard errors of its formula (the chain starts good: the transient is ~1/p_bg
         // packets, negligible here).
         let (p_gb, p_bg) = (0.01, 0.25);
-        let m = LossModel::GilbertElliott {
-            p_gb,
-            p_bg,
-            loss_good: 0.0,
-            loss_bad: 1.0,
-        };
+        let m = LossModel::GilbertElliott { p_gb, p_bg, loss_good: 0.0, loss_bad: 1.0 };
         let (mut rates, mut bursts) = (Vec::new(), Vec::new());
         for seed in 0..30 {
             let (r, b) = rate_and_burst(&run(&m, 1000 + seed, 200_000, |_| true));
@@ -431,15 +286,8 @@ mod tests {
         let (r, r_se) = mean_se(&rates);
         let (b, b_se) = mean_se(&bursts);
         let want_r = p_gb / (p_gb + p_bg);
-        assert!(
-            (r - want_r).abs() < 2.0 * r_se,
-            "rate {r} ± {r_se}, formula {want_r}"
-        );
-        assert!(
-            (b - 1.0 / p_bg).abs() < 2.0 * b_se,
-            "burst {b} ± {b_se}, formula {}",
-            1.0 / p_bg
-        );
+        assert!((r - want_r).abs() < 2.0 * r_se, "rate {r} ± {r_se}, formula {want_r}");
+        assert!((b - 1.0 / p_bg).abs() < 2.0 * b_se, "burst {b} ± {b_se}, formula {}", 1.0 / p_bg);
         // And the bursts are real: far longer than independent loss at the same rate gives
         // (1 / (1 - rate) ≈ 1.04).
         assert!(b > 3.0);
@@ -447,29 +295,17 @@ mod tests {
 
     #[test]
     fn gilbert_elliott_realised_rate_matches_the_formula() {
-        let m = LossModel::GilbertElliott {
-            p_gb: 0.02,
-            p_bg: 0.2,
-            loss_good: 0.005,
-            loss_bad: 0.4,
-        };
-        let rates: Vec<f64> = (0..30)
-            .map(|s| rate_and_burst(&run(&m, 77 + s, 100_000, |_| true)).0)
-            .collect();
+        let m = LossModel::GilbertElliott { p_gb: 0.02, p_bg: 0.2, loss_good: 0.005, loss_bad: 0.4 };
+        let rates: Vec<f64> = (0..30).map(|s| rate_and_burst(&run(&m, 77 + s, 100_000, |_| true)).0).collect();
         let (r, se) = mean_se(&rates);
         let want = m.stationary_loss().unwrap();
-        assert!(
-            (r - want).abs() < 2.0 * se,
-            "rate {r} ± {se}, formula {want}"
-        );
+        assert!((r - want).abs() < 2.0 * se, "rate {r} ± {se}, formula {want}");
     }
 
     #[test]
     fn bernoulli_realised_rate_matches_p() {
         let m = LossModel::Bernoulli { p: 0.02 };
-        let rates: Vec<f64> = (0..30)
-            .map(|s| rate_and_burst(&run(&m, s, 50_000, |_| true)).0)
-            .collect();
+        let rates: Vec<f64> = (0..30).map(|s| rate_and_burst(&run(&m, s, 50_000, |_| true)).0).collect();
         let (r, se) = mean_se(&rates);
         assert!((r - 0.02).abs() < 2.0 * se, "rate {r} ± {se}");
     }

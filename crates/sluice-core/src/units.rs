@@ -35,8 +35,7 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 }
 
 fn number_and_unit<'a>(s: &'a str, what: &str, units: &str) -> Result<(f64, &'a str), String> {
-    let (v, unit) =
-        split_number(s).ok_or_else(|| format!("expected {what} like {units}, got {s:?}"))?;
+    let (v, unit) = split_number(s).ok_or_else(|| format!("expected {what} like {units}, got {s:?}"))?;
     if !v.is_finite() {
         return Err(format!("expected {what} like {units}, got {s:?}"));
     }
@@ -93,11 +92,7 @@ pub fn parse_size(s: &str) -> Result<ByteSize, String> {
     let scale = match unit {
         "B" => 1.0,
         "kB" => 1e3,
-        "KB" => {
-            return Err(format!(
-                "{s:?} is ambiguous: write kB (1000 B) or KiB (1024 B)"
-            ))
-        }
+        "KB" => return Err(format!("{s:?} is ambiguous: write kB (1000 B) or KiB (1024 B)")),
         "MB" => 1e6,
         "GB" => 1e9,
         "KiB" => 1024.0,
@@ -110,8 +105,7 @@ pub fn parse_size(s: &str) -> Result<ByteSize, String> {
 
 /// Parse a queue limit: `"900pkt"` (or `"900p"`, `"900pkts"`) or a size (`"1500000B"`, `"1.5MB"`).
 pub fn parse_queue_limit(s: &str) -> Result<QueueLimit, String> {
-    const UNITS: &str =
-        "\"900pkt\" or \"1500000B\" (units: pkt, or a size unit B, kB, MB, KiB, MiB)";
+    const UNITS: &str = "\"900pkt\" or \"1500000B\" (units: pkt, or a size unit B, kB, MB, KiB, MiB)";
     let (v, unit) = number_and_unit(s, "a queue limit", UNITS)?;
     match unit {
         "pkt" | "p" | "pkts" => {
@@ -196,25 +190,16 @@ macro_rules! string_serde {
                     }
                     fn visit_i64<E: de::Error>(self, v: i64) -> Result<$ty, E> {
                         if v == 0 {
-                            $parse("0B")
-                                .or_else(|_| $parse("0s"))
-                                .or_else(|_| $parse("0bps"))
-                                .map_err(E::custom)
+                            $parse("0B").or_else(|_| $parse("0s")).or_else(|_| $parse("0bps")).map_err(E::custom)
                         } else {
-                            Err(E::custom(format!(
-                                concat!("missing unit: write ", $expect, ", got {}"),
-                                v
-                            )))
+                            Err(E::custom(format!(concat!("missing unit: write ", $expect, ", got {}"), v)))
                         }
                     }
                     fn visit_u64<E: de::Error>(self, v: u64) -> Result<$ty, E> {
                         self.visit_i64(v as i64)
                     }
                     fn visit_f64<E: de::Error>(self, v: f64) -> Result<$ty, E> {
-                        Err(E::custom(format!(
-                            concat!("missing unit: write ", $expect, ", got {}"),
-                            v
-                        )))
+                        Err(E::custom(format!(concat!("missing unit: write ", $expect, ", got {}"), v)))
                     }
                 }
                 d.deserialize_any(V)
@@ -226,11 +211,7 @@ macro_rules! string_serde {
 string_serde!(Dur, parse_duration, "a duration string such as \"2ms\"");
 string_serde!(Rate, parse_rate, "a rate string such as \"100Mbps\"");
 string_serde!(ByteSize, parse_size, "a size string such as \"5MB\"");
-string_serde!(
-    QueueLimit,
-    parse_queue_limit,
-    "a queue limit such as \"900pkt\""
-);
+string_serde!(QueueLimit, parse_queue_limit, "a queue limit such as \"900pkt\"");
 
 #[cfg(test)]
 mod tests {
@@ -244,14 +225,8 @@ mod tests {
         assert_eq!(parse_duration("2ms").unwrap(), Dur(2_000_000));
         assert_eq!(parse_duration("10us").unwrap(), Dur(10_000));
         assert_eq!(parse_duration("0.5s").unwrap(), Dur(500_000_000));
-        assert_eq!(
-            parse_queue_limit("900pkt").unwrap(),
-            QueueLimit::Packets(900)
-        );
-        assert_eq!(
-            parse_queue_limit("1500000B").unwrap(),
-            QueueLimit::Bytes(1_500_000)
-        );
+        assert_eq!(parse_queue_limit("900pkt").unwrap(), QueueLimit::Packets(900));
+        assert_eq!(parse_queue_limit("1500000B").unwrap(), QueueLimit::Bytes(1_500_000));
         assert_eq!(parse_size("5MB").unwrap(), ByteSize(5_000_000));
         assert_eq!(parse_size("8MiB").unwrap(), ByteSize(8 * 1024 * 1024));
     }
@@ -269,24 +244,13 @@ mod tests {
     #[test]
     fn refuses_values_that_do_not_fit_rather_than_saturating() {
         // 10¹⁴ s is 10²³ ns, beyond 64 bits: an error, not 584 years.
-        assert!(parse_duration("99999999999999s")
-            .unwrap_err()
-            .contains("too large"));
-        assert!(parse_rate("99999999999999999999Gbps")
-            .unwrap_err()
-            .contains("too large"));
-        assert!(parse_size("99999999999GB")
-            .unwrap_err()
-            .contains("too large"));
-        assert!(parse_queue_limit("99999999999GB")
-            .unwrap_err()
-            .contains("too large"));
+        assert!(parse_duration("99999999999999s").unwrap_err().contains("too large"));
+        assert!(parse_rate("99999999999999999999Gbps").unwrap_err().contains("too large"));
+        assert!(parse_size("99999999999GB").unwrap_err().contains("too large"));
+        assert!(parse_queue_limit("99999999999GB").unwrap_err().contains("too large"));
         // The largest durations that fit still parse (to f64's 53 bits beyond 104 days).
         assert!(parse_duration("18446744073s").unwrap() > Dur(18_446_744_072_000_000_000));
-        assert_eq!(
-            parse_duration("1000000s").unwrap(),
-            Dur(1_000_000_000_000_000)
-        );
+        assert_eq!(parse_duration("1000000s").unwrap(), Dur(1_000_000_000_000_000));
     }
 
     #[test]

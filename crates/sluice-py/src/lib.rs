@@ -34,13 +34,7 @@ enum Failure {
     /// The simulator returned an error (invalid scenario, an output file that could not be written).
     Sim(SimError),
     /// The simulator panicked: a bug in Sluice, never the user's fault.
-    Panic {
-        scenario: String,
-        seed: Option<u64>,
-        message: String,
-        source: Option<String>,
-        sets: Vec<String>,
-    },
+    Panic { scenario: String, seed: Option<u64>, message: String, source: Option<String>, sets: Vec<String> },
     /// Python stopped the run between two slices: a signal (Ctrl-C raises KeyboardInterrupt)
     /// or an exception from the progress callback, raised again as it was.
     Python(PyErr),
@@ -109,25 +103,15 @@ fn to_pyerr(py: Python<'_>, failure: Failure, source: Option<&str>) -> PyErr {
         }
         Failure::Python(e) => e,
         // Only `Failure::Python` stops a run from here; kept for completeness.
-        Failure::Sim(e @ SimError::Stopped { .. }) => {
-            pyo3::exceptions::PyRuntimeError::new_err(e.to_string())
-        }
+        Failure::Sim(e @ SimError::Stopped { .. }) => pyo3::exceptions::PyRuntimeError::new_err(e.to_string()),
         Failure::Sim(SimError::Io { path, source }) => {
             let errno = source.raw_os_error().unwrap_or(0);
             // OSError prints "[Errno N] ..." itself; drop Rust's " (os error N)" suffix.
             let text = source.to_string();
-            let strerror = text
-                .strip_suffix(&format!(" (os error {errno})"))
-                .unwrap_or(&text);
+            let strerror = text.strip_suffix(&format!(" (os error {errno})")).unwrap_or(&text);
             make_error(py, "OutputError", (errno, strerror.to_string(), path), None)
         }
-        Failure::Panic {
-            scenario,
-            seed,
-            message,
-            source,
-            sets,
-        } => {
+        Failure::Panic { scenario, seed, message, source, sets } => {
             let file = source.unwrap_or_else(|| "SCENARIO.toml".to_string());
             let (seed_text, mut repro) = match seed {
                 Some(s) => (s.to_string(), format!("sluice run {file} --seed {s}")),
@@ -188,33 +172,20 @@ fn guarded<T>(
             let message = panic_message(payload.as_ref());
             let (scenario, seed) = describe_run(text, seed, overrides);
             // The overrides as `--set PATH=VALUE` arguments, values in TOML.
-            let sets = overrides
-                .iter()
-                .map(|o| format!("{}={}", o.path, o.value))
-                .collect();
-            Err(Failure::Panic {
-                scenario,
-                seed,
-                message,
-                source: source.map(str::to_string),
-                sets,
-            })
+            let sets = overrides.iter().map(|o| format!("{}={}", o.path, o.value)).collect();
+            Err(Failure::Panic { scenario, seed, message, source: source.map(str::to_string), sets })
         }
     }
 }
 
 /// A Python value as a TOML value: bool, int, float, str, and lists and dicts of them.
 fn to_toml(v: &Bound<'_, PyAny>, at: &str) -> PyResult<toml::Value> {
-    let bad =
-        |what: String| pyo3::exceptions::PyTypeError::new_err(format!("overrides[{at:?}]: {what}"));
+    let bad = |what: String| pyo3::exceptions::PyTypeError::new_err(format!("overrides[{at:?}]: {what}"));
     if v.is_instance_of::<PyBool>() {
         return Ok(toml::Value::Boolean(v.extract()?));
     }
     if v.is_instance_of::<PyInt>() {
-        return v
-            .extract::<i64>()
-            .map(toml::Value::Integer)
-            .map_err(|_| bad("an integer beyond the 64-bit range of TOML".into()));
+        return v.extract::<i64>().map(toml::Value::Integer).map_err(|_| bad("an integer beyond the 64-bit range of TOML".into()));
     }
     if v.is_instance_of::<PyFloat>() {
         return Ok(toml::Value::Float(v.extract()?));
@@ -223,26 +194,17 @@ fn to_toml(v: &Bound<'_, PyAny>, at: &str) -> PyResult<toml::Value> {
         return Ok(toml::Value::String(v.extract()?));
     }
     if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
-        return v
-            .try_iter()?
-            .map(|x| to_toml(&x?, at))
-            .collect::<PyResult<Vec<_>>>()
-            .map(toml::Value::Array);
+        return v.try_iter()?.map(|x| to_toml(&x?, at)).collect::<PyResult<Vec<_>>>().map(toml::Value::Array);
     }
     if let Ok(d) = v.cast::<PyDict>() {
         let mut t = toml::Table::new();
         for (k, x) in d.iter() {
-            let k: String = k
-                .extract()
-                .map_err(|_| bad(format!("a table key must be a str, not {}", type_name(&k))))?;
+            let k: String = k.extract().map_err(|_| bad(format!("a table key must be a str, not {}", type_name(&k))))?;
             t.insert(k, to_toml(&x, at)?);
         }
         return Ok(toml::Value::Table(t));
     }
-    Err(bad(format!(
-        "a TOML value is a bool, int, float, str, list or dict, not {}",
-        type_name(v)
-    )))
+    Err(bad(format!("a TOML value is a bool, int, float, str, list or dict, not {}", type_name(v))))
 }
 
 /// A TOML value as a Python value (dates, which no scenario field takes, as their text).
@@ -253,13 +215,7 @@ fn to_py<'py>(py: Python<'py>, v: &toml::Value) -> PyResult<Bound<'py, PyAny>> {
         toml::Value::Float(f) => PyFloat::new(py, *f).into_any(),
         toml::Value::Boolean(b) => PyBool::new(py, *b).to_owned().into_any(),
         toml::Value::Datetime(d) => PyString::new(py, &d.to_string()).into_any(),
-        toml::Value::Array(a) => PyList::new(
-            py,
-            a.iter()
-                .map(|x| to_py(py, x))
-                .collect::<PyResult<Vec<_>>>()?,
-        )?
-        .into_any(),
+        toml::Value::Array(a) => PyList::new(py, a.iter().map(|x| to_py(py, x)).collect::<PyResult<Vec<_>>>()?)?.into_any(),
         toml::Value::Table(t) => {
             let d = PyDict::new(py);
             for (k, x) in t {
@@ -271,24 +227,15 @@ fn to_py<'py>(py: Python<'py>, v: &toml::Value) -> PyResult<Bound<'py, PyAny>> {
 }
 
 fn type_name(v: &Bound<'_, PyAny>) -> String {
-    v.get_type()
-        .name()
-        .map_or_else(|_| "?".to_string(), |n| n.to_string())
+    v.get_type().name().map_or_else(|_| "?".to_string(), |n| n.to_string())
 }
 
 /// The `overrides` argument: a dict from dotted path to value, in its order.
 fn overrides_of(overrides: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<Override>> {
-    let Some(d) = overrides else {
-        return Ok(Vec::new());
-    };
+    let Some(d) = overrides else { return Ok(Vec::new()) };
     d.iter()
         .map(|(k, v)| {
-            let path: String = k.extract().map_err(|_| {
-                pyo3::exceptions::PyTypeError::new_err(format!(
-                    "overrides: a key is a dotted path (str), not {}",
-                    type_name(&k)
-                ))
-            })?;
+            let path: String = k.extract().map_err(|_| pyo3::exceptions::PyTypeError::new_err(format!("overrides: a key is a dotted path (str), not {}", type_name(&k))))?;
             let value = to_toml(&v, &path)?;
             Ok(Override::new(path, value))
         })
@@ -342,11 +289,7 @@ impl RunResult {
 
 impl From<RunOutput> for RunResult {
     fn from(out: RunOutput) -> Self {
-        RunResult {
-            summary_json: out.summary.to_json(),
-            files: out.files,
-            tables: out.tables,
-        }
+        RunResult { summary_json: out.summary.to_json(), files: out.files, tables: out.tables }
     }
 }
 
@@ -362,10 +305,7 @@ fn run(
     progress: Option<Py<PyAny>>,
     overrides: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<RunResult> {
-    let opts = RunOptions {
-        out_dir,
-        overrides: overrides_of(overrides)?,
-    };
+    let opts = RunOptions { out_dir, overrides: overrides_of(overrides)? };
     // The run holds no Python objects, so other Python threads (progress bars, pools) go on.
     // Between slices of events it takes the interpreter back for a moment: to handle signals
     // (Ctrl-C stops the run with KeyboardInterrupt) and to report progress.
@@ -384,28 +324,18 @@ fn run(
             };
             match sluice_sim::run_str_observed(scenario, seed, &opts, &mut observe) {
                 Ok(out) => Ok(out),
-                Err(SimError::Stopped { .. }) => {
-                    Err(Failure::Python(stopped.take().expect("stopped by Python")))
-                }
+                Err(SimError::Stopped { .. }) => Err(Failure::Python(stopped.take().expect("stopped by Python"))),
                 Err(e) => Err(e.into()),
             }
         })
     });
-    result
-        .map(RunResult::from)
-        .map_err(|f| to_pyerr(py, f, source))
+    result.map(RunResult::from).map_err(|f| to_pyerr(py, f, source))
 }
 
 /// Parse and validate a scenario without running it; see `_sluice.pyi`.
 #[pyfunction]
 #[pyo3(signature = (scenario, seed = None, *, source = None, overrides = None))]
-fn validate(
-    py: Python<'_>,
-    scenario: &str,
-    seed: Option<u64>,
-    source: Option<&str>,
-    overrides: Option<&Bound<'_, PyDict>>,
-) -> PyResult<()> {
+fn validate(py: Python<'_>, scenario: &str, seed: Option<u64>, source: Option<&str>, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
     let overrides = overrides_of(overrides)?;
     let result = py.detach(|| {
         guarded(scenario, seed, source, &overrides, || {
@@ -419,13 +349,7 @@ fn validate(
 /// The resolved model as JSON text and its hash; see `_sluice.pyi`.
 #[pyfunction]
 #[pyo3(signature = (scenario, seed = None, *, source = None, overrides = None))]
-fn resolve(
-    py: Python<'_>,
-    scenario: &str,
-    seed: Option<u64>,
-    source: Option<&str>,
-    overrides: Option<&Bound<'_, PyDict>>,
-) -> PyResult<(String, String)> {
+fn resolve(py: Python<'_>, scenario: &str, seed: Option<u64>, source: Option<&str>, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<(String, String)> {
     let overrides = overrides_of(overrides)?;
     let result = py.detach(|| {
         guarded(scenario, seed, source, &overrides, || {
@@ -446,13 +370,7 @@ fn parse_set<'py>(py: Python<'py>, arg: &str) -> PyResult<(String, Bound<'py, Py
 /// Each queue's resolved discipline (defaults filled in), as JSON; see `_sluice.pyi`.
 #[pyfunction]
 #[pyo3(signature = (scenario, seed = None, *, source = None, overrides = None))]
-fn explain(
-    py: Python<'_>,
-    scenario: &str,
-    seed: Option<u64>,
-    source: Option<&str>,
-    overrides: Option<&Bound<'_, PyDict>>,
-) -> PyResult<String> {
+fn explain(py: Python<'_>, scenario: &str, seed: Option<u64>, source: Option<&str>, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
     let overrides = overrides_of(overrides)?;
     let result = py.detach(|| {
         guarded(scenario, seed, source, &overrides, || {
@@ -478,18 +396,10 @@ fn version() -> &'static str {
 /// Raise a Rust panic on purpose, through the same guard as `run` (tests the panic mapping).
 #[pyfunction]
 #[pyo3(signature = (scenario, seed = None, *, source = None, overrides = None))]
-fn _panic_for_test(
-    py: Python<'_>,
-    scenario: &str,
-    seed: Option<u64>,
-    source: Option<&str>,
-    overrides: Option<&Bound<'_, PyDict>>,
-) -> PyResult<()> {
+fn _panic_for_test(py: Python<'_>, scenario: &str, seed: Option<u64>, source: Option<&str>, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
     let overrides = overrides_of(overrides)?;
     let result: Result<(), Failure> = py.detach(|| {
-        guarded(scenario, seed, source, &overrides, || {
-            panic!("deliberate panic for a test")
-        })
+        guarded(scenario, seed, source, &overrides, || panic!("deliberate panic for a test"))
     });
     result.map_err(|f| to_pyerr(py, f, source))
 }

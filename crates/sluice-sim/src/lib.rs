@@ -48,10 +48,7 @@ pub enum SimError {
     Scenario(#[from] ScenarioError),
     /// Writing an output file failed.
     #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    Io { path: String, source: std::io::Error },
     /// The caller's progress observer stopped the run at simulated time `at_s`.
     #[error("run stopped at {at_s:.3} s of simulated time")]
     Stopped { at_s: f64 },
@@ -72,21 +69,14 @@ pub const OBSERVE_EVERY: u64 = 1_000_000;
 /// [`OBSERVE_EVERY`] events and once at the end, for progress bars and interruption: when it
 /// returns false the run stops with [`SimError::Stopped`]. What runs does not depend on the
 /// observer: the summary is the one [`run_str`] gives.
-pub fn run_str_observed(
-    text: &str,
-    seed: Option<u64>,
-    opts: &RunOptions,
-    observe: &mut dyn FnMut(f64, f64) -> bool,
-) -> Result<RunOutput, SimError> {
+pub fn run_str_observed(text: &str, seed: Option<u64>, opts: &RunOptions, observe: &mut dyn FnMut(f64, f64) -> bool) -> Result<RunOutput, SimError> {
     let model = scenario::load_str_with(text, seed, &opts.overrides)?;
     let mut run = engine::Stepper::new(&model, opts)?;
     loop {
         let more = run.advance(OBSERVE_EVERY);
         let (now, end) = run.progress();
         if !observe(now.as_secs_f64(), end.as_secs_f64()) {
-            return Err(SimError::Stopped {
-                at_s: now.as_secs_f64(),
-            });
+            return Err(SimError::Stopped { at_s: now.as_secs_f64() });
         }
         if !more {
             return run.finish();

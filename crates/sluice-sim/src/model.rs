@@ -78,10 +78,7 @@ pub struct LinkSpec {
 pub enum StartSpec {
     At(#[serde(serialize_with = "since_start")] Time),
     /// Uniform in `[lo, hi)`, drawn from the flow's own stream.
-    Uniform(
-        #[serde(serialize_with = "since_start")] Time,
-        #[serde(serialize_with = "since_start")] Time,
-    ),
+    Uniform(#[serde(serialize_with = "since_start")] Time, #[serde(serialize_with = "since_start")] Time),
 }
 
 /// What the sending application does.
@@ -96,12 +93,7 @@ pub enum AppSpec {
     /// UDP packets of `packet_size` payload bytes at `rate`.
     UdpCbr { rate: Rate, packet_size: u32 },
     /// UDP on-off source: exponential on/off periods with the given means; CBR while on.
-    OnOff {
-        rate: Rate,
-        packet_size: u32,
-        mean_on: Dur,
-        mean_off: Dur,
-    },
+    OnOff { rate: Rate, packet_size: u32, mean_on: Dur, mean_off: Dur },
 }
 
 impl AppSpec {
@@ -178,16 +170,7 @@ impl Efficiency {
 
 impl Default for MonitorSpec {
     fn default() -> Self {
-        MonitorSpec {
-            queue_sample: Dur::from_millis(10),
-            cwnd_trace: None,
-            rtt_trace: false,
-            cc_trace: false,
-            pcap_snaplen: 128,
-            queues: None,
-            flow_sample: None,
-            efficiency: Efficiency::Ip,
-        }
+        MonitorSpec { queue_sample: Dur::from_millis(10), cwnd_trace: None, rtt_trace: false, cc_trace: false, pcap_snaplen: 128, queues: None, flow_sample: None, efficiency: Efficiency::Ip }
     }
 }
 

@@ -65,13 +65,7 @@ impl TcpOptions {
 /// The transport part of a packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Transport {
-    Tcp {
-        seq: u32,
-        ack: u32,
-        flags: u8,
-        window: u16,
-        opts: TcpOptions,
-    },
+    Tcp { seq: u32, ack: u32, flags: u8, window: u16, opts: TcpOptions },
     Udp,
 }
 
@@ -129,9 +123,7 @@ impl SimPacket {
     /// A data-carrying TCP segment (payload or SYN/FIN) rather than a pure ACK.
     pub fn is_tcp_data(&self) -> bool {
         match self.transport {
-            Transport::Tcp { flags, .. } => {
-                self.payload > 0 || flags & (tcp_flags::SYN | tcp_flags::FIN) != 0
-            }
+            Transport::Tcp { flags, .. } => self.payload > 0 || flags & (tcp_flags::SYN | tcp_flags::FIN) != 0,
             Transport::Udp => false,
         }
     }
@@ -200,20 +192,11 @@ mod tests {
 
     #[test]
     fn header_sizes_match_the_wire() {
-        let mut o = TcpOptions {
-            ts: Some((1, 2)),
-            ..Default::default()
-        };
+        let mut o = TcpOptions { ts: Some((1, 2)), ..Default::default() };
         assert_eq!(o.wire_len(), 12); // TS 10 -> padded 12: a 1448-byte payload makes 1500 B
         o.sack.push((1, 2));
         assert_eq!(o.wire_len(), 20);
-        let syn = TcpOptions {
-            mss: Some(1460),
-            wscale: Some(8),
-            sack_permitted: true,
-            ts: Some((0, 0)),
-            ..Default::default()
-        };
+        let syn = TcpOptions { mss: Some(1460), wscale: Some(8), sack_permitted: true, ts: Some((0, 0)), ..Default::default() };
         assert_eq!(syn.wire_len(), 20); // 4 + 3 + 2 + 10 = 19 -> 20
         let p = SimPacket {
             src: 1,
@@ -224,16 +207,7 @@ mod tests {
             ecn: Ecn::NotEct,
             ttl: 64,
             ip_id: 0,
-            transport: Transport::Tcp {
-                seq: 0,
-                ack: 0,
-                flags: tcp_flags::ACK,
-                window: 0,
-                opts: TcpOptions {
-                    ts: Some((0, 0)),
-                    ..Default::default()
-                },
-            },
+            transport: Transport::Tcp { seq: 0, ack: 0, flags: tcp_flags::ACK, window: 0, opts: TcpOptions { ts: Some((0, 0)), ..Default::default() } },
             payload: 1448,
             flow: 0,
         };

@@ -36,10 +36,7 @@ pub(crate) struct Recorder {
 #[cfg(test)]
 impl Recorder {
     pub fn of<S>(s: &S) -> Recorder {
-        Recorder {
-            base: s as *const S as usize,
-            lines: Default::default(),
-        }
+        Recorder { base: s as *const S as usize, lines: Default::default() }
     }
 }
 
@@ -77,8 +74,7 @@ mod tests {
         // Receiving only: from the start through `counters.delivered` and `last_delivery`.
         let mut r = Recorder::of(&e);
         e.prefetch_receive_lines(&mut r);
-        let want: std::collections::BTreeSet<usize> =
-            (0..=(Endpoint::RECEIVE_END - 1) / 64).collect();
+        let want: std::collections::BTreeSet<usize> = (0..=(Endpoint::RECEIVE_END - 1) / 64).collect();
         assert_eq!(r.lines, want);
     }
 
@@ -88,18 +84,7 @@ mod tests {
         use sluice_core::qdisc::{AnyQdisc, DropTail};
         use sluice_core::units::QueueLimit;
         let q = AnyQdisc::DropTail(DropTail::new(QueueLimit::Packets(10)));
-        let f = Iface::new(
-            0,
-            1,
-            sluice_core::Rate::mbps(10),
-            sluice_core::Dur::ZERO,
-            0,
-            1,
-            q,
-            sluice_core::rng::RngStream::from_seed(1),
-            false,
-            false,
-        );
+        let f = Iface::new(0, 1, sluice_core::Rate::mbps(10), sluice_core::Dur::ZERO, 0, 1, q, sluice_core::rng::RngStream::from_seed(1), false, false);
         let mut r = Recorder::of(&f);
         f.prefetch_lines(&mut r);
         assert_eq!(r.lines, [0, 1].into());
@@ -117,26 +102,11 @@ mod tests {
     // Packets sit in a slab at every offset modulo a line: each one's lines are all named.
     #[test]
     fn packet_lines_cover_the_packet_wherever_it_sits() {
-        let p = SimPacket {
-            src: 0,
-            dst: 0,
-            sport: 0,
-            dport: 0,
-            dscp: 0,
-            ecn: sluice_core::packet::Ecn::NotEct,
-            ttl: 0,
-            ip_id: 0,
-            transport: Transport::Udp,
-            payload: 0,
-            flow: 0,
-        };
+        let p = SimPacket { src: 0, dst: 0, sport: 0, dport: 0, dscp: 0, ecn: sluice_core::packet::Ecn::NotEct, ttl: 0, ip_id: 0, transport: Transport::Udp, payload: 0, flow: 0 };
         let slab = vec![p; 16];
         let base = slab.as_ptr() as usize & !63;
         for q in &slab {
-            let mut r = Recorder {
-                base,
-                lines: Default::default(),
-            };
+            let mut r = Recorder { base, lines: Default::default() };
             q.prefetch_lines(&mut r);
             assert_eq!(r.lines, spanned(q, base));
         }

@@ -50,11 +50,7 @@ mod tests {
         data[17] = 0;
         let c = checksum(&data, 0);
         data[16..18].copy_from_slice(&c.to_be_bytes());
-        assert_eq!(
-            fold(ones_sum(&data, 0)),
-            0xffff,
-            "a valid checksum sums to all ones"
-        );
+        assert_eq!(fold(ones_sum(&data, 0)), 0xffff, "a valid checksum sums to all ones");
         let old = u16::from_be_bytes([data[14], data[15]]);
         let new: u16 = 0x1234;
         data[14..16].copy_from_slice(&new.to_be_bytes());

@@ -1,9 +1,7 @@
 //! [`Auto`]: a parameter whose default is derived from other parameters (a variant, a rule,
 //! the link), written `"auto"` in a queue table.
 
-use serde::de::value::{
-    BoolDeserializer, F64Deserializer, I64Deserializer, StrDeserializer, U64Deserializer,
-};
+use serde::de::value::{BoolDeserializer, F64Deserializer, I64Deserializer, StrDeserializer, U64Deserializer};
 use serde::de::{self, Deserializer, IntoDeserializer};
 use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
@@ -45,17 +43,8 @@ impl<T: Serialize> Serialize for Auto<T> {
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Auto<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V<T>(PhantomData<T>);
-        fn with<
-            'de,
-            T: Deserialize<'de>,
-            E: de::Error,
-            D: Deserializer<'de, Error = de::value::Error>,
-        >(
-            d: D,
-        ) -> Result<Auto<T>, E> {
-            T::deserialize(d)
-                .map(Auto::Value)
-                .map_err(|e| E::custom(format!("{e} (or \"auto\")")))
+        fn with<'de, T: Deserialize<'de>, E: de::Error, D: Deserializer<'de, Error = de::value::Error>>(d: D) -> Result<Auto<T>, E> {
+            T::deserialize(d).map(Auto::Value).map_err(|e| E::custom(format!("{e} (or \"auto\")")))
         }
         impl<'de, T: Deserialize<'de>> de::Visitor<'de> for V<T> {
             type Value = Auto<T>;
@@ -105,10 +94,7 @@ mod tests {
     #[test]
     fn parses_auto_and_values() {
         assert_eq!(from_str::<QueueLimit>("auto").unwrap(), Auto::Auto);
-        assert_eq!(
-            from_str::<QueueLimit>("5pkt").unwrap(),
-            Auto::Value(QueueLimit::Packets(5))
-        );
+        assert_eq!(from_str::<QueueLimit>("5pkt").unwrap(), Auto::Value(QueueLimit::Packets(5)));
         let d: F64Deserializer<Error> = 0.25f64.into_deserializer();
         assert_eq!(Auto::<f64>::deserialize(d).unwrap(), Auto::Value(0.25));
         let e = from_str::<QueueLimit>("5").unwrap_err().to_string();

@@ -17,10 +17,7 @@
 
 use super::auto::Auto;
 use super::red::{admit, Fifo, RedConfig, RedCore, RedFlavor, RedRule, RedSettings};
-use super::{
-    Dequeued, DropReason, Enqueue, Occupancy, ParamError, Profile, QdiscCx, QdiscParams, QueueDisc,
-    Queued,
-};
+use super::{Dequeued, DropReason, Enqueue, Occupancy, ParamError, Profile, QdiscCx, QdiscParams, QueueDisc, Queued};
 use crate::rng::RngStream;
 use crate::time::{Dur, Rate, Time};
 use crate::units::{ByteSize, QueueLimit};
@@ -36,14 +33,7 @@ pub struct ChokeSettings {
 impl ChokeSettings {
     /// ns-3 RED's defaults on a link of `rate`, non-gentle, Floyd's count rule, one candidate.
     pub fn defaults(rate: Rate) -> ChokeSettings {
-        ChokeSettings {
-            red: RedSettings {
-                gentle: false,
-                flavor: RedFlavor::Floyd,
-                ..RedSettings::ns3_defaults(rate)
-            },
-            candidates: 1,
-        }
+        ChokeSettings { red: RedSettings { gentle: false, flavor: RedFlavor::Floyd, ..RedSettings::ns3_defaults(rate) }, candidates: 1 }
     }
 }
 
@@ -92,11 +82,7 @@ impl ChokeConfig {
     /// Under the ns-3 profile: ns-3 RED's limit (25 packets) and `MeanPktSize` (500 B). The RED
     /// rules stay Floyd's: there is no ns-3 CHOKe to follow.
     pub fn ns3() -> Self {
-        ChokeConfig {
-            limit: QueueLimit::Packets(25),
-            mean_pkt_size: ByteSize(500),
-            ..ChokeConfig::default()
-        }
+        ChokeConfig { limit: QueueLimit::Packets(25), mean_pkt_size: ByteSize(500), ..ChokeConfig::default() }
     }
 
     pub fn settings(&self, link: Option<Rate>) -> Result<ChokeSettings, (&'static str, String)> {
@@ -121,10 +107,7 @@ impl ChokeConfig {
             hard_drop: self.hard_drop,
         }
         .settings(link)?;
-        Ok(ChokeSettings {
-            red,
-            candidates: self.candidates,
-        })
+        Ok(ChokeSettings { red, candidates: self.candidates })
     }
 }
 
@@ -137,9 +120,7 @@ impl QdiscParams for ChokeConfig {
         }
     }
     fn validate(&self) -> Result<(), ParamError> {
-        self.settings(None)
-            .map(|_| ())
-            .map_err(|(f, m)| ParamError::new(f, m))
+        self.settings(None).map(|_| ()).map_err(|(f, m)| ParamError::new(f, m))
     }
 }
 
@@ -154,17 +135,10 @@ pub struct Choke<P> {
 impl<P: Queued> Choke<P> {
     /// From a validated config (see `Red::from_config` for `bandwidth`).
     pub fn from_config(cfg: &ChokeConfig, _rng: &mut RngStream) -> Choke<P> {
-        Choke::new(
-            cfg.settings(None)
-                .unwrap_or_else(|(f, m)| panic!("an unvalidated CHOKe config: {f}: {m}")),
-        )
+        Choke::new(cfg.settings(None).unwrap_or_else(|(f, m)| panic!("an unvalidated CHOKe config: {f}: {m}")))
     }
     pub fn new(cfg: ChokeSettings) -> Choke<P> {
-        Choke {
-            core: RedCore::new(cfg.red),
-            candidates: cfg.candidates.max(1),
-            fifo: Fifo::new(),
-        }
+        Choke { core: RedCore::new(cfg.red), candidates: cfg.candidates.max(1), fifo: Fifo::new() }
     }
     pub fn avg(&self) -> f64 {
         self.core.avg
@@ -209,8 +183,7 @@ impl<P: Queued> QueueDisc<P> for Choke<P> {
 
     fn dequeue(&mut self, now: Time, _cx: &mut QdiscCx<'_, P>) -> Option<Dequeued<P>> {
         let p = self.fifo.pop();
-        self.core
-            .on_dequeue(now, p.is_none(), self.fifo.q.is_empty());
+        self.core.on_dequeue(now, p.is_none(), self.fifo.q.is_empty());
         p.map(Dequeued::plain)
     }
 
@@ -240,36 +213,13 @@ mod tests {
     #[test]
     fn matching_candidate_drops_both() {
         let mut rng = RngStream::from_seed(2);
-        let mut q: Choke<TestPkt> = Choke::new(ChokeSettings {
-            red: RedSettings {
-                limit: QueueLimit::Packets(100),
-                ..ChokeSettings::defaults(Rate::mbps(10)).red
-            },
-            candidates: 1,
-        });
+        let mut q: Choke<TestPkt> = Choke::new(ChokeSettings { red: RedSettings { limit: QueueLimit::Packets(100), ..ChokeSettings::defaults(Rate::mbps(10)).red }, candidates: 1 });
         let mut v = Vec::new();
         for k in 0..8 {
-            assert!(matches!(
-                q.enqueue(
-                    pkt(1, k),
-                    Time(0),
-                    &mut QdiscCx {
-                        rng: &mut rng,
-                        dequeue_drops: &mut v
-                    }
-                ),
-                Enqueue::Queued
-            ));
+            assert!(matches!(q.enqueue(pkt(1, k), Time(0), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v }), Enqueue::Queued));
         }
         q.core.avg = 6.0; // p_b = 0.002, count small: RED itself would not drop
-        match q.enqueue(
-            pkt(1, 100),
-            Time(1),
-            &mut QdiscCx {
-                rng: &mut rng,
-                dequeue_drops: &mut v,
-            },
-        ) {
+        match q.enqueue(pkt(1, 100), Time(1), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v }) {
             Enqueue::Dropped(DropReason::ChokeMatch, p) => assert_eq!(p.id % 7, 1),
             other => panic!("{other:?}"),
         }
@@ -277,31 +227,11 @@ mod tests {
         assert_eq!(v[0].1, DropReason::ChokeMatch);
         assert_eq!(q.occupancy().packets, 7);
         q.core.avg = 6.0;
-        assert!(matches!(
-            q.enqueue(
-                pkt(2, 0),
-                Time(2),
-                &mut QdiscCx {
-                    rng: &mut rng,
-                    dequeue_drops: &mut v
-                }
-            ),
-            Enqueue::Queued
-        ));
+        assert!(matches!(q.enqueue(pkt(2, 0), Time(2), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v }), Enqueue::Queued));
         assert_eq!(v.len(), 1);
         // below min_th nothing is compared
         q.core.avg = 0.0;
-        assert!(matches!(
-            q.enqueue(
-                pkt(1, 200),
-                Time(3),
-                &mut QdiscCx {
-                    rng: &mut rng,
-                    dequeue_drops: &mut v
-                }
-            ),
-            Enqueue::Queued
-        ));
+        assert!(matches!(q.enqueue(pkt(1, 200), Time(3), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v }), Enqueue::Queued));
     }
 
     // tests that CHOKe penalises the heavy flow: the queue is held at 10 packets, flow 0 sends
@@ -316,56 +246,27 @@ mod tests {
     fn heavy_flow_loses_more() {
         let mut rng = RngStream::from_seed(4);
         let mut ops = RngStream::from_seed(5);
-        let mut q: Choke<TestPkt> = Choke::new(ChokeSettings {
-            red: RedSettings {
-                w_q: 0.02,
-                limit: QueueLimit::Packets(100),
-                ..ChokeSettings::defaults(Rate::mbps(10)).red
-            },
-            candidates: 1,
-        });
+        let mut q: Choke<TestPkt> = Choke::new(ChokeSettings { red: RedSettings { w_q: 0.02, limit: QueueLimit::Packets(100), ..ChokeSettings::defaults(Rate::mbps(10)).red }, candidates: 1 });
         let mut v = Vec::new();
         let (mut sent, mut lost) = ([0u32; 5], [0u32; 5]);
         for i in 0..50_000u32 {
-            let f = if ops.chance(0.8) {
-                0
-            } else {
-                1 + ops.below(4) as u32
-            };
+            let f = if ops.chance(0.8) { 0 } else { 1 + ops.below(4) as u32 };
             sent[f as usize] += 1;
-            if let Enqueue::Dropped(_, _) = q.enqueue(
-                pkt(f, i),
-                Time(i as u64 * 1000),
-                &mut QdiscCx {
-                    rng: &mut rng,
-                    dequeue_drops: &mut v,
-                },
-            ) {
+            if let Enqueue::Dropped(_, _) = q.enqueue(pkt(f, i), Time(i as u64 * 1000), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v }) {
                 lost[f as usize] += 1;
             }
             for (p, _) in v.drain(..) {
                 lost[(p.id % 7) as usize] += 1;
             }
             while q.occupancy().packets > 10 {
-                q.dequeue(
-                    Time(i as u64 * 1000),
-                    &mut QdiscCx {
-                        rng: &mut rng,
-                        dequeue_drops: &mut v,
-                    },
-                );
+                q.dequeue(Time(i as u64 * 1000), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v });
             }
         }
         let rate = |f: usize| lost[f] as f64 / sent[f] as f64;
         assert!(rate(0) > 0.8, "heavy flow loss {}", rate(0));
         for f in 1..5 {
             assert!(rate(f) > 0.2 && rate(f) < 0.35, "flow {f} loss {}", rate(f));
-            assert!(
-                rate(0) >= 2.5 * rate(f),
-                "flow {f} loss {} vs {}",
-                rate(f),
-                rate(0)
-            );
+            assert!(rate(0) >= 2.5 * rate(f), "flow {f} loss {} vs {}", rate(f), rate(0));
         }
     }
 
@@ -373,35 +274,10 @@ mod tests {
     // candidate; a byte limit scales the automatic thresholds by mean_pkt_size.
     #[test]
     fn config_defaults_and_errors() {
-        let st = ChokeConfig::default()
-            .settings(Some(Rate::mbps(10)))
-            .unwrap();
-        assert_eq!(
-            (
-                st.red.min_th,
-                st.red.max_th,
-                st.red.w_q,
-                st.red.gentle,
-                st.candidates
-            ),
-            (5.0, 15.0, 0.002, false, 1)
-        );
-        let b = ChokeConfig {
-            limit: QueueLimit::Bytes(100_000),
-            ..ChokeConfig::default()
-        }
-        .settings(None)
-        .unwrap();
+        let st = ChokeConfig::default().settings(Some(Rate::mbps(10))).unwrap();
+        assert_eq!((st.red.min_th, st.red.max_th, st.red.w_q, st.red.gentle, st.candidates), (5.0, 15.0, 0.002, false, 1));
+        let b = ChokeConfig { limit: QueueLimit::Bytes(100_000), ..ChokeConfig::default() }.settings(None).unwrap();
         assert_eq!((b.red.min_th, b.red.max_th), (5000.0, 15000.0));
-        assert_eq!(
-            ChokeConfig {
-                candidates: 0,
-                ..ChokeConfig::default()
-            }
-            .settings(None)
-            .unwrap_err()
-            .0,
-            "candidates"
-        );
+        assert_eq!(ChokeConfig { candidates: 0, ..ChokeConfig::default() }.settings(None).unwrap_err().0, "candidates");
     }
 }

@@ -22,10 +22,7 @@
 //! The core ([`CodelState`]) works on any FIFO that can pop its head and tell its backlog, so
 //! FQ-CoDel runs one per queue.
 
-use super::{
-    Dequeued, DropReason, Enqueue, MarkReason, Occupancy, ParamError, Profile, QdiscCx,
-    QdiscParams, QueueDisc, Queued,
-};
+use super::{Dequeued, DropReason, Enqueue, MarkReason, Occupancy, ParamError, Profile, QdiscCx, QdiscParams, QueueDisc, Queued};
 use crate::packet::Ecn;
 use crate::rng::RngStream;
 use crate::time::{Dur, Time};
@@ -67,14 +64,7 @@ impl Default for CodelConfig {
     /// RFC 8289's target and interval; Linux `sch_codel`'s 1000-packet limit and ECN off;
     /// MAXPACKET one 1500-byte MTU.
     fn default() -> Self {
-        CodelConfig {
-            target: Dur::from_millis(5),
-            interval: Dur::from_millis(100),
-            limit: QueueLimit::Packets(1000),
-            mtu: 1500,
-            ecn: false,
-            arith: CodelArith::Exact,
-        }
+        CodelConfig { target: Dur::from_millis(5), interval: Dur::from_millis(100), limit: QueueLimit::Packets(1000), mtu: 1500, ecn: false, arith: CodelArith::Exact }
     }
 }
 
@@ -84,11 +74,7 @@ impl QdiscParams for CodelConfig {
     fn for_profile(profile: Profile) -> Self {
         match profile {
             Profile::Sluice => Self::default(),
-            Profile::Ns3_44 => CodelConfig {
-                limit: QueueLimit::Bytes(1_500_000),
-                arith: CodelArith::Ns3,
-                ..Self::default()
-            },
+            Profile::Ns3_44 => CodelConfig { limit: QueueLimit::Bytes(1_500_000), arith: CodelArith::Ns3, ..Self::default() },
         }
     }
     fn validate(&self) -> Result<(), ParamError> {
@@ -101,30 +87,17 @@ impl QdiscParams for CodelConfig {
 }
 
 /// Checks shared with FQ-CoDel.
-pub(crate) fn check_codel_times(
-    target: Dur,
-    interval: Dur,
-    arith: CodelArith,
-) -> Result<(), ParamError> {
+pub(crate) fn check_codel_times(target: Dur, interval: Dur, arith: CodelArith) -> Result<(), ParamError> {
     // ns-3 units are 1,024 ns held in 32 bits; 16 intervals must fit them.
     let max = Dur::from_secs(60);
     if interval.0 == 0 || interval > max {
-        return Err(ParamError::new(
-            "interval",
-            format!("must be greater than 0 and at most {max}, got {interval}"),
-        ));
+        return Err(ParamError::new("interval", format!("must be greater than 0 and at most {max}, got {interval}")));
     }
     if target.0 == 0 || target >= interval {
-        return Err(ParamError::new(
-            "target",
-            format!("must be greater than 0 and less than interval ({interval}), got {target}"),
-        ));
+        return Err(ParamError::new("target", format!("must be greater than 0 and less than interval ({interval}), got {target}")));
     }
     if arith == CodelArith::Ns3 && target.0 < 1024 {
-        return Err(ParamError::new(
-            "target",
-            format!("must be at least 1024ns with arith = \"ns3\" (its time unit), got {target}"),
-        ));
+        return Err(ParamError::new("target", format!("must be at least 1024ns with arith = \"ns3\" (its time unit), got {target}")));
     }
     Ok(())
 }
@@ -142,18 +115,8 @@ pub(crate) struct CodelParams {
 
 impl CodelParams {
     pub(crate) fn new(target: Dur, interval: Dur, mtu: u32, ecn: bool, arith: CodelArith) -> Self {
-        let p = CodelParams {
-            target: 0,
-            interval: 0,
-            mtu: mtu as u64,
-            ecn,
-            arith,
-        };
-        CodelParams {
-            target: p.units(target.0),
-            interval: p.units(interval.0),
-            ..p
-        }
+        let p = CodelParams { target: 0, interval: 0, mtu: mtu as u64, ecn, arith };
+        CodelParams { target: p.units(target.0), interval: p.units(interval.0), ..p }
     }
     /// A span or an instant in the arithmetic's units (ns-3: `ns >> 10` cut to 32 bits).
     #[inline]
@@ -202,10 +165,7 @@ pub(crate) struct Fifo<P> {
 
 impl<P> Default for Fifo<P> {
     fn default() -> Self {
-        Fifo {
-            q: VecDeque::new(),
-            bytes: 0,
-        }
+        Fifo { q: VecDeque::new(), bytes: 0 }
     }
 }
 
@@ -259,20 +219,14 @@ fn isqrt(n: u128) -> u128 {
 
 impl CodelState {
     pub(crate) fn new() -> Self {
-        CodelState {
-            rec_inv_sqrt: u16::MAX,
-            ..Default::default()
-        }
+        CodelState { rec_inv_sqrt: u16::MAX, ..Default::default() }
     }
 
     /// `t + interval/√count` (module docs).
     #[inline]
     fn control_law(&self, p: &CodelParams, t: u64) -> u64 {
         match p.arith {
-            CodelArith::Exact => {
-                t + isqrt((p.interval as u128 * p.interval as u128) / self.count.max(1) as u128)
-                    as u64
-            }
+            CodelArith::Exact => t + isqrt((p.interval as u128 * p.interval as u128) / self.count.max(1) as u128) as u64,
             CodelArith::Ns3 => {
                 let r = ((p.interval * (((self.rec_inv_sqrt as u32) << 16) as u64)) >> 32) as u32;
                 (t as u32).wrapping_add(r) as u64
@@ -290,14 +244,7 @@ impl CodelState {
 
     /// Whether the packet just popped (enqueued at `enq`; `backlog` bytes remain behind it)
     /// finds the sojourn time above target long enough (RFC 8289 `dodequeue`).
-    fn ok_to_drop(
-        &mut self,
-        p: &CodelParams,
-        enq: Option<Time>,
-        now_ns: Time,
-        now: u64,
-        backlog: u64,
-    ) -> bool {
+    fn ok_to_drop(&mut self, p: &CodelParams, enq: Option<Time>, now_ns: Time, now: u64, backlog: u64) -> bool {
         let Some(enq) = enq else {
             self.first_above_time = 0;
             return false;
@@ -322,13 +269,7 @@ impl CodelState {
     }
 
     /// CoDel's dequeue from `q` at `now`: drops go to `drops`; a mark is reported with the packet.
-    pub(crate) fn dequeue<P: Queued, Q: CodelQueue<P>>(
-        &mut self,
-        p: &CodelParams,
-        q: &mut Q,
-        now_ns: Time,
-        drops: &mut Vec<(P, DropReason)>,
-    ) -> Option<Dequeued<P>> {
+    pub(crate) fn dequeue<P: Queued, Q: CodelQueue<P>>(&mut self, p: &CodelParams, q: &mut Q, now_ns: Time, drops: &mut Vec<(P, DropReason)>) -> Option<Dequeued<P>> {
         let Some(mut pkt) = q.pop() else {
             self.dropping = false;
             return None;
@@ -350,20 +291,11 @@ impl CodelState {
                         CodelArith::Ns3 => now,
                     };
                     self.drop_next = self.control_law(p, from);
-                    return Some(Dequeued {
-                        pkt,
-                        mark: Some(MarkReason::CodelTargetExceeded),
-                    });
+                    return Some(Dequeued { pkt, mark: Some(MarkReason::CodelTargetExceeded) });
                 }
                 drops.push((pkt, DropReason::CodelTargetExceeded));
                 let next = q.pop();
-                ok = self.ok_to_drop(
-                    p,
-                    next.as_ref().map(|n| n.enqueued_at()),
-                    now_ns,
-                    now,
-                    q.backlog(),
-                );
+                ok = self.ok_to_drop(p, next.as_ref().map(|n| n.enqueued_at()), now_ns, now, q.backlog());
                 let Some(n) = next else {
                     self.dropping = false;
                     return None;
@@ -388,27 +320,15 @@ impl CodelState {
             k.set_ce();
             mark = Some(MarkReason::CodelTargetExceeded);
         } else {
-            drops.push((
-                out.take().expect("checked"),
-                DropReason::CodelTargetExceeded,
-            ));
+            drops.push((out.take().expect("checked"), DropReason::CodelTargetExceeded));
             out = q.pop();
-            self.ok_to_drop(
-                p,
-                out.as_ref().map(|n| n.enqueued_at()),
-                now_ns,
-                now,
-                q.backlog(),
-            );
+            self.ok_to_drop(p, out.as_ref().map(|n| n.enqueued_at()), now_ns, now, q.backlog());
         }
         self.dropping = true;
         let delta = self.count.wrapping_sub(self.lastcount);
         let recent = match p.arith {
             CodelArith::Exact => (now as i128 - self.drop_next as i128) < 16 * p.interval as i128,
-            CodelArith::Ns3 => {
-                ((now as u32).wrapping_sub(self.drop_next as u32) as i64)
-                    < (16u32.wrapping_mul(p.interval as u32)) as i64
-            }
+            CodelArith::Ns3 => ((now as u32).wrapping_sub(self.drop_next as u32) as i64) < (16u32.wrapping_mul(p.interval as u32)) as i64,
         };
         if delta > 1 && delta < u32::MAX / 2 && recent {
             self.count = delta;
@@ -440,12 +360,7 @@ pub struct Codel<P> {
 impl<P: Queued> Codel<P> {
     /// CoDel draws nothing from `rng`.
     pub fn from_config(cfg: &CodelConfig, _rng: &mut RngStream) -> Self {
-        Codel {
-            limit: cfg.limit,
-            params: CodelParams::new(cfg.target, cfg.interval, cfg.mtu, cfg.ecn, cfg.arith),
-            state: CodelState::new(),
-            q: Fifo::default(),
-        }
+        Codel { limit: cfg.limit, params: CodelParams::new(cfg.target, cfg.interval, cfg.mtu, cfg.ecn, cfg.arith), state: CodelState::new(), q: Fifo::default() }
     }
 }
 
@@ -468,15 +383,11 @@ impl<P: Queued> QueueDisc<P> for Codel<P> {
     }
 
     fn dequeue(&mut self, now: Time, cx: &mut QdiscCx<'_, P>) -> Option<Dequeued<P>> {
-        self.state
-            .dequeue(&self.params, &mut self.q, now, cx.dequeue_drops)
+        self.state.dequeue(&self.params, &mut self.q, now, cx.dequeue_drops)
     }
 
     fn occupancy(&self) -> Occupancy {
-        Occupancy {
-            packets: self.q.q.len() as u32,
-            bytes: self.q.bytes,
-        }
+        Occupancy { packets: self.q.q.len() as u32, bytes: self.q.bytes }
     }
 
     fn limit(&self) -> QueueLimit {
@@ -503,10 +414,7 @@ mod tests {
         let mut drops = Vec::new();
         let mut log = Vec::new();
         let mut id = 0;
-        let mut cx = QdiscCx {
-            rng: &mut rng,
-            dequeue_drops: &mut drops,
-        };
+        let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
         for _ in 0..20 {
             let _ = q.enqueue(TestPkt::new(id, 1000), Time(T0 - 20 * MS), &mut cx);
             id += 1;
@@ -538,20 +446,10 @@ mod tests {
     #[test]
     fn control_law_schedules_from_the_previous_drop_next() {
         let (_, log) = standing_queue(&CodelConfig::default(), T0 + 424 * MS);
-        let log: Vec<_> = log
-            .into_iter()
-            .map(|(t, c, next)| (t, c, next - T0))
-            .collect();
+        let log: Vec<_> = log.into_iter().map(|(t, c, next)| (t, c, next - T0)).collect();
         assert_eq!(
             log,
-            [
-                (100 * MS, 1, 200 * MS),
-                (200 * MS, 2, 270_710_678),
-                (271 * MS, 3, 328_445_704),
-                (329 * MS, 4, 378_445_704),
-                (379 * MS, 5, 423_167_063),
-                (424 * MS, 6, 463_991_892)
-            ]
+            [(100 * MS, 1, 200 * MS), (200 * MS, 2, 270_710_678), (271 * MS, 3, 328_445_704), (329 * MS, 4, 378_445_704), (379 * MS, 5, 423_167_063), (424 * MS, 6, 463_991_892)]
         );
     }
 
@@ -567,18 +465,12 @@ mod tests {
         assert_eq!(q.state.peek().1, 1, "lastcount");
         let mut rng = RngStream::from_seed(1);
         let mut drops = Vec::new();
-        let mut cx = QdiscCx {
-            rng: &mut rng,
-            dequeue_drops: &mut drops,
-        };
+        let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
         // Drain at 330 ms: the dequeue that leaves ≤ 1500 B behind ends the dropping state.
         let t = Time(T0 + 330 * MS);
         while q.dequeue(t, &mut cx).is_some() {}
         assert!(!q.state.peek().2, "left the dropping state");
-        assert!(
-            cx.dequeue_drops.is_empty(),
-            "no drops while draining: the count is not due again until 378 ms"
-        );
+        assert!(cx.dequeue_drops.is_empty(), "no drops while draining: the count is not due again until 378 ms");
         // Refill at 340 ms; the sojourn is above target again from 350 ms, so at 450 ms
         // (first_above_time + interval) CoDel re-enters: 450 − 378.4 ms is within 16 intervals.
         let mut id = 10_000;
@@ -617,10 +509,7 @@ mod tests {
     #[test]
     fn ns3_arithmetic_follows_ns3() {
         assert_eq!(newton_step(0xFFFF, 2), 0x8001);
-        let cfg = CodelConfig {
-            arith: CodelArith::Ns3,
-            ..CodelConfig::default()
-        };
+        let cfg = CodelConfig { arith: CodelArith::Ns3, ..CodelConfig::default() };
         let (_, log) = standing_queue(&cfg, T0 + 201 * MS);
         assert_eq!(log, [(101 * MS, 1, 1_172_849), (201 * MS, 2, 1_221_678)]);
     }
@@ -629,24 +518,14 @@ mod tests {
     // the mark is reported with it. A Not-ECT packet chosen is dropped.
     #[test]
     fn ecn_marks_ect_and_drops_not_ect() {
-        let cfg = CodelConfig {
-            ecn: true,
-            ..CodelConfig::default()
-        };
+        let cfg = CodelConfig { ecn: true, ..CodelConfig::default() };
         let mut rng = RngStream::from_seed(1);
         let mut q: Codel<TestPkt> = Codel::from_config(&cfg, &mut rng);
         let mut drops = Vec::new();
-        let mut cx = QdiscCx {
-            rng: &mut rng,
-            dequeue_drops: &mut drops,
-        };
+        let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
         for i in 0..10u32 {
             let mut p = TestPkt::new(i, 1000);
-            p.ecn = if i == 0 || i == 1 {
-                Ecn::Ect0
-            } else {
-                Ecn::NotEct
-            };
+            p.ecn = if i == 0 || i == 1 { Ecn::Ect0 } else { Ecn::NotEct };
             let _ = q.enqueue(p, Time(0), &mut cx);
         }
         // 10 ms later: above target, first_above_time = 110 ms; nothing dropped.
@@ -654,20 +533,11 @@ mod tests {
         assert_eq!((d.pkt.id, d.mark), (0, None));
         // At 110 ms the head (ECT) is marked and delivered, and the dropping state begins.
         let d = q.dequeue(Time(110 * MS), &mut cx).unwrap();
-        assert_eq!(
-            (d.pkt.id, d.pkt.ecn, d.mark),
-            (1, Ecn::Ce, Some(MarkReason::CodelTargetExceeded))
-        );
+        assert_eq!((d.pkt.id, d.pkt.ecn, d.mark), (1, Ecn::Ce, Some(MarkReason::CodelTargetExceeded)));
         assert!(cx.dequeue_drops.is_empty());
         // At 210 ms (drop_next) the head is Not-ECT: dropped, the next one returned.
         let d = q.dequeue(Time(210 * MS), &mut cx).unwrap();
-        assert_eq!(
-            cx.dequeue_drops
-                .iter()
-                .map(|(p, r)| (p.id, *r))
-                .collect::<Vec<_>>(),
-            [(2, DropReason::CodelTargetExceeded)]
-        );
+        assert_eq!(cx.dequeue_drops.iter().map(|(p, r)| (p.id, *r)).collect::<Vec<_>>(), [(2, DropReason::CodelTargetExceeded)]);
         assert_eq!((d.pkt.id, d.mark), (3, None));
     }
 
@@ -677,10 +547,7 @@ mod tests {
         let mut rng = RngStream::from_seed(1);
         let mut q: Codel<TestPkt> = Codel::from_config(&CodelConfig::default(), &mut rng);
         let mut drops = Vec::new();
-        let mut cx = QdiscCx {
-            rng: &mut rng,
-            dequeue_drops: &mut drops,
-        };
+        let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
         // Two 1500 B packets per 100 ms step, one dequeued per step: after the head leaves,
         // 1500 B (one MTU) remain; the sojourn grows without bound, yet nothing is dropped.
         let _ = q.enqueue(TestPkt::new(0, 1500), Time(0), &mut cx);
@@ -694,19 +561,7 @@ mod tests {
     // 1/√count by ⌊√(interval²/count)⌋ is exact: checked against the definition.
     #[test]
     fn isqrt_is_the_floor_square_root() {
-        for n in [
-            0u128,
-            1,
-            2,
-            3,
-            4,
-            15,
-            16,
-            17,
-            10u128.pow(16) / 3,
-            u64::MAX as u128 * 7,
-            u128::MAX,
-        ] {
+        for n in [0u128, 1, 2, 3, 4, 15, 16, 17, 10u128.pow(16) / 3, u64::MAX as u128 * 7, u128::MAX] {
             let r = isqrt(n);
             assert!(r * r <= n, "{n}");
             assert!((r + 1).checked_mul(r + 1).is_none_or(|s| s > n), "{n}");

@@ -27,10 +27,7 @@ pub struct ParamError {
 
 impl ParamError {
     pub fn new(field: &'static str, message: impl Into<String>) -> Self {
-        ParamError {
-            field,
-            message: message.into(),
-        }
+        ParamError { field, message: message.into() }
     }
 }
 

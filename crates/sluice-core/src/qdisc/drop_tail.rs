@@ -4,10 +4,7 @@
 //! Drops the arriving packet if it does not fit: `packets + 1 > limit_pkts` or
 //! `bytes + len > limit_bytes`. Never drops after enqueue, never marks.
 
-use super::{
-    Dequeued, DropReason, Enqueue, Occupancy, ParamError, Profile, QdiscCx, QdiscParams, QueueDisc,
-    Queued,
-};
+use super::{Dequeued, DropReason, Enqueue, Occupancy, ParamError, Profile, QdiscCx, QdiscParams, QueueDisc, Queued};
 use crate::rng::RngStream;
 use crate::time::Time;
 use crate::units::QueueLimit;
@@ -25,9 +22,7 @@ pub struct DropTailConfig {
 impl Default for DropTailConfig {
     /// 1000 packets: Linux's `pfifo` takes the device's `txqueuelen`, 1000 by default.
     fn default() -> Self {
-        DropTailConfig {
-            limit: QueueLimit::Packets(1000),
-        }
+        DropTailConfig { limit: QueueLimit::Packets(1000) }
     }
 }
 
@@ -37,9 +32,7 @@ impl QdiscParams for DropTailConfig {
     fn for_profile(profile: Profile) -> Self {
         match profile {
             Profile::Sluice => Self::default(),
-            Profile::Ns3_44 => DropTailConfig {
-                limit: QueueLimit::Packets(100),
-            },
+            Profile::Ns3_44 => DropTailConfig { limit: QueueLimit::Packets(100) },
         }
     }
     fn validate(&self) -> Result<(), ParamError> {
@@ -64,11 +57,7 @@ pub struct DropTail<P> {
 impl<P> DropTail<P> {
     pub fn new(limit: QueueLimit) -> Self {
         // Grow on demand: most interfaces of a large topology never hold more than a few packets.
-        DropTail {
-            limit,
-            q: VecDeque::new(),
-            bytes: 0,
-        }
+        DropTail { limit, q: VecDeque::new(), bytes: 0 }
     }
     /// Drop-tail draws nothing from `rng`.
     pub fn from_config(cfg: &DropTailConfig, _rng: &mut RngStream) -> Self {
@@ -135,10 +124,7 @@ impl<P: Queued> QueueDisc<P> for DropTail<P> {
     }
 
     fn occupancy(&self) -> Occupancy {
-        Occupancy {
-            packets: self.q.len() as u32,
-            bytes: self.bytes,
-        }
+        Occupancy { packets: self.q.len() as u32, bytes: self.bytes }
     }
 
     fn limit(&self) -> QueueLimit {
@@ -152,14 +138,8 @@ mod tests {
     use super::*;
     use crate::rng::RngStream;
 
-    fn cx<'a>(
-        rng: &'a mut RngStream,
-        v: &'a mut Vec<(TestPkt, DropReason)>,
-    ) -> QdiscCx<'a, TestPkt> {
-        QdiscCx {
-            rng,
-            dequeue_drops: v,
-        }
+    fn cx<'a>(rng: &'a mut RngStream, v: &'a mut Vec<(TestPkt, DropReason)>) -> QdiscCx<'a, TestPkt> {
+        QdiscCx { rng, dequeue_drops: v }
     }
 
     // tests drop-tail: drop the arriving packet when the packet limit is reached; FIFO order.
@@ -167,34 +147,16 @@ mod tests {
     fn packet_limit_drops_the_arrival() {
         let (mut rng, mut v) = (RngStream::from_seed(1), Vec::new());
         let mut q = DropTail::new(QueueLimit::Packets(2));
-        assert!(matches!(
-            q.enqueue(TestPkt::new(1, 100), Time(0), &mut cx(&mut rng, &mut v)),
-            Enqueue::Queued
-        ));
-        assert!(matches!(
-            q.enqueue(TestPkt::new(2, 100), Time(1), &mut cx(&mut rng, &mut v)),
-            Enqueue::Queued
-        ));
+        assert!(matches!(q.enqueue(TestPkt::new(1, 100), Time(0), &mut cx(&mut rng, &mut v)), Enqueue::Queued));
+        assert!(matches!(q.enqueue(TestPkt::new(2, 100), Time(1), &mut cx(&mut rng, &mut v)), Enqueue::Queued));
         match q.enqueue(TestPkt::new(3, 100), Time(2), &mut cx(&mut rng, &mut v)) {
             Enqueue::Dropped(DropReason::Overlimit, p) => assert_eq!(p.id, 3),
             other => panic!("expected a drop, got {other:?}"),
         }
-        assert_eq!(
-            q.occupancy(),
-            Occupancy {
-                packets: 2,
-                bytes: 200
-            }
-        );
+        assert_eq!(q.occupancy(), Occupancy { packets: 2, bytes: 200 });
         let first = q.dequeue(Time(3), &mut cx(&mut rng, &mut v)).unwrap().pkt;
         assert_eq!((first.id, first.t), (1, Time(0)));
-        assert_eq!(
-            q.dequeue(Time(3), &mut cx(&mut rng, &mut v))
-                .unwrap()
-                .pkt
-                .id,
-            2
-        );
+        assert_eq!(q.dequeue(Time(3), &mut cx(&mut rng, &mut v)).unwrap().pkt.id, 2);
         assert!(q.dequeue(Time(3), &mut cx(&mut rng, &mut v)).is_none());
     }
 
@@ -203,18 +165,9 @@ mod tests {
     fn byte_limit_checks_the_whole_packet() {
         let (mut rng, mut v) = (RngStream::from_seed(1), Vec::new());
         let mut q = DropTail::new(QueueLimit::Bytes(3000));
-        assert!(matches!(
-            q.enqueue(TestPkt::new(1, 1500), Time(0), &mut cx(&mut rng, &mut v)),
-            Enqueue::Queued
-        ));
-        assert!(matches!(
-            q.enqueue(TestPkt::new(2, 1501), Time(0), &mut cx(&mut rng, &mut v)),
-            Enqueue::Dropped(..)
-        ));
-        assert!(matches!(
-            q.enqueue(TestPkt::new(3, 1500), Time(0), &mut cx(&mut rng, &mut v)),
-            Enqueue::Queued
-        ));
+        assert!(matches!(q.enqueue(TestPkt::new(1, 1500), Time(0), &mut cx(&mut rng, &mut v)), Enqueue::Queued));
+        assert!(matches!(q.enqueue(TestPkt::new(2, 1501), Time(0), &mut cx(&mut rng, &mut v)), Enqueue::Dropped(..)));
+        assert!(matches!(q.enqueue(TestPkt::new(3, 1500), Time(0), &mut cx(&mut rng, &mut v)), Enqueue::Queued));
         assert_eq!(q.occupancy().bytes, 3000);
     }
 }

@@ -18,10 +18,7 @@
 //! with `mtu` (ns-3; Linux compares the whole discipline's backlog).
 
 use super::codel::{check_codel_times, CodelArith, CodelParams, CodelQueue, CodelState, Fifo};
-use super::{
-    Dequeued, DropReason, Enqueue, Occupancy, ParamError, Profile, QdiscCx, QdiscParams, QueueDisc,
-    Queued,
-};
+use super::{Dequeued, DropReason, Enqueue, Occupancy, ParamError, Profile, QdiscCx, QdiscParams, QueueDisc, Queued};
 use crate::rng::RngStream;
 use crate::time::{Dur, Time};
 use crate::units::QueueLimit;
@@ -60,14 +57,8 @@ pub fn murmur3_32(data: &[u8], seed: u32) -> u32 {
     let mut h = seed;
     let mut blocks = data.chunks_exact(4);
     for b in &mut blocks {
-        let k = u32::from_le_bytes([b[0], b[1], b[2], b[3]])
-            .wrapping_mul(C1)
-            .rotate_left(15)
-            .wrapping_mul(C2);
-        h = (h ^ k)
-            .rotate_left(13)
-            .wrapping_mul(5)
-            .wrapping_add(0xe654_6b64);
+        let k = u32::from_le_bytes([b[0], b[1], b[2], b[3]]).wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
+        h = (h ^ k).rotate_left(13).wrapping_mul(5).wrapping_add(0xe654_6b64);
     }
     let tail = blocks.remainder();
     if !tail.is_empty() {
@@ -119,24 +110,14 @@ impl<'de> Deserialize<'de> for Perturbation {
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Perturbation, E> {
                 match s {
                     "random" => Ok(Perturbation::Random),
-                    _ => Err(E::custom(format!(
-                        "expected \"random\" or a salt from 0 to 4294967295, got {s:?}"
-                    ))),
+                    _ => Err(E::custom(format!("expected \"random\" or a salt from 0 to 4294967295, got {s:?}"))),
                 }
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Perturbation, E> {
-                u32::try_from(v).map(Perturbation::Fixed).map_err(|_| {
-                    E::custom(format!(
-                        "expected \"random\" or a salt from 0 to 4294967295, got {v}"
-                    ))
-                })
+                u32::try_from(v).map(Perturbation::Fixed).map_err(|_| E::custom(format!("expected \"random\" or a salt from 0 to 4294967295, got {v}")))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Perturbation, E> {
-                u32::try_from(v).map(Perturbation::Fixed).map_err(|_| {
-                    E::custom(format!(
-                        "expected \"random\" or a salt from 0 to 4294967295, got {v}"
-                    ))
-                })
+                u32::try_from(v).map(Perturbation::Fixed).map_err(|_| E::custom(format!("expected \"random\" or a salt from 0 to 4294967295, got {v}")))
             }
         }
         d.deserialize_any(V)
@@ -197,22 +178,13 @@ impl QdiscParams for FqCodelConfig {
     fn for_profile(profile: Profile) -> Self {
         match profile {
             Profile::Sluice => Self::default(),
-            Profile::Ns3_44 => FqCodelConfig {
-                quantum: 1500,
-                perturbation: Perturbation::Fixed(0),
-                arith: CodelArith::Ns3,
-                hash: FqHash::Ns3,
-                ..Self::default()
-            },
+            Profile::Ns3_44 => FqCodelConfig { quantum: 1500, perturbation: Perturbation::Fixed(0), arith: CodelArith::Ns3, hash: FqHash::Ns3, ..Self::default() },
         }
     }
     fn validate(&self) -> Result<(), ParamError> {
         check_codel_times(self.target, self.interval, self.arith)?;
         if !(1..=65_536).contains(&self.flows) {
-            return Err(ParamError::new(
-                "flows",
-                format!("must be from 1 to 65536, got {}", self.flows),
-            ));
+            return Err(ParamError::new("flows", format!("must be from 1 to 65536, got {}", self.flows)));
         }
         if self.quantum == 0 {
             return Err(ParamError::new("quantum", "must be at least 1 byte"));
@@ -220,10 +192,7 @@ impl QdiscParams for FqCodelConfig {
         match self.limit {
             QueueLimit::Packets(0) => Err(ParamError::new("limit", "must be greater than zero")),
             QueueLimit::Packets(_) => Ok(()),
-            QueueLimit::Bytes(_) => Err(ParamError::new(
-                "limit",
-                "must be in packets (\"10240pkt\"): FQ-CoDel's limit counts packets",
-            )),
+            QueueLimit::Bytes(_) => Err(ParamError::new("limit", "must be in packets (\"10240pkt\"): FQ-CoDel's limit counts packets")),
         }?;
         if self.drop_batch == 0 {
             return Err(ParamError::new("drop_batch", "must be at least 1"));
@@ -288,18 +257,9 @@ impl<P: Queued> FqCodel<P> {
             Perturbation::Fixed(v) => v,
         };
         let n = cfg.flows as usize;
-        let QueueLimit::Packets(limit) = cfg.limit else {
-            panic!("FQ-CoDel's limit is in packets (checked by validate)")
-        };
+        let QueueLimit::Packets(limit) = cfg.limit else { panic!("FQ-CoDel's limit is in packets (checked by validate)") };
         FqCodel {
-            flows: (0..n)
-                .map(|_| Flow {
-                    q: Fifo::default(),
-                    codel: CodelState::new(),
-                    deficit: 0,
-                    status: Status::Inactive,
-                })
-                .collect(),
+            flows: (0..n).map(|_| Flow { q: Fifo::default(), codel: CodelState::new(), deficit: 0, status: Status::Inactive }).collect(),
             new: VecDeque::new(),
             old: VecDeque::new(),
             created: Vec::new(),
@@ -474,10 +434,7 @@ impl<P: Queued> QueueDisc<P> for FqCodel<P> {
     }
 
     fn occupancy(&self) -> Occupancy {
-        Occupancy {
-            packets: self.packets,
-            bytes: self.bytes,
-        }
+        Occupancy { packets: self.packets, bytes: self.bytes }
     }
 
     fn limit(&self) -> QueueLimit {
@@ -500,13 +457,8 @@ mod tests {
 
     /// Two flows that land in different queues of `q`.
     fn two_flows(q: &FqCodel<TestPkt>) -> (u32, u32) {
-        let mk = |flow| TestPkt {
-            flow,
-            ..TestPkt::new(0, 100)
-        };
-        let b = (1..)
-            .find(|&f| q.bucket(&mk(f)) != q.bucket(&mk(0)))
-            .expect("some flow lands elsewhere");
+        let mk = |flow| TestPkt { flow, ..TestPkt::new(0, 100) };
+        let b = (1..).find(|&f| q.bucket(&mk(f)) != q.bucket(&mk(0))).expect("some flow lands elsewhere");
         (0, b)
     }
 
@@ -519,17 +471,11 @@ mod tests {
     // bulk flow's standing queue makes CoDel drop its packets.
     #[test]
     fn a_sparse_flow_leaves_within_one_quantum_time_and_is_never_dropped() {
-        let mut q = fq(FqCodelConfig {
-            ecn: false,
-            ..FqCodelConfig::default()
-        });
+        let mut q = fq(FqCodelConfig { ecn: false, ..FqCodelConfig::default() });
         let (bulk, sparse) = two_flows(&q);
         let mut rng = RngStream::from_seed(1);
         let mut drops = Vec::new();
-        let mut cx = QdiscCx {
-            rng: &mut rng,
-            dequeue_drops: &mut drops,
-        };
+        let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
         let (mut next_bulk, mut next_sparse, mut next_tx) = (0u64, 5 * MS, 0u64);
         let mut id = 0u32;
         let mut sparse_sent = 0;
@@ -538,25 +484,11 @@ mod tests {
         while next_tx < 5_000 * MS {
             let t = next_bulk.min(next_sparse).min(next_tx);
             if t == next_bulk {
-                let _ = q.enqueue(
-                    TestPkt {
-                        flow: bulk,
-                        ..TestPkt::new(id, 1500)
-                    },
-                    Time(t),
-                    &mut cx,
-                );
+                let _ = q.enqueue(TestPkt { flow: bulk, ..TestPkt::new(id, 1500) }, Time(t), &mut cx);
                 id += 1;
                 next_bulk += 600_000;
             } else if t == next_sparse {
-                let _ = q.enqueue(
-                    TestPkt {
-                        flow: sparse,
-                        ..TestPkt::new(id, 100)
-                    },
-                    Time(t),
-                    &mut cx,
-                );
+                let _ = q.enqueue(TestPkt { flow: sparse, ..TestPkt::new(id, 100) }, Time(t), &mut cx);
                 id += 1;
                 sparse_sent += 1;
                 next_sparse += 50 * MS;
@@ -572,22 +504,10 @@ mod tests {
                 }
             }
         }
-        assert!(
-            cx.dequeue_drops.iter().all(|(p, _)| p.flow == bulk),
-            "only the bulk flow loses packets"
-        );
-        assert!(
-            cx.dequeue_drops
-                .iter()
-                .any(|(_, r)| *r == DropReason::CodelTargetExceeded),
-            "CoDel controls the bulk flow"
-        );
+        assert!(cx.dequeue_drops.iter().all(|(p, _)| p.flow == bulk), "only the bulk flow loses packets");
+        assert!(cx.dequeue_drops.iter().any(|(_, r)| *r == DropReason::CodelTargetExceeded), "CoDel controls the bulk flow");
         assert_eq!(waits.len(), sparse_sent, "every sparse packet left");
-        assert!(
-            waits.iter().all(|&w| w <= quantum_time),
-            "sparse waits {:?} within {quantum_time} ns",
-            waits.iter().max()
-        );
+        assert!(waits.iter().all(|&w| w <= quantum_time), "sparse waits {:?} within {quantum_time} ns", waits.iter().max());
     }
 
     // Overflow drops from the head of the fattest queue until half its bytes are gone: limit
@@ -596,85 +516,27 @@ mod tests {
     // arrival stays queued.
     #[test]
     fn overflow_drops_half_the_fattest_queue_from_its_head() {
-        let mut q = fq(FqCodelConfig {
-            limit: QueueLimit::Packets(10),
-            ..FqCodelConfig::default()
-        });
+        let mut q = fq(FqCodelConfig { limit: QueueLimit::Packets(10), ..FqCodelConfig::default() });
         let (a, b) = two_flows(&q);
         let mut rng = RngStream::from_seed(1);
         let mut drops = Vec::new();
-        let mut cx = QdiscCx {
-            rng: &mut rng,
-            dequeue_drops: &mut drops,
-        };
+        let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
         for i in 0..8 {
-            assert!(matches!(
-                q.enqueue(
-                    TestPkt {
-                        flow: a,
-                        ..TestPkt::new(i, 1000)
-                    },
-                    Time(0),
-                    &mut cx
-                ),
-                Enqueue::Queued
-            ));
+            assert!(matches!(q.enqueue(TestPkt { flow: a, ..TestPkt::new(i, 1000) }, Time(0), &mut cx), Enqueue::Queued));
         }
         for i in 8..11 {
-            assert!(matches!(
-                q.enqueue(
-                    TestPkt {
-                        flow: b,
-                        ..TestPkt::new(i, 100)
-                    },
-                    Time(0),
-                    &mut cx
-                ),
-                Enqueue::Queued
-            ));
+            assert!(matches!(q.enqueue(TestPkt { flow: b, ..TestPkt::new(i, 100) }, Time(0), &mut cx), Enqueue::Queued));
         }
-        assert_eq!(
-            cx.dequeue_drops
-                .iter()
-                .map(|(p, r)| (p.id, *r))
-                .collect::<Vec<_>>(),
-            (0..4)
-                .map(|i| (i, DropReason::FqOverlimit))
-                .collect::<Vec<_>>()
-        );
-        assert_eq!(
-            q.occupancy(),
-            Occupancy {
-                packets: 7,
-                bytes: 4300
-            }
-        );
+        assert_eq!(cx.dequeue_drops.iter().map(|(p, r)| (p.id, *r)).collect::<Vec<_>>(), (0..4).map(|i| (i, DropReason::FqOverlimit)).collect::<Vec<_>>());
+        assert_eq!(q.occupancy(), Occupancy { packets: 7, bytes: 4300 });
         // With a batch of 2 it stops at two packets.
-        let mut q = fq(FqCodelConfig {
-            limit: QueueLimit::Packets(10),
-            drop_batch: 2,
-            ..FqCodelConfig::default()
-        });
+        let mut q = fq(FqCodelConfig { limit: QueueLimit::Packets(10), drop_batch: 2, ..FqCodelConfig::default() });
         cx.dequeue_drops.clear();
         for i in 0..8 {
-            let _ = q.enqueue(
-                TestPkt {
-                    flow: a,
-                    ..TestPkt::new(i, 1000)
-                },
-                Time(0),
-                &mut cx,
-            );
+            let _ = q.enqueue(TestPkt { flow: a, ..TestPkt::new(i, 1000) }, Time(0), &mut cx);
         }
         for i in 8..11 {
-            let _ = q.enqueue(
-                TestPkt {
-                    flow: b,
-                    ..TestPkt::new(i, 100)
-                },
-                Time(0),
-                &mut cx,
-            );
+            let _ = q.enqueue(TestPkt { flow: b, ..TestPkt::new(i, 100) }, Time(0), &mut cx);
         }
         assert_eq!(cx.dequeue_drops.len(), 2);
     }
@@ -689,30 +551,13 @@ mod tests {
         let (a, b) = two_flows(&q);
         let mut rng = RngStream::from_seed(1);
         let mut drops = Vec::new();
-        let mut cx = QdiscCx {
-            rng: &mut rng,
-            dequeue_drops: &mut drops,
-        };
+        let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
         for i in 0..4 {
-            let _ = q.enqueue(
-                TestPkt {
-                    flow: a,
-                    ..TestPkt::new(i, 1000)
-                },
-                Time(0),
-                &mut cx,
-            );
+            let _ = q.enqueue(TestPkt { flow: a, ..TestPkt::new(i, 1000) }, Time(0), &mut cx);
         }
         let first = q.dequeue(Time(0), &mut cx).unwrap().pkt.id;
         for i in 10..14 {
-            let _ = q.enqueue(
-                TestPkt {
-                    flow: b,
-                    ..TestPkt::new(i, 1000)
-                },
-                Time(0),
-                &mut cx,
-            );
+            let _ = q.enqueue(TestPkt { flow: b, ..TestPkt::new(i, 1000) }, Time(0), &mut cx);
         }
         let mut order = vec![first];
         while let Some(d) = q.dequeue(Time(0), &mut cx) {
@@ -728,43 +573,17 @@ mod tests {
     // of it, and serves b.
     #[test]
     fn an_emptied_new_queue_moves_to_the_old_list_per_fq_empty() {
-        for (mode, want) in [
-            (FqEmpty::Rfc, Status::Old),
-            (FqEmpty::Linux, Status::Inactive),
-        ] {
-            let mut q = fq(FqCodelConfig {
-                fq_empty: mode,
-                ..FqCodelConfig::default()
-            });
+        for (mode, want) in [(FqEmpty::Rfc, Status::Old), (FqEmpty::Linux, Status::Inactive)] {
+            let mut q = fq(FqCodelConfig { fq_empty: mode, ..FqCodelConfig::default() });
             let (a, b) = two_flows(&q);
             let mut rng = RngStream::from_seed(1);
             let mut drops = Vec::new();
-            let mut cx = QdiscCx {
-                rng: &mut rng,
-                dequeue_drops: &mut drops,
-            };
-            let _ = q.enqueue(
-                TestPkt {
-                    flow: a,
-                    ..TestPkt::new(0, 1000)
-                },
-                Time(0),
-                &mut cx,
-            );
-            let _ = q.enqueue(
-                TestPkt {
-                    flow: b,
-                    ..TestPkt::new(1, 1000)
-                },
-                Time(0),
-                &mut cx,
-            );
+            let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
+            let _ = q.enqueue(TestPkt { flow: a, ..TestPkt::new(0, 1000) }, Time(0), &mut cx);
+            let _ = q.enqueue(TestPkt { flow: b, ..TestPkt::new(1, 1000) }, Time(0), &mut cx);
             assert_eq!(q.dequeue(Time(0), &mut cx).unwrap().pkt.id, 0);
             assert_eq!(q.dequeue(Time(0), &mut cx).unwrap().pkt.id, 1);
-            let i = q.bucket(&TestPkt {
-                flow: a,
-                ..TestPkt::new(0, 1)
-            });
+            let i = q.bucket(&TestPkt { flow: a, ..TestPkt::new(0, 1) });
             assert_eq!(q.flows[i].status, want, "{mode:?}");
         }
     }
@@ -775,30 +594,13 @@ mod tests {
         let mut q = fq(FqCodelConfig::default());
         let mut rng = RngStream::from_seed(1);
         let mut drops = Vec::new();
-        let mut cx = QdiscCx {
-            rng: &mut rng,
-            dequeue_drops: &mut drops,
-        };
+        let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
         for i in 0..20 {
-            let _ = q.enqueue(
-                TestPkt {
-                    flow: 1,
-                    ecn: Ecn::Ect0,
-                    ..TestPkt::new(i, 1000)
-                },
-                Time(0),
-                &mut cx,
-            );
+            let _ = q.enqueue(TestPkt { flow: 1, ecn: Ecn::Ect0, ..TestPkt::new(i, 1000) }, Time(0), &mut cx);
         }
-        assert!(
-            q.dequeue(Time(10 * MS), &mut cx).unwrap().mark.is_none(),
-            "above target, not yet for an interval"
-        );
+        assert!(q.dequeue(Time(10 * MS), &mut cx).unwrap().mark.is_none(), "above target, not yet for an interval");
         let d = q.dequeue(Time(110 * MS), &mut cx).unwrap();
-        assert_eq!(
-            (d.pkt.ecn, d.mark),
-            (Ecn::Ce, Some(MarkReason::CodelTargetExceeded))
-        );
+        assert_eq!((d.pkt.ecn, d.mark), (Ecn::Ce, Some(MarkReason::CodelTargetExceeded)));
         assert!(cx.dequeue_drops.is_empty());
     }
 
@@ -806,16 +608,11 @@ mod tests {
     // streams hash differently); ns-3's profile fixes it at 0.
     #[test]
     fn the_salt_comes_from_the_queue_stream_or_is_fixed() {
-        let a: FqCodel<TestPkt> =
-            FqCodel::from_config(&FqCodelConfig::default(), &mut RngStream::from_seed(1));
-        let b: FqCodel<TestPkt> =
-            FqCodel::from_config(&FqCodelConfig::default(), &mut RngStream::from_seed(2));
+        let a: FqCodel<TestPkt> = FqCodel::from_config(&FqCodelConfig::default(), &mut RngStream::from_seed(1));
+        let b: FqCodel<TestPkt> = FqCodel::from_config(&FqCodelConfig::default(), &mut RngStream::from_seed(2));
         assert_eq!(a.salt, RngStream::from_seed(1).next_u32());
         assert_ne!(a.salt, b.salt);
-        let n: FqCodel<TestPkt> = FqCodel::from_config(
-            &FqCodelConfig::for_profile(Profile::Ns3_44),
-            &mut RngStream::from_seed(1),
-        );
+        let n: FqCodel<TestPkt> = FqCodel::from_config(&FqCodelConfig::for_profile(Profile::Ns3_44), &mut RngStream::from_seed(1));
         assert_eq!(n.salt, 0);
         assert_eq!(n.quantum, 1500);
     }
@@ -837,19 +634,10 @@ mod tests {
             (b"aaaa", 0x9747_b28c, 0x5a97_808a),
             (b"abcd", 0x9747_b28c, 0xf047_8627),
             (b"Hello, world!", 0x9747_b28c, 0x2488_4cba),
-            (
-                b"The quick brown fox jumps over the lazy dog",
-                0x9747_b28c,
-                0x2fa8_26cd,
-            ),
+            (b"The quick brown fox jumps over the lazy dog", 0x9747_b28c, 0x2fa8_26cd),
         ];
         for (data, seed, want) in v {
-            assert_eq!(
-                murmur3_32(data, seed),
-                want,
-                "{:?} seed {seed:#x}",
-                std::str::from_utf8(data)
-            );
+            assert_eq!(murmur3_32(data, seed), want, "{:?} seed {seed:#x}", std::str::from_utf8(data));
         }
     }
 
@@ -870,21 +658,12 @@ mod tests {
         assert!(q.wants_ns3_tuples());
         q.set_ns3_tuples(vec![t]);
         // TestPkt's flow_key is its flow: entry 0 of the table.
-        let p = TestPkt {
-            flow: 0,
-            ..TestPkt::new(0, 1500)
-        };
+        let p = TestPkt { flow: 0, ..TestPkt::new(0, 1500) };
         assert_eq!(q.bucket(&p), 565);
-        let mut q1 = fq(FqCodelConfig {
-            perturbation: Perturbation::Fixed(1),
-            ..FqCodelConfig::for_profile(Profile::Ns3_44)
-        });
+        let mut q1 = fq(FqCodelConfig { perturbation: Perturbation::Fixed(1), ..FqCodelConfig::for_profile(Profile::Ns3_44) });
         q1.set_ns3_tuples(vec![t]);
         bytes[16] = 1;
-        assert_eq!(
-            q1.bucket(&p),
-            (murmur3_32(&bytes, NS3_HASH_SEED) % 1024) as usize
-        );
+        assert_eq!(q1.bucket(&p), (murmur3_32(&bytes, NS3_HASH_SEED) % 1024) as usize);
         assert_ne!(q1.bucket(&p), 565);
         // The default hash is Sluice's own.
         assert!(!fq(FqCodelConfig::default()).wants_ns3_tuples());

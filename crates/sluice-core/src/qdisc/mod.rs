@@ -217,10 +217,7 @@ impl Periodic {
     /// Due first at `first`, then every `period` (`period` > 0).
     pub fn new(first: Time, period: Dur) -> Self {
         assert!(period.0 > 0, "a periodic update needs a positive period");
-        Periodic {
-            next: first,
-            period,
-        }
+        Periodic { next: first, period }
     }
     /// The next due instant at or before `now`, if any (and it counts as done).
     #[inline]
@@ -363,13 +360,7 @@ pub(crate) mod testpkt {
     }
     impl TestPkt {
         pub fn new(id: u32, len: u32) -> Self {
-            TestPkt {
-                id,
-                len,
-                t: Time::ZERO,
-                ecn: Ecn::NotEct,
-                flow: id % 7,
-            }
+            TestPkt { id, len, t: Time::ZERO, ecn: Ecn::NotEct, flow: id % 7 }
         }
     }
     impl Queued for TestPkt {

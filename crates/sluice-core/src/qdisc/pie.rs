@@ -23,10 +23,7 @@
 
 use super::auto::Auto;
 use super::red::Fifo;
-use super::{
-    Dequeued, DropReason, Enqueue, MarkReason, Occupancy, ParamError, Periodic, Profile, QdiscCx,
-    QdiscParams, QueueDisc, Queued,
-};
+use super::{Dequeued, DropReason, Enqueue, MarkReason, Occupancy, ParamError, Periodic, Profile, QdiscCx, QdiscParams, QueueDisc, Queued};
 use crate::packet::Ecn;
 use crate::rng::RngStream;
 use crate::time::{Dur, Time};
@@ -110,10 +107,7 @@ impl PieSettings {
     /// ns-3.44's `PieQueueDisc` as configured by default: [`PieSettings::rfc8033`] with ns-3's
     /// burst allowance.
     pub fn ns3_44() -> PieSettings {
-        PieSettings {
-            burst: PieBurst::Ns3,
-            ..PieSettings::rfc8033()
-        }
+        PieSettings { burst: PieBurst::Ns3, ..PieSettings::rfc8033() }
     }
 
     /// ns-3.30's `PieQueueDisc` defaults.
@@ -179,11 +173,7 @@ impl Default for PieConfig {
 impl PieConfig {
     /// ns-3.44's `PieQueueDisc` defaults: 25 packets and ns-3's burst allowance.
     pub fn ns3() -> Self {
-        PieConfig {
-            limit: QueueLimit::Packets(25),
-            burst: Auto::Value(PieBurst::Ns3),
-            ..PieConfig::default()
-        }
+        PieConfig { limit: QueueLimit::Packets(25), burst: Auto::Value(PieBurst::Ns3), ..PieConfig::default() }
     }
 
     pub fn settings(&self) -> Result<PieSettings, (&'static str, String)> {
@@ -201,27 +191,15 @@ impl PieConfig {
             return Err(("beta", "must be > 0".into()));
         }
         if !(0.0..=1.0).contains(&self.mark_ecnth) {
-            return Err((
-                "mark_ecnth",
-                format!("must be in [0, 1], got {}", self.mark_ecnth),
-            ));
+            return Err(("mark_ecnth", format!("must be in [0, 1], got {}", self.mark_ecnth)));
         }
         if self.mean_pkt_size.0 == 0 || self.mean_pkt_size.0 > u32::MAX as u64 {
-            return Err((
-                "mean_pkt_size",
-                format!(
-                    "must be between 1B and {}B, got {}",
-                    u32::MAX,
-                    self.mean_pkt_size
-                ),
-            ));
+            return Err(("mean_pkt_size", format!("must be between 1B and {}B, got {}", u32::MAX, self.mean_pkt_size)));
         }
         let base = match self.variant {
             PieVariant::Rfc8033 => PieSettings::rfc8033(),
             PieVariant::Ns3_30 => {
-                let not = |f: &'static str, what: &str| {
-                    Err((f, format!("{what} is not part of variant \"ns3.30\"")))
-                };
+                let not = |f: &'static str, what: &str| Err((f, format!("{what} is not part of variant \"ns3.30\"")));
                 if self.ecn {
                     return not("ecn", "ECN");
                 }
@@ -275,9 +253,7 @@ impl QdiscParams for PieConfig {
         }
     }
     fn validate(&self) -> Result<(), ParamError> {
-        self.settings()
-            .map(|_| ())
-            .map_err(|(f, m)| ParamError::new(f, m))
+        self.settings().map(|_| ()).map_err(|(f, m)| ParamError::new(f, m))
     }
 }
 
@@ -317,10 +293,7 @@ pub struct Pie<P> {
 impl<P: Queued> Pie<P> {
     /// From a validated config. PIE draws nothing here.
     pub fn from_config(cfg: &PieConfig, _rng: &mut RngStream) -> Pie<P> {
-        Pie::new(
-            cfg.settings()
-                .unwrap_or_else(|(f, m)| panic!("an unvalidated PIE config: {f}: {m}")),
-        )
+        Pie::new(cfg.settings().unwrap_or_else(|(f, m)| panic!("an unvalidated PIE config: {f}: {m}")))
     }
     pub fn new(cfg: PieSettings) -> Pie<P> {
         Pie {
@@ -425,11 +398,7 @@ impl<P: Queued> Pie<P> {
             self.qdelay
         };
         let secs = |ns: u64| ns as f64 / 1e9;
-        let (qd, old, rf) = (
-            secs(qdelay),
-            secs(self.qdelay_old),
-            c.qdelay_ref.as_secs_f64(),
-        );
+        let (qd, old, rf) = (secs(qdelay), secs(self.qdelay_old), c.qdelay_ref.as_secs_f64());
         let mut p = 0.0;
         if self.ns3_burst() && self.burst_allowance > Dur::ZERO {
             self.drop_prob = 0.0;
@@ -498,11 +467,7 @@ impl<P: Queued> Pie<P> {
         }
         // ns-3.30 draws before its guards; the RFC variant only when it gets to the draw.
         let early_u = (c.variant == PieVariant::Ns3_30).then(|| rng.uniform());
-        let small = if bytes_mode {
-            occ.bytes <= 2 * c.mean_pkt_size as u64
-        } else {
-            occ.packets <= 2
-        };
+        let small = if bytes_mode { occ.bytes <= 2 * c.mean_pkt_size as u64 } else { occ.packets <= 2 };
         let old_low = (self.qdelay_old as f64) < 0.5 * c.qdelay_ref.0 as f64;
         if (old_low && self.drop_prob < 0.2) || small {
             return false;
@@ -539,11 +504,7 @@ impl<P: Queued> Pie<P> {
             let dt = now.since(self.dq_start).as_secs_f64();
             if dt > 0.0 {
                 let rate = self.dq_count as f64 / dt;
-                self.avg_dq_rate = if self.avg_dq_rate == 0.0 {
-                    rate
-                } else {
-                    0.5 * self.avg_dq_rate + 0.5 * rate
-                };
+                self.avg_dq_rate = if self.avg_dq_rate == 0.0 { rate } else { 0.5 * self.avg_dq_rate + 0.5 * rate };
             }
             self.dq_count = 0;
             if self.fifo.bytes > c.dq_threshold {
@@ -593,11 +554,7 @@ impl<P: Queued> QueueDisc<P> for Pie<P> {
         if self.rate_mode() {
             self.measure(p.len_bytes(), now);
         } else {
-            self.qdelay = if self.fifo.bytes == 0 {
-                0
-            } else {
-                now.since(p.enqueued_at()).0
-            };
+            self.qdelay = if self.fifo.bytes == 0 { 0 } else { now.since(p.enqueued_at()).0 };
         }
         Some(Dequeued::plain(p))
     }
@@ -626,14 +583,8 @@ mod tests {
     // /8 = 0.000859375 → 0.005859375.
     #[test]
     fn update_hand_values() {
-        for (cfg, want) in [
-            (PieSettings::rfc8033(), 0.0059375),
-            (PieSettings::ns3_30(), 0.005859375),
-        ] {
-            let mut q: Pie<TestPkt> = Pie::new(PieSettings {
-                qdelay: PieQdelay::Timestamp,
-                ..cfg
-            });
+        for (cfg, want) in [(PieSettings::rfc8033(), 0.0059375), (PieSettings::ns3_30(), 0.005859375)] {
+            let mut q: Pie<TestPkt> = Pie::new(PieSettings { qdelay: PieQdelay::Timestamp, ..cfg });
             q.burst_allowance = Dur::ZERO;
             q.drop_prob = 0.005;
             q.qdelay_old = ms(20);
@@ -645,12 +596,7 @@ mod tests {
                 q.qdelay = ms(25);
             }
             q.update();
-            assert!(
-                (q.drop_prob - want).abs() < 1e-12,
-                "{:?}: {}",
-                cfg.variant,
-                q.drop_prob
-            );
+            assert!((q.drop_prob - want).abs() < 1e-12, "{:?}: {}", cfg.variant, q.drop_prob);
             assert_eq!(q.qdelay_old, ms(25));
         }
     }
@@ -703,27 +649,14 @@ mod tests {
     #[test]
     fn guards_and_certain_drop() {
         let mut rng = RngStream::from_seed(5);
-        let mut q: Pie<TestPkt> = Pie::new(PieSettings {
-            limit: QueueLimit::Packets(100),
-            ..PieSettings::rfc8033()
-        });
+        let mut q: Pie<TestPkt> = Pie::new(PieSettings { limit: QueueLimit::Packets(100), ..PieSettings::rfc8033() });
         q.burst_allowance = Dur::ZERO;
         q.drop_prob = 0.19;
-        let occ3 = Occupancy {
-            packets: 3,
-            bytes: 3000,
-        };
+        let occ3 = Occupancy { packets: 3, bytes: 3000 };
         assert!(!q.drop_early(1000, occ3, &mut rng)); // old delay 0 < 7.5 ms
         q.qdelay_old = ms(10);
         q.drop_prob = 1.0;
-        assert!(!q.drop_early(
-            1000,
-            Occupancy {
-                packets: 2,
-                bytes: 2000
-            },
-            &mut rng
-        ));
+        assert!(!q.drop_early(1000, Occupancy { packets: 2, bytes: 2000 }, &mut rng));
         assert!(q.drop_early(1000, occ3, &mut rng));
         // an allowance left: never
         q.burst_allowance = Dur::from_millis(1);
@@ -735,25 +668,15 @@ mod tests {
     #[test]
     fn derandomization() {
         let mut rng = RngStream::from_seed(5);
-        let mut q: Pie<TestPkt> = Pie::new(PieSettings {
-            derandomize: true,
-            ..PieSettings::rfc8033()
-        });
+        let mut q: Pie<TestPkt> = Pie::new(PieSettings { derandomize: true, ..PieSettings::rfc8033() });
         q.burst_allowance = Dur::ZERO;
         q.drop_prob = 0.3;
         q.qdelay_old = ms(20);
-        let occ = Occupancy {
-            packets: 5,
-            bytes: 5000,
-        };
+        let occ = Occupancy { packets: 5, bytes: 5000 };
         let before = rng.clone();
         assert!(!q.drop_early(1000, occ, &mut rng));
         assert!(!q.drop_early(1000, occ, &mut rng));
-        assert_eq!(
-            rng.next_u64(),
-            before.clone().next_u64(),
-            "no draw below 0.85"
-        );
+        assert_eq!(rng.next_u64(), before.clone().next_u64(), "no draw below 0.85");
         q.accu_prob = 8.4;
         assert!(q.drop_early(1000, occ, &mut rng));
     }
@@ -771,24 +694,15 @@ mod tests {
         rfc.qdelay = ms(40);
         rfc.update();
         assert_eq!(rfc.burst_allowance, Dur::from_millis(135));
-        assert!(
-            rfc.drop_prob > 0.0,
-            "the RFC variant does not hold drop_prob at 0"
-        );
+        assert!(rfc.drop_prob > 0.0, "the RFC variant does not hold drop_prob at 0");
 
         let mut n3: Pie<TestPkt> = Pie::new(PieSettings::ns3_44());
         assert_eq!(n3.burst_allowance, Dur::ZERO);
         n3.drop_early(1000, Occupancy::default(), &mut rng);
-        assert_eq!(
-            (n3.burst_allowance, n3.burst_state),
-            (Dur::from_millis(150), BurstState::Protecting)
-        );
+        assert_eq!((n3.burst_allowance, n3.burst_state), (Dur::from_millis(150), BurstState::Protecting));
         n3.qdelay = ms(40);
         n3.update();
-        assert_eq!(
-            (n3.drop_prob, n3.burst_allowance),
-            (0.0, Dur::from_millis(135))
-        );
+        assert_eq!((n3.drop_prob, n3.burst_allowance), (0.0, Dur::from_millis(135)));
         // allowance used up, then quiet for 1.5 s (100 updates) + 1 → NoBurst again
         n3.burst_allowance = Dur::ZERO;
         n3.qdelay = 0;
@@ -808,11 +722,7 @@ mod tests {
     #[test]
     fn ecn_marks_below_threshold() {
         let mut rng = RngStream::from_seed(5);
-        let mut q: Pie<TestPkt> = Pie::new(PieSettings {
-            ecn: true,
-            limit: QueueLimit::Packets(100),
-            ..PieSettings::rfc8033()
-        });
+        let mut q: Pie<TestPkt> = Pie::new(PieSettings { ecn: true, limit: QueueLimit::Packets(100), ..PieSettings::rfc8033() });
         let mut v = Vec::new();
         for i in 0..3 {
             q.fifo.push(TestPkt::new(i, 1000), Time(0));
@@ -820,22 +730,12 @@ mod tests {
         q.burst_allowance = Dur::ZERO;
         q.timer = Periodic::new(Time::MAX, q.cfg.t_update);
         q.qdelay_old = ms(20);
-        let ect = |id| TestPkt {
-            ecn: Ecn::Ect0,
-            ..TestPkt::new(id, 1000)
-        };
+        let ect = |id| TestPkt { ecn: Ecn::Ect0, ..TestPkt::new(id, 1000) };
         // drop_prob 0.09: about 18 of 200 ECT arrivals are selected, and all of them are marked.
         q.drop_prob = 0.09;
         let mut marked = 0;
         for i in 0..200 {
-            match q.enqueue(
-                ect(10 + i),
-                Time(1),
-                &mut QdiscCx {
-                    rng: &mut rng,
-                    dequeue_drops: &mut v,
-                },
-            ) {
+            match q.enqueue(ect(10 + i), Time(1), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v }) {
                 Enqueue::QueuedMarked(_) => marked += 1,
                 Enqueue::Queued => {}
                 Enqueue::Dropped(..) => panic!("ECT below mark_ecnth must not be dropped early"),
@@ -844,28 +744,11 @@ mod tests {
         }
         assert!(marked > 5, "{marked}");
         q.drop_prob = 1.0;
-        assert!(matches!(
-            q.enqueue(
-                ect(1),
-                Time(1),
-                &mut QdiscCx {
-                    rng: &mut rng,
-                    dequeue_drops: &mut v
-                }
-            ),
-            Enqueue::Dropped(DropReason::PieEarly, _)
-        ));
+        assert!(matches!(q.enqueue(ect(1), Time(1), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v }), Enqueue::Dropped(DropReason::PieEarly, _)));
         q.drop_prob = 0.05;
         let mut dropped = 0;
         for i in 0..200 {
-            if let Enqueue::Dropped(DropReason::PieEarly, _) = q.enqueue(
-                TestPkt::new(500 + i, 1000),
-                Time(1),
-                &mut QdiscCx {
-                    rng: &mut rng,
-                    dequeue_drops: &mut v,
-                },
-            ) {
+            if let Enqueue::Dropped(DropReason::PieEarly, _) = q.enqueue(TestPkt::new(500 + i, 1000), Time(1), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v }) {
                 dropped += 1;
             } else {
                 q.fifo.pop();
@@ -879,19 +762,8 @@ mod tests {
     // events of the same instant), over a random arrival/departure pattern, in both delay modes.
     #[test]
     fn lazy_updates_equal_a_per_tick_driver() {
-        for cfg in [
-            PieSettings::ns3_44(),
-            PieSettings::rfc8033(),
-            PieSettings::ns3_30(),
-            PieSettings {
-                qdelay: PieQdelay::Rate,
-                ..PieSettings::rfc8033()
-            },
-        ] {
-            let cfg = PieSettings {
-                limit: QueueLimit::Packets(200),
-                ..cfg
-            };
+        for cfg in [PieSettings::ns3_44(), PieSettings::rfc8033(), PieSettings::ns3_30(), PieSettings { qdelay: PieQdelay::Rate, ..PieSettings::rfc8033() }] {
+            let cfg = PieSettings { limit: QueueLimit::Packets(200), ..cfg };
             let mut ops = RngStream::from_seed(77);
             let (mut r1, mut r2) = (RngStream::from_seed(1), RngStream::from_seed(1));
             let (mut v1, mut v2) = (Vec::new(), Vec::new());
@@ -909,59 +781,18 @@ mod tests {
                 }
                 let enq = ops.chance(if (i / 2000) % 2 == 0 { 0.7 } else { 0.4 });
                 if enq {
-                    let a = lazy.enqueue(
-                        TestPkt::new(i, 1000),
-                        Time(t),
-                        &mut QdiscCx {
-                            rng: &mut r1,
-                            dequeue_drops: &mut v1,
-                        },
-                    );
-                    let b = ticked.enqueue(
-                        TestPkt::new(i, 1000),
-                        Time(t),
-                        &mut QdiscCx {
-                            rng: &mut r2,
-                            dequeue_drops: &mut v2,
-                        },
-                    );
+                    let a = lazy.enqueue(TestPkt::new(i, 1000), Time(t), &mut QdiscCx { rng: &mut r1, dequeue_drops: &mut v1 });
+                    let b = ticked.enqueue(TestPkt::new(i, 1000), Time(t), &mut QdiscCx { rng: &mut r2, dequeue_drops: &mut v2 });
                     assert_eq!(format!("{a:?}"), format!("{b:?}"));
                 } else {
-                    out.0.push(
-                        lazy.dequeue(
-                            Time(t),
-                            &mut QdiscCx {
-                                rng: &mut r1,
-                                dequeue_drops: &mut v1,
-                            },
-                        )
-                        .map(|d| d.pkt.id),
-                    );
-                    out.1.push(
-                        ticked
-                            .dequeue(
-                                Time(t),
-                                &mut QdiscCx {
-                                    rng: &mut r2,
-                                    dequeue_drops: &mut v2,
-                                },
-                            )
-                            .map(|d| d.pkt.id),
-                    );
+                    out.0.push(lazy.dequeue(Time(t), &mut QdiscCx { rng: &mut r1, dequeue_drops: &mut v1 }).map(|d| d.pkt.id));
+                    out.1.push(ticked.dequeue(Time(t), &mut QdiscCx { rng: &mut r2, dequeue_drops: &mut v2 }).map(|d| d.pkt.id));
                 }
-                assert_eq!(
-                    lazy.drop_prob.to_bits(),
-                    ticked.drop_prob.to_bits(),
-                    "{:?} event {i}",
-                    cfg.variant
-                );
+                assert_eq!(lazy.drop_prob.to_bits(), ticked.drop_prob.to_bits(), "{:?} event {i}", cfg.variant);
                 max_p = max_p.max(lazy.drop_prob);
             }
             assert_eq!(out.0, out.1);
-            assert!(
-                max_p > 0.01 && out.0.iter().any(|x| x.is_none()),
-                "the run should exercise PIE: max drop_prob {max_p}"
-            );
+            assert!(max_p > 0.01 && out.0.iter().any(|x| x.is_none()), "the run should exercise PIE: max drop_prob {max_p}");
         }
     }
 
@@ -970,91 +801,15 @@ mod tests {
     #[test]
     fn config_variants_and_errors() {
         let r = PieConfig::default().settings().unwrap();
-        assert_eq!(
-            (
-                r.qdelay_ref,
-                r.t_update,
-                r.max_burst,
-                r.dq_threshold,
-                r.qdelay,
-                r.burst
-            ),
-            (
-                Dur::from_millis(15),
-                Dur::from_millis(15),
-                Dur::from_millis(150),
-                16_384,
-                PieQdelay::Timestamp,
-                PieBurst::Rfc
-            )
-        );
+        assert_eq!((r.qdelay_ref, r.t_update, r.max_burst, r.dq_threshold, r.qdelay, r.burst), (Dur::from_millis(15), Dur::from_millis(15), Dur::from_millis(150), 16_384, PieQdelay::Timestamp, PieBurst::Rfc));
         assert_eq!(PieConfig::ns3().settings().unwrap().burst, PieBurst::Ns3);
-        let n = PieConfig {
-            variant: PieVariant::Ns3_30,
-            target: Auto::Value(Dur::from_millis(5)),
-            ..PieConfig::default()
-        }
-        .settings()
-        .unwrap();
-        assert_eq!(
-            (
-                n.qdelay_ref,
-                n.t_update,
-                n.max_burst,
-                n.dq_threshold,
-                n.qdelay,
-                n.burst
-            ),
-            (
-                Dur::from_millis(5),
-                Dur::from_millis(30),
-                Dur::from_millis(100),
-                10_000,
-                PieQdelay::Rate,
-                PieBurst::Ns3
-            )
-        );
+        let n = PieConfig { variant: PieVariant::Ns3_30, target: Auto::Value(Dur::from_millis(5)), ..PieConfig::default() }.settings().unwrap();
+        assert_eq!((n.qdelay_ref, n.t_update, n.max_burst, n.dq_threshold, n.qdelay, n.burst), (Dur::from_millis(5), Dur::from_millis(30), Dur::from_millis(100), 10_000, PieQdelay::Rate, PieBurst::Ns3));
         let e = |c: PieConfig| c.settings().unwrap_err();
-        assert_eq!(
-            e(PieConfig {
-                alpha: 0.0,
-                ..PieConfig::default()
-            }),
-            ("alpha", "must be > 0".to_string())
-        );
-        assert_eq!(
-            e(PieConfig {
-                variant: PieVariant::Ns3_30,
-                ecn: true,
-                ..PieConfig::default()
-            })
-            .0,
-            "ecn"
-        );
-        assert_eq!(
-            e(PieConfig {
-                variant: PieVariant::Ns3_30,
-                qdelay: Auto::Value(PieQdelay::Timestamp),
-                ..PieConfig::default()
-            })
-            .0,
-            "qdelay"
-        );
-        assert_eq!(
-            e(PieConfig {
-                t_update: Auto::Value(Dur::ZERO),
-                ..PieConfig::default()
-            })
-            .0,
-            "t_update"
-        );
-        assert_eq!(
-            e(PieConfig {
-                mark_ecnth: 1.5,
-                ..PieConfig::default()
-            })
-            .0,
-            "mark_ecnth"
-        );
+        assert_eq!(e(PieConfig { alpha: 0.0, ..PieConfig::default() }), ("alpha", "must be > 0".to_string()));
+        assert_eq!(e(PieConfig { variant: PieVariant::Ns3_30, ecn: true, ..PieConfig::default() }).0, "ecn");
+        assert_eq!(e(PieConfig { variant: PieVariant::Ns3_30, qdelay: Auto::Value(PieQdelay::Timestamp), ..PieConfig::default() }).0, "qdelay");
+        assert_eq!(e(PieConfig { t_update: Auto::Value(Dur::ZERO), ..PieConfig::default() }).0, "t_update");
+        assert_eq!(e(PieConfig { mark_ecnth: 1.5, ..PieConfig::default() }).0, "mark_ecnth");
     }
 }

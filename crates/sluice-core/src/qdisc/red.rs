@@ -33,10 +33,7 @@
 //! the band 40–60 % between the thresholds.
 
 use super::auto::Auto;
-use super::{
-    Dequeued, DropReason, Enqueue, MarkReason, Occupancy, ParamError, Profile, QdiscCx,
-    QdiscParams, QueueDisc, Queued,
-};
+use super::{Dequeued, DropReason, Enqueue, MarkReason, Occupancy, ParamError, Profile, QdiscCx, QdiscParams, QueueDisc, Queued};
 use crate::packet::Ecn;
 use crate::rng::RngStream;
 use crate::time::{Dur, Rate, Time};
@@ -81,13 +78,7 @@ pub struct AredParams {
 impl AredParams {
     /// The paper's values with the given bottom.
     pub fn standard(bottom: f64) -> AredParams {
-        AredParams {
-            interval: Dur::from_millis(500),
-            top: 0.5,
-            bottom,
-            alpha: 0.01,
-            beta: 0.9,
-        }
+        AredParams { interval: Dur::from_millis(500), top: 0.5, bottom, alpha: 0.01, beta: 0.9 }
     }
 }
 
@@ -199,13 +190,7 @@ impl LinuxRedParams {
 
 /// See [`LinuxRedParams`]. `Err` when `tc` would refuse (`burst + 1 − min/avpkt < 1`, or no
 /// `Wlog` below 32 satisfies the rule).
-pub fn linux_params(
-    limit: u64,
-    avpkt: u32,
-    max: Option<u64>,
-    min: Option<u64>,
-    burst: Option<u64>,
-) -> Result<LinuxRedParams, String> {
+pub fn linux_params(limit: u64, avpkt: u32, max: Option<u64>, min: Option<u64>, burst: Option<u64>) -> Result<LinuxRedParams, String> {
     if avpkt == 0 {
         return Err("avpkt must be greater than zero".into());
     }
@@ -219,18 +204,11 @@ pub fn linux_params(
     let mut w = 0.5f64;
     for wlog in 1..32u32 {
         if a <= (1.0 - (1.0 - w).powf(burst as f64)) / w {
-            return Ok(LinuxRedParams {
-                max,
-                min,
-                burst,
-                wlog,
-            });
+            return Ok(LinuxRedParams { max, min, burst, wlog });
         }
         w /= 2.0;
     }
-    Err(format!(
-        "no averaging weight fits burst {burst} (tc red needs Wlog < 32)"
-    ))
+    Err(format!("no averaging weight fits burst {burst} (tc red needs Wlog < 32)"))
 }
 
 /// How `{ kind = "red" }` derives the thresholds and `w_q` it is not given.
@@ -248,22 +226,12 @@ pub enum RedRule {
 }
 
 /// A threshold as the user writes it: `"5pkt"` or `"5000B"`, in the limit's unit.
-fn th_value(
-    th: QueueLimit,
-    bytes_mode: bool,
-    field: &'static str,
-) -> Result<f64, (&'static str, String)> {
+fn th_value(th: QueueLimit, bytes_mode: bool, field: &'static str) -> Result<f64, (&'static str, String)> {
     match (th, bytes_mode) {
         (QueueLimit::Packets(p), false) => Ok(p as f64),
         (QueueLimit::Bytes(b), true) => Ok(b as f64),
-        (_, true) => Err((
-            field,
-            format!("in bytes like the limit (e.g. \"5000B\"), got {th}"),
-        )),
-        (_, false) => Err((
-            field,
-            format!("in packets like the limit (e.g. \"5pkt\"), got {th}"),
-        )),
+        (_, true) => Err((field, format!("in bytes like the limit (e.g. \"5000B\"), got {th}"))),
+        (_, false) => Err((field, format!("in packets like the limit (e.g. \"5pkt\"), got {th}"))),
     }
 }
 
@@ -275,12 +243,7 @@ fn th_show(v: f64, bytes_mode: bool) -> String {
 /// Without a link (a gateway's queue), `bandwidth = "auto"` is tc's default, 10 Mbit/s.
 pub const DEFAULT_BANDWIDTH: Rate = Rate::mbps(10);
 
-fn check_common(
-    limit: QueueLimit,
-    max_p: f64,
-    mean: ByteSize,
-    bw: Auto<Rate>,
-) -> Result<(), (&'static str, String)> {
+fn check_common(limit: QueueLimit, max_p: f64, mean: ByteSize, bw: Auto<Rate>) -> Result<(), (&'static str, String)> {
     let zero = match limit {
         QueueLimit::Packets(p) => p == 0,
         QueueLimit::Bytes(b) => b == 0,
@@ -292,16 +255,10 @@ fn check_common(
         return Err(("max_p", format!("must be in (0, 1], got {max_p}")));
     }
     if mean.0 == 0 || mean.0 > u32::MAX as u64 {
-        return Err((
-            "mean_pkt_size",
-            format!("must be between 1B and {}B, got {mean}", u32::MAX),
-        ));
+        return Err(("mean_pkt_size", format!("must be between 1B and {}B, got {mean}", u32::MAX)));
     }
     if bw == Auto::Value(Rate(0)) {
-        return Err((
-            "bandwidth",
-            "must be greater than zero (or \"auto\": the link's rate)".into(),
-        ));
+        return Err(("bandwidth", "must be greater than zero (or \"auto\": the link's rate)".into()));
     }
     Ok(())
 }
@@ -377,71 +334,33 @@ impl RedConfig {
         let bytes_mode = matches!(self.limit, QueueLimit::Bytes(_));
         let s = self.mean_pkt_size.0 as u32;
         let rate = self.bandwidth.or(link.unwrap_or(DEFAULT_BANDWIDTH));
-        let given_min = self
-            .min_th
-            .value()
-            .map(|t| th_value(t, bytes_mode, "min_th"))
-            .transpose()?;
-        let given_max = self
-            .max_th
-            .value()
-            .map(|t| th_value(t, bytes_mode, "max_th"))
-            .transpose()?;
+        let given_min = self.min_th.value().map(|t| th_value(t, bytes_mode, "min_th")).transpose()?;
+        let given_max = self.max_th.value().map(|t| th_value(t, bytes_mode, "max_th")).transpose()?;
         let pkt = if bytes_mode { s as f64 } else { 1.0 };
         let (min_th, max_th, w_q) = match self.params {
-            RedRule::Floyd => (
-                given_min.unwrap_or(5.0 * pkt),
-                given_max.unwrap_or(15.0 * pkt),
-                0.002,
-            ),
+            RedRule::Floyd => (given_min.unwrap_or(5.0 * pkt), given_max.unwrap_or(15.0 * pkt), 0.002),
             RedRule::Linux => {
                 let QueueLimit::Bytes(limit) = self.limit else {
-                    return Err((
-                        "params",
-                        "\"linux\" needs a limit in bytes (tc red counts bytes)".into(),
-                    ));
+                    return Err(("params", "\"linux\" needs a limit in bytes (tc red counts bytes)".into()));
                 };
-                let lp = linux_params(
-                    limit,
-                    s,
-                    given_max.map(|v| v as u64),
-                    given_min.map(|v| v as u64),
-                    None,
-                )
-                .map_err(|e| ("params", e))?;
+                let lp = linux_params(limit, s, given_max.map(|v| v as u64), given_min.map(|v| v as u64), None).map_err(|e| ("params", e))?;
                 (lp.min as f64, lp.max as f64, lp.w_q())
             }
             RedRule::Target => {
                 if self.min_th != Auto::Auto || self.max_th != Auto::Auto {
-                    let f = if self.min_th != Auto::Auto {
-                        "min_th"
-                    } else {
-                        "max_th"
-                    };
+                    let f = if self.min_th != Auto::Auto { "min_th" } else { "max_th" };
                     return Err((f, "must be \"auto\" with params = \"target\" (derived from target and bandwidth)".into()));
                 }
                 if self.target == Dur::ZERO {
                     return Err(("target", "must be greater than zero".into()));
                 }
-                let base = RedSettings {
-                    mean_pkt_size: s,
-                    link_rate: rate,
-                    limit: self.limit,
-                    ..RedSettings::ns3_defaults(rate)
-                };
+                let base = RedSettings { mean_pkt_size: s, link_rate: rate, limit: self.limit, ..RedSettings::ns3_defaults(rate) };
                 let a = RedSettings::adaptive(base, self.target, AredParams::standard(0.01));
                 (a.min_th, a.max_th, 0.002)
             }
         };
         if max_th <= min_th {
-            return Err((
-                "max_th",
-                format!(
-                    "must be greater than min_th ({}), got {}",
-                    th_show(min_th, bytes_mode),
-                    th_show(max_th, bytes_mode)
-                ),
-            ));
+            return Err(("max_th", format!("must be greater than min_th ({}), got {}", th_show(min_th, bytes_mode), th_show(max_th, bytes_mode))));
         }
         let w_q = self.w_q.or(w_q);
         if !(w_q > 0.0 && w_q <= 1.0) {
@@ -530,13 +449,7 @@ impl AredConfig {
 
     pub fn settings(&self, link: Option<Rate>) -> Result<RedSettings, (&'static str, String)> {
         check_common(self.limit, self.max_p, self.mean_pkt_size, self.bandwidth)?;
-        let pos = |v: f64, f: &'static str| {
-            if v > 0.0 && v <= 1.0 {
-                Ok(())
-            } else {
-                Err((f, format!("must be > 0 and at most 1, got {v}")))
-            }
-        };
+        let pos = |v: f64, f: &'static str| if v > 0.0 && v <= 1.0 { Ok(()) } else { Err((f, format!("must be > 0 and at most 1, got {v}"))) };
         if self.alpha.is_nan() || self.alpha <= 0.0 {
             return Err(("alpha", "must be > 0".into()));
         }
@@ -545,11 +458,7 @@ impl AredConfig {
             return Err(("beta", format!("must be in (0, 1), got {}", self.beta)));
         }
         pos(self.top, "top")?;
-        for (d, f) in [
-            (self.target, "target"),
-            (self.interval, "interval"),
-            (self.rtt, "rtt"),
-        ] {
+        for (d, f) in [(self.target, "target"), (self.interval, "interval"), (self.rtt, "rtt")] {
             if d == Dur::ZERO {
                 return Err((f, "must be greater than zero".into()));
             }
@@ -562,10 +471,7 @@ impl AredConfig {
             Auto::Auto => 0.01,
         };
         if !(bottom > 0.0 && bottom < self.top) {
-            return Err((
-                "bottom",
-                format!("must be > 0 and below top ({}), got {bottom}", self.top),
-            ));
+            return Err(("bottom", format!("must be > 0 and below top ({}), got {bottom}", self.top)));
         }
         let base = RedSettings {
             limit: self.limit,
@@ -579,13 +485,7 @@ impl AredConfig {
             flavor: self.flavor,
             ..RedSettings::ns3_defaults(rate)
         };
-        let params = AredParams {
-            interval: self.interval,
-            top: self.top,
-            bottom,
-            alpha: self.alpha,
-            beta: self.beta,
-        };
+        let params = AredParams { interval: self.interval, top: self.top, bottom, alpha: self.alpha, beta: self.beta };
         Ok(RedSettings::adaptive(base, self.target, params))
     }
 }
@@ -599,9 +499,7 @@ impl QdiscParams for RedConfig {
         }
     }
     fn validate(&self) -> Result<(), ParamError> {
-        self.settings(None)
-            .map(|_| ())
-            .map_err(|(f, m)| ParamError::new(f, m))
+        self.settings(None).map(|_| ()).map_err(|(f, m)| ParamError::new(f, m))
     }
 }
 
@@ -614,9 +512,7 @@ impl QdiscParams for AredConfig {
         }
     }
     fn validate(&self) -> Result<(), ParamError> {
-        self.settings(None)
-            .map(|_| ())
-            .map_err(|(f, m)| ParamError::new(f, m))
+        self.settings(None).map(|_| ()).map_err(|(f, m)| ParamError::new(f, m))
     }
 }
 
@@ -732,11 +628,7 @@ impl RedCore {
 
     /// Whether the average is at or above the forced-drop threshold.
     fn forced_region(&self) -> bool {
-        let lim = if self.cfg.gentle {
-            2.0 * self.cfg.max_th
-        } else {
-            self.cfg.max_th
-        };
+        let lim = if self.cfg.gentle { 2.0 * self.cfg.max_th } else { self.cfg.max_th };
         self.avg >= lim
     }
 
@@ -746,21 +638,13 @@ impl RedCore {
         let p = if self.avg >= c.max_th {
             if c.gentle {
                 // ns-3 computes the gentle slope once, from the initial max_p.
-                let mp = if c.flavor == RedFlavor::Ns3 {
-                    c.max_p
-                } else {
-                    self.cur_max_p
-                };
+                let mp = if c.flavor == RedFlavor::Ns3 { c.max_p } else { self.cur_max_p };
                 mp + (1.0 - mp) * (self.avg - c.max_th) / c.max_th
             } else {
                 1.0
             }
         } else {
-            let diff = if c.max_th > c.min_th {
-                c.max_th - c.min_th
-            } else {
-                1.0
-            };
+            let diff = if c.max_th > c.min_th { c.max_th - c.min_th } else { 1.0 };
             self.cur_max_p * (self.avg - c.min_th) / diff
         };
         p.min(1.0)
@@ -800,13 +684,7 @@ impl RedCore {
 
     /// RED's decision for an arrival of `len` bytes that finds `occ` queued at `now`. Updates the
     /// average, the count and (for early drops) draws from `rng`.
-    pub fn arrival(
-        &mut self,
-        occ: Occupancy,
-        len: u32,
-        now: Time,
-        rng: &mut crate::rng::RngStream,
-    ) -> Verdict {
+    pub fn arrival(&mut self, occ: Occupancy, len: u32, now: Time, rng: &mut crate::rng::RngStream) -> Verdict {
         let q = self.q_of(occ);
         self.update_avg(q, now);
         self.decide(q, len, rng)
@@ -904,16 +782,10 @@ pub(crate) struct Fifo<P> {
 
 impl<P: Queued> Fifo<P> {
     pub fn new() -> Fifo<P> {
-        Fifo {
-            q: VecDeque::new(),
-            bytes: 0,
-        }
+        Fifo { q: VecDeque::new(), bytes: 0 }
     }
     pub fn occ(&self) -> Occupancy {
-        Occupancy {
-            packets: self.q.len() as u32,
-            bytes: self.bytes,
-        }
+        Occupancy { packets: self.q.len() as u32, bytes: self.bytes }
     }
     pub fn fits(&self, limit: QueueLimit, len: u32) -> bool {
         match limit {
@@ -939,33 +811,15 @@ impl<P: Queued> Fifo<P> {
 }
 
 /// Carry out RED's verdict `v` on `pkt`: mark or drop, then the physical limit.
-pub(crate) fn admit<P: Queued>(
-    core: &mut RedCore,
-    fifo: &mut Fifo<P>,
-    v: Verdict,
-    mut pkt: P,
-    len: u32,
-    now: Time,
-) -> Enqueue<P> {
+pub(crate) fn admit<P: Queued>(core: &mut RedCore, fifo: &mut Fifo<P>, v: Verdict, mut pkt: P, len: u32, now: Time) -> Enqueue<P> {
     let mut mark = None;
     if v != Verdict::Pass {
         let early = v == Verdict::Early;
         if core.marks(v, pkt.ecn()) {
             pkt.set_ce();
-            mark = Some(if early {
-                MarkReason::RedEarly
-            } else {
-                MarkReason::RedForced
-            });
+            mark = Some(if early { MarkReason::RedEarly } else { MarkReason::RedForced });
         } else {
-            return Enqueue::Dropped(
-                if early {
-                    DropReason::RedEarly
-                } else {
-                    DropReason::RedForced
-                },
-                pkt,
-            );
+            return Enqueue::Dropped(if early { DropReason::RedEarly } else { DropReason::RedForced }, pkt);
         }
     }
     if !fifo.fits(core.cfg.limit, len) {
@@ -987,18 +841,12 @@ pub struct Red<P> {
 
 impl<P: Queued> Red<P> {
     pub fn new(cfg: RedSettings) -> Red<P> {
-        Red {
-            core: RedCore::new(cfg),
-            fifo: Fifo::new(),
-        }
+        Red { core: RedCore::new(cfg), fifo: Fifo::new() }
     }
     /// From a validated config (`bandwidth = "auto"` is the link's rate once the config went
     /// through `QdiscConfig::on_link`, else [`DEFAULT_BANDWIDTH`]). RED draws nothing here.
     pub fn from_config<C: RedSource>(cfg: &C, _rng: &mut RngStream) -> Red<P> {
-        Red::new(
-            cfg.red_settings()
-                .unwrap_or_else(|(f, m)| panic!("an unvalidated RED config: {f}: {m}")),
-        )
+        Red::new(cfg.red_settings().unwrap_or_else(|(f, m)| panic!("an unvalidated RED config: {f}: {m}")))
     }
     /// The current average queue (in the unit of the limit).
     pub fn avg(&self) -> f64 {
@@ -1029,8 +877,7 @@ impl<P: Queued> QueueDisc<P> for Red<P> {
 
     fn dequeue(&mut self, now: Time, _cx: &mut QdiscCx<'_, P>) -> Option<Dequeued<P>> {
         let p = self.fifo.pop();
-        self.core
-            .on_dequeue(now, p.is_none(), self.fifo.q.is_empty());
+        self.core.on_dequeue(now, p.is_none(), self.fifo.q.is_empty());
         p.map(Dequeued::plain)
     }
 
@@ -1050,11 +897,7 @@ mod tests {
     use crate::rng::RngStream;
 
     fn floyd(limit: u32) -> RedSettings {
-        RedSettings {
-            flavor: RedFlavor::Floyd,
-            limit: QueueLimit::Packets(limit),
-            ..RedSettings::ns3_defaults(Rate::mbps(10))
-        }
+        RedSettings { flavor: RedFlavor::Floyd, limit: QueueLimit::Packets(limit), ..RedSettings::ns3_defaults(Rate::mbps(10)) }
     }
 
     // tests RED's average: constant queue of 10 for 500 arrivals from avg 0 with w_q 0.002:
@@ -1062,14 +905,8 @@ mod tests {
     // 0.0026498; without wait at count 100: p_a = p_b/(1 − 100·p_b) = 0.0026498/0.73502 = 0.003605.
     #[test]
     fn average_and_spacing_match_hand_values() {
-        let mut c = RedCore::new(RedSettings {
-            wait: false,
-            ..floyd(1000)
-        });
-        let occ = Occupancy {
-            packets: 10,
-            bytes: 10_000,
-        };
+        let mut c = RedCore::new(RedSettings { wait: false, ..floyd(1000) });
+        let occ = Occupancy { packets: 10, bytes: 10_000 };
         for i in 0..500u64 {
             // back-to-back arrivals, never idle after the first
             c.update_avg(c.q_of(occ), Time(i));
@@ -1082,18 +919,9 @@ mod tests {
         let pa = c.p_a(pb, 1000);
         assert!((pa - 0.003605).abs() < 5e-7, "p_a {pa}");
         // With wait, count·p_b = 0.265 < 1: no drop yet; at count 500 (1.325): p_b/(2 − 1.325).
-        let w = RedCore {
-            cfg: RedSettings {
-                wait: true,
-                ..c.cfg
-            },
-            ..c.clone()
-        };
+        let w = RedCore { cfg: RedSettings { wait: true, ..c.cfg }, ..c.clone() };
         assert_eq!(w.p_a(pb, 1000), 0.0);
-        let w500 = RedCore {
-            count: 500,
-            ..w.clone()
-        };
+        let w500 = RedCore { count: 500, ..w.clone() };
         assert!((w500.p_a(pb, 1000) - pb / (2.0 - 500.0 * pb)).abs() < 1e-12);
     }
 
@@ -1106,11 +934,7 @@ mod tests {
         c.on_dequeue(Time(0), false, true); // the queue empties at 0
         c.update_avg(0.0, Time::from_secs_f64(1.0));
         let want = 6.3249 * 0.998f64.powi(2501);
-        assert!(
-            (c.avg - want).abs() < 1e-12 && (c.avg - 0.0423).abs() < 1e-3,
-            "avg {}",
-            c.avg
-        );
+        assert!((c.avg - want).abs() < 1e-12 && (c.avg - 0.0423).abs() < 1e-3, "avg {}", c.avg);
         // not idle any more: the next update is one ordinary step
         c.update_avg(0.0, Time::from_secs_f64(2.0));
         assert!((c.avg - want * 0.998).abs() < 1e-12);
@@ -1121,20 +945,14 @@ mod tests {
     #[test]
     fn ns3_idle_starts_at_the_empty_dequeue() {
         for (flavor, start) in [(RedFlavor::Ns3, 0.5), (RedFlavor::Floyd, 0.0)] {
-            let mut c = RedCore::new(RedSettings {
-                flavor,
-                ..floyd(1000)
-            });
+            let mut c = RedCore::new(RedSettings { flavor, ..floyd(1000) });
             c.idle = false;
             c.avg = 6.0;
             c.on_dequeue(Time(0), false, true);
             c.on_dequeue(Time::from_secs_f64(0.5), true, true);
             c.update_avg(0.0, Time::from_secs_f64(1.0));
             let m: f64 = (2500.0f64 * (1.0 - start)).floor();
-            assert!(
-                (c.avg - 6.0 * 0.998f64.powf(m + 1.0)).abs() < 1e-12,
-                "{flavor:?}"
-            );
+            assert!((c.avg - 6.0 * 0.998f64.powf(m + 1.0)).abs() < 1e-12, "{flavor:?}");
         }
     }
 
@@ -1144,15 +962,7 @@ mod tests {
     #[test]
     fn linux_parameter_rules() {
         let p = linux_params(400_000, 1000, None, None, None).unwrap();
-        assert_eq!(
-            p,
-            LinuxRedParams {
-                max: 100_000,
-                min: 33_333,
-                burst: 55,
-                wlog: 5
-            }
-        );
+        assert_eq!(p, LinuxRedParams { max: 100_000, min: 33_333, burst: 55, wlog: 5 });
         assert_eq!(p.w_q(), 1.0 / 32.0);
         assert!(linux_params(400_000, 1000, None, None, Some(10)).is_err()); // 11 − 33.3 < 1
     }
@@ -1161,10 +971,7 @@ mod tests {
     // 0.025; below: 0.02·0.9 = 0.018; inside: unchanged. Only after the interval has passed.
     #[test]
     fn ared_max_p_steps() {
-        let base = RedSettings {
-            variant: RedVariant::Adaptive(AredParams::standard(0.01)),
-            ..RedSettings::ns3_defaults(Rate::mbps(10))
-        };
+        let base = RedSettings { variant: RedVariant::Adaptive(AredParams::standard(0.01)), ..RedSettings::ns3_defaults(Rate::mbps(10)) };
         let t = Time::from_secs_f64(0.6);
         for (avg, want) in [(12.0, 0.025), (8.0, 0.018), (10.0, 0.02)] {
             let mut c = RedCore::new(base);
@@ -1174,11 +981,7 @@ mod tests {
             assert_eq!(c.cur_max_p, 0.02);
             c.avg = avg / (1.0 - base.w_q);
             c.update_avg(0.0, t);
-            assert!(
-                (c.cur_max_p - want).abs() < 1e-12,
-                "avg {avg}: {}",
-                c.cur_max_p
-            );
+            assert!((c.cur_max_p - want).abs() < 1e-12, "avg {avg}: {}", c.cur_max_p);
         }
         // bounds: never above top, never decreased at or below bottom
         let mut c = RedCore::new(base);
@@ -1199,21 +1002,13 @@ mod tests {
     #[test]
     fn ared_automatic_parameters() {
         let rate = Rate(833 * 8 * 500);
-        let c = RedSettings::adaptive(
-            RedSettings::ns3_defaults(rate),
-            Dur::from_millis(5),
-            AredParams::standard(0.01),
-        );
+        let c = RedSettings::adaptive(RedSettings::ns3_defaults(rate), Dur::from_millis(5), AredParams::standard(0.01));
         assert_eq!((c.min_th, c.max_th), (5.0, 15.0));
         assert!((c.w_q - 0.0012).abs() < 5e-6, "w_q {}", c.w_q);
         assert!(c.gentle);
         assert!((ared_bottom_ns3(rate, 500, Dur::from_millis(100)) - 0.00012005).abs() < 1e-7);
         // 100 Mbit/s: C = 25,000 pkt/s, target queue 125 → min_th 62.5, max_th 187.5
-        let c = RedSettings::adaptive(
-            RedSettings::ns3_defaults(Rate::mbps(100)),
-            Dur::from_millis(5),
-            AredParams::standard(0.01),
-        );
+        let c = RedSettings::adaptive(RedSettings::ns3_defaults(Rate::mbps(100)), Dur::from_millis(5), AredParams::standard(0.01));
         assert_eq!((c.min_th, c.max_th), (62.5, 187.5));
     }
 
@@ -1227,10 +1022,7 @@ mod tests {
         assert!(!c.forced_region());
         c.avg = 30.0;
         assert!(c.forced_region());
-        let mut c = RedCore::new(RedSettings {
-            gentle: false,
-            ..floyd(1000)
-        });
+        let mut c = RedCore::new(RedSettings { gentle: false, ..floyd(1000) });
         c.avg = 15.0;
         assert!(c.forced_region());
     }
@@ -1239,37 +1031,20 @@ mod tests {
     // before the spacing (count 0, no wait: p_a = 3·p_b), under "ns3" after it.
     #[test]
     fn byte_mode_scaling_variants() {
-        let base = RedSettings {
-            limit: QueueLimit::Bytes(100_000),
-            wait: false,
-            ..floyd(0)
-        };
-        let mut spec = RedCore::new(RedSettings {
-            byte_scaling: ByteScaling::Spec,
-            ..base
-        });
+        let base = RedSettings { limit: QueueLimit::Bytes(100_000), wait: false, ..floyd(0) };
+        let mut spec = RedCore::new(RedSettings { byte_scaling: ByteScaling::Spec, ..base });
         spec.count = 10;
         // count·p = 10·0.03 = 0.3: p_a = 0.03/0.7
         assert!((spec.p_a(0.01, 1500) - 0.03 / 0.7).abs() < 1e-12);
-        let mut ns3 = RedCore::new(RedSettings {
-            byte_scaling: ByteScaling::Ns3,
-            ..base
-        });
+        let mut ns3 = RedCore::new(RedSettings { byte_scaling: ByteScaling::Ns3, ..base });
         ns3.count_bytes = 5250; // 5250/500 = 10 (integer division)
-                                // 0.01/(1 − 0.1) = 0.011111, then ·3 = 0.033333
+        // 0.01/(1 − 0.1) = 0.011111, then ·3 = 0.033333
         assert!((ns3.p_a(0.01, 1500) - 0.01 / 0.9 * 3.0).abs() < 1e-12);
     }
 
     fn run(q: &mut Red<TestPkt>, rng: &mut RngStream, pkt: TestPkt, t: Time) -> Enqueue<TestPkt> {
         let mut v = Vec::new();
-        q.enqueue(
-            pkt,
-            t,
-            &mut QdiscCx {
-                rng,
-                dequeue_drops: &mut v,
-            },
-        )
+        q.enqueue(pkt, t, &mut QdiscCx { rng, dequeue_drops: &mut v })
     }
 
     // tests ns-3's guards: with one packet queued no drop happens however high the average, and
@@ -1277,34 +1052,19 @@ mod tests {
     #[test]
     fn ns3_guards() {
         let mut rng = RngStream::from_seed(3);
-        let mut q: Red<TestPkt> = Red::new(RedSettings {
-            limit: QueueLimit::Packets(100),
-            ..RedSettings::ns3_defaults(Rate::mbps(10))
-        });
+        let mut q: Red<TestPkt> = Red::new(RedSettings { limit: QueueLimit::Packets(100), ..RedSettings::ns3_defaults(Rate::mbps(10)) });
         q.core.idle = false;
-        assert!(matches!(
-            run(&mut q, &mut rng, TestPkt::new(0, 500), Time(0)),
-            Enqueue::Queued
-        ));
+        assert!(matches!(run(&mut q, &mut rng, TestPkt::new(0, 500), Time(0)), Enqueue::Queued));
         q.core.avg = 40.0; // far into the forced region
-                           // one packet queued: nQueued > 1 fails, so no drop, and `old` is cleared
-        assert!(matches!(
-            run(&mut q, &mut rng, TestPkt::new(1, 500), Time(1)),
-            Enqueue::Queued
-        ));
+        // one packet queued: nQueued > 1 fails, so no drop, and `old` is cleared
+        assert!(matches!(run(&mut q, &mut rng, TestPkt::new(1, 500), Time(1)), Enqueue::Queued));
         q.core.avg = 40.0;
         // two queued: forced
-        assert!(matches!(
-            run(&mut q, &mut rng, TestPkt::new(2, 500), Time(2)),
-            Enqueue::Dropped(DropReason::RedForced, _)
-        ));
+        assert!(matches!(run(&mut q, &mut rng, TestPkt::new(2, 500), Time(2)), Enqueue::Dropped(DropReason::RedForced, _)));
         q.core.avg = 9.0;
         assert!(!q.core.old);
         // first arrival in the band: never dropped, count restarts at 1
-        assert!(matches!(
-            run(&mut q, &mut rng, TestPkt::new(3, 500), Time(3)),
-            Enqueue::Queued
-        ));
+        assert!(matches!(run(&mut q, &mut rng, TestPkt::new(3, 500), Time(3)), Enqueue::Queued));
         assert_eq!(q.core.count, 1);
         assert!(q.core.old);
     }
@@ -1314,45 +1074,26 @@ mod tests {
     #[test]
     fn ecn_marks_ect_and_drops_not_ect() {
         let mut rng = RngStream::from_seed(1);
-        let base = RedSettings {
-            ecn: true,
-            limit: QueueLimit::Packets(100),
-            ..floyd(100)
-        };
+        let base = RedSettings { ecn: true, limit: QueueLimit::Packets(100), ..floyd(100) };
         let mut q: Red<TestPkt> = Red::new(base);
         q.core.idle = false;
-        let ect = |id| TestPkt {
-            ecn: Ecn::Ect0,
-            ..TestPkt::new(id, 500)
-        };
+        let ect = |id| TestPkt { ecn: Ecn::Ect0, ..TestPkt::new(id, 500) };
         for i in 0..3 {
             run(&mut q, &mut rng, ect(100 + i), Time(0));
         }
         // in the band with count·p_b ≥ 2: p_a = 1 (wait)
         q.core.avg = 14.9;
         q.core.count = 1000;
-        assert!(matches!(
-            run(&mut q, &mut rng, ect(1), Time(1)),
-            Enqueue::QueuedMarked(_)
-        ));
+        assert!(matches!(run(&mut q, &mut rng, ect(1), Time(1)), Enqueue::QueuedMarked(_)));
         assert_eq!(q.fifo.q.back().unwrap().ecn, Ecn::Ce);
         q.core.avg = 14.9;
         q.core.count = 1000;
-        assert!(matches!(
-            run(&mut q, &mut rng, TestPkt::new(2, 500), Time(2)),
-            Enqueue::Dropped(DropReason::RedEarly, _)
-        ));
+        assert!(matches!(run(&mut q, &mut rng, TestPkt::new(2, 500), Time(2)), Enqueue::Dropped(DropReason::RedEarly, _)));
         q.core.avg = 40.0;
-        assert!(matches!(
-            run(&mut q, &mut rng, ect(3), Time(3)),
-            Enqueue::Dropped(DropReason::RedForced, _)
-        ));
+        assert!(matches!(run(&mut q, &mut rng, ect(3), Time(3)), Enqueue::Dropped(DropReason::RedForced, _)));
         q.core.cfg.hard_drop = false;
         q.core.avg = 40.0;
-        assert!(matches!(
-            run(&mut q, &mut rng, ect(4), Time(4)),
-            Enqueue::QueuedMarked(_)
-        ));
+        assert!(matches!(run(&mut q, &mut rng, ect(4), Time(4)), Enqueue::QueuedMarked(_)));
     }
 
     // tests uniform spacing with wait at a steady average of 10 (p_b = 0.01): no drop while
@@ -1361,16 +1102,10 @@ mod tests {
     #[test]
     fn early_drops_are_spaced() {
         let mut rng = RngStream::from_seed(9);
-        let mut c = RedCore::new(RedSettings {
-            w_q: 1e-9,
-            ..floyd(1000)
-        });
+        let mut c = RedCore::new(RedSettings { w_q: 1e-9, ..floyd(1000) });
         c.idle = false;
         c.avg = 10.0; // p_b = 0.01
-        let occ = Occupancy {
-            packets: 10,
-            bytes: 5000,
-        };
+        let occ = Occupancy { packets: 10, bytes: 5000 };
         let mut drops = 0;
         let mut gaps = Vec::new();
         let mut since = 0;
@@ -1384,11 +1119,7 @@ mod tests {
             }
         }
         // wait: no drop before count·p_b ≥ 1 (100 packets), always by count·p_b = 2 (200).
-        assert!(
-            gaps.iter().skip(1).all(|&g| (100..=200).contains(&g)),
-            "{:?}",
-            &gaps[..10]
-        );
+        assert!(gaps.iter().skip(1).all(|&g| (100..=200).contains(&g)), "{:?}", &gaps[..10]);
         let rate = drops as f64 / 200_000.0;
         assert!(rate > 1.0 / 200.0 && rate < 1.0 / 100.0, "rate {rate}");
     }
@@ -1398,119 +1129,29 @@ mod tests {
     // (C = 25,000 pkt/s → min 62.5, max 187.5 pkt), and the errors, each naming its field.
     #[test]
     fn config_rules_and_errors() {
-        let linux = RedConfig {
-            limit: QueueLimit::Bytes(400_000),
-            params: RedRule::Linux,
-            ..RedConfig::default()
-        };
+        let linux = RedConfig { limit: QueueLimit::Bytes(400_000), params: RedRule::Linux, ..RedConfig::default() };
         let st = linux.settings(None).unwrap();
-        assert_eq!(
-            (st.min_th, st.max_th, st.w_q),
-            (33_333.0, 100_000.0, 1.0 / 32.0)
-        );
+        assert_eq!((st.min_th, st.max_th, st.w_q), (33_333.0, 100_000.0, 1.0 / 32.0));
         assert_eq!(st.link_rate, DEFAULT_BANDWIDTH);
-        let t = RedConfig {
-            params: RedRule::Target,
-            mean_pkt_size: ByteSize(500),
-            ..RedConfig::default()
-        };
+        let t = RedConfig { params: RedRule::Target, mean_pkt_size: ByteSize(500), ..RedConfig::default() };
         let st = t.settings(Some(Rate::mbps(100))).unwrap();
-        assert_eq!(
-            (st.min_th, st.max_th, st.w_q, st.link_rate),
-            (62.5, 187.5, 0.002, Rate::mbps(100))
-        );
+        assert_eq!((st.min_th, st.max_th, st.w_q, st.link_rate), (62.5, 187.5, 0.002, Rate::mbps(100)));
         let d = RedConfig::default().settings(Some(Rate::mbps(10))).unwrap();
-        assert_eq!(
-            (d.min_th, d.max_th, d.w_q, d.max_p, d.gentle, d.wait),
-            (5.0, 15.0, 0.002, 0.02, true, true)
-        );
+        assert_eq!((d.min_th, d.max_th, d.w_q, d.max_p, d.gentle, d.wait), (5.0, 15.0, 0.002, 0.02, true, true));
         let e = |c: RedConfig| c.settings(None).unwrap_err();
-        assert_eq!(
-            e(RedConfig {
-                max_th: Auto::Value(QueueLimit::Packets(3)),
-                ..RedConfig::default()
-            }),
-            (
-                "max_th",
-                "must be greater than min_th (5pkt), got 3pkt".to_string()
-            )
-        );
-        assert_eq!(
-            e(RedConfig {
-                min_th: Auto::Value(QueueLimit::Bytes(3)),
-                ..RedConfig::default()
-            })
-            .0,
-            "min_th"
-        );
-        assert_eq!(
-            e(RedConfig {
-                params: RedRule::Linux,
-                ..RedConfig::default()
-            })
-            .0,
-            "params"
-        );
-        assert_eq!(
-            e(RedConfig {
-                w_q: Auto::Value(0.0),
-                ..RedConfig::default()
-            })
-            .0,
-            "w_q"
-        );
-        assert_eq!(
-            e(RedConfig {
-                max_p: 1.5,
-                ..RedConfig::default()
-            })
-            .0,
-            "max_p"
-        );
-        assert_eq!(
-            e(RedConfig {
-                params: RedRule::Target,
-                min_th: Auto::Value(QueueLimit::Packets(9)),
-                ..RedConfig::default()
-            })
-            .0,
-            "min_th"
-        );
+        assert_eq!(e(RedConfig { max_th: Auto::Value(QueueLimit::Packets(3)), ..RedConfig::default() }), ("max_th", "must be greater than min_th (5pkt), got 3pkt".to_string()));
+        assert_eq!(e(RedConfig { min_th: Auto::Value(QueueLimit::Bytes(3)), ..RedConfig::default() }).0, "min_th");
+        assert_eq!(e(RedConfig { params: RedRule::Linux, ..RedConfig::default() }).0, "params");
+        assert_eq!(e(RedConfig { w_q: Auto::Value(0.0), ..RedConfig::default() }).0, "w_q");
+        assert_eq!(e(RedConfig { max_p: 1.5, ..RedConfig::default() }).0, "max_p");
+        assert_eq!(e(RedConfig { params: RedRule::Target, min_th: Auto::Value(QueueLimit::Packets(9)), ..RedConfig::default() }).0, "min_th");
         let a = AredConfig::default();
-        assert_eq!(
-            AredConfig {
-                alpha: 0.0,
-                ..a.clone()
-            }
-            .settings(None)
-            .unwrap_err(),
-            ("alpha", "must be > 0".to_string())
-        );
-        assert_eq!(
-            AredConfig {
-                beta: 1.0,
-                ..a.clone()
-            }
-            .settings(None)
-            .unwrap_err()
-            .0,
-            "beta"
-        );
-        assert_eq!(
-            AredConfig {
-                bottom: Auto::Value(0.6),
-                ..a.clone()
-            }
-            .settings(None)
-            .unwrap_err()
-            .0,
-            "bottom"
-        );
+        assert_eq!(AredConfig { alpha: 0.0, ..a.clone() }.settings(None).unwrap_err(), ("alpha", "must be > 0".to_string()));
+        assert_eq!(AredConfig { beta: 1.0, ..a.clone() }.settings(None).unwrap_err().0, "beta");
+        assert_eq!(AredConfig { bottom: Auto::Value(0.6), ..a.clone() }.settings(None).unwrap_err().0, "bottom");
         // ns-3 flavour: bottom from the link, 8·500·0.1/100e6 = 400/1e8 = 4e-6
         let st = AredConfig::ns3().settings(Some(Rate::mbps(100))).unwrap();
-        let RedVariant::Adaptive(p) = st.variant else {
-            panic!()
-        };
+        let RedVariant::Adaptive(p) = st.variant else { panic!() };
         assert!((p.bottom - 4e-6).abs() < 1e-15);
         assert_eq!((st.min_th, st.max_th), (62.5, 187.5));
     }

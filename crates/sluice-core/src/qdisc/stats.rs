@@ -49,17 +49,11 @@ pub struct ReasonCounts {
 impl ReasonCounts {
     /// Non-zero drop counts by name, in reason order.
     pub fn drops_by_name(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
-        DropReason::ALL
-            .iter()
-            .map(|r| (r.as_str(), self.drops[r.index()]))
-            .filter(|&(_, n)| n > 0)
+        DropReason::ALL.iter().map(|r| (r.as_str(), self.drops[r.index()])).filter(|&(_, n)| n > 0)
     }
     /// Non-zero mark counts by name, in reason order.
     pub fn marks_by_name(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
-        MarkReason::ALL
-            .iter()
-            .map(|r| (r.as_str(), self.marks[r.index()]))
-            .filter(|&(_, n)| n > 0)
+        MarkReason::ALL.iter().map(|r| (r.as_str(), self.marks[r.index()])).filter(|&(_, n)| n > 0)
     }
     /// `self − earlier`, counter by counter (the counts within a window).
     pub fn since(&self, earlier: &ReasonCounts) -> ReasonCounts {
@@ -85,11 +79,7 @@ pub struct Instrumented<Q> {
 
 impl<Q> Instrumented<Q> {
     pub fn new(inner: Q) -> Self {
-        Instrumented {
-            inner,
-            stats: QdiscStats::default(),
-            by_reason: ReasonCounts::default(),
-        }
+        Instrumented { inner, stats: QdiscStats::default(), by_reason: ReasonCounts::default() }
     }
 }
 
@@ -191,14 +181,11 @@ impl<Q> Instrumented<Q> {
 #[cfg(test)]
 mod tests {
     use super::super::testpkt::TestPkt;
-    use super::super::{
-        AnyQdisc, CodelArith, CodelConfig, Dequeued, DropTailConfig, FqCodelConfig, FqEmpty,
-        QdiscConfig,
-    };
+    use super::super::{AnyQdisc, CodelArith, CodelConfig, Dequeued, DropTailConfig, FqCodelConfig, FqEmpty, QdiscConfig};
+    use crate::time::Dur;
     use super::*;
     use crate::packet::Ecn;
     use crate::rng::RngStream;
-    use crate::time::Dur;
     use std::collections::VecDeque;
 
     /// Drive `q` through a random sequence of enqueues and dequeues (ECT and Not-ECT packets of
@@ -207,11 +194,7 @@ mod tests {
     /// inside (tracked from what went in and what came out), per-reason sums, and that every
     /// packet offered is accounted for exactly once.
     /// Returns the drops and marks by reason over all seeds.
-    fn check_identities<Q: QueueDisc<TestPkt>>(
-        make: impl Fn() -> Q,
-        limit_pkts: u32,
-        what: &str,
-    ) -> ReasonCounts {
+    fn check_identities<Q: QueueDisc<TestPkt>>(make: impl Fn() -> Q, limit_pkts: u32, what: &str) -> ReasonCounts {
         let mut total = ReasonCounts::default();
         for seed in 0..20u64 {
             let mut ops = RngStream::from_seed(seed);
@@ -223,92 +206,42 @@ mod tests {
             let mut out = 0u64;
             for i in 0..3000u32 {
                 // Mostly sub-millisecond steps, now and then a long idle gap.
-                t = Time(
-                    t.0 + if ops.chance(0.01) {
-                        200_000_000
-                    } else {
-                        ops.below(400_000)
-                    },
-                );
-                let mut cx = QdiscCx {
-                    rng: &mut rng,
-                    dequeue_drops: &mut drops,
-                };
+                t = Time(t.0 + if ops.chance(0.01) { 200_000_000 } else { ops.below(400_000) });
+                let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
                 // Phases of overload and of draining.
                 let p_enq = if (i / 500) % 2 == 0 { 0.7 } else { 0.4 };
                 if ops.chance(p_enq) {
                     let mut p = TestPkt::new(i, 40 + ops.below(1460) as u32);
                     p.flow = ops.below(7) as u32;
-                    p.ecn = if ops.chance(0.5) {
-                        Ecn::Ect0
-                    } else {
-                        Ecn::NotEct
-                    };
+                    p.ecn = if ops.chance(0.5) { Ecn::Ect0 } else { Ecn::NotEct };
                     let len = p.len;
                     match q.enqueue(p, t, &mut cx) {
                         Offer::Queued { .. } => {
                             inside.insert(i, len);
                         }
-                        Offer::Dropped(_, p) => {
-                            assert_eq!(p.id, i, "{what}: the refused packet is the arrival")
-                        }
+                        Offer::Dropped(_, p) => assert_eq!(p.id, i, "{what}: the refused packet is the arrival"),
                     }
                 } else if let Some(p) = q.dequeue(t, &mut cx) {
-                    assert!(
-                        inside.remove(&p.id).is_some(),
-                        "{what}: dequeued packet {} was queued",
-                        p.id
-                    );
+                    assert!(inside.remove(&p.id).is_some(), "{what}: dequeued packet {} was queued", p.id);
                     assert!(p.t <= t, "{what}: stamped at enqueue");
                     out += 1;
                 }
                 for (p, _) in drops.drain(..) {
-                    assert!(
-                        inside.remove(&p.id).is_some(),
-                        "{what}: dropped packet {} was queued",
-                        p.id
-                    );
+                    assert!(inside.remove(&p.id).is_some(), "{what}: dropped packet {} was queued", p.id);
                 }
                 let s = &q.stats;
                 let occ = q.occupancy::<TestPkt>();
                 assert_eq!(occ.packets as u64, s.queued_pkts(), "{what} seed {seed}");
                 assert_eq!(occ.packets as usize, inside.len(), "{what} seed {seed}");
-                assert_eq!(
-                    occ.bytes,
-                    inside.values().map(|&l| l as u64).sum::<u64>(),
-                    "{what} seed {seed}: bytes add up"
-                );
-                assert_eq!(
-                    s.arrivals,
-                    s.enqueued + s.dropped_before,
-                    "{what} seed {seed}"
-                );
-                assert_eq!(
-                    occ.packets as u64,
-                    s.enqueued - s.dequeued - s.dropped_after,
-                    "{what} seed {seed}"
-                );
+                assert_eq!(occ.bytes, inside.values().map(|&l| l as u64).sum::<u64>(), "{what} seed {seed}: bytes add up");
+                assert_eq!(s.arrivals, s.enqueued + s.dropped_before, "{what} seed {seed}");
+                assert_eq!(occ.packets as u64, s.enqueued - s.dequeued - s.dropped_after, "{what} seed {seed}");
                 assert_eq!(s.dequeued, out, "{what} seed {seed}");
-                assert!(
-                    occ.packets <= limit_pkts,
-                    "{what} seed {seed}: {} > {limit_pkts}",
-                    occ.packets
-                );
-                assert_eq!(
-                    q.by_reason.drops.iter().sum::<u64>(),
-                    s.dropped(),
-                    "{what} seed {seed}"
-                );
-                assert_eq!(
-                    q.by_reason.marks.iter().sum::<u64>(),
-                    s.marked,
-                    "{what} seed {seed}"
-                );
+                assert!(occ.packets <= limit_pkts, "{what} seed {seed}: {} > {limit_pkts}", occ.packets);
+                assert_eq!(q.by_reason.drops.iter().sum::<u64>(), s.dropped(), "{what} seed {seed}");
+                assert_eq!(q.by_reason.marks.iter().sum::<u64>(), s.marked, "{what} seed {seed}");
             }
-            assert!(
-                q.stats.dequeued > 0 && q.stats.dropped() > 0,
-                "{what} seed {seed}: the sequence exercises drops"
-            );
+            assert!(q.stats.dequeued > 0 && q.stats.dropped() > 0, "{what} seed {seed}: the sequence exercises drops");
             for (a, b) in total.drops.iter_mut().zip(q.by_reason.drops) {
                 *a += b;
             }
@@ -327,205 +260,37 @@ mod tests {
     // each of them.
     #[test]
     fn identities_hold_for_every_discipline() {
-        check_identities(
-            any(QdiscConfig::DropTail(DropTailConfig {
-                limit: QueueLimit::Packets(5),
-            })),
-            5,
-            "drop_tail 5pkt",
-        );
-        check_identities(
-            any(QdiscConfig::DropTail(DropTailConfig {
-                limit: QueueLimit::Bytes(6000),
-            })),
-            150,
-            "drop_tail 6000B",
-        );
-        let codel = |limit, ecn, arith| CodelConfig {
-            target: Dur::from_millis(1),
-            interval: Dur::from_millis(10),
-            limit,
-            ecn,
-            arith,
-            ..CodelConfig::default()
-        };
-        let r = check_identities(
-            any(QdiscConfig::Codel(codel(
-                QueueLimit::Packets(12),
-                false,
-                CodelArith::Exact,
-            ))),
-            12,
-            "codel",
-        );
-        assert!(
-            r.drops[DropReason::CodelTargetExceeded.index()] > 0,
-            "CoDel's own drops are exercised"
-        );
-        let r = check_identities(
-            any(QdiscConfig::Codel(codel(
-                QueueLimit::Packets(12),
-                true,
-                CodelArith::Exact,
-            ))),
-            12,
-            "codel ecn",
-        );
-        assert!(
-            r.marks[MarkReason::CodelTargetExceeded.index()] > 0
-                && r.drops[DropReason::CodelTargetExceeded.index()] > 0,
-            "marks and Not-ECT drops"
-        );
-        check_identities(
-            any(QdiscConfig::Codel(codel(
-                QueueLimit::Bytes(9000),
-                true,
-                CodelArith::Ns3,
-            ))),
-            250,
-            "codel ns3 9000B",
-        );
-        let fq = |limit, fq_empty, arith| FqCodelConfig {
-            flows: 4,
-            target: Dur::from_millis(1),
-            interval: Dur::from_millis(10),
-            limit: QueueLimit::Packets(limit),
-            fq_empty,
-            arith,
-            ..FqCodelConfig::default()
-        };
-        let r = check_identities(
-            any(QdiscConfig::FqCodel(fq(
-                12,
-                FqEmpty::Rfc,
-                CodelArith::Exact,
-            ))),
-            12,
-            "fq_codel",
-        );
-        assert!(
-            r.drops[DropReason::FqOverlimit.index()] > 0
-                && r.drops[DropReason::CodelTargetExceeded.index()] > 0
-                && r.marks.iter().sum::<u64>() > 0,
-            "{r:?}"
-        );
-        check_identities(
-            any(QdiscConfig::FqCodel(fq(
-                12,
-                FqEmpty::Linux,
-                CodelArith::Ns3,
-            ))),
-            12,
-            "fq_codel linux ns3",
-        );
+        check_identities(any(QdiscConfig::DropTail(DropTailConfig { limit: QueueLimit::Packets(5) })), 5, "drop_tail 5pkt");
+        check_identities(any(QdiscConfig::DropTail(DropTailConfig { limit: QueueLimit::Bytes(6000) })), 150, "drop_tail 6000B");
+        let codel = |limit, ecn, arith| CodelConfig { target: Dur::from_millis(1), interval: Dur::from_millis(10), limit, ecn, arith, ..CodelConfig::default() };
+        let r = check_identities(any(QdiscConfig::Codel(codel(QueueLimit::Packets(12), false, CodelArith::Exact))), 12, "codel");
+        assert!(r.drops[DropReason::CodelTargetExceeded.index()] > 0, "CoDel's own drops are exercised");
+        let r = check_identities(any(QdiscConfig::Codel(codel(QueueLimit::Packets(12), true, CodelArith::Exact))), 12, "codel ecn");
+        assert!(r.marks[MarkReason::CodelTargetExceeded.index()] > 0 && r.drops[DropReason::CodelTargetExceeded.index()] > 0, "marks and Not-ECT drops");
+        check_identities(any(QdiscConfig::Codel(codel(QueueLimit::Bytes(9000), true, CodelArith::Ns3))), 250, "codel ns3 9000B");
+        let fq = |limit, fq_empty, arith| FqCodelConfig { flows: 4, target: Dur::from_millis(1), interval: Dur::from_millis(10), limit: QueueLimit::Packets(limit), fq_empty, arith, ..FqCodelConfig::default() };
+        let r = check_identities(any(QdiscConfig::FqCodel(fq(12, FqEmpty::Rfc, CodelArith::Exact))), 12, "fq_codel");
+        assert!(r.drops[DropReason::FqOverlimit.index()] > 0 && r.drops[DropReason::CodelTargetExceeded.index()] > 0 && r.marks.iter().sum::<u64>() > 0, "{r:?}");
+        check_identities(any(QdiscConfig::FqCodel(fq(12, FqEmpty::Linux, CodelArith::Ns3))), 12, "fq_codel linux ns3");
         let r = check_identities(Victim::default, 8, "test discipline");
-        assert!(
-            r.drops[DropReason::ChokeMatch.index()] > 0 && r.marks.iter().sum::<u64>() > 0,
-            "drops during enqueue and marks at dequeue are exercised"
-        );
+        assert!(r.drops[DropReason::ChokeMatch.index()] > 0 && r.marks.iter().sum::<u64>() > 0, "drops during enqueue and marks at dequeue are exercised");
         // The RED family, PIE and CHOKe with ECN on (marks as well as drops), in packets and bytes.
+        use super::super::{AredConfig, Auto, ChokeConfig, PieConfig, RedConfig};
         use super::super::pie::PieVariant;
         use super::super::red::{RedFlavor, RedRule};
-        use super::super::{AredConfig, Auto, ChokeConfig, PieConfig, RedConfig};
         let p40 = QueueLimit::Packets(40);
-        let red = RedConfig {
-            limit: p40,
-            ecn: true,
-            ..RedConfig::ns3()
-        };
+        let red = RedConfig { limit: p40, ecn: true, ..RedConfig::ns3() };
         check_identities(any(QdiscConfig::Red(red.clone())), 40, "red ns3");
-        check_identities(
-            any(QdiscConfig::Red(RedConfig {
-                limit: p40,
-                ecn: true,
-                gentle: false,
-                ..RedConfig::default()
-            })),
-            40,
-            "red floyd",
-        );
-        check_identities(
-            any(QdiscConfig::Red(RedConfig {
-                limit: QueueLimit::Bytes(30_000),
-                params: RedRule::Linux,
-                ecn: true,
-                ..RedConfig::default()
-            })),
-            750,
-            "red linux 30000B",
-        );
-        check_identities(
-            any(QdiscConfig::Red(RedConfig {
-                limit: QueueLimit::Bytes(30_000),
-                ..red
-            })),
-            750,
-            "red ns3 30000B",
-        );
-        check_identities(
-            any(QdiscConfig::Ared(AredConfig {
-                limit: p40,
-                ecn: true,
-                bandwidth: Auto::Value(crate::time::Rate::mbps(1)),
-                ..AredConfig::ns3()
-            })),
-            40,
-            "ared",
-        );
-        check_identities(
-            any(QdiscConfig::Ared(AredConfig {
-                limit: p40,
-                flavor: RedFlavor::Floyd,
-                ..AredConfig::default()
-            })),
-            40,
-            "ared floyd",
-        );
-        check_identities(
-            any(QdiscConfig::Pie(PieConfig {
-                limit: p40,
-                ecn: true,
-                ..PieConfig::ns3()
-            })),
-            40,
-            "pie",
-        );
-        check_identities(
-            any(QdiscConfig::Pie(PieConfig {
-                limit: p40,
-                derandomize: true,
-                ..PieConfig::default()
-            })),
-            40,
-            "pie derandomized",
-        );
-        check_identities(
-            any(QdiscConfig::Pie(PieConfig {
-                limit: QueueLimit::Bytes(30_000),
-                variant: PieVariant::Ns3_30,
-                ..PieConfig::default()
-            })),
-            750,
-            "pie ns3.30 30000B",
-        );
-        check_identities(
-            any(QdiscConfig::Choke(ChokeConfig {
-                limit: p40,
-                ecn: true,
-                ..ChokeConfig::default()
-            })),
-            40,
-            "choke",
-        );
-        check_identities(
-            any(QdiscConfig::Choke(ChokeConfig {
-                limit: p40,
-                candidates: 3,
-                ..ChokeConfig::default()
-            })),
-            40,
-            "choke 3 candidates",
-        );
+        check_identities(any(QdiscConfig::Red(RedConfig { limit: p40, ecn: true, gentle: false, ..RedConfig::default() })), 40, "red floyd");
+        check_identities(any(QdiscConfig::Red(RedConfig { limit: QueueLimit::Bytes(30_000), params: RedRule::Linux, ecn: true, ..RedConfig::default() })), 750, "red linux 30000B");
+        check_identities(any(QdiscConfig::Red(RedConfig { limit: QueueLimit::Bytes(30_000), ..red })), 750, "red ns3 30000B");
+        check_identities(any(QdiscConfig::Ared(AredConfig { limit: p40, ecn: true, bandwidth: Auto::Value(crate::time::Rate::mbps(1)), ..AredConfig::ns3() })), 40, "ared");
+        check_identities(any(QdiscConfig::Ared(AredConfig { limit: p40, flavor: RedFlavor::Floyd, ..AredConfig::default() })), 40, "ared floyd");
+        check_identities(any(QdiscConfig::Pie(PieConfig { limit: p40, ecn: true, ..PieConfig::ns3() })), 40, "pie");
+        check_identities(any(QdiscConfig::Pie(PieConfig { limit: p40, derandomize: true, ..PieConfig::default() })), 40, "pie derandomized");
+        check_identities(any(QdiscConfig::Pie(PieConfig { limit: QueueLimit::Bytes(30_000), variant: PieVariant::Ns3_30, ..PieConfig::default() })), 750, "pie ns3.30 30000B");
+        check_identities(any(QdiscConfig::Choke(ChokeConfig { limit: p40, ecn: true, ..ChokeConfig::default() })), 40, "choke");
+        check_identities(any(QdiscConfig::Choke(ChokeConfig { limit: p40, candidates: 3, ..ChokeConfig::default() })), 40, "choke 3 candidates");
     }
 
     // A test discipline that exercises the rest of the seam: when full it drops the oldest
@@ -542,12 +307,7 @@ mod tests {
         fn name(&self) -> &'static str {
             "victim"
         }
-        fn enqueue(
-            &mut self,
-            mut pkt: TestPkt,
-            now: Time,
-            cx: &mut QdiscCx<'_, TestPkt>,
-        ) -> Enqueue<TestPkt> {
+        fn enqueue(&mut self, mut pkt: TestPkt, now: Time, cx: &mut QdiscCx<'_, TestPkt>) -> Enqueue<TestPkt> {
             if pkt.len > 1400 {
                 return Enqueue::Dropped(DropReason::Overlimit, pkt);
             }
@@ -561,28 +321,18 @@ mod tests {
             self.q.push_back(pkt);
             Enqueue::Queued
         }
-        fn dequeue(
-            &mut self,
-            _now: Time,
-            _cx: &mut QdiscCx<'_, TestPkt>,
-        ) -> Option<Dequeued<TestPkt>> {
+        fn dequeue(&mut self, _now: Time, _cx: &mut QdiscCx<'_, TestPkt>) -> Option<Dequeued<TestPkt>> {
             let mut p = self.q.pop_front()?;
             self.bytes -= p.len as u64;
             self.n += 1;
             if p.ecn == Ecn::Ect0 && self.n.is_multiple_of(3) {
                 p.set_ce();
-                return Some(Dequeued {
-                    pkt: p,
-                    mark: Some(MarkReason::CodelTargetExceeded),
-                });
+                return Some(Dequeued { pkt: p, mark: Some(MarkReason::CodelTargetExceeded) });
             }
             Some(Dequeued::plain(p))
         }
         fn occupancy(&self) -> Occupancy {
-            Occupancy {
-                packets: self.q.len() as u32,
-                bytes: self.bytes,
-            }
+            Occupancy { packets: self.q.len() as u32, bytes: self.bytes }
         }
         fn limit(&self) -> QueueLimit {
             QueueLimit::Packets(8)
@@ -600,67 +350,21 @@ mod tests {
         for i in 0..10 {
             let mut p = TestPkt::new(i, 100);
             p.ecn = Ecn::Ect0;
-            assert!(matches!(
-                q.enqueue(
-                    p,
-                    Time(i as u64),
-                    &mut QdiscCx {
-                        rng: &mut rng,
-                        dequeue_drops: &mut v
-                    }
-                ),
-                Offer::Queued { marked: false }
-            ));
+            assert!(matches!(q.enqueue(p, Time(i as u64), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v }), Offer::Queued { marked: false }));
         }
-        assert_eq!(
-            v.iter().map(|(p, _)| p.id).collect::<Vec<_>>(),
-            [0, 1],
-            "the victims are handed back"
-        );
-        assert!(matches!(
-            q.enqueue(
-                TestPkt::new(10, 1500),
-                Time(10),
-                &mut QdiscCx {
-                    rng: &mut rng,
-                    dequeue_drops: &mut v
-                }
-            ),
-            Offer::Dropped(DropReason::Overlimit, _)
-        ));
+        assert_eq!(v.iter().map(|(p, _)| p.id).collect::<Vec<_>>(), [0, 1], "the victims are handed back");
+        assert!(matches!(q.enqueue(TestPkt::new(10, 1500), Time(10), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v }), Offer::Dropped(DropReason::Overlimit, _)));
         let mut ce = Vec::new();
-        while let Some(p) = q.dequeue(
-            Time(20),
-            &mut QdiscCx {
-                rng: &mut rng,
-                dequeue_drops: &mut v,
-            },
-        ) {
+        while let Some(p) = q.dequeue(Time(20), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v }) {
             if p.ecn == Ecn::Ce {
                 ce.push(p.id);
             }
         }
         assert_eq!(ce, [4, 7]);
         let s = &q.stats;
-        assert_eq!(
-            (
-                s.arrivals,
-                s.enqueued,
-                s.dropped_before,
-                s.dropped_after,
-                s.dequeued,
-                s.marked
-            ),
-            (11, 10, 1, 2, 8, 2)
-        );
-        assert_eq!(
-            q.by_reason.drops_by_name().collect::<Vec<_>>(),
-            [("overlimit", 1), ("choke_match", 2)]
-        );
-        assert_eq!(
-            q.by_reason.marks_by_name().collect::<Vec<_>>(),
-            [("codel_target_exceeded", 2)]
-        );
+        assert_eq!((s.arrivals, s.enqueued, s.dropped_before, s.dropped_after, s.dequeued, s.marked), (11, 10, 1, 2, 8, 2));
+        assert_eq!(q.by_reason.drops_by_name().collect::<Vec<_>>(), [("overlimit", 1), ("choke_match", 2)]);
+        assert_eq!(q.by_reason.marks_by_name().collect::<Vec<_>>(), [("codel_target_exceeded", 2)]);
         // Sojourn: packets 2..9 queued at 2..9 ns, all dequeued at 20 ns: 18+17+...+11 = 116.
         assert_eq!(s.sojourn_sum_ns, 116);
     }
@@ -670,22 +374,13 @@ mod tests {
     #[test]
     fn only_drop_tail_passes_through() {
         for &kind in QdiscConfig::KINDS {
-            let mut cfg =
-                QdiscConfig::defaults(kind, crate::qdisc::Profile::Sluice).expect("a kind");
+            let mut cfg = QdiscConfig::defaults(kind, crate::qdisc::Profile::Sluice).expect("a kind");
             if let QdiscConfig::DropTail(c) = &mut cfg {
                 c.limit = QueueLimit::Packets(10);
             }
             let q: AnyQdisc<TestPkt> = AnyQdisc::new(&cfg, &mut RngStream::from_seed(1));
-            assert_eq!(
-                q.passes_through_when_empty(1500),
-                kind == "drop_tail",
-                "{kind}"
-            );
-            assert_eq!(
-                q.pass_through_max_len().is_some(),
-                kind == "drop_tail",
-                "{kind}"
-            );
+            assert_eq!(q.passes_through_when_empty(1500), kind == "drop_tail", "{kind}");
+            assert_eq!(q.pass_through_max_len().is_some(), kind == "drop_tail", "{kind}");
             assert_eq!(q.name(), kind, "the discipline's name is its kind");
         }
     }

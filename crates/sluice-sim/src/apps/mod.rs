@@ -40,10 +40,7 @@ impl App {
     /// packets at 3 bit/s leave 8/3 s apart on average, not 2.667 s).
     fn due(&self, k: u64) -> Time {
         match self.spec {
-            AppSpec::UdpCbr { rate, packet_size }
-            | AppSpec::OnOff {
-                rate, packet_size, ..
-            } => self.train_start + rate.tx_time(packet_size as u64 * k),
+            AppSpec::UdpCbr { rate, packet_size } | AppSpec::OnOff { rate, packet_size, .. } => self.train_start + rate.tx_time(packet_size as u64 * k),
             _ => unreachable!("only UDP applications send UDP packets"),
         }
     }
@@ -104,26 +101,9 @@ mod tests {
     use sluice_core::Rate;
 
     fn on_off() -> App {
-        let spec = AppSpec::OnOff {
-            rate: Rate::mbps(1),
-            packet_size: 1250,
-            mean_on: Dur::from_millis(1),
-            mean_off: Dur::from_millis(1),
-        };
+        let spec = AppSpec::OnOff { rate: Rate::mbps(1), packet_size: 1250, mean_on: Dur::from_millis(1), mean_off: Dur::from_millis(1) };
         let rng = RngStream::derive(1, sluice_core::rng::StreamKey::App("f"));
-        App {
-            flow: 0,
-            spec,
-            start: Time::ZERO,
-            stop: None,
-            rng,
-            gen: 0,
-            on_until: Time::ZERO,
-            stopped: false,
-            train_start: Time::ZERO,
-            train_sent: 0,
-            on_carry: Dur::ZERO,
-        }
+        App { flow: 0, spec, start: Time::ZERO, stop: None, rng, gen: 0, on_until: Time::ZERO, stopped: false, train_start: Time::ZERO, train_sent: 0, on_carry: Dur::ZERO }
     }
 
     fn ms(x: u64) -> Time {

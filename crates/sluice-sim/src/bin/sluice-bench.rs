@@ -31,35 +31,23 @@ struct Args {
 }
 
 fn parse(args: &[String]) -> Result<Option<Args>, String> {
-    let mut a = Args {
-        files: Vec::new(),
-        rounds: 3,
-        slice: 200_000,
-    };
+    let mut a = Args { files: Vec::new(), rounds: 3, slice: 200_000 };
     let mut i = 0;
     while i < args.len() {
         let s = args[i].as_str();
         let mut value = || {
             i += 1;
-            args.get(i)
-                .cloned()
-                .ok_or_else(|| format!("{s} needs a value"))
+            args.get(i).cloned().ok_or_else(|| format!("{s} needs a value"))
         };
         match s {
             "-h" | "--help" => return Ok(None),
             "--rounds" => {
                 let v = value()?;
-                a.rounds = v
-                    .parse()
-                    .ok()
-                    .filter(|&n| n > 0)
-                    .ok_or(format!("--rounds: expected a positive integer, got {v:?}"))?;
+                a.rounds = v.parse().ok().filter(|&n| n > 0).ok_or(format!("--rounds: expected a positive integer, got {v:?}"))?;
             }
             "--slice" => {
                 let v = value()?;
-                a.slice = v.parse().ok().filter(|&n| n > 0).ok_or(format!(
-                    "--slice: expected a positive number of events, got {v:?}"
-                ))?;
+                a.slice = v.parse().ok().filter(|&n| n > 0).ok_or(format!("--slice: expected a positive number of events, got {v:?}"))?;
             }
             s if s.starts_with('-') => return Err(format!("unknown option {s:?} (see --help)")),
             s => a.files.push(s.to_string()),
@@ -67,10 +55,7 @@ fn parse(args: &[String]) -> Result<Option<Args>, String> {
         i += 1;
     }
     if a.files.len() != 2 {
-        return Err(format!(
-            "expected two scenario files, got {} (see --help)",
-            a.files.len()
-        ));
+        return Err(format!("expected two scenario files, got {} (see --help)", a.files.len()));
     }
     Ok(Some(a))
 }
@@ -78,10 +63,7 @@ fn parse(args: &[String]) -> Result<Option<Args>, String> {
 /// One round: both runs from the start, interleaved; (wall s, data packets) of each.
 fn round(models: &[sluice_sim::model::Model; 2], slice: u64) -> Result<[(f64, u64); 2], String> {
     let opts = RunOptions::default();
-    let mut runs = [
-        Stepper::new(&models[0], &opts).map_err(|e| e.to_string())?,
-        Stepper::new(&models[1], &opts).map_err(|e| e.to_string())?,
-    ];
+    let mut runs = [Stepper::new(&models[0], &opts).map_err(|e| e.to_string())?, Stepper::new(&models[1], &opts).map_err(|e| e.to_string())?];
     let mut live = [true, true];
     while live[0] || live[1] {
         for (r, l) in runs.iter_mut().zip(live.iter_mut()) {
@@ -141,18 +123,9 @@ fn main() -> ExitCode {
             }
         };
         let ns = r.map(|(w, p)| w * 1e9 / p.max(1) as f64);
-        eprintln!(
-            "round {}/{}: {:.0} and {:.0} ns per data packet, ratio {:.3}",
-            n + 1,
-            a.rounds,
-            ns[0],
-            ns[1],
-            ns[1] / ns[0]
-        );
+        eprintln!("round {}/{}: {:.0} and {:.0} ns per data packet, ratio {:.3}", n + 1, a.rounds, ns[0], ns[1], ns[1] / ns[0]);
         for (k, &(w, p)) in r.iter().enumerate() {
-            per_run[k].push(
-                serde_json::json!({ "wall_s": w, "data_packets": p, "ns_per_data_pkt": ns[k] }),
-            );
+            per_run[k].push(serde_json::json!({ "wall_s": w, "data_packets": p, "ns_per_data_pkt": ns[k] }));
         }
         ratios.push(ns[1] / ns[0]);
     }

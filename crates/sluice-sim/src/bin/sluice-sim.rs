@@ -31,24 +31,16 @@ fn main() -> ExitCode {
         let a = args[i].as_str();
         let mut value = || {
             i += 1;
-            args.get(i)
-                .cloned()
-                .ok_or_else(|| format!("{a} needs a value"))
+            args.get(i).cloned().ok_or_else(|| format!("{a} needs a value"))
         };
         let r: Result<(), String> = match a {
             "-h" | "--help" => {
                 println!("{HELP}");
                 return ExitCode::SUCCESS;
             }
-            "--seed" => value().and_then(|v| {
-                v.parse::<u64>()
-                    .map(|s| seed = Some(s))
-                    .map_err(|_| format!("--seed: expected a non-negative integer, got {v:?}"))
-            }),
+            "--seed" => value().and_then(|v| v.parse::<u64>().map(|s| seed = Some(s)).map_err(|_| format!("--seed: expected a non-negative integer, got {v:?}"))),
             "--summary" => value().map(|v| summary = Some(v)),
-            "--set" => value()
-                .and_then(|v| sluice_sim::scenario::Override::parse_arg(&v))
-                .map(|o| opts.overrides.push(o)),
+            "--set" => value().and_then(|v| sluice_sim::scenario::Override::parse_arg(&v)).map(|o| opts.overrides.push(o)),
             "--out" => value().map(|v| opts.out_dir = Some(v.into())),
             s if s.starts_with('-') => Err(format!("unknown option {s:?} (see --help)")),
             s => {

@@ -19,9 +19,7 @@ use crate::apps::App;
 use crate::model::{AppSpec, Model, NodeKind, StartSpec};
 use crate::monitor::collect::{self, FlowRecord};
 use crate::monitor::pcap::PcapWriter;
-use crate::net::{
-    addr_node, compute_routes, node_addr, Flags, Iface, IfaceInfo, NextHop, Node, OnWire, QPkt,
-};
+use crate::net::{addr_node, compute_routes, node_addr, Flags, Iface, IfaceInfo, NextHop, Node, OnWire, QPkt};
 use crate::packet::{SimPacket, Transport};
 use crate::prefetch::{Lines, Prefetch};
 use crate::tcp::{Endpoint, SockAddr};
@@ -133,11 +131,7 @@ impl<'m> Stepper<'m> {
         let t = std::time::Instant::now();
         let mut sim = Sim::build(model, opts)?;
         sim.start();
-        Ok(Stepper {
-            sim,
-            wall: t.elapsed(),
-            done: false,
-        })
+        Ok(Stepper { sim, wall: t.elapsed(), done: false })
     }
 
     /// Run up to `events` more events (simulation and observation events alike); false once
@@ -181,31 +175,15 @@ impl<'m> Sim<'m> {
             .nodes
             .iter()
             .enumerate()
-            .map(|(i, n)| Node {
-                name: n.name.clone(),
-                addr: node_addr(i),
-                is_host: n.kind == NodeKind::Host,
-                ifaces: Vec::new(),
-                routes: Vec::new(),
-            })
+            .map(|(i, n)| Node { name: n.name.clone(), addr: node_addr(i), is_host: n.kind == NodeKind::Host, ifaces: Vec::new(), routes: Vec::new() })
             .collect();
         let mut ifaces = Vec::new();
         let mut info = Vec::new();
         let mut pcaps = Vec::new();
         let mut files = Vec::new();
         for l in &model.links {
-            let mut jrng = RngStream::derive(
-                model.seed,
-                StreamKey::LinkJitter(&format!(
-                    "{}-{}",
-                    model.nodes[l.a].name, model.nodes[l.b].name
-                )),
-            );
-            let jitter = if l.jitter.0 > 0 {
-                Dur(jrng.below(l.jitter.0))
-            } else {
-                Dur::ZERO
-            };
+            let mut jrng = RngStream::derive(model.seed, StreamKey::LinkJitter(&format!("{}-{}", model.nodes[l.a].name, model.nodes[l.b].name)));
+            let jitter = if l.jitter.0 > 0 { Dur(jrng.below(l.jitter.0)) } else { Dur::ZERO };
             for (from, to, d) in [(l.a, l.b, &l.ab), (l.b, l.a, &l.ba)] {
                 // Each queue draws from its own stream, named after it: adding a queue
                 // elsewhere changes nothing another queue draws.
@@ -219,18 +197,7 @@ impl<'m> Sim<'m> {
                 let idx = ifaces.len() as u32;
                 nodes[from].ifaces.push(idx);
                 let pcap = opts.out_dir.is_some() && d.pcap;
-                ifaces.push(Iface::new(
-                    from as u32,
-                    to as u32,
-                    l.rate,
-                    l.delay + jitter,
-                    l.l2_overhead,
-                    l.device_queue,
-                    qdisc,
-                    qrng,
-                    !d.loss.is_lossless(),
-                    pcap,
-                ));
+                ifaces.push(Iface::new(from as u32, to as u32, l.rate, l.delay + jitter, l.l2_overhead, l.device_queue, qdisc, qrng, !d.loss.is_lossless(), pcap));
                 info.push(IfaceInfo {
                     name: d.queue_name.clone(),
                     loss: sluice_core::loss::LossProcess::new(d.loss.clone()),
@@ -248,25 +215,12 @@ impl<'m> Sim<'m> {
                 });
                 let writer = match (&opts.out_dir, d.pcap) {
                     (Some(dir), true) => {
-                        std::fs::create_dir_all(dir).map_err(|e| SimError::Io {
-                            path: dir.display().to_string(),
-                            source: e,
-                        })?;
-                        let fname = format!(
-                            "{}.pcap",
-                            d.queue_name.replace("->", "-to-").replace(['/', ' '], "_")
-                        );
+                        std::fs::create_dir_all(dir).map_err(|e| SimError::Io { path: dir.display().to_string(), source: e })?;
+                        let fname = format!("{}.pcap", d.queue_name.replace("->", "-to-").replace(['/', ' '], "_"));
                         let path = dir.join(&fname);
-                        let f = File::create(&path).map_err(|e| SimError::Io {
-                            path: path.display().to_string(),
-                            source: e,
-                        })?;
+                        let f = File::create(&path).map_err(|e| SimError::Io { path: path.display().to_string(), source: e })?;
                         files.push(fname);
-                        let w = PcapWriter::new(BufWriter::new(f), model.monitor.pcap_snaplen)
-                            .map_err(|e| SimError::Io {
-                                path: path.display().to_string(),
-                                source: e,
-                            })?;
+                        let w = PcapWriter::new(BufWriter::new(f), model.monitor.pcap_snaplen).map_err(|e| SimError::Io { path: path.display().to_string(), source: e })?;
                         Some((w, path.display().to_string()))
                     }
                     _ => None,
@@ -274,26 +228,11 @@ impl<'m> Sim<'m> {
                 pcaps.push(writer);
             }
         }
-        compute_routes(
-            &mut nodes,
-            &ifaces
-                .iter()
-                .map(|f: &Iface| (f.node, f.peer))
-                .collect::<Vec<_>>(),
-        );
+        compute_routes(&mut nodes, &ifaces.iter().map(|f: &Iface| (f.node, f.peer)).collect::<Vec<_>>());
 
         let mut eps = Vec::with_capacity(model.flows.len() * 2);
         let mut flow_ep = Vec::with_capacity(model.flows.len());
-        let uplink: Vec<u32> = nodes
-            .iter()
-            .map(|nd| {
-                if nd.ifaces.len() == 1 {
-                    nd.ifaces[0]
-                } else {
-                    u32::MAX
-                }
-            })
-            .collect();
+        let uplink: Vec<u32> = nodes.iter().map(|nd| if nd.ifaces.len() == 1 { nd.ifaces[0] } else { u32::MAX }).collect();
         let mut ep_uplink = Vec::with_capacity(model.flows.len() * 2);
         // Endpoints with equal options share one configuration.
         let mut configs: Vec<std::sync::Arc<crate::tcp::TcpConfig>> = Vec::new();
@@ -304,14 +243,8 @@ impl<'m> Sim<'m> {
                 StartSpec::At(t) => t,
                 StartSpec::Uniform(lo, hi) => Time(lo.0 + rng.below((hi.0 - lo.0).max(1))),
             };
-            let client_addr = SockAddr {
-                addr: node_addr(fl.src),
-                port: 49_152 + (f as u16 % 16_000),
-            };
-            let server_addr = SockAddr {
-                addr: node_addr(fl.dst),
-                port: crate::net::SERVER_PORT,
-            };
+            let client_addr = SockAddr { addr: node_addr(fl.src), port: 49_152 + (f as u16 % 16_000) };
+            let server_addr = SockAddr { addr: node_addr(fl.dst), port: crate::net::SERVER_PORT };
             if fl.app.is_tcp() {
                 let mut erng = RngStream::derive(model.seed, StreamKey::Endpoint(&fl.name));
                 let cfg = match configs.iter().find(|c| ***c == fl.tcp) {
@@ -321,15 +254,8 @@ impl<'m> Sim<'m> {
                         configs[configs.len() - 1].clone()
                     }
                 };
-                let mut c = Endpoint::client(
-                    cfg.clone(),
-                    client_addr,
-                    server_addr,
-                    erng.next_u32(),
-                    f as u32,
-                );
-                let mut s =
-                    Endpoint::server(cfg, server_addr, client_addr, erng.next_u32(), f as u32);
+                let mut c = Endpoint::client(cfg.clone(), client_addr, server_addr, erng.next_u32(), f as u32);
+                let mut s = Endpoint::server(cfg, server_addr, client_addr, erng.next_u32(), f as u32);
                 if c.cc_draws() {
                     // The sender's congestion control draws from a stream of the flow's own.
                     c.set_cc_rng(RngStream::derive(model.seed, StreamKey::Cc(&fl.name)));
@@ -345,34 +271,12 @@ impl<'m> Sim<'m> {
             } else {
                 flow_ep.push(NO_EP);
             }
-            apps.push(App {
-                flow: f as u32,
-                spec: fl.app.clone(),
-                start,
-                stop: fl.stop,
-                rng,
-                gen: 0,
-                on_until: Time::ZERO,
-                stopped: false,
-                train_start: Time::ZERO,
-                train_sent: 0,
-                on_carry: Dur::ZERO,
-            });
+            apps.push(App { flow: f as u32, spec: fl.app.clone(), start, stop: fl.stop, rng, gen: 0, on_until: Time::ZERO, stopped: false, train_start: Time::ZERO, train_sent: 0, on_carry: Dur::ZERO });
         }
-        let wake: Vec<WakeSlot> = eps
-            .iter()
-            .map(|e| WakeSlot {
-                as_set: e.timer_ties_as_set(),
-                ..WakeSlot::IDLE
-            })
-            .collect();
+        let wake: Vec<WakeSlot> = eps.iter().map(|e| WakeSlot { as_set: e.timer_ties_as_set(), ..WakeSlot::IDLE }).collect();
         // The longest a full-sized packet spends on one link: the calendar of packet events
         // looks that far ahead (see `EventQueue`).
-        let horizon = ifaces
-            .iter()
-            .map(|f| f.delay + f.rate.tx_time(1_600 + f.l2_overhead as u64))
-            .max()
-            .unwrap_or(Dur::ZERO);
+        let horizon = ifaces.iter().map(|f| f.delay + f.rate.tx_time(1_600 + f.l2_overhead as u64)).max().unwrap_or(Dur::ZERO);
         Ok(Sim {
             model,
             now: Time::ZERO,
@@ -381,18 +285,11 @@ impl<'m> Sim<'m> {
             q: EventQueue::with_horizon(horizon),
             obs: EventQueue::new(),
             uplink,
-            prefetch: eps.len() * std::mem::size_of::<Endpoint>()
-                + ifaces.len() * std::mem::size_of::<Iface>()
-                > PREFETCH_ABOVE,
+            prefetch: eps.len() * std::mem::size_of::<Endpoint>() + ifaces.len() * std::mem::size_of::<Iface>() > PREFETCH_ABOVE,
             ep_uplink,
             flow_ep,
             nodes,
-            monitored: info
-                .iter()
-                .enumerate()
-                .filter(|(_, i)| i.monitored)
-                .map(|(k, _)| k)
-                .collect(),
+            monitored: info.iter().enumerate().filter(|(_, i)| i.monitored).map(|(k, _)| k).collect(),
             ifaces,
             info,
             pkts: Vec::with_capacity(4096),
@@ -402,11 +299,7 @@ impl<'m> Sim<'m> {
             apps,
             flownet: vec![FlowNet::default(); model.flows.len()],
             flow_dst: model.flows.iter().map(|f| f.dst as u32).collect(),
-            fct_pending: model
-                .flows
-                .iter()
-                .map(|f| matches!(f.app, AppSpec::File { .. }))
-                .collect(),
+            fct_pending: model.flows.iter().map(|f| matches!(f.app, AppSpec::File { .. })).collect(),
             events: 0,
             cur_seq: 0,
             data_packets: 0,
@@ -455,9 +348,7 @@ impl<'m> Sim<'m> {
                 self.observe(t, ev);
                 continue;
             }
-            let Some((t, seq, ev)) = self.q.pop() else {
-                return false;
-            };
+            let Some((t, seq, ev)) = self.q.pop() else { return false };
             if t >= self.end {
                 return false;
             }
@@ -479,9 +370,7 @@ impl<'m> Sim<'m> {
                 Event::AppStart { app } => self.app_start(app),
                 Event::AppTick { app, gen } => self.app_tick(app, gen),
                 Event::AppStop { app } => self.app_stop(app),
-                Event::QueueSample | Event::CwndSample | Event::FlowSample | Event::WarmupEnd => {
-                    unreachable!("observation events run from their own queue")
-                }
+                Event::QueueSample | Event::CwndSample | Event::FlowSample | Event::WarmupEnd => unreachable!("observation events run from their own queue"),
             }
         }
         true
@@ -495,10 +384,7 @@ impl<'m> Sim<'m> {
         }
         // Observation events at the end instant do not run: the interval ending there is
         // sampled here, when it is a whole one.
-        if let (Some(d), Some(last)) = (
-            self.model.monitor.flow_sample,
-            self.samples.last_flow_sample(),
-        ) {
+        if let (Some(d), Some(last)) = (self.model.monitor.flow_sample, self.samples.last_flow_sample()) {
             if last + d == self.end {
                 self.sample_flows(self.end);
             }
@@ -524,10 +410,7 @@ impl<'m> Sim<'m> {
     /// capture with packets silently missing would mislead whoever reads it).
     #[cold]
     fn pcap_failed(&mut self, iface: u32, e: std::io::Error) {
-        let path = self.pcaps[iface as usize]
-            .take()
-            .map(|(_, path)| path)
-            .unwrap_or_default();
+        let path = self.pcaps[iface as usize].take().map(|(_, path)| path).unwrap_or_default();
         self.ifaces[iface as usize].set_flag(Flags::PCAP, false);
         if self.pcap_error.is_none() {
             self.pcap_error = Some(SimError::Io { path, source: e });
@@ -557,12 +440,7 @@ impl<'m> Sim<'m> {
     fn forward(&mut self, node: u32, id: u32) {
         let dst = self.pkts[id as usize].dst;
         let iface = self.route(node, dst);
-        debug_assert!(
-            iface != u32::MAX,
-            "no route from {} to node {}",
-            self.nodes[node as usize].name,
-            addr_node(dst)
-        );
+        debug_assert!(iface != u32::MAX, "no route from {} to node {}", self.nodes[node as usize].name, addr_node(dst));
         self.enqueue(iface, id);
     }
 
@@ -611,10 +489,7 @@ impl<'m> Sim<'m> {
                 return;
             }
         }
-        let mut cx = QdiscCx {
-            rng: &mut f.qrng,
-            dequeue_drops: &mut self.drops,
-        };
+        let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut self.drops };
         match f.qdisc.enqueue(qp, now, &mut cx) {
             Offer::Queued { .. } => {}
             Offer::Dropped(_, p) => {
@@ -650,13 +525,8 @@ impl<'m> Sim<'m> {
             if f.qdisc_idle() {
                 break; // nothing to dequeue (without reading the discipline)
             }
-            let mut cx = QdiscCx {
-                rng: &mut f.qrng,
-                dequeue_drops: &mut self.drops,
-            };
-            let Some(p) = f.qdisc.dequeue(now, &mut cx) else {
-                break;
-            };
+            let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut self.drops };
+            let Some(p) = f.qdisc.dequeue(now, &mut cx) else { break };
             if p.ecn == Ecn::Ce {
                 self.pkts[p.id as usize].ecn = Ecn::Ce;
             }
@@ -672,13 +542,9 @@ impl<'m> Sim<'m> {
     #[inline]
     fn ensure_txdone(&mut self, iface: u32) {
         let f = &mut self.ifaces[iface as usize];
-        if !f.idle_at(self.now, self.cur_seq)
-            && !f.flag(Flags::TXDONE_SCHEDULED)
-            && (!f.device_is_empty() || f.qdisc.stats.queued_pkts() > 0)
-        {
+        if !f.idle_at(self.now, self.cur_seq) && !f.flag(Flags::TXDONE_SCHEDULED) && (!f.device_is_empty() || f.qdisc.stats.queued_pkts() > 0) {
             f.set_flag(Flags::TXDONE_SCHEDULED, true);
-            self.q
-                .schedule_with(f.busy_until, f.tx_seq, Event::TxDone { iface });
+            self.q.schedule_with(f.busy_until, f.tx_seq, Event::TxDone { iface });
         }
     }
 
@@ -721,21 +587,8 @@ impl<'m> Sim<'m> {
         } else {
             let seq = self.q.reserve();
             let f = &mut self.ifaces[iface as usize];
-            if f.wire_push(OnWire {
-                at: arrive,
-                seq,
-                id: p.id,
-                next: p.next,
-            }) {
-                self.q.schedule_with(
-                    arrive,
-                    seq,
-                    Event::Arrive {
-                        iface,
-                        pkt: p.id,
-                        next: p.next,
-                    },
-                );
+            if f.wire_push(OnWire { at: arrive, seq, id: p.id, next: p.next }) {
+                self.q.schedule_with(arrive, seq, Event::Arrive { iface, pkt: p.id, next: p.next });
             }
         }
     }
@@ -764,9 +617,7 @@ impl<'m> Sim<'m> {
     fn next_hop(&self, node: u32, p: &SimPacket) -> NextHop {
         if node_addr(node as usize) == p.dst {
             return match p.transport {
-                Transport::Tcp { .. } => {
-                    NextHop::endpoint(self.endpoint_at(p.flow as usize, node), p.payload > 0)
-                }
+                Transport::Tcp { .. } => NextHop::endpoint(self.endpoint_at(p.flow as usize, node), p.payload > 0),
                 Transport::Udp => NextHop::NONE,
             };
         }
@@ -821,11 +672,7 @@ impl<'m> Sim<'m> {
             }
             p.line(&self.wake[ep]);
         }
-        if let Some(f) = self
-            .ep_uplink
-            .get(ep)
-            .and_then(|&k| self.ifaces.get(k as usize))
-        {
+        if let Some(f) = self.ep_uplink.get(ep).and_then(|&k| self.ifaces.get(k as usize)) {
             f.prefetch_send_lines(p);
         }
     }
@@ -835,10 +682,7 @@ impl<'m> Sim<'m> {
         let p = &self.pkts[id as usize];
         let flow = p.flow as usize;
         // The data direction is the one towards the flow's destination host.
-        let fwd = self
-            .flow_dst
-            .get(flow)
-            .is_some_and(|&d| addr_node(p.dst) as u32 == d);
+        let fwd = self.flow_dst.get(flow).is_some_and(|&d| addr_node(p.dst) as u32 == d);
         let len = p.ip_len() as u64;
         if let Some(fnet) = self.flownet.get_mut(flow) {
             fnet.lost_pkts += 1;
@@ -854,15 +698,7 @@ impl<'m> Sim<'m> {
         let f = &mut self.ifaces[iface as usize];
         let (id, next) = f.wire_pop().expect("an arrival has a packet in flight");
         if let Some(n) = next {
-            self.q.schedule_with(
-                n.at,
-                n.seq,
-                Event::Arrive {
-                    iface,
-                    pkt: n.id,
-                    next: n.next,
-                },
-            );
+            self.q.schedule_with(n.at, n.seq, Event::Arrive { iface, pkt: n.id, next: n.next });
         }
         let node = f.peer;
         let dst = self.pkts[id as usize].dst;
@@ -908,11 +744,7 @@ impl<'m> Sim<'m> {
     }
 
     /// Run `f` on endpoint `ep`, send what it emits, and keep its wake-up armed.
-    fn with_endpoint(
-        &mut self,
-        ep: usize,
-        f: impl FnOnce(&mut Endpoint, Time, &mut Vec<SimPacket>),
-    ) {
+    fn with_endpoint(&mut self, ep: usize, f: impl FnOnce(&mut Endpoint, Time, &mut Vec<SimPacket>)) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
         let e = &mut self.eps[ep];
@@ -962,10 +794,7 @@ impl<'m> Sim<'m> {
         let w = &mut self.wake[ep];
         w.gen = w.gen.wrapping_add(1);
         w.armed = w.due;
-        let ev = Event::Wake {
-            ep: ep as u32,
-            gen: w.gen,
-        };
+        let ev = Event::Wake { ep: ep as u32, gen: w.gen };
         if w.as_set {
             self.q.schedule_with(w.due.max(self.now), w.due_seq, ev);
         } else {
@@ -1053,10 +882,7 @@ impl<'m> Sim<'m> {
         if a.gen != gen || a.stopped {
             return;
         }
-        if let AppSpec::OnOff {
-            mean_on, mean_off, ..
-        } = a.spec
-        {
+        if let AppSpec::OnOff { mean_on, mean_off, .. } = a.spec {
             if a.on_packet_due(self.now) {
                 a.on_sent();
                 let next = a.on_next();
@@ -1120,8 +946,7 @@ impl<'m> Sim<'m> {
         match ev {
             Event::QueueSample => {
                 self.sample_queues();
-                self.obs
-                    .schedule(t + self.model.monitor.queue_sample, Event::QueueSample);
+                self.obs.schedule(t + self.model.monitor.queue_sample, Event::QueueSample);
             }
             Event::CwndSample => {
                 self.sample_cwnd();
@@ -1156,9 +981,7 @@ impl<'m> Sim<'m> {
     /// Per flow, the payload delivered to the receiving application since the last sample
     /// (the first sample, when the window opens, only notes the counts).
     pub(crate) fn sample_flows(&mut self, t: Time) {
-        let delivered: Vec<u64> = (0..self.model.flows.len())
-            .map(|f| self.delivered(f))
-            .collect();
+        let delivered: Vec<u64> = (0..self.model.flows.len()).map(|f| self.delivered(f)).collect();
         self.samples.flows(t, delivered);
     }
 
@@ -1187,13 +1010,7 @@ impl<'m> Sim<'m> {
             .flows
             .iter()
             .enumerate()
-            .map(|(f, spec)| FlowRecord {
-                spec,
-                start: self.apps[f].start,
-                client: self.endpoint(f, false),
-                server: self.endpoint(f, true),
-                net: &self.flownet[f],
-            })
+            .map(|(f, spec)| FlowRecord { spec, start: self.apps[f].start, client: self.endpoint(f, false), server: self.endpoint(f, true), net: &self.flownet[f] })
             .collect()
     }
 
@@ -1220,10 +1037,7 @@ fn ns3_tuples(model: &Model) -> Vec<[u8; 13]> {
     let ns3_addr = |node: usize| -> Option<u32> {
         let name = &model.nodes[node].name;
         let k = |rest: &str| rest.parse::<u32>().ok().filter(|_| !rest.starts_with('+'));
-        let (link, host) = match (
-            name.strip_prefix('s').and_then(k),
-            name.strip_prefix('r').and_then(k),
-        ) {
+        let (link, host) = match (name.strip_prefix('s').and_then(k), name.strip_prefix('r').and_then(k)) {
             (Some(k), _) => (2 * k, 1),
             (_, Some(k)) => (2 * k + 1, 2),
             _ => return None,
@@ -1244,20 +1058,8 @@ fn ns3_tuples(model: &Model) -> Vec<[u8; 13]> {
             }
             None => (node_addr(fl.src), 49_152 + (f as u16 % 16_000)),
         };
-        out.push(sluice_core::qdisc::fq_codel::ns3_tuple(
-            c,
-            s,
-            6,
-            cport,
-            crate::net::SERVER_PORT,
-        ));
-        out.push(sluice_core::qdisc::fq_codel::ns3_tuple(
-            s,
-            c,
-            6,
-            crate::net::SERVER_PORT,
-            cport,
-        ));
+        out.push(sluice_core::qdisc::fq_codel::ns3_tuple(c, s, 6, cport, crate::net::SERVER_PORT));
+        out.push(sluice_core::qdisc::fq_codel::ns3_tuple(s, c, 6, crate::net::SERVER_PORT, cport));
     }
     out
 }
@@ -1282,13 +1084,7 @@ struct WakeSlot {
 }
 
 impl WakeSlot {
-    const IDLE: WakeSlot = WakeSlot {
-        armed: NEVER,
-        due: NEVER,
-        due_seq: 0,
-        gen: 0,
-        as_set: false,
-    };
+    const IDLE: WakeSlot = WakeSlot { armed: NEVER, due: NEVER, due_seq: 0, gen: 0, as_set: false };
 }
 
 /// `Sim::flow_ep` of a flow without TCP endpoints.
@@ -1349,18 +1145,8 @@ app = { kind = "file", size = "200kB" }
             let sim = &run.sim;
             for (ep, e) in sim.eps.iter().enumerate() {
                 let w = sim.wake[ep];
-                assert_eq!(
-                    w.due,
-                    e.poll_at().unwrap_or(NEVER),
-                    "endpoint {ep}'s slot at {:?}",
-                    sim.now
-                );
-                assert!(
-                    w.armed <= w.due,
-                    "endpoint {ep}: deadline {:?} but wake-up at {:?}",
-                    w.due,
-                    w.armed
-                );
+                assert_eq!(w.due, e.poll_at().unwrap_or(NEVER), "endpoint {ep}'s slot at {:?}", sim.now);
+                assert!(w.armed <= w.due, "endpoint {ep}: deadline {:?} but wake-up at {:?}", w.due, w.armed);
                 if w.armed != armed_before[ep] && armed_before[ep] == sim.now && w.armed > sim.now {
                     rearmed += 1;
                 }
@@ -1387,21 +1173,10 @@ app = { kind = "file", size = "200kB" }
         let model = crate::scenario::load_str(text, None).unwrap();
         let t = ns3_tuples(&model);
         assert_eq!(t.len(), 252);
-        let tuple = |a: [u8; 4], b: [u8; 4], sp: u16, dp: u16| {
-            sluice_core::qdisc::fq_codel::ns3_tuple(
-                u32::from_be_bytes(a),
-                u32::from_be_bytes(b),
-                6,
-                sp,
-                dp,
-            )
-        };
+        let tuple = |a: [u8; 4], b: [u8; 4], sp: u16, dp: u16| sluice_core::qdisc::fq_codel::ns3_tuple(u32::from_be_bytes(a), u32::from_be_bytes(b), 6, sp, dp);
         assert_eq!(t[0], tuple([10, 0, 0, 1], [10, 0, 1, 2], 49_153, 5_001));
         assert_eq!(t[1], tuple([10, 0, 1, 2], [10, 0, 0, 1], 5_001, 49_153));
-        assert_eq!(
-            t[248],
-            tuple([10, 0, 248, 1], [10, 0, 249, 2], 49_153, 5_001)
-        );
+        assert_eq!(t[248], tuple([10, 0, 248, 1], [10, 0, 249, 2], 49_153, 5_001));
         assert_eq!(t[250], tuple([10, 1, 0, 1], [10, 1, 1, 2], 49_153, 5_001));
         // And a packet's key picks its entry: flow · 2, + 1 from the server's port.
         let mut p = PLACEHOLDER;
@@ -1425,25 +1200,13 @@ app = { kind = "file", size = "200kB" }
     // 8,163,266, as 245 ns gaps would).
     #[test]
     fn udp_cbr_rate_is_exact_over_the_run() {
-        let text = one_flow(
-            "{ kind = \"udp_cbr\", rate = \"32.62Mbps\", packet_size = \"1B\" }",
-            "2s",
-            "0s",
-        );
-        let s = crate::run_str(&text, None, &RunOptions::default())
-            .unwrap()
-            .summary;
+        let text = one_flow("{ kind = \"udp_cbr\", rate = \"32.62Mbps\", packet_size = \"1B\" }", "2s", "0s");
+        let s = crate::run_str(&text, None, &RunOptions::default()).unwrap().summary;
         let sent = s.flows[0].payload_bytes_sent;
         assert!((8_155_000..=8_155_001).contains(&sent), "sent {sent} B");
         // A rate that divides evenly is unchanged: 1 Mbit/s of 1000 B packets, one per 8 ms.
-        let text = one_flow(
-            "{ kind = \"udp_cbr\", rate = \"1Mbps\", packet_size = \"1000B\" }",
-            "1s",
-            "0s",
-        );
-        let s = crate::run_str(&text, None, &RunOptions::default())
-            .unwrap()
-            .summary;
+        let text = one_flow("{ kind = \"udp_cbr\", rate = \"1Mbps\", packet_size = \"1000B\" }", "1s", "0s");
+        let s = crate::run_str(&text, None, &RunOptions::default()).unwrap().summary;
         assert_eq!(s.flows[0].data_packets_sent, 125);
     }
 
@@ -1452,19 +1215,13 @@ app = { kind = "file", size = "200kB" }
     // period, not one each) or long (100 ms on, 300 ms off).
     #[test]
     fn on_off_long_run_rate_is_the_duty_cycle() {
-        for (on, off, secs, share) in [("1ms", "1ms", 400u64, 0.5), ("100ms", "300ms", 4000, 0.25)]
-        {
+        for (on, off, secs, share) in [("1ms", "1ms", 400u64, 0.5), ("100ms", "300ms", 4000, 0.25)] {
             let app = format!("{{ kind = \"on_off\", rate = \"1Mbps\", packet_size = \"1000B\", mean_on = \"{on}\", mean_off = \"{off}\" }}");
             let text = one_flow(&app, &format!("{secs}s"), "0s");
-            let s = crate::run_str(&text, None, &RunOptions::default())
-                .unwrap()
-                .summary;
+            let s = crate::run_str(&text, None, &RunOptions::default()).unwrap().summary;
             let want = 125_000.0 * secs as f64 * share;
             let sent = s.flows[0].payload_bytes_sent as f64;
-            assert!(
-                (sent / want - 1.0).abs() < 0.03,
-                "{on}/{off}: sent {sent} B, want {want}"
-            );
+            assert!((sent / want - 1.0).abs() < 0.03, "{on}/{off}: sent {sent} B, want {want}");
         }
     }
 
@@ -1472,30 +1229,15 @@ app = { kind = "file", size = "200kB" }
     // 1 Mbit/s source of 1000 B packets is 125 packets and 125,000 B, whatever ran before.
     #[test]
     fn per_flow_counts_exclude_the_warm_up() {
-        let text = one_flow(
-            "{ kind = \"udp_cbr\", rate = \"1Mbps\", packet_size = \"1000B\" }",
-            "10s",
-            "9s",
-        );
-        let f = &crate::run_str(&text, None, &RunOptions::default())
-            .unwrap()
-            .summary
-            .flows[0];
+        let text = one_flow("{ kind = \"udp_cbr\", rate = \"1Mbps\", packet_size = \"1000B\" }", "10s", "9s");
+        let f = &crate::run_str(&text, None, &RunOptions::default()).unwrap().summary.flows[0];
         assert_eq!((f.data_packets_sent, f.payload_bytes_sent), (125, 125_000));
         let text = one_flow("{ kind = \"bulk\" }", "3s", "2s");
-        let f = &crate::run_str(&text, None, &RunOptions::default())
-            .unwrap()
-            .summary
-            .flows[0];
+        let f = &crate::run_str(&text, None, &RunOptions::default()).unwrap().summary.flows[0];
         // Segments are full-sized but for a few (recovery sends some short ones): packets and
         // bytes agree within 2 %, where counting the warm-up's packets too would add half.
         let full = f.payload_bytes_sent / 1448;
-        assert!(
-            f.data_packets_sent >= full && f.data_packets_sent <= full + full / 50,
-            "{} packets for {} B",
-            f.data_packets_sent,
-            f.payload_bytes_sent
-        );
+        assert!(f.data_packets_sent >= full && f.data_packets_sent <= full + full / 50, "{} packets for {} B", f.data_packets_sent, f.payload_bytes_sent);
     }
 
     // ----- link timing, by hand-computed nanoseconds -----
@@ -1524,35 +1266,16 @@ app = { kind = "file", size = "200kB" }
     /// Hosts `h0` and `h1` joined by `hops` (routers between them); every queue is drop-tail of
     /// `limit` with a device queue of `device` packets. One flow per entry of `flows`,
     /// `(start_ns, application, stop_ns)`, from `h0` to `h1`.
-    fn chain(
-        hops: &[Hop],
-        limit: QueueLimit,
-        device: u32,
-        flows: &[(u64, AppSpec, Option<u64>)],
-    ) -> Model {
+    fn chain(hops: &[Hop], limit: QueueLimit, device: u32, flows: &[(u64, AppSpec, Option<u64>)]) -> Model {
         let n = hops.len() + 1;
         let nodes = (0..n)
             .map(|i| match i {
-                0 => NodeSpec {
-                    name: "h0".into(),
-                    kind: NodeKind::Host,
-                },
-                i if i == n - 1 => NodeSpec {
-                    name: "h1".into(),
-                    kind: NodeKind::Host,
-                },
-                i => NodeSpec {
-                    name: format!("r{i}"),
-                    kind: NodeKind::Router,
-                },
+                0 => NodeSpec { name: "h0".into(), kind: NodeKind::Host },
+                i if i == n - 1 => NodeSpec { name: "h1".into(), kind: NodeKind::Host },
+                i => NodeSpec { name: format!("r{i}"), kind: NodeKind::Router },
             })
             .collect::<Vec<_>>();
-        let dir = |name: String| DirSpec {
-            qdisc: QdiscConfig::DropTail(DropTailConfig { limit }),
-            loss: sluice_core::loss::LossModel::NONE,
-            queue_name: name,
-            pcap: false,
-        };
+        let dir = |name: String| DirSpec { qdisc: QdiscConfig::DropTail(DropTailConfig { limit }), loss: sluice_core::loss::LossModel::NONE, queue_name: name, pcap: false };
         let links = hops
             .iter()
             .enumerate()
@@ -1581,24 +1304,11 @@ app = { kind = "file", size = "200kB" }
                 tcp: crate::tcp::TcpConfig::default(),
             })
             .collect();
-        Model {
-            name: "chain".into(),
-            seed: 1,
-            duration: Dur::from_secs(1),
-            warmup: Dur::ZERO,
-            nodes,
-            links,
-            flows,
-            monitor: MonitorSpec::default(),
-            notes: vec![],
-        }
+        Model { name: "chain".into(), seed: 1, duration: Dur::from_secs(1), warmup: Dur::ZERO, nodes, links, flows, monitor: MonitorSpec::default(), notes: vec![] }
     }
 
     /// A source of one 1000-byte IP packet (see above).
-    const ONE: AppSpec = AppSpec::UdpCbr {
-        rate: Rate::bps(1),
-        packet_size: 972,
-    };
+    const ONE: AppSpec = AppSpec::UdpCbr { rate: Rate::bps(1), packet_size: 972 };
 
     /// Flows of one packet each, all from `h0` at the given instants.
     fn singles(starts: &[u64]) -> Vec<(u64, AppSpec, Option<u64>)> {
@@ -1636,28 +1346,10 @@ app = { kind = "file", size = "200kB" }
     //   arrivals 5 ms + 1,145,143 + 1 ms = 7,145,143 and 8,290,286.
     #[test]
     fn serialization_counts_the_link_header() {
-        for (rate, l2, first, second) in [
-            (10, 0, 6_800_000, 7_600_000),
-            (10, 2, 6_801_600, 7_603_200),
-            (10, 38, 6_830_400, 7_660_800),
-            (7, 2, 7_145_143, 8_290_286),
-        ] {
-            let hop = Hop {
-                rate: Rate::mbps(rate),
-                delay: Dur::from_millis(1),
-                l2,
-            };
-            let got = deliveries(&chain(
-                &[hop],
-                QueueLimit::Packets(100),
-                1,
-                &singles(&[T0, T0]),
-            ));
-            assert_eq!(
-                got,
-                vec![(vec![first], 0), (vec![second], 0)],
-                "{rate} Mbit/s, l2_overhead {l2}"
-            );
+        for (rate, l2, first, second) in [(10, 0, 6_800_000, 7_600_000), (10, 2, 6_801_600, 7_603_200), (10, 38, 6_830_400, 7_660_800), (7, 2, 7_145_143, 8_290_286)] {
+            let hop = Hop { rate: Rate::mbps(rate), delay: Dur::from_millis(1), l2 };
+            let got = deliveries(&chain(&[hop], QueueLimit::Packets(100), 1, &singles(&[T0, T0])));
+            assert_eq!(got, vec![(vec![first], 0), (vec![second], 0)], "{rate} Mbit/s, l2_overhead {l2}");
         }
     }
 
@@ -1669,35 +1361,12 @@ app = { kind = "file", size = "200kB" }
     // and arrives 801,600 ns after the first, at 13,683,360.
     #[test]
     fn each_hop_adds_serialization_and_propagation() {
-        let hops = [
-            Hop {
-                rate: Rate::mbps(100),
-                delay: Dur::from_millis(2),
-                l2: 2,
-            },
-            Hop {
-                rate: Rate::mbps(10),
-                delay: Dur::from_millis(5),
-                l2: 2,
-            },
-        ];
-        let got = deliveries(&chain(
-            &hops,
-            QueueLimit::Packets(100),
-            1,
-            &singles(&[T0, T0]),
-        ));
+        let hops = [Hop { rate: Rate::mbps(100), delay: Dur::from_millis(2), l2: 2 }, Hop { rate: Rate::mbps(10), delay: Dur::from_millis(5), l2: 2 }];
+        let got = deliveries(&chain(&hops, QueueLimit::Packets(100), 1, &singles(&[T0, T0])));
         assert_eq!(got, vec![(vec![12_881_760], 0), (vec![13_683_360], 0)]);
         // Propagation alone: over one 10 Mbit/s hop of 3 ms, 5 ms + 801,600 ns + 3 ms.
-        let hop = Hop {
-            rate: Rate::mbps(10),
-            delay: Dur::from_millis(3),
-            l2: 2,
-        };
-        assert_eq!(
-            deliveries(&chain(&[hop], QueueLimit::Packets(100), 1, &singles(&[T0])))[0],
-            (vec![8_801_600], 0)
-        );
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(3), l2: 2 };
+        assert_eq!(deliveries(&chain(&[hop], QueueLimit::Packets(100), 1, &singles(&[T0])))[0], (vec![8_801_600], 0));
     }
 
     // A drop-tail queue of N packets holds N, in the simulator as in the discipline: a burst
@@ -1714,21 +1383,9 @@ app = { kind = "file", size = "200kB" }
             (QueueLimit::Bytes(3000), 1, 5),
             (QueueLimit::Bytes(2999), 1, 4),
         ] {
-            let hop = Hop {
-                rate: Rate::mbps(10),
-                delay: Dur::from_millis(1),
-                l2: 2,
-            };
+            let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
             let got = deliveries(&chain(&[hop], limit, device, &singles(&[T0; 7])));
-            let want: Vec<(Vec<u64>, u64)> = (0..7u64)
-                .map(|k| {
-                    if k < kept {
-                        (vec![T0 + (k + 1) * 801_600 + 1_000_000], 0)
-                    } else {
-                        (vec![], 1)
-                    }
-                })
-                .collect();
+            let want: Vec<(Vec<u64>, u64)> = (0..7u64).map(|k| if k < kept { (vec![T0 + (k + 1) * 801_600 + 1_000_000], 0) } else { (vec![], 1) }).collect();
             assert_eq!(got, want, "{limit:?}, device queue {device}");
         }
     }
@@ -1752,28 +1409,12 @@ app = { kind = "file", size = "200kB" }
     #[test]
     fn one_instant_at_a_busy_link_follows_the_ordering_rule() {
         let t1 = T0 + 801_600;
-        let g = AppSpec::UdpCbr {
-            rate: Rate::mbps(10),
-            packet_size: 1000,
-        };
+        let g = AppSpec::UdpCbr { rate: Rate::mbps(10), packet_size: 1000 };
         let mut flows = singles(&[T0, T0, T0, t1]);
         flows.push((t1 - 800_000, g, Some(t1 + 1)));
-        let hop = Hop {
-            rate: Rate::mbps(10),
-            delay: Dur::from_millis(1),
-            l2: 2,
-        };
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
         let got = deliveries(&chain(&[hop], QueueLimit::Packets(1), 1, &flows));
-        assert_eq!(
-            got,
-            vec![
-                (vec![6_801_600], 0),
-                (vec![7_603_200], 0),
-                (vec![8_404_800], 0),
-                (vec![], 1),
-                (vec![], 2)
-            ]
-        );
+        assert_eq!(got, vec![(vec![6_801_600], 0), (vec![7_603_200], 0), (vec![8_404_800], 0), (vec![], 1), (vec![], 2)]);
     }
 
     // Every queue draws from its own stream, named after the queue: adding a hop (and its
@@ -1781,38 +1422,22 @@ app = { kind = "file", size = "200kB" }
     // differ.
     #[test]
     fn each_queue_has_its_own_stream() {
-        let hop = Hop {
-            rate: Rate::mbps(10),
-            delay: Dur::from_millis(1),
-            l2: 2,
-        };
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
         let draws = |hops: &[Hop], queue: &str| {
             let m = chain(hops, QueueLimit::Packets(10), 1, &singles(&[T0]));
             let sim = Sim::build(&m, &RunOptions::default()).unwrap();
-            let k = sim
-                .info
-                .iter()
-                .position(|i| i.name == queue)
-                .expect("queue exists");
+            let k = sim.info.iter().position(|i| i.name == queue).expect("queue exists");
             let mut r = sim.ifaces[k].qrng.clone();
             (0..4).map(|_| r.next_u64()).collect::<Vec<_>>()
         };
         let one = draws(&[hop], "h0->h1");
         assert_eq!(one, draws(&[hop], "h0->h1"), "deterministic");
-        assert_ne!(
-            one,
-            draws(&[hop], "h1->h0"),
-            "the reverse queue has a stream of its own"
-        );
+        assert_ne!(one, draws(&[hop], "h1->h0"), "the reverse queue has a stream of its own");
         let two_a = draws(&[hop, hop], "h0->r1");
         let two_b = draws(&[hop, hop, hop], "h0->r1");
         assert_eq!(two_a, two_b, "more queues elsewhere change nothing");
         let mut named = RngStream::derive(1, StreamKey::Qdisc("h0->r1"));
-        assert_eq!(
-            two_a,
-            (0..4).map(|_| named.next_u64()).collect::<Vec<_>>(),
-            "the stream is keyed by the queue's name"
-        );
+        assert_eq!(two_a, (0..4).map(|_| named.next_u64()).collect::<Vec<_>>(), "the stream is keyed by the queue's name");
     }
 
     // A pcap file that cannot be written fails the run, naming the file, rather than leaving
@@ -1825,16 +1450,7 @@ app = { kind = "file", size = "200kB" }
         // Writes to /dev/full fail with "no space left on device".
         std::os::unix::fs::symlink("/dev/full", &path).unwrap();
         let text = one_flow("{ kind = \"bulk\" }", "1s", "0s") + "[monitor]\npcap = \"A->B\"\n";
-        let Err(e) = crate::run_str(
-            &text,
-            None,
-            &RunOptions {
-                out_dir: Some(dir.path().to_path_buf()),
-                ..Default::default()
-            },
-        ) else {
-            panic!("the run must fail")
-        };
+        let Err(e) = crate::run_str(&text, None, &RunOptions { out_dir: Some(dir.path().to_path_buf()), ..Default::default() }) else { panic!("the run must fail") };
         match e {
             SimError::Io { path, .. } => assert!(path.ends_with("A-to-B.pcap"), "{path}"),
             e => panic!("expected an I/O error, got {e}"),

@@ -47,10 +47,7 @@ impl Event {
     /// and stops. They live in their own heap (see [`EventQueue`]).
     #[inline]
     fn is_timer(&self) -> bool {
-        matches!(
-            self,
-            Event::Wake { .. } | Event::AppStart { .. } | Event::AppStop { .. }
-        )
+        matches!(self, Event::Wake { .. } | Event::AppStart { .. } | Event::AppStop { .. })
     }
 }
 
@@ -109,12 +106,7 @@ impl EventQueue {
         // Buckets a quarter of the calendar's horizon wide: a bucket moved when it comes due
         // fits in the calendar whole.
         let timers = Wheel::new(soon.shift + SLOTS.trailing_zeros() - 2);
-        EventQueue {
-            soon,
-            timers,
-            later: Heap::with_capacity(256),
-            next_seq: 0,
-        }
+        EventQueue { soon, timers, later: Heap::with_capacity(256), next_seq: 0 }
     }
 
     #[inline]
@@ -133,10 +125,7 @@ impl EventQueue {
 
     #[inline]
     pub fn schedule_with(&mut self, time: Time, seq: u64, ev: Event) {
-        let e = Entry {
-            key: key(time, seq),
-            ev,
-        };
+        let e = Entry { key: key(time, seq), ev };
         if ev.is_timer() {
             if self.timers.insert(e) {
                 self.settle();
@@ -296,10 +285,7 @@ impl Calendar {
             return false;
         }
         let slot = b as usize % SLOTS;
-        let node = Node {
-            e,
-            next: self.head[slot],
-        };
+        let node = Node { e, next: self.head[slot] };
         let n = if self.free != NIL {
             let n = self.free;
             self.free = self.nodes[n as usize].next;
@@ -320,10 +306,7 @@ impl Calendar {
 
     #[inline]
     fn min_entry(&self) -> Option<&Entry> {
-        self.nodes
-            .get(self.min as usize)
-            .filter(|_| self.min_key != EMPTY)
-            .map(|n| &n.e)
+        self.nodes.get(self.min as usize).filter(|_| self.min_key != EMPTY).map(|n| &n.e)
     }
 
     /// Remove and return the smallest entry.
@@ -426,15 +409,7 @@ struct Wheel {
 
 impl Wheel {
     fn new(shift: u32) -> Self {
-        Wheel {
-            shift,
-            base: 0,
-            first_key: EMPTY,
-            len: 0,
-            bits: Box::new([0; SLOTS / 64]),
-            buckets: vec![Vec::new(); SLOTS],
-            spare: Vec::new(),
-        }
+        Wheel { shift, base: 0, first_key: EMPTY, len: 0, bits: Box::new([0; SLOTS / 64]), buckets: vec![Vec::new(); SLOTS], spare: Vec::new() }
     }
 
     /// File `e` if its bucket has not been taken and lies within reach; false if not.
@@ -474,11 +449,7 @@ impl Wheel {
         self.bits[slot / 64] &= !(1 << (slot % 64));
         self.len -= bucket.len();
         self.base = b + 1;
-        self.first_key = if self.len == 0 {
-            EMPTY
-        } else {
-            self.start_key(self.next_occupied(b + 1))
-        };
+        self.first_key = if self.len == 0 { EMPTY } else { self.start_key(self.next_occupied(b + 1)) };
         bucket
     }
 
@@ -510,9 +481,7 @@ struct Heap {
 
 impl Heap {
     fn with_capacity(n: usize) -> Self {
-        Heap {
-            v: Vec::with_capacity(n),
-        }
+        Heap { v: Vec::with_capacity(n) }
     }
 
     #[inline]
@@ -596,12 +565,7 @@ mod tests {
         let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, _, e)| e)).collect();
         assert_eq!(
             order,
-            vec![
-                Event::AppStart { app: 2 },
-                Event::TxDone { iface: 9 },
-                Event::AppStart { app: 1 },
-                Event::AppStart { app: 3 }
-            ]
+            vec![Event::AppStart { app: 2 }, Event::TxDone { iface: 9 }, Event::AppStart { app: 1 }, Event::AppStart { app: 3 }]
         );
     }
 
@@ -612,12 +576,7 @@ mod tests {
     // reference.
     #[test]
     fn pops_in_key_order() {
-        for (seed, horizon_ns) in [
-            (3, 1_000_000),
-            (4, 300_000),
-            (5, 50_000),
-            (6, 5_000_000_000),
-        ] {
+        for (seed, horizon_ns) in [(3, 1_000_000), (4, 300_000), (5, 50_000), (6, 5_000_000_000)] {
             let mut q = EventQueue::with_horizon(sluice_core::Dur(horizon_ns));
             let mut r = sluice_core::rng::RngStream::from_seed(seed);
             let mut expect = std::collections::BTreeMap::new();
@@ -637,17 +596,9 @@ mod tests {
                     let ev = match r.below(3) {
                         0 => Event::Wake { ep: i, gen: 0 },
                         1 => Event::TxDone { iface: i },
-                        _ => Event::Arrive {
-                            iface: i,
-                            pkt: i,
-                            next: NextHop::NONE,
-                        },
+                        _ => Event::Arrive { iface: i, pkt: i, next: NextHop::NONE },
                     };
-                    let seq = if r.chance(0.1) && !reserved.is_empty() {
-                        reserved.swap_remove(0)
-                    } else {
-                        q.reserve()
-                    };
+                    let seq = if r.chance(0.1) && !reserved.is_empty() { reserved.swap_remove(0) } else { q.reserve() };
                     if r.chance(0.05) {
                         reserved.push(q.reserve());
                     }

@@ -1,8 +1,6 @@
 //! Turning a finished run into the summary and tables.
 
-use super::summary::{
-    jain, Column, FlowSummary, QueueSummary, RunOutput, Summary, Table, SUMMARY_VERSION,
-};
+use super::summary::{jain, Column, FlowSummary, QueueSummary, RunOutput, Summary, Table, SUMMARY_VERSION};
 use crate::engine::{FlowNet, Sim};
 use crate::model::{AppSpec, Efficiency, FlowSpec};
 use crate::tcp::{Endpoint, TcpCounters};
@@ -69,15 +67,12 @@ impl Samples {
         self.c_t.push(t.as_secs_f64());
         self.c_flow.push(e.flow as i64);
         self.c_cwnd.push(e.w.cwnd.min(i64::MAX as u64) as i64);
-        self.c_ssthresh
-            .push(e.w.ssthresh.min(i64::MAX as u64) as i64);
+        self.c_ssthresh.push(e.w.ssthresh.min(i64::MAX as u64) as i64);
         self.c_snd_wnd.push(e.snd_wnd as i64);
         self.c_pipe.push(e.in_flight() as i64);
-        self.c_srtt
-            .push(e.rtt.srtt.map_or(f64::NAN, |d| d.as_secs_f64()));
+        self.c_srtt.push(e.rtt.srtt.map_or(f64::NAN, |d| d.as_secs_f64()));
         self.c_state.push(format!("{:?}", e.ca).to_lowercase());
-        self.c_pacing
-            .push(e.pacing_bps().map_or(f64::NAN, |r| r as f64));
+        self.c_pacing.push(e.pacing_bps().map_or(f64::NAN, |r| r as f64));
     }
     /// The congestion control's internal values (`monitor.cc_trace`), one row each.
     pub fn cc_state(&mut self, t: Time, e: &Endpoint) {
@@ -108,22 +103,12 @@ pub(crate) fn snapshot(sim: &Sim<'_>) -> WarmSnapshot {
     let n = sim.model.flows.len();
     WarmSnapshot {
         time: sim.now,
-        clients: (0..n)
-            .map(|f| sim.endpoint(f, false).map(|e| e.counters.clone()))
-            .collect(),
-        servers: (0..n)
-            .map(|f| sim.endpoint(f, true).map(|e| e.counters.clone()))
-            .collect(),
-        held: (0..n)
-            .map(|f| sim.endpoint(f, true).map_or(0, |e| e.held_out_of_order()))
-            .collect(),
+        clients: (0..n).map(|f| sim.endpoint(f, false).map(|e| e.counters.clone())).collect(),
+        servers: (0..n).map(|f| sim.endpoint(f, true).map(|e| e.counters.clone())).collect(),
+        held: (0..n).map(|f| sim.endpoint(f, true).map_or(0, |e| e.held_out_of_order())).collect(),
         net: sim.flownet.clone(),
         queues: sim.ifaces.iter().map(|f| f.qdisc.stats.clone()).collect(),
-        queue_reasons: sim
-            .ifaces
-            .iter()
-            .map(|f| f.qdisc.by_reason.clone())
-            .collect(),
+        queue_reasons: sim.ifaces.iter().map(|f| f.qdisc.by_reason.clone()).collect(),
         link_losses: sim.info.iter().map(|f| f.link_losses).collect(),
     }
 }
@@ -154,54 +139,35 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
         // reassembly, so it is the growth of delivered + held over the window. `delivered`
         // (ns-3's PacketSink count) also includes bytes that arrived before the window and sat
         // in the reassembly buffer until a retransmission filled the hole in front of them.
-        let (delivered, received, retx, sent, rtt_sum, rtt_n, rtos, fr, tdup) =
-            if r.spec.app.is_tcp() {
-                let cc = r.client.map(|e| &e.counters).unwrap_or(&zero);
-                let sc = r.server.map(|e| &e.counters).unwrap_or(&zero);
-                let cw = warm.clients[f].as_ref().unwrap_or(&zero);
-                let sw = warm.servers[f].as_ref().unwrap_or(&zero);
-                let held_end = r.server.map_or(0, |e| e.held_out_of_order());
-                (
-                    sc.delivered - sw.delivered,
-                    (sc.delivered + held_end) - (sw.delivered + warm.held[f]),
-                    cc.retx_bytes - cw.retx_bytes,
-                    cc.payload_sent - cw.payload_sent,
-                    cc.rtt_sum_ns - cw.rtt_sum_ns,
-                    cc.rtt_n - cw.rtt_n,
-                    cc.rto_count - cw.rto_count,
-                    cc.fast_retransmits - cw.fast_retransmits,
-                    cc.triple_dupacks - cw.triple_dupacks,
-                )
-            } else {
-                let rcvd = r.net.udp_rcvd_bytes - wn.udp_rcvd_bytes;
-                (
-                    rcvd,
-                    rcvd,
-                    0,
-                    r.net.udp_sent_bytes - wn.udp_sent_bytes,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                )
-            };
+        let (delivered, received, retx, sent, rtt_sum, rtt_n, rtos, fr, tdup) = if r.spec.app.is_tcp() {
+            let cc = r.client.map(|e| &e.counters).unwrap_or(&zero);
+            let sc = r.server.map(|e| &e.counters).unwrap_or(&zero);
+            let cw = warm.clients[f].as_ref().unwrap_or(&zero);
+            let sw = warm.servers[f].as_ref().unwrap_or(&zero);
+            let held_end = r.server.map_or(0, |e| e.held_out_of_order());
+            (
+                sc.delivered - sw.delivered,
+                (sc.delivered + held_end) - (sw.delivered + warm.held[f]),
+                cc.retx_bytes - cw.retx_bytes,
+                cc.payload_sent - cw.payload_sent,
+                cc.rtt_sum_ns - cw.rtt_sum_ns,
+                cc.rtt_n - cw.rtt_n,
+                cc.rto_count - cw.rto_count,
+                cc.fast_retransmits - cw.fast_retransmits,
+                cc.triple_dupacks - cw.triple_dupacks,
+            )
+        } else {
+            let rcvd = r.net.udp_rcvd_bytes - wn.udp_rcvd_bytes;
+            (rcvd, rcvd, 0, r.net.udp_sent_bytes - wn.udp_sent_bytes, 0, 0, 0, 0, 0)
+        };
         let begin = r.start.max(t0);
         let finish = match r.net.fct {
             Some(done) if done >= begin => done,
             _ => t_end,
         };
         let secs = finish.since(begin).as_secs_f64();
-        let goodput = if secs > 0.0 {
-            delivered as f64 * 8.0 / secs
-        } else {
-            0.0
-        };
-        let received_bps = if secs > 0.0 {
-            received as f64 * 8.0 / secs
-        } else {
-            0.0
-        };
+        let goodput = if secs > 0.0 { delivered as f64 * 8.0 / secs } else { 0.0 };
+        let received_bps = if secs > 0.0 { received as f64 * 8.0 / secs } else { 0.0 };
         let fct = match (r.net.fct, &r.spec.app) {
             (Some(done), AppSpec::File { .. }) => Some(done.since(r.start).as_secs_f64()),
             _ => None,
@@ -211,13 +177,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
         goodputs.push(goodput);
         received_rates.push(received_bps);
         let tcp = r.spec.app.is_tcp();
-        let efficiency_retx = tcp.then(|| {
-            if sent > 0 {
-                (sent.saturating_sub(retx)) as f64 / sent as f64
-            } else {
-                1.0
-            }
-        });
+        let efficiency_retx = tcp.then(|| if sent > 0 { (sent.saturating_sub(retx)) as f64 / sent as f64 } else { 1.0 });
         // The data direction at the IP layer. A drop is counted when it happens, so a packet
         // sent before the window and dropped in it counts as lost but not as sent: the ratios
         // are kept within [0, 1].
@@ -225,16 +185,8 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
         let fwd_bytes = r.net.fwd_sent_bytes - wn.fwd_sent_bytes;
         let fwd_lost_pkts = r.net.fwd_lost_pkts - wn.fwd_lost_pkts;
         let fwd_lost_bytes = r.net.fwd_lost_bytes - wn.fwd_lost_bytes;
-        let loss_ratio = if fwd_pkts > 0 {
-            (fwd_lost_pkts as f64 / fwd_pkts as f64).min(1.0)
-        } else {
-            0.0
-        };
-        let efficiency_ip = if fwd_bytes > 0 {
-            fwd_bytes.saturating_sub(fwd_lost_bytes) as f64 / fwd_bytes as f64
-        } else {
-            1.0
-        };
+        let loss_ratio = if fwd_pkts > 0 { (fwd_lost_pkts as f64 / fwd_pkts as f64).min(1.0) } else { 0.0 };
+        let efficiency_ip = if fwd_bytes > 0 { fwd_bytes.saturating_sub(fwd_lost_bytes) as f64 / fwd_bytes as f64 } else { 1.0 };
         let efficiency = match (model.monitor.efficiency, efficiency_retx) {
             (Efficiency::Retx, Some(e)) => e,
             _ => efficiency_ip,
@@ -244,19 +196,13 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
             _ => None,
         };
         let data_pkts = match r.client {
-            Some(e) => {
-                e.counters.data_pkts_sent - warm.clients[f].as_ref().map_or(0, |w| w.data_pkts_sent)
-            }
+            Some(e) => e.counters.data_pkts_sent - warm.clients[f].as_ref().map_or(0, |w| w.data_pkts_sent),
             None => r.net.udp_sent_pkts - wn.udp_sent_pkts,
         };
         let (timeout_episodes, recovery_episodes, cwr_episodes) = match r.client {
             Some(e) => {
                 let w = warm.clients[f].as_ref().unwrap_or(&zero);
-                (
-                    e.counters.loss_episodes - w.loss_episodes,
-                    e.counters.recovery_episodes - w.recovery_episodes,
-                    e.counters.cwr_episodes - w.cwr_episodes,
-                )
+                (e.counters.loss_episodes - w.loss_episodes, e.counters.recovery_episodes - w.recovery_episodes, e.counters.cwr_episodes - w.cwr_episodes)
             }
             None => (0, 0, 0),
         };
@@ -264,19 +210,8 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
             id: f as u32,
             name: r.spec.name.clone(),
             kind: r.spec.app.kind_str().to_string(),
-            cc: r
-                .spec
-                .app
-                .is_tcp()
-                .then(|| r.spec.tcp.cc.as_str().to_string()),
-            cc_options: r.spec.app.is_tcp().then(|| {
-                r.spec
-                    .tcp
-                    .cc_options()
-                    .into_iter()
-                    .map(|(k, v)| (k.to_string(), serde_json::Value::String(v)))
-                    .collect()
-            }),
+            cc: r.spec.app.is_tcp().then(|| r.spec.tcp.cc.as_str().to_string()),
+            cc_options: r.spec.app.is_tcp().then(|| r.spec.tcp.cc_options().into_iter().map(|(k, v)| (k.to_string(), serde_json::Value::String(v))).collect()),
             src: model.nodes[r.spec.src].name.clone(),
             dst: model.nodes[r.spec.dst].name.clone(),
             start_s: r.start.as_secs_f64(),
@@ -333,28 +268,14 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
             dropped,
             dropped_after: s.dropped_after - w.dropped_after,
             marked: s.marked - w.marked,
-            drops_by_reason: reasons
-                .drops_by_name()
-                .map(|(r, n)| (r.to_string(), n))
-                .collect(),
-            marks_by_reason: reasons
-                .marks_by_name()
-                .map(|(r, n)| (r.to_string(), n))
-                .collect(),
+            drops_by_reason: reasons.drops_by_name().map(|(r, n)| (r.to_string(), n)).collect(),
+            marks_by_reason: reasons.marks_by_name().map(|(r, n)| (r.to_string(), n)).collect(),
             params: serde_json::to_value(&f.qdisc).expect("a config serializes"),
-            drop_ratio: if arrivals > 0 {
-                dropped as f64 / arrivals as f64
-            } else {
-                0.0
-            },
+            drop_ratio: if arrivals > 0 { dropped as f64 / arrivals as f64 } else { 0.0 },
             mean_len_pkts: mean,
             std_len_pkts: var.sqrt(),
             mean_len_bytes: f.sum_bytes / n,
-            mean_sojourn_s: if dequeued > 0 {
-                (s.sojourn_sum_ns - w.sojourn_sum_ns) as f64 / dequeued as f64 * 1e-9
-            } else {
-                0.0
-            },
+            mean_sojourn_s: if dequeued > 0 { (s.sojourn_sum_ns - w.sojourn_sum_ns) as f64 / dequeued as f64 * 1e-9 } else { 0.0 },
             dequeued,
             link_losses: f.link_losses - warm.link_losses[k],
             link_loss_model: describe_loss(f.loss.model()),
@@ -366,15 +287,10 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
     }
     if let Some(f0) = model.flows.iter().find(|f| f.app.is_tcp()) {
         for (k, v) in f0.tcp.describe() {
-            options
-                .entry(format!("tcp.{k}"))
-                .or_insert(serde_json::Value::String(v));
+            options.entry(format!("tcp.{k}")).or_insert(serde_json::Value::String(v));
         }
     }
-    options.insert(
-        "efficiency".into(),
-        serde_json::Value::String(model.monitor.efficiency.as_str().into()),
-    );
+    options.insert("efficiency".into(), serde_json::Value::String(model.monitor.efficiency.as_str().into()));
     options.insert("timing".into(), serde_json::Value::String("serialization at link rate incl. l2 overhead, then propagation; no processing delay; ties in scheduling order".into()));
     let summary = Summary {
         scenario: model.name.clone(),
@@ -386,16 +302,8 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
         data_packets: sim.data_packets,
         jain_goodput: jain(&goodputs),
         jain_received: jain(&received_rates),
-        aggregate_goodput_bps: if window_s > 0.0 {
-            aggregate_bytes as f64 * 8.0 / window_s
-        } else {
-            0.0
-        },
-        aggregate_received_bps: if window_s > 0.0 {
-            aggregate_received as f64 * 8.0 / window_s
-        } else {
-            0.0
-        },
+        aggregate_goodput_bps: if window_s > 0.0 { aggregate_bytes as f64 * 8.0 / window_s } else { 0.0 },
+        aggregate_received_bps: if window_s > 0.0 { aggregate_received as f64 * 8.0 / window_s } else { 0.0 },
         flows,
         queues,
         options,
@@ -408,15 +316,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
         name: "queue_samples".into(),
         columns: vec![
             ("t_s".into(), Column::F64(s.q_t)),
-            (
-                "queue".into(),
-                Column::Str(
-                    s.q_iface
-                        .iter()
-                        .map(|&i| names[i as usize].clone())
-                        .collect(),
-                ),
-            ),
+            ("queue".into(), Column::Str(s.q_iface.iter().map(|&i| names[i as usize].clone()).collect())),
             ("len_pkts".into(), Column::I64(s.q_pkts)),
             ("len_bytes".into(), Column::I64(s.q_bytes)),
         ],
@@ -459,14 +359,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
                 }
             }
         }
-        tables.push(Table {
-            name: "rtt".into(),
-            columns: vec![
-                ("t_s".into(), Column::F64(t)),
-                ("flow".into(), Column::I64(fl)),
-                ("rtt_s".into(), Column::F64(r)),
-            ],
-        });
+        tables.push(Table { name: "rtt".into(), columns: vec![("t_s".into(), Column::F64(t)), ("flow".into(), Column::I64(fl)), ("rtt_s".into(), Column::F64(r))] });
     }
     if model.monitor.flow_sample.is_some() {
         let bytes: Vec<f64> = s.f_bytes.iter().map(|&b| b as f64).collect();
@@ -477,18 +370,11 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
                 ("t_s".into(), Column::F64(s.f_t)),
                 ("flow".into(), Column::I64(s.f_flow)),
                 ("bytes".into(), Column::I64(s.f_bytes)),
-                (
-                    "throughput_bps".into(),
-                    Column::F64(bytes.iter().map(|b| b * 8.0 / secs).collect()),
-                ),
+                ("throughput_bps".into(), Column::F64(bytes.iter().map(|b| b * 8.0 / secs).collect())),
             ],
         });
     }
-    Ok(RunOutput {
-        summary,
-        tables,
-        files: sim.files,
-    })
+    Ok(RunOutput { summary, tables, files: sim.files })
 }
 
 /// The loss model of a link direction as the summary records it (`"none"`, `"bernoulli p=0.02"`).
@@ -499,20 +385,9 @@ fn describe_loss(m: &sluice_core::loss::LossModel) -> String {
     }
     match m {
         LossModel::Bernoulli { p } => format!("bernoulli p={p}"),
-        LossModel::GilbertElliott {
-            p_gb,
-            p_bg,
-            loss_good,
-            loss_bad,
-        } => format!(
-            "gilbert_elliott p_gb={p_gb} p_bg={p_bg} loss_good={loss_good} loss_bad={loss_bad}"
-        ),
+        LossModel::GilbertElliott { p_gb, p_bg, loss_good, loss_bad } => format!("gilbert_elliott p_gb={p_gb} p_bg={p_bg} loss_good={loss_good} loss_bad={loss_bad}"),
         LossModel::List { packets, matching } => {
-            let m = if *matching == ListMatch::Data {
-                "data"
-            } else {
-                "all"
-            };
+            let m = if *matching == ListMatch::Data { "data" } else { "all" };
             format!("list match={m} packets={packets:?}")
         }
     }

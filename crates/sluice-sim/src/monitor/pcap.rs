@@ -59,10 +59,7 @@ impl<W: Write> PcapWriter<W> {
     /// header) must be at least 1.
     pub fn new(mut out: W, snaplen: u32) -> io::Result<Self> {
         if snaplen == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "pcap snaplen must be at least 1",
-            ));
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "pcap snaplen must be at least 1"));
         }
         let mut h = [0u8; GLOBAL_HEADER_LEN];
         h[0..4].copy_from_slice(&PCAP_MAGIC_NSEC.to_le_bytes());
@@ -73,11 +70,7 @@ impl<W: Write> PcapWriter<W> {
         out.write_all(&h)?;
         // Headers are at most 2 + 20 + 60 bytes; reserve the common case up front.
         let cap = RECORD_HEADER_LEN + (snaplen.min(2048) as usize);
-        Ok(PcapWriter {
-            out,
-            snaplen,
-            buf: Vec::with_capacity(cap),
-        })
+        Ok(PcapWriter { out, snaplen, buf: Vec::with_capacity(cap) })
     }
 
     pub fn snaplen(&self) -> u32 {
@@ -128,10 +121,7 @@ fn check_representable(pkt: &SimPacket) -> io::Result<()> {
         if opts.wire_len() > MAX_TCP_OPTIONS {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                format!(
-                    "TCP options of {} bytes exceed the 40-byte option space",
-                    opts.wire_len()
-                ),
+                format!("TCP options of {} bytes exceed the 40-byte option space", opts.wire_len()),
             ));
         }
     }
@@ -150,10 +140,7 @@ fn check_representable(pkt: &SimPacket) -> io::Result<()> {
 /// Precondition: the packet is representable (IP total length ≤ 65535, TCP options ≤ 40 bytes);
 /// [`PcapWriter::write`] checks this. Otherwise length fields are truncated (debug builds panic).
 pub fn serialize_headers(pkt: &SimPacket, buf: &mut Vec<u8>) {
-    debug_assert!(
-        check_representable(pkt).is_ok(),
-        "packet not representable on the wire"
-    );
+    debug_assert!(check_representable(pkt).is_ok(), "packet not representable on the wire");
     let ip_len = pkt.ip_len();
     let l4_len = ip_len - IPV4_HEADER; // transport header + options + payload
     let protocol = match pkt.transport {
@@ -183,13 +170,7 @@ pub fn serialize_headers(pkt: &SimPacket, buf: &mut Vec<u8>) {
     buf.extend_from_slice(&pkt.sport.to_be_bytes());
     buf.extend_from_slice(&pkt.dport.to_be_bytes());
     let csum_at = match &pkt.transport {
-        Transport::Tcp {
-            seq,
-            ack,
-            flags,
-            window,
-            opts,
-        } => {
+        Transport::Tcp { seq, ack, flags, window, opts } => {
             let data_offset = ((TCP_HEADER + opts.wire_len()) / 4) as u8;
             buf.extend_from_slice(&seq.to_be_bytes());
             buf.extend_from_slice(&ack.to_be_bytes());
@@ -234,11 +215,7 @@ fn write_tcp_options(o: &TcpOptions, buf: &mut Vec<u8>) {
     let end = start + o.wire_len() as usize;
     if let Some(shift) = o.wscale {
         // Linux's SYN layout (MSS, SACK_PERM, TS, NOP, WS) when the padding allows it.
-        let unpadded_rest = 3 + if o.sack.n > 0 {
-            2 + 8 * o.sack.n as usize
-        } else {
-            0
-        };
+        let unpadded_rest = 3 + if o.sack.n > 0 { 2 + 8 * o.sack.n as usize } else { 0 };
         if buf.len() + 1 + unpadded_rest <= end {
             buf.push(opt::NOP);
         }
@@ -275,40 +252,22 @@ mod tests {
             ecn: Ecn::Ect0,
             ttl: 63,
             ip_id: 0x1234,
-            transport: Transport::Tcp {
-                seq: 0xdead_beef,
-                ack: 0x0102_0304,
-                flags,
-                window: 0xfffe,
-                opts,
-            },
+            transport: Transport::Tcp { seq: 0xdead_beef, ack: 0x0102_0304, flags, window: 0xfffe, opts },
             payload,
             flow: 0,
         }
     }
 
     fn udp(payload: u32) -> SimPacket {
-        SimPacket {
-            transport: Transport::Udp,
-            ..tcp(0, TcpOptions::default(), payload)
-        }
+        SimPacket { transport: Transport::Udp, ..tcp(0, TcpOptions::default(), payload) }
     }
 
     fn syn_opts() -> TcpOptions {
-        TcpOptions {
-            mss: Some(1460),
-            wscale: Some(7),
-            sack_permitted: true,
-            ts: Some((1000, 0)),
-            ..Default::default()
-        }
+        TcpOptions { mss: Some(1460), wscale: Some(7), sack_permitted: true, ts: Some((1000, 0)), ..Default::default() }
     }
 
     fn ts_sack(n: usize) -> TcpOptions {
-        let mut o = TcpOptions {
-            ts: Some((5000, 4000)),
-            ..Default::default()
-        };
+        let mut o = TcpOptions { ts: Some((5000, 4000)), ..Default::default() };
         for i in 0..n as u32 {
             o.sack.push((100_000 + 3000 * i, 101_448 + 3000 * i));
         }
@@ -338,10 +297,7 @@ mod tests {
             match opts[i] {
                 0 => {
                     v.push((0, 1));
-                    assert!(
-                        opts[i..].iter().all(|&x| x == 0),
-                        "bytes after EOL must be zero"
-                    );
+                    assert!(opts[i..].iter().all(|&x| x == 0), "bytes after EOL must be zero");
                     break;
                 }
                 1 => {
@@ -350,10 +306,7 @@ mod tests {
                 }
                 k => {
                     let l = opts[i + 1];
-                    assert!(
-                        l >= 2 && i + l as usize <= opts.len(),
-                        "option {k} overruns"
-                    );
+                    assert!(l >= 2 && i + l as usize <= opts.len(), "option {k} overruns");
                     v.push((k, l));
                     i += l as usize;
                 }
@@ -378,11 +331,7 @@ mod tests {
         assert_eq!(b[9], 6);
         assert_eq!(&b[12..16], &[10, 0, 0, 1]);
         assert_eq!(&b[16..20], &[10, 0, 1, 2]);
-        assert_eq!(
-            fold(ones_sum(&b[..20], 0)),
-            0xffff,
-            "IP header checksum verifies"
-        );
+        assert_eq!(fold(ones_sum(&b[..20], 0)), 0xffff, "IP header checksum verifies");
         // TCP
         let t = &b[20..];
         assert_eq!(u16::from_be_bytes([t[0], t[1]]), 40000);
@@ -427,11 +376,7 @@ mod tests {
             assert_eq!(b.len(), 28);
             assert_eq!(b[9], 17);
             assert_eq!(u16::from_be_bytes([b[2], b[3]]) as u32, 28 + payload);
-            assert_eq!(
-                u16::from_be_bytes([b[24], b[25]]) as u32,
-                8 + payload,
-                "UDP length"
-            );
+            assert_eq!(u16::from_be_bytes([b[24], b[25]]) as u32, 8 + payload, "UDP length");
             assert_ne!(&b[26..28], &[0, 0]);
             assert_eq!(fold(ones_sum(&b[..20], 0)), 0xffff);
             assert_eq!(transport_sum(&b, 8 + payload), 0xffff);
@@ -463,29 +408,11 @@ mod tests {
         let mut cases = vec![
             TcpOptions::default(),
             syn_opts(),
-            TcpOptions {
-                mss: Some(1460),
-                ..Default::default()
-            },
-            TcpOptions {
-                mss: Some(1460),
-                wscale: Some(0),
-                ..Default::default()
-            },
-            TcpOptions {
-                mss: Some(536),
-                sack_permitted: true,
-                ..Default::default()
-            },
-            TcpOptions {
-                wscale: Some(14),
-                ts: Some((1, 2)),
-                ..Default::default()
-            },
-            TcpOptions {
-                ts: Some((1, 2)),
-                ..Default::default()
-            },
+            TcpOptions { mss: Some(1460), ..Default::default() },
+            TcpOptions { mss: Some(1460), wscale: Some(0), ..Default::default() },
+            TcpOptions { mss: Some(536), sack_permitted: true, ..Default::default() },
+            TcpOptions { wscale: Some(14), ts: Some((1, 2)), ..Default::default() },
+            TcpOptions { ts: Some((1, 2)), ..Default::default() },
         ];
         for n in 1..=3 {
             cases.push(ts_sack(n));
@@ -501,11 +428,7 @@ mod tests {
             let opts = &b[40..];
             assert_eq!(opts.len() as u32, o.wire_len(), "{o:?}");
             assert_eq!((b[32] >> 4) as u32 * 4, 20 + o.wire_len(), "{o:?}");
-            let kinds: Vec<u8> = option_kinds(opts)
-                .into_iter()
-                .map(|(k, _)| k)
-                .filter(|&k| k > 1)
-                .collect();
+            let kinds: Vec<u8> = option_kinds(opts).into_iter().map(|(k, _)| k).filter(|&k| k > 1).collect();
             let mut want = Vec::new();
             if o.mss.is_some() {
                 want.push(2);
@@ -572,22 +495,12 @@ mod tests {
         assert_eq!(&f[20..24], &9u32.to_le_bytes());
         let r = &f[24..];
         let le = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        assert_eq!(
-            (le(&r[0..]), le(&r[4..]), le(&r[8..]), le(&r[12..])),
-            (3, 123, 100, 2 + p.ip_len())
-        );
+        assert_eq!((le(&r[0..]), le(&r[4..]), le(&r[8..]), le(&r[12..])), (3, 123, 100, 2 + p.ip_len()));
         assert_eq!(&r[16..18], &[0x00, 0x21]);
-        assert_eq!(
-            &r[18..18 + 60],
-            &ser(&p)[..],
-            "headers then zeros, cut at snaplen"
-        );
+        assert_eq!(&r[18..18 + 60], &ser(&p)[..], "headers then zeros, cut at snaplen");
         assert!(r[18 + 60..116].iter().all(|&x| x == 0));
         let r = &r[116..];
-        assert_eq!(
-            (le(&r[0..]), le(&r[4..]), le(&r[8..]), le(&r[12..])),
-            (3, 500_000_000, 40, 40)
-        );
+        assert_eq!((le(&r[0..]), le(&r[4..]), le(&r[8..]), le(&r[12..])), (3, 500_000_000, 40, 40));
         assert_eq!(&r[18..46], &ser(&small)[..]);
         assert!(r[46..56].iter().all(|&x| x == 0));
         assert_eq!(r.len(), 56 + 116);
@@ -601,13 +514,7 @@ mod tests {
         let (s0, r0) = (0xffff_f000u32, 0x1000_0000u32);
         let seg = |k: u32| s0.wrapping_add(1 + 1448 * k);
         let a2b = |seq: u32, ack: u32, flags: u8, opts: TcpOptions, payload: u32| SimPacket {
-            transport: Transport::Tcp {
-                seq,
-                ack,
-                flags,
-                window: 502,
-                opts,
-            },
+            transport: Transport::Tcp { seq, ack, flags, window: 502, opts },
             ..tcp(0, TcpOptions::default(), payload)
         };
         let b2a = |seq: u32, ack: u32, flags: u8, opts: TcpOptions| {
@@ -616,10 +523,7 @@ mod tests {
             std::mem::swap(&mut p.sport, &mut p.dport);
             p
         };
-        let ts = |v: u32| TcpOptions {
-            ts: Some((v, v.wrapping_sub(7))),
-            ..Default::default()
-        };
+        let ts = |v: u32| TcpOptions { ts: Some((v, v.wrapping_sub(7))), ..Default::default() };
         let sacked = |v: u32, blocks: &[u32]| {
             let mut o = ts(v);
             for &k in blocks {
@@ -627,18 +531,10 @@ mod tests {
             }
             o
         };
-        let syn_ack_opts = TcpOptions {
-            ts: Some((2000, 1000)),
-            ..syn_opts()
-        };
+        let syn_ack_opts = TcpOptions { ts: Some((2000, 1000)), ..syn_opts() };
         let mut pkts = vec![
             a2b(s0, 0, tcp_flags::SYN, syn_opts(), 0),
-            b2a(
-                r0,
-                s0.wrapping_add(1),
-                tcp_flags::SYN | tcp_flags::ACK,
-                syn_ack_opts,
-            ),
+            b2a(r0, s0.wrapping_add(1), tcp_flags::SYN | tcp_flags::ACK, syn_ack_opts),
             a2b(seg(0), r0 + 1, tcp_flags::ACK, ts(1001), 0),
         ];
         for k in 0..7 {
@@ -646,48 +542,14 @@ mod tests {
         }
         pkts.push(b2a(r0 + 1, seg(0), tcp_flags::ACK, sacked(2010, &[1])));
         pkts.push(b2a(r0 + 1, seg(0), tcp_flags::ACK, sacked(2011, &[3, 1])));
-        pkts.push(b2a(
-            r0 + 1,
-            seg(0),
-            tcp_flags::ACK,
-            sacked(2012, &[5, 3, 1]),
-        ));
+        pkts.push(b2a(r0 + 1, seg(0), tcp_flags::ACK, sacked(2012, &[5, 3, 1])));
         let after_odd = seg(7).wrapping_add(1);
-        pkts.push(a2b(
-            seg(7),
-            r0 + 1,
-            tcp_flags::ACK | tcp_flags::PSH,
-            ts(1020),
-            1,
-        )); // odd length
-        pkts.push(SimPacket {
-            ecn: Ecn::Ce,
-            ..a2b(
-                after_odd,
-                r0 + 1,
-                tcp_flags::ACK | tcp_flags::CWR,
-                ts(1021),
-                1448,
-            )
-        });
-        pkts.push(b2a(
-            r0 + 1,
-            after_odd.wrapping_add(1448),
-            tcp_flags::ACK | tcp_flags::ECE,
-            ts(2013),
-        ));
-        pkts.push(a2b(
-            after_odd.wrapping_add(1448),
-            r0 + 1,
-            tcp_flags::FIN | tcp_flags::ACK,
-            ts(1022),
-            0,
-        ));
+        pkts.push(a2b(seg(7), r0 + 1, tcp_flags::ACK | tcp_flags::PSH, ts(1020), 1)); // odd length
+        pkts.push(SimPacket { ecn: Ecn::Ce, ..a2b(after_odd, r0 + 1, tcp_flags::ACK | tcp_flags::CWR, ts(1021), 1448) });
+        pkts.push(b2a(r0 + 1, after_odd.wrapping_add(1448), tcp_flags::ACK | tcp_flags::ECE, ts(2013)));
+        pkts.push(a2b(after_odd.wrapping_add(1448), r0 + 1, tcp_flags::FIN | tcp_flags::ACK, ts(1022), 0));
         pkts.extend([udp(0), udp(1472), udp(33)]);
-        pkts.into_iter()
-            .enumerate()
-            .map(|(i, p)| (Time(1_000_000_000 + 250_000 * i as u64 + 7), p))
-            .collect()
+        pkts.into_iter().enumerate().map(|(i, p)| (Time(1_000_000_000 + 250_000 * i as u64 + 7), p)).collect()
     }
 
     fn capture(pkts: &[(Time, SimPacket)], snaplen: u32) -> Vec<u8> {
@@ -732,146 +594,43 @@ mod tests {
         use etherparse::{IpNumber, Ipv4Header, TcpHeader, UdpHeader};
         let cap = pcap_parser::PcapCapture::from_file(file).expect("pcap-parser reads the file");
         let h = &cap.header;
-        assert!(
-            h.is_nanosecond_precision() && !h.is_bigendian(),
-            "magic {:#x}",
-            h.magic_number
-        );
-        assert_eq!(
-            (
-                h.version_major,
-                h.version_minor,
-                h.thiszone,
-                h.sigfigs,
-                h.snaplen
-            ),
-            (2, 4, 0, 0, snaplen)
-        );
+        assert!(h.is_nanosecond_precision() && !h.is_bigendian(), "magic {:#x}", h.magic_number);
+        assert_eq!((h.version_major, h.version_minor, h.thiszone, h.sigfigs, h.snaplen), (2, 4, 0, 0, snaplen));
         assert_eq!(h.network, pcap_parser::Linktype(9), "LINKTYPE_PPP");
         assert_eq!(cap.blocks.len(), sent.len());
         for (i, (b, (t, p))) in cap.blocks.iter().zip(sent).enumerate() {
             let orig = PPP_HEADER + p.ip_len();
-            assert_eq!(
-                (b.ts_sec as u64, b.ts_usec as u64),
-                (t.0 / 1_000_000_000, t.0 % 1_000_000_000),
-                "record {i}: time"
-            );
-            assert_eq!(
-                (b.caplen, b.origlen, b.data.len()),
-                (orig.min(snaplen), orig, orig.min(snaplen) as usize),
-                "record {i}: lengths"
-            );
-            assert_eq!(
-                &b.data[..2],
-                &[0x00, 0x21],
-                "record {i}: PPP protocol field, IPv4"
-            );
-            let (ip, rest) = Ipv4Header::from_slice(&b.data[2..])
-                .unwrap_or_else(|e| panic!("record {i}: IPv4 header: {e}"));
+            assert_eq!((b.ts_sec as u64, b.ts_usec as u64), (t.0 / 1_000_000_000, t.0 % 1_000_000_000), "record {i}: time");
+            assert_eq!((b.caplen, b.origlen, b.data.len()), (orig.min(snaplen), orig, orig.min(snaplen) as usize), "record {i}: lengths");
+            assert_eq!(&b.data[..2], &[0x00, 0x21], "record {i}: PPP protocol field, IPv4");
+            let (ip, rest) = Ipv4Header::from_slice(&b.data[2..]).unwrap_or_else(|e| panic!("record {i}: IPv4 header: {e}"));
             assert_eq!(ip.header_len(), 20, "record {i}: no IP options");
-            assert_eq!(
-                (
-                    ip.dscp.value(),
-                    ip.ecn.value(),
-                    ip.total_len as u32,
-                    ip.identification
-                ),
-                (p.dscp, p.ecn as u8, p.ip_len(), p.ip_id),
-                "record {i}"
-            );
-            assert_eq!(
-                (
-                    ip.dont_fragment,
-                    ip.more_fragments,
-                    ip.fragment_offset.value()
-                ),
-                (true, false, 0),
-                "record {i}: DF, not fragmented"
-            );
-            assert_eq!(
-                (ip.time_to_live, ip.source, ip.destination),
-                (p.ttl, p.src.to_be_bytes(), p.dst.to_be_bytes()),
-                "record {i}"
-            );
-            assert_eq!(
-                ip.header_checksum,
-                ip.calc_header_checksum(),
-                "record {i}: IPv4 header checksum"
-            );
+            assert_eq!((ip.dscp.value(), ip.ecn.value(), ip.total_len as u32, ip.identification), (p.dscp, p.ecn as u8, p.ip_len(), p.ip_id), "record {i}");
+            assert_eq!((ip.dont_fragment, ip.more_fragments, ip.fragment_offset.value()), (true, false, 0), "record {i}: DF, not fragmented");
+            assert_eq!((ip.time_to_live, ip.source, ip.destination), (p.ttl, p.src.to_be_bytes(), p.dst.to_be_bytes()), "record {i}");
+            assert_eq!(ip.header_checksum, ip.calc_header_checksum(), "record {i}: IPv4 header checksum");
             let zeros = vec![0u8; p.payload as usize];
             match p.transport {
-                Transport::Tcp {
-                    seq,
-                    ack,
-                    flags,
-                    window,
-                    opts,
-                } => {
+                Transport::Tcp { seq, ack, flags, window, opts } => {
                     assert_eq!(ip.protocol, IpNumber::TCP, "record {i}");
-                    let (tcp, data) = TcpHeader::from_slice(rest)
-                        .unwrap_or_else(|e| panic!("record {i}: TCP header: {e}"));
-                    assert_eq!(
-                        (
-                            tcp.source_port,
-                            tcp.destination_port,
-                            tcp.sequence_number,
-                            tcp.acknowledgment_number
-                        ),
-                        (p.sport, p.dport, seq, ack),
-                        "record {i}"
-                    );
-                    let bits = [
-                        tcp.fin, tcp.syn, tcp.rst, tcp.psh, tcp.ack, tcp.urg, tcp.ece, tcp.cwr,
-                    ];
-                    let read = bits
-                        .iter()
-                        .enumerate()
-                        .fold(0u8, |f, (k, &on)| f | (on as u8) << k);
+                    let (tcp, data) = TcpHeader::from_slice(rest).unwrap_or_else(|e| panic!("record {i}: TCP header: {e}"));
+                    assert_eq!((tcp.source_port, tcp.destination_port, tcp.sequence_number, tcp.acknowledgment_number), (p.sport, p.dport, seq, ack), "record {i}");
+                    let bits = [tcp.fin, tcp.syn, tcp.rst, tcp.psh, tcp.ack, tcp.urg, tcp.ece, tcp.cwr];
+                    let read = bits.iter().enumerate().fold(0u8, |f, (k, &on)| f | (on as u8) << k);
                     assert_eq!((read, tcp.ns), (flags, false), "record {i}: flags");
-                    assert_eq!(
-                        (tcp.window_size, tcp.urgent_pointer),
-                        (window, 0),
-                        "record {i}"
-                    );
-                    assert_eq!(
-                        tcp.header_len() as u32,
-                        TCP_HEADER + opts.wire_len(),
-                        "record {i}: data offset"
-                    );
-                    let read: Vec<_> = tcp
-                        .options_iterator()
-                        .map(|o| o.unwrap_or_else(|e| panic!("record {i}: option: {e:?}")))
-                        .filter(|o| *o != etherparse::TcpOptionElement::Noop)
-                        .collect();
+                    assert_eq!((tcp.window_size, tcp.urgent_pointer), (window, 0), "record {i}");
+                    assert_eq!(tcp.header_len() as u32, TCP_HEADER + opts.wire_len(), "record {i}: data offset");
+                    let read: Vec<_> = tcp.options_iterator().map(|o| o.unwrap_or_else(|e| panic!("record {i}: option: {e:?}"))).filter(|o| *o != etherparse::TcpOptionElement::Noop).collect();
                     assert_eq!(read, expected_options(&opts), "record {i}: options");
-                    assert!(
-                        data.iter().all(|&x| x == 0) && data.len() <= zeros.len(),
-                        "record {i}: payload of zeros"
-                    );
-                    assert_eq!(
-                        tcp.checksum,
-                        tcp.calc_checksum_ipv4(&ip, &zeros).unwrap(),
-                        "record {i}: TCP checksum"
-                    );
+                    assert!(data.iter().all(|&x| x == 0) && data.len() <= zeros.len(), "record {i}: payload of zeros");
+                    assert_eq!(tcp.checksum, tcp.calc_checksum_ipv4(&ip, &zeros).unwrap(), "record {i}: TCP checksum");
                 }
                 Transport::Udp => {
                     assert_eq!(ip.protocol, IpNumber::UDP, "record {i}");
-                    let (udp, data) = UdpHeader::from_slice(rest)
-                        .unwrap_or_else(|e| panic!("record {i}: UDP header: {e}"));
-                    assert_eq!(
-                        (udp.source_port, udp.destination_port, udp.length as u32),
-                        (p.sport, p.dport, UDP_HEADER + p.payload),
-                        "record {i}"
-                    );
-                    assert!(
-                        data.iter().all(|&x| x == 0) && data.len() <= zeros.len(),
-                        "record {i}: payload of zeros"
-                    );
-                    assert_eq!(
-                        udp.checksum,
-                        udp.calc_checksum_ipv4(&ip, &zeros).unwrap(),
-                        "record {i}: UDP checksum"
-                    );
+                    let (udp, data) = UdpHeader::from_slice(rest).unwrap_or_else(|e| panic!("record {i}: UDP header: {e}"));
+                    assert_eq!((udp.source_port, udp.destination_port, udp.length as u32), (p.sport, p.dport, UDP_HEADER + p.payload), "record {i}");
+                    assert!(data.iter().all(|&x| x == 0) && data.len() <= zeros.len(), "record {i}: payload of zeros");
+                    assert_eq!(udp.checksum, udp.calc_checksum_ipv4(&ip, &zeros).unwrap(), "record {i}: UDP checksum");
                 }
             }
         }
@@ -899,52 +658,13 @@ mod tests {
         let out = std::process::Command::new("tshark")
             .arg("-r")
             .arg(file.path())
-            .args([
-                "-o",
-                "ip.check_checksum:TRUE",
-                "-o",
-                "tcp.check_checksum:TRUE",
-                "-o",
-                "udp.check_checksum:TRUE",
-            ])
-            .args([
-                "-T",
-                "fields",
-                "-E",
-                "separator=|",
-                "-E",
-                "occurrence=a",
-                "-E",
-                "aggregator=;",
-            ])
-            .args([
-                "-e",
-                "ip.checksum.status",
-                "-e",
-                "tcp.checksum.status",
-                "-e",
-                "udp.checksum.status",
-            ])
-            .args([
-                "-e",
-                "tcp.options.sack_le",
-                "-e",
-                "tcp.options.timestamp.tsval",
-                "-e",
-                "tcp.options.mss_val",
-            ])
-            .args([
-                "-e",
-                "_ws.expert.message",
-                "-e",
-                "_ws.malformed",
-                "-e",
-                "_ws.expert.severity",
-            ])
+            .args(["-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE"])
+            .args(["-T", "fields", "-E", "separator=|", "-E", "occurrence=a", "-E", "aggregator=;"])
+            .args(["-e", "ip.checksum.status", "-e", "tcp.checksum.status", "-e", "udp.checksum.status"])
+            .args(["-e", "tcp.options.sack_le", "-e", "tcp.options.timestamp.tsval", "-e", "tcp.options.mss_val"])
+            .args(["-e", "_ws.expert.message", "-e", "_ws.malformed", "-e", "_ws.expert.severity"])
             .output()
-            .unwrap_or_else(|e| {
-                panic!("tshark not runnable ({e}): install it (Debian: tshark) to run this check")
-            });
+            .unwrap_or_else(|e| panic!("tshark not runnable ({e}): install it (Debian: tshark) to run this check"));
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "tshark failed: {stderr}");
@@ -967,14 +687,7 @@ mod tests {
                 Transport::Udp => assert_eq!(f[2], "1", "UDP checksum: {line}"),
             }
             let lower = line.to_lowercase();
-            for bad in [
-                "malformed",
-                "bad checksum",
-                "incorrect",
-                "invalid",
-                "bogus",
-                "exception",
-            ] {
+            for bad in ["malformed", "bad checksum", "incorrect", "invalid", "bogus", "exception"] {
                 assert!(!lower.contains(bad), "tshark complains ({bad}): {line}");
             }
             assert!(f[7].is_empty(), "malformed: {line}");

@@ -58,10 +58,7 @@ impl NextHop {
     /// The endpoint the packet is delivered to, if any, and whether it carries data.
     #[inline]
     pub fn as_endpoint(self) -> Option<(usize, bool)> {
-        (self != Self::NONE && self.0 & Self::ENDPOINT != 0).then_some((
-            (self.0 & !(Self::ENDPOINT | Self::DATA)) as usize,
-            self.0 & Self::DATA != 0,
-        ))
+        (self != Self::NONE && self.0 & Self::ENDPOINT != 0).then_some(((self.0 & !(Self::ENDPOINT | Self::DATA)) as usize, self.0 & Self::DATA != 0))
     }
     /// The interface that forwards the packet, if any.
     #[inline]
@@ -110,15 +107,7 @@ impl QPkt {
         h ^= (p.sport as u64) << 16 | p.dport as u64;
         h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let key = p.flow.wrapping_mul(2) | (p.sport == SERVER_PORT) as u32;
-        QPkt {
-            id,
-            len: p.ip_len(),
-            enq: Time::ZERO,
-            ecn: p.ecn,
-            hash: (h >> 32) as u32,
-            key,
-            next: NextHop::NONE,
-        }
+        QPkt { id, len: p.ip_len(), enq: Time::ZERO, ecn: p.ecn, hash: (h >> 32) as u32, key, next: NextHop::NONE }
     }
 }
 
@@ -233,22 +222,8 @@ impl Iface {
     /// A new interface: idle, nothing queued, nothing on the wire. `lossy` and `pcap` say
     /// whether the loss stream and the pcap writer must be consulted per packet.
     #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        node: u32,
-        peer: u32,
-        rate: Rate,
-        delay: Dur,
-        l2_overhead: u32,
-        device_cap: u32,
-        qdisc: AnyQdisc<QPkt>,
-        qrng: RngStream,
-        lossy: bool,
-        pcap: bool,
-    ) -> Iface {
-        assert!(
-            device_cap as usize <= Iface::DEVICE_MAX,
-            "device queue of {device_cap} packets (checked when the scenario is built)"
-        );
+    pub fn new(node: u32, peer: u32, rate: Rate, delay: Dur, l2_overhead: u32, device_cap: u32, qdisc: AnyQdisc<QPkt>, qrng: RngStream, lossy: bool, pcap: bool) -> Iface {
+        assert!(device_cap as usize <= Iface::DEVICE_MAX, "device queue of {device_cap} packets (checked when the scenario is built)");
         let mut flags = Flags::default();
         flags.set(Flags::LOSSY, lossy);
         flags.set(Flags::PCAP, pcap);
@@ -323,10 +298,7 @@ impl Iface {
     }
     #[inline]
     pub fn device_push(&mut self, p: QPkt) {
-        assert!(
-            (self.dev_len as usize) < Self::DEVICE_MAX,
-            "device queue overflow"
-        );
+        assert!((self.dev_len as usize) < Self::DEVICE_MAX, "device queue overflow");
         let i = (self.dev_head as usize + self.dev_len as usize) % Self::DEVICE_MAX;
         self.dev_slots.0[i] = p;
         self.dev_len += 1;
@@ -378,10 +350,7 @@ impl Iface {
         let second = self.wire2;
         (self.wire_at, self.wire_seq, self.wire_id) = (second.at, second.seq, second.id);
         if self.flags.get(Flags::WIRE_REST) {
-            self.wire2 = self
-                .wire_rest
-                .pop_front()
-                .expect("WIRE_REST: a third packet on the wire");
+            self.wire2 = self.wire_rest.pop_front().expect("WIRE_REST: a third packet on the wire");
             self.flags.set(Flags::WIRE_REST, !self.wire_rest.is_empty());
         } else {
             self.flags.set(Flags::WIRE_MORE, false);
@@ -468,11 +437,7 @@ pub fn compute_routes(nodes: &mut [Node], ifaces: &[(u32, u32)]) {
     let n = nodes.len();
     let multi: Vec<bool> = nodes.iter().map(|nd| nd.ifaces.len() > 1).collect();
     for (i, nd) in nodes.iter_mut().enumerate() {
-        nd.routes = if multi[i] {
-            vec![u32::MAX; n]
-        } else {
-            Vec::new()
-        };
+        nd.routes = if multi[i] { vec![u32::MAX; n] } else { Vec::new() };
     }
     // Only nodes with several interfaces keep a table (the routers): the per-destination loop
     // below visits those alone, so set-up stays linear in hosts.
@@ -526,12 +491,7 @@ impl<'a> RouteSearch<'a> {
         for (k, &(_, to)) in ifaces.iter().enumerate() {
             incoming[to as usize].push(k as u32);
         }
-        RouteSearch {
-            ifaces,
-            incoming,
-            dist: vec![u32::MAX; n],
-            queue: VecDeque::new(),
-        }
+        RouteSearch { ifaces, incoming, dist: vec![u32::MAX; n], queue: VecDeque::new() }
     }
 
     /// For every node with several interfaces, the lowest-numbered interface that starts a
@@ -568,10 +528,7 @@ mod tests {
         let n = nodes.len();
         let multi: Vec<bool> = nodes.iter().map(|nd| nd.ifaces.len() > 1).collect();
         let mut search = RouteSearch::new(n, ifaces);
-        let mut routes: Vec<Vec<u32>> = multi
-            .iter()
-            .map(|&m| if m { vec![u32::MAX; n] } else { Vec::new() })
-            .collect();
+        let mut routes: Vec<Vec<u32>> = multi.iter().map(|&m| if m { vec![u32::MAX; n] } else { Vec::new() }).collect();
         for dst in (0..n).filter(|&d| nodes[d].is_host) {
             let hops = search.next_hops(dst, &multi);
             for u in (0..n).filter(|&u| multi[u]) {
@@ -587,50 +544,21 @@ mod tests {
     fn next_hop_packs_endpoint_interface_or_nothing() {
         for (ep, data) in [(0usize, false), (0, true), (5, true), (1_000_000, false)] {
             let h = NextHop::endpoint(ep, data);
-            assert_eq!(
-                (h.as_endpoint(), h.as_iface()),
-                (Some((ep, data)), None),
-                "{ep} {data}"
-            );
+            assert_eq!((h.as_endpoint(), h.as_iface()), (Some((ep, data)), None), "{ep} {data}");
         }
         for k in [0u32, 1, 77, (1 << 31) - 1] {
             let h = NextHop::iface(k);
-            assert_eq!(
-                (h.as_endpoint(), h.as_iface()),
-                (None, Some(k as usize)),
-                "{k}"
-            );
+            assert_eq!((h.as_endpoint(), h.as_iface()), (None, Some(k as usize)), "{k}");
         }
         assert_eq!(NextHop::iface(1 << 31), NextHop::NONE);
-        assert_eq!(
-            (NextHop::NONE.as_endpoint(), NextHop::NONE.as_iface()),
-            (None, None)
-        );
+        assert_eq!((NextHop::NONE.as_endpoint(), NextHop::NONE.as_iface()), (None, None));
         assert_ne!(NextHop::endpoint(3, false), NextHop::endpoint(3, true));
     }
 
     fn tcp_packet(src: u32, dst: u32, sport: u16, dport: u16, flow: u32) -> SimPacket {
         use crate::packet::{TcpOptions, Transport};
-        let transport = Transport::Tcp {
-            seq: 1,
-            ack: 1,
-            flags: 0x10,
-            window: 100,
-            opts: TcpOptions::default(),
-        };
-        SimPacket {
-            src,
-            dst,
-            sport,
-            dport,
-            dscp: 0,
-            ecn: Ecn::Ect0,
-            ttl: 64,
-            ip_id: 0,
-            transport,
-            payload: 1000,
-            flow,
-        }
+        let transport = Transport::Tcp { seq: 1, ack: 1, flags: 0x10, window: 100, opts: TcpOptions::default() };
+        SimPacket { src, dst, sport, dport, dscp: 0, ecn: Ecn::Ect0, ttl: 64, ip_id: 0, transport, payload: 1000, flow }
     }
 
     // What the disciplines read of a queued packet: its length, the enqueue stamp, its ECN field
@@ -644,25 +572,10 @@ mod tests {
         let (a, b) = (0x0A00_0001, 0x0A00_0002);
         let p = tcp_packet(a, b, 49152, SERVER_PORT, 3);
         let mut q = QPkt::of(9, &p);
-        assert_eq!(
-            (q.id, q.len_bytes(), q.flow_key(), q.flow_hash()),
-            (9, p.ip_len(), 6, 0xb5e3_1e28)
-        );
-        assert_eq!(
-            QPkt::of(9, &tcp_packet(b, a, SERVER_PORT, 49152, 3)).flow_key(),
-            7,
-            "from the server"
-        );
-        assert_eq!(
-            QPkt::of(9, &tcp_packet(a, b, 49152, 5003, 3)).flow_hash(),
-            0x7974_2ab5
-        );
-        for other in [
-            tcp_packet(a + 2, b, 49152, SERVER_PORT, 3),
-            tcp_packet(a, b + 2, 49152, SERVER_PORT, 3),
-            tcp_packet(a, b, 49153, SERVER_PORT, 3),
-            tcp_packet(a, b, 49152, 5002, 3),
-        ] {
+        assert_eq!((q.id, q.len_bytes(), q.flow_key(), q.flow_hash()), (9, p.ip_len(), 6, 0xb5e3_1e28));
+        assert_eq!(QPkt::of(9, &tcp_packet(b, a, SERVER_PORT, 49152, 3)).flow_key(), 7, "from the server");
+        assert_eq!(QPkt::of(9, &tcp_packet(a, b, 49152, 5003, 3)).flow_hash(), 0x7974_2ab5);
+        for other in [tcp_packet(a + 2, b, 49152, SERVER_PORT, 3), tcp_packet(a, b + 2, 49152, SERVER_PORT, 3), tcp_packet(a, b, 49153, SERVER_PORT, 3), tcp_packet(a, b, 49152, 5002, 3)] {
             assert_ne!(QPkt::of(9, &other).flow_hash(), q.flow_hash(), "{other:?}");
         }
         assert_eq!(q.enqueued_at(), Time::ZERO);
@@ -681,49 +594,14 @@ mod tests {
         use sluice_core::qdisc::{DropTail, QdiscCx, RedConfig};
         use sluice_core::units::QueueLimit;
         let q = AnyQdisc::DropTail(DropTail::new(QueueLimit::Packets(2)));
-        let mut f = Iface::new(
-            0,
-            1,
-            Rate::mbps(10),
-            Dur::ZERO,
-            2,
-            1,
-            q,
-            RngStream::from_seed(1),
-            false,
-            false,
-        );
+        let mut f = Iface::new(0, 1, Rate::mbps(10), Dur::ZERO, 2, 1, q, RngStream::from_seed(1), false, false);
         assert!(f.qdisc_passes(1500) && f.qdisc_idle());
         let mut drops = Vec::new();
-        let mut cx = QdiscCx {
-            rng: &mut f.qrng,
-            dequeue_drops: &mut drops,
-        };
-        let _ = f.qdisc.enqueue(
-            QPkt {
-                len: 1500,
-                ..QPkt::default()
-            },
-            Time::ZERO,
-            &mut cx,
-        );
+        let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut drops };
+        let _ = f.qdisc.enqueue(QPkt { len: 1500, ..QPkt::default() }, Time::ZERO, &mut cx);
         assert!(!f.qdisc_passes(1500) && !f.qdisc_idle());
-        let red = AnyQdisc::new(
-            &sluice_core::qdisc::QdiscConfig::Red(RedConfig::default()),
-            &mut RngStream::from_seed(2),
-        );
-        let g = Iface::new(
-            0,
-            1,
-            Rate::mbps(10),
-            Dur::ZERO,
-            2,
-            1,
-            red,
-            RngStream::from_seed(1),
-            false,
-            false,
-        );
+        let red = AnyQdisc::new(&sluice_core::qdisc::QdiscConfig::Red(RedConfig::default()), &mut RngStream::from_seed(2));
+        let g = Iface::new(0, 1, Rate::mbps(10), Dur::ZERO, 2, 1, red, RngStream::from_seed(1), false, false);
         assert!(!g.qdisc_passes(100) && !g.qdisc_idle());
     }
 
@@ -733,15 +611,9 @@ mod tests {
         use sluice_core::qdisc::QdiscStats;
         use std::mem::{align_of, offset_of, size_of};
         assert_eq!(align_of::<Iface>(), 64);
-        assert!(
-            offset_of!(Iface, flags) < 64 && offset_of!(Iface, device_cap) < 64,
-            "line 1: serializer, wire head, device, flags"
-        );
+        assert!(offset_of!(Iface, flags) < 64 && offset_of!(Iface, device_cap) < 64, "line 1: serializer, wire head, device, flags");
         assert!(offset_of!(Iface, pass_max) >= 64);
-        assert!(
-            offset_of!(Iface, qdisc) + size_of::<QdiscStats>() <= 128,
-            "line 2: queue statistics"
-        );
+        assert!(offset_of!(Iface, qdisc) + size_of::<QdiscStats>() <= 128, "line 2: queue statistics");
     }
 
     // The serializer's tie-break at the instant a transmission ends: an event that sorts before
@@ -752,37 +624,14 @@ mod tests {
         use sluice_core::qdisc::DropTail;
         use sluice_core::units::QueueLimit;
         let q = AnyQdisc::DropTail(DropTail::new(QueueLimit::Packets(10)));
-        let mut f = Iface::new(
-            0,
-            1,
-            Rate::mbps(10),
-            Dur::ZERO,
-            2,
-            1,
-            q,
-            RngStream::from_seed(1),
-            false,
-            false,
-        );
+        let mut f = Iface::new(0, 1, Rate::mbps(10), Dur::ZERO, 2, 1, q, RngStream::from_seed(1), false, false);
         assert!(f.idle_at(Time::ZERO, 0), "a new interface is idle");
         (f.busy_until, f.tx_seq) = (Time(801_600), 7);
-        assert!(
-            !f.idle_at(Time(801_599), 100),
-            "before the end: busy whatever the order"
-        );
-        assert!(
-            !f.idle_at(Time(801_600), 6),
-            "at the end, sorting before the transmit-complete: busy"
-        );
+        assert!(!f.idle_at(Time(801_599), 100), "before the end: busy whatever the order");
+        assert!(!f.idle_at(Time(801_600), 6), "at the end, sorting before the transmit-complete: busy");
         assert!(f.idle_at(Time(801_600), 7), "the transmit-complete itself");
-        assert!(
-            f.idle_at(Time(801_600), 8),
-            "at the end, after the transmit-complete"
-        );
-        assert!(
-            f.idle_at(Time(801_601), 0),
-            "after the end: idle whatever the order"
-        );
+        assert!(f.idle_at(Time(801_600), 8), "at the end, after the transmit-complete");
+        assert!(f.idle_at(Time(801_601), 0), "after the end: idle whatever the order");
     }
 
     // The wire is a FIFO whatever mix of inline slots and overflow buffer holds it.
@@ -791,34 +640,14 @@ mod tests {
         use sluice_core::qdisc::DropTail;
         use sluice_core::units::QueueLimit;
         let q = AnyQdisc::DropTail(DropTail::new(QueueLimit::Packets(10)));
-        let mut f = Iface::new(
-            0,
-            1,
-            Rate::mbps(10),
-            Dur::ZERO,
-            0,
-            1,
-            q,
-            RngStream::from_seed(1),
-            false,
-            false,
-        );
+        let mut f = Iface::new(0, 1, Rate::mbps(10), Dur::ZERO, 0, 1, q, RngStream::from_seed(1), false, false);
         let mut r = RngStream::from_seed(7);
-        let on_wire = |k: u32| OnWire {
-            at: Time(k as u64),
-            seq: k as u64,
-            id: k,
-            next: NextHop::iface(k),
-        };
+        let on_wire = |k: u32| OnWire { at: Time(k as u64), seq: k as u64, id: k, next: NextHop::iface(k) };
         let (mut pushed, mut popped) = (0u32, 0u32);
         for _ in 0..2000 {
             if r.chance(0.5) {
                 let first = f.wire_push(on_wire(pushed));
-                assert_eq!(
-                    first,
-                    pushed == popped,
-                    "only the packet onto an empty wire is scheduled"
-                );
+                assert_eq!(first, pushed == popped, "only the packet onto an empty wire is scheduled");
                 pushed += 1;
             } else if let Some((id, next)) = f.wire_pop() {
                 assert_eq!(id, popped);
@@ -831,13 +660,7 @@ mod tests {
     }
 
     fn node(i: usize, is_host: bool) -> Node {
-        Node {
-            name: format!("n{i}"),
-            addr: node_addr(i),
-            is_host,
-            ifaces: Vec::new(),
-            routes: Vec::new(),
-        }
+        Node { name: format!("n{i}"), addr: node_addr(i), is_host, ifaces: Vec::new(), routes: Vec::new() }
     }
 
     // The leaf shortcut gives exactly the routes of one search per host, ties included, on

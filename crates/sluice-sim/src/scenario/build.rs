@@ -68,25 +68,12 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
     }
     if let Some(v) = t.mss {
         if !(64..=65_495).contains(&v) {
-            return err(
-                format!("{path}.mss"),
-                format!("must be between 64 and 65495 bytes, got {v}"),
-            );
+            return err(format!("{path}.mss"), format!("must be between 64 and 65495 bytes, got {v}"));
         }
         c.mss = v;
     }
     macro_rules! set { ($($f:ident),*) => { $( if let Some(v) = t.$f { c.$f = v; } )* } }
-    set!(
-        sack,
-        timestamps,
-        window_scaling,
-        ecn,
-        limited_transmit,
-        nagle,
-        min_rto,
-        max_rto,
-        initial_rto
-    );
+    set!(sack, timestamps, window_scaling, ecn, limited_transmit, nagle, min_rto, max_rto, initial_rto);
     if let Some(v) = t.snd_buf {
         c.snd_buf = v.0;
     }
@@ -152,10 +139,7 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
     }
     if let Some(v) = t.delack_timeout {
         if v >= Dur::from_millis(500) {
-            return err(
-                format!("{path}.delack_timeout"),
-                "must be below 500ms (RFC 1122 §4.2.3.2)",
-            );
+            return err(format!("{path}.delack_timeout"), "must be below 500ms (RFC 1122 §4.2.3.2)");
         }
         timeout = v;
     }
@@ -163,26 +147,15 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
         Some(DelAckOpt::Off) => DelAck::Off,
         Some(DelAckOpt::Linux) => {
             // Linux's ATO and quick-ACK rules replace both knobs.
-            for (key, given) in [
-                ("delack_count", t.delack_count.is_some()),
-                ("delack_timeout", t.delack_timeout.is_some()),
-            ] {
+            for (key, given) in [("delack_count", t.delack_count.is_some()), ("delack_timeout", t.delack_timeout.is_some())] {
                 if given {
                     return err(format!("{path}.{key}"), "applies only to delack = \"on\" (delack = \"linux\" sets its own timeouts)");
                 }
             }
             DelAck::Linux
         }
-        _ if matches!(c.delack, DelAck::Off) && t.delack.is_none() && t.delack_count.is_none() => {
-            DelAck::Off
-        }
-        _ if matches!(c.delack, DelAck::Linux)
-            && t.delack.is_none()
-            && t.delack_count.is_none()
-            && t.delack_timeout.is_none() =>
-        {
-            DelAck::Linux
-        }
+        _ if matches!(c.delack, DelAck::Off) && t.delack.is_none() && t.delack_count.is_none() => DelAck::Off,
+        _ if matches!(c.delack, DelAck::Linux) && t.delack.is_none() && t.delack_count.is_none() && t.delack_timeout.is_none() => DelAck::Linux,
         _ => DelAck::On { count, timeout },
     };
     let prr = match t.prr {
@@ -218,18 +191,10 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
         };
     }
     if let Some(v) = t.syn_rto {
-        c.syn_rto = if v == SynRtoOpt::Ns3 {
-            SynRto::Ns3
-        } else {
-            SynRto::Rfc6298
-        };
+        c.syn_rto = if v == SynRtoOpt::Ns3 { SynRto::Ns3 } else { SynRto::Rfc6298 };
     }
     if let Some(v) = t.newreno_full_ack {
-        c.full_ack = if v == FullAckOpt::FlightSize {
-            FullAck::FlightSize
-        } else {
-            FullAck::Ssthresh
-        };
+        c.full_ack = if v == FullAckOpt::FlightSize { FullAck::FlightSize } else { FullAck::Ssthresh };
     }
     if let Some(v) = t.pacing {
         c.pacing = match v {
@@ -239,60 +204,29 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
         };
     }
     if let Some(v) = t.ecn_cut {
-        c.ecn_cut = if v == EcnCutOpt::Immediate {
-            EcnCut::Immediate
-        } else {
-            EcnCut::Prr
-        };
+        c.ecn_cut = if v == EcnCutOpt::Immediate { EcnCut::Immediate } else { EcnCut::Prr };
     }
     if c.min_rto > c.max_rto {
-        return err(
-            format!("{path}.min_rto"),
-            format!("must not exceed max_rto ({})", c.max_rto),
-        );
+        return err(format!("{path}.min_rto"), format!("must not exceed max_rto ({})", c.max_rto));
     }
     // A full-sized data segment must fit an IPv4 packet: 20 B IP + 20 B TCP + options + MSS.
     let max_mss = 65_535 - 40 - if c.timestamps { 12 } else { 0 };
     if c.mss > max_mss {
-        let why = if c.timestamps {
-            " with timestamps on (12 option bytes per segment)"
-        } else {
-            ""
-        };
+        let why = if c.timestamps { " with timestamps on (12 option bytes per segment)" } else { "" };
         return err(format!("{path}.mss"), format!("must be at most {max_mss} bytes{why}, so that a segment fits the 65535-byte IPv4 packet; got {}", c.mss));
     }
     // The sender waits for room for a full segment (as ns-3 does), so a smaller receive window
     // would let data through only as one-byte probes every few seconds.
     if c.rcv_buf < c.mss as u64 {
-        let key = if t.mss.is_some() && t.rcv_buf.is_none() {
-            "mss"
-        } else {
-            "rcv_buf"
-        };
-        return err(
-            format!("{path}.{key}"),
-            format!(
-                "the receive buffer ({} B) must hold at least one full segment (mss = {} B)",
-                c.rcv_buf, c.mss
-            ),
-        );
+        let key = if t.mss.is_some() && t.rcv_buf.is_none() { "mss" } else { "rcv_buf" };
+        return err(format!("{path}.{key}"), format!("the receive buffer ({} B) must hold at least one full segment (mss = {} B)", c.rcv_buf, c.mss));
     }
     // The send buffer holds what the application has written and the sender has not yet had
     // acknowledged: one too small for a segment would let the flow send nothing, or only
     // short segments, without a word (`snd_buf = "0B"` sent nothing at all).
     if c.snd_buf < c.mss as u64 {
-        let key = if t.mss.is_some() && t.snd_buf.is_none() {
-            "mss"
-        } else {
-            "snd_buf"
-        };
-        return err(
-            format!("{path}.{key}"),
-            format!(
-                "the send buffer ({} B) must hold at least one full segment (mss = {} B)",
-                c.snd_buf, c.mss
-            ),
-        );
+        let key = if t.mss.is_some() && t.snd_buf.is_none() { "mss" } else { "snd_buf" };
+        return err(format!("{path}.{key}"), format!("the send buffer ({} B) must hold at least one full segment (mss = {} B)", c.snd_buf, c.mss));
     }
     Ok(c)
 }
@@ -301,30 +235,15 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
 /// then the `[tcp]` keys, then the flow's keys. A flow's table overrides only the keys it gives,
 /// `validate` and `tcp_preset` included.
 fn flow_tcp(global: &TcpTable, own: &TcpTable, path: &str) -> R<TcpConfig> {
-    let merged = TcpTable {
-        validate: own.validate.or(global.validate),
-        tcp_preset: own.tcp_preset.or(global.tcp_preset),
-        ..global.clone()
-    };
+    let merged = TcpTable { validate: own.validate.or(global.validate), tcp_preset: own.tcp_preset.or(global.tcp_preset), ..global.clone() };
     let base = apply_tcp(&TcpConfig::default(), &merged, "tcp")?;
-    apply_tcp(
-        &base,
-        &TcpTable {
-            validate: None,
-            tcp_preset: None,
-            ..own.clone()
-        },
-        path,
-    )
+    apply_tcp(&base, &TcpTable { validate: None, tcp_preset: None, ..own.clone() }, path)
 }
 
 /// A link rate: zero would make the link infinitely fast, so it is refused.
 fn check_rate(r: sluice_core::Rate, path: &str) -> R<sluice_core::Rate> {
     if r.0 == 0 {
-        return err(
-            path,
-            "must be at least 1bps (a rate rounding to 0 bit/s is refused)",
-        );
+        return err(path, "must be at least 1bps (a rate rounding to 0 bit/s is refused)");
     }
     Ok(r)
 }
@@ -333,10 +252,7 @@ fn check_rate(r: sluice_core::Rate, path: &str) -> R<sluice_core::Rate> {
 /// kept to characters that are safe in both.
 fn check_node_name(name: &str, path: &str) -> R<()> {
     let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
-    let first_ok = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    let first_ok = name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
     if name.len() > 64 || !first_ok || !name.chars().all(ok_char) || name.contains("->") {
         return err(path, format!("{name:?}: a node name is 1-64 letters, digits, '_', '-' and '.', starting with a letter, digit or '_', without \"->\" (it names queues \"A->B\" and pcap files)"));
     }
@@ -357,52 +273,26 @@ fn check_l2(v: Option<u32>, path: &str) -> R<u32> {
 /// defaults under `profile`; errors name the key (`topology.queue.max_th`).
 pub(crate) fn qspec(q: &QueueTable, path: &str, profile: QdiscProfile) -> R<QdiscConfig> {
     let (kind, rest) = super::kind_of(q, path, QdiscConfig::KINDS)?;
-    let base =
-        QdiscConfig::defaults(&kind, profile).expect("kind_of admits only QdiscConfig::KINDS");
-    let toml::Value::Table(mut table) =
-        toml::Value::try_from(&base).expect("a config serializes to a table")
-    else {
+    let base = QdiscConfig::defaults(&kind, profile).expect("kind_of admits only QdiscConfig::KINDS");
+    let toml::Value::Table(mut table) = toml::Value::try_from(&base).expect("a config serializes to a table") else {
         unreachable!("a config serializes to a table")
     };
     table.remove("kind");
-    let toml::Value::Table(given) = rest else {
-        unreachable!("kind_of returns a table")
-    };
+    let toml::Value::Table(given) = rest else { unreachable!("kind_of returns a table") };
     for (key, v) in given.iter() {
         if !table.contains_key(key) {
-            let allowed = table
-                .keys()
-                .map(|k| format!("`{k}`"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            return err(
-                format!("{path}.{key}"),
-                format!("unknown field for kind \"{kind}\"; its fields: {allowed}"),
-            );
+            let allowed = table.keys().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+            return err(format!("{path}.{key}"), format!("unknown field for kind \"{kind}\"; its fields: {allowed}"));
         }
         table.insert(key.clone(), v.clone());
     }
-    if let Some(key) = QdiscConfig::required(&kind)
-        .iter()
-        .find(|k| !given.contains_key(**k))
-    {
-        return err(
-            format!("{path}.{key}"),
-            format!("missing: kind \"{kind}\" has no default for it"),
-        );
+    if let Some(key) = QdiscConfig::required(&kind).iter().find(|k| !given.contains_key(**k)) {
+        return err(format!("{path}.{key}"), format!("missing: kind \"{kind}\" has no default for it"));
     }
     let mut track = serde_path_to_error::Track::new();
-    let cfg = QdiscConfig::deserialize_kind(
-        &kind,
-        serde_path_to_error::Deserializer::new(toml::Value::Table(table), &mut track),
-    )
-    .map_err(|e| {
+    let cfg = QdiscConfig::deserialize_kind(&kind, serde_path_to_error::Deserializer::new(toml::Value::Table(table), &mut track)).map_err(|e| {
         let at = track.path().to_string();
-        let full = if at == "." {
-            path.to_string()
-        } else {
-            format!("{path}.{at}")
-        };
+        let full = if at == "." { path.to_string() } else { format!("{path}.{at}") };
         let mut msg = e.to_string().replace('\n', " ");
         // The value deserializer appends its own " in `a.b`"; the full path is already in front.
         if let Some(i) = msg.rfind(" in `") {
@@ -412,18 +302,14 @@ pub(crate) fn qspec(q: &QueueTable, path: &str, profile: QdiscProfile) -> R<Qdis
         }
         ScenarioError::new(full, msg)
     })?;
-    cfg.validate()
-        .map_err(|e| ScenarioError::new(format!("{path}.{}", e.field), e.message))?;
+    cfg.validate().map_err(|e| ScenarioError::new(format!("{path}.{}", e.field), e.message))?;
     Ok(cfg)
 }
 
 fn check_device(n: u32, path: &str) -> R<()> {
     let max = crate::net::Iface::DEVICE_MAX as u32;
     if n > max {
-        return err(
-            path,
-            format!("at most {max} packets (the queue discipline holds the backlog), got {n}"),
-        );
+        return err(path, format!("at most {max} packets (the queue discipline holds the backlog), got {n}"));
     }
     Ok(())
 }
@@ -440,9 +326,7 @@ fn loss_model(v: Option<&LossValue>, path: &str) -> R<LossModel> {
             return Ok(LossModel::Bernoulli { p: *p });
         }
         Some(toml::Value::Integer(0)) => return Ok(LossModel::NONE),
-        Some(toml::Value::Integer(n)) => {
-            return err(path, format!("must be a probability in [0, 1), got {n}"))
-        }
+        Some(toml::Value::Integer(n)) => return err(path, format!("must be a probability in [0, 1), got {n}")),
         Some(t) => {
             let (kind, rest) = super::kind_of(t, path, LOSS_KINDS)?;
             match kind.as_str() {
@@ -451,18 +335,8 @@ fn loss_model(v: Option<&LossValue>, path: &str) -> R<LossModel> {
                     LossModel::Bernoulli { p }
                 }
                 "gilbert_elliott" => {
-                    let GilbertElliottTable {
-                        p_gb,
-                        p_bg,
-                        loss_good,
-                        loss_bad,
-                    } = super::typed(rest, path)?;
-                    LossModel::GilbertElliott {
-                        p_gb,
-                        p_bg,
-                        loss_good,
-                        loss_bad,
-                    }
+                    let GilbertElliottTable { p_gb, p_bg, loss_good, loss_bad } = super::typed(rest, path)?;
+                    LossModel::GilbertElliott { p_gb, p_bg, loss_good, loss_bad }
                 }
                 _ => {
                     debug_assert_eq!(kind, "list", "kind_of admits only LOSS_KINDS");
@@ -474,17 +348,12 @@ fn loss_model(v: Option<&LossValue>, path: &str) -> R<LossModel> {
                         Some(ListMatchOpt::Data) => ListMatch::Data,
                         Some(ListMatchOpt::All) | None => ListMatch::All,
                     };
-                    LossModel::List {
-                        packets: packets.into_iter().map(|n| n as u64).collect(),
-                        matching,
-                    }
+                    LossModel::List { packets: packets.into_iter().map(|n| n as u64).collect(), matching }
                 }
             }
         }
     };
-    model
-        .validate()
-        .map_err(|e| ScenarioError::new(format!("{path}.{}", e.field), e.message))?;
+    model.validate().map_err(|e| ScenarioError::new(format!("{path}.{}", e.field), e.message))?;
     Ok(model)
 }
 
@@ -497,19 +366,7 @@ struct Net {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn link(
-    a: usize,
-    b: usize,
-    names: &[NodeSpec],
-    rate: sluice_core::Rate,
-    delay: Dur,
-    q_ab: QdiscConfig,
-    q_ba: QdiscConfig,
-    loss: (LossModel, LossModel),
-    jitter: Dur,
-    l2: u32,
-    dev: u32,
-) -> LinkSpec {
+fn link(a: usize, b: usize, names: &[NodeSpec], rate: sluice_core::Rate, delay: Dur, q_ab: QdiscConfig, q_ba: QdiscConfig, loss: (LossModel, LossModel), jitter: Dur, l2: u32, dev: u32) -> LinkSpec {
     let (na, nb) = (&names[a].name, &names[b].name);
     LinkSpec {
         a,
@@ -518,67 +375,30 @@ fn link(
         delay,
         jitter,
         // `bandwidth = "auto"` of the RED family is this link's rate.
-        ab: DirSpec {
-            qdisc: q_ab.on_link(rate),
-            loss: loss.0,
-            queue_name: format!("{na}->{nb}"),
-            pcap: false,
-        },
-        ba: DirSpec {
-            qdisc: q_ba.on_link(rate),
-            loss: loss.1,
-            queue_name: format!("{nb}->{na}"),
-            pcap: false,
-        },
+        ab: DirSpec { qdisc: q_ab.on_link(rate), loss: loss.0, queue_name: format!("{na}->{nb}"), pcap: false },
+        ba: DirSpec { qdisc: q_ba.on_link(rate), loss: loss.1, queue_name: format!("{nb}->{na}"), pcap: false },
         l2_overhead: l2,
         device_queue: dev,
     }
 }
 
-const BIG: QdiscConfig = QdiscConfig::DropTail(DropTailConfig {
-    limit: QueueLimit::Packets(100_000),
-});
+const BIG: QdiscConfig = QdiscConfig::DropTail(DropTailConfig { limit: QueueLimit::Packets(100_000) });
 
 fn build_topology(t: &Topology, profile: QdiscProfile) -> R<Net> {
-    let host = |n: String| NodeSpec {
-        name: n,
-        kind: NodeKind::Host,
-    };
-    let router = |n: String| NodeSpec {
-        name: n,
-        kind: NodeKind::Router,
-    };
+    let host = |n: String| NodeSpec { name: n, kind: NodeKind::Host };
+    let router = |n: String| NodeSpec { name: n, kind: NodeKind::Router };
     let (kind, rest) = super::kind_of(t, "topology", TOPOLOGY_KINDS)?;
     match kind.as_str() {
         "dumbbell" => {
-            let DumbbellTable {
-                pairs,
-                access_rate,
-                access_delay,
-                sender_delays,
-                receiver_delays,
-                rtt_table,
-                bottleneck,
-                queue,
-                reverse_queue,
-                access_queue,
-                jitter,
-                l2_overhead,
-                device_queue,
-            } = super::typed(rest, "topology")?;
-            let (pairs, access_rate, queue, bottleneck) =
-                (&pairs, &access_rate, &queue, &bottleneck);
+            let DumbbellTable { pairs, access_rate, access_delay, sender_delays, receiver_delays, rtt_table, bottleneck, queue, reverse_queue, access_queue, jitter, l2_overhead, device_queue } = super::typed(rest, "topology")?;
+            let (pairs, access_rate, queue, bottleneck) = (&pairs, &access_rate, &queue, &bottleneck);
             let n = *pairs as usize;
             if n == 0 {
                 return err("topology.pairs", "must be at least 1");
             }
             let ms = Dur::from_millis;
             let (sd, rd): (Vec<Dur>, Vec<Dur>) = match rtt_table {
-                Some(RttTable::Eval9)
-                    if sender_delays.is_some()
-                        || receiver_delays.is_some()
-                        || access_delay.is_some() =>
-                {
+                Some(RttTable::Eval9) if sender_delays.is_some() || receiver_delays.is_some() || access_delay.is_some() => {
                     return err("topology.rtt_table", "sets every access delay itself; remove access_delay, sender_delays and receiver_delays");
                 }
                 Some(RttTable::Eval9) => (
@@ -587,10 +407,7 @@ fn build_topology(t: &Topology, profile: QdiscProfile) -> R<Net> {
                 ),
                 None => {
                     let d = access_delay.unwrap_or(Dur::ZERO);
-                    (
-                        sender_delays.clone().unwrap_or(vec![d]),
-                        receiver_delays.clone().unwrap_or(vec![d]),
-                    )
+                    (sender_delays.clone().unwrap_or(vec![d]), receiver_delays.clone().unwrap_or(vec![d]))
                 }
             };
             if sd.is_empty() {
@@ -615,84 +432,25 @@ fn build_topology(t: &Topology, profile: QdiscProfile) -> R<Net> {
             let jit = jitter.unwrap_or(Dur::ZERO);
             let mut links = Vec::new();
             for i in 0..n {
-                links.push(link(
-                    i,
-                    a,
-                    &nodes,
-                    *access_rate,
-                    sd[i % sd.len()],
-                    aq.clone(),
-                    aq.clone(),
-                    (LossModel::NONE, LossModel::NONE),
-                    jit,
-                    l2,
-                    dev,
-                ));
+                links.push(link(i, a, &nodes, *access_rate, sd[i % sd.len()], aq.clone(), aq.clone(), (LossModel::NONE, LossModel::NONE), jit, l2, dev));
             }
             for i in 0..n {
-                links.push(link(
-                    b,
-                    n + i,
-                    &nodes,
-                    *access_rate,
-                    rd[i % rd.len()],
-                    aq.clone(),
-                    aq.clone(),
-                    (LossModel::NONE, LossModel::NONE),
-                    jit,
-                    l2,
-                    dev,
-                ));
+                links.push(link(b, n + i, &nodes, *access_rate, rd[i % rd.len()], aq.clone(), aq.clone(), (LossModel::NONE, LossModel::NONE), jit, l2, dev));
             }
             let fq = qspec(queue, "topology.queue", profile)?;
             let rq = match reverse_queue {
                 Some(q) => qspec(&q, "topology.reverse_queue", profile)?,
                 None => BIG,
             };
-            let loss = (
-                loss_model(bottleneck.loss.as_ref(), "topology.bottleneck.loss")?,
-                loss_model(
-                    bottleneck.reverse_loss.as_ref(),
-                    "topology.bottleneck.reverse_loss",
-                )?,
-            );
+            let loss = (loss_model(bottleneck.loss.as_ref(), "topology.bottleneck.loss")?, loss_model(bottleneck.reverse_loss.as_ref(), "topology.bottleneck.reverse_loss")?);
             check_rate(bottleneck.rate, "topology.bottleneck.rate")?;
-            links.push(link(
-                a,
-                b,
-                &nodes,
-                bottleneck.rate,
-                bottleneck.delay,
-                fq,
-                rq,
-                loss,
-                Dur::ZERO,
-                l2,
-                dev,
-            ));
-            let groups = vec![
-                ("senders".to_string(), (0..n).collect()),
-                ("receivers".to_string(), (n..2 * n).collect()),
-            ];
-            Ok(Net {
-                nodes,
-                links,
-                groups,
-                core_queues: Some(vec!["A->B".into(), "B->A".into()]),
-            })
+            links.push(link(a, b, &nodes, bottleneck.rate, bottleneck.delay, fq, rq, loss, Dur::ZERO, l2, dev));
+            let groups = vec![("senders".to_string(), (0..n).collect()), ("receivers".to_string(), (n..2 * n).collect())];
+            Ok(Net { nodes, links, groups, core_queues: Some(vec!["A->B".into(), "B->A".into()]) })
         }
         "parking_lot" => {
-            let ParkingLotTable {
-                hops,
-                rate,
-                delay,
-                queue,
-                access_rate,
-                access_delay,
-                access_queue,
-            } = super::typed(rest, "topology")?;
-            let (hops, rate, delay, queue, access_rate) =
-                (&hops, &rate, &delay, &queue, &access_rate);
+            let ParkingLotTable { hops, rate, delay, queue, access_rate, access_delay, access_queue } = super::typed(rest, "topology")?;
+            let (hops, rate, delay, queue, access_rate) = (&hops, &rate, &delay, &queue, &access_rate);
             check_rate(*rate, "topology.rate")?;
             check_rate(*access_rate, "topology.access_rate")?;
             let access_delay = &access_delay.unwrap_or(Dur::ZERO);
@@ -708,39 +466,14 @@ fn build_topology(t: &Topology, profile: QdiscProfile) -> R<Net> {
             let fq = qspec(queue, "topology.queue", profile)?;
             let mut links = Vec::new();
             for i in 0..h {
-                links.push(link(
-                    i,
-                    i + 1,
-                    &nodes,
-                    *rate,
-                    *delay,
-                    fq.clone(),
-                    BIG,
-                    (LossModel::NONE, LossModel::NONE),
-                    Dur::ZERO,
-                    2,
-                    1,
-                ));
+                links.push(link(i, i + 1, &nodes, *rate, *delay, fq.clone(), BIG, (LossModel::NONE, LossModel::NONE), Dur::ZERO, 2, 1));
             }
-            let add_host =
-                |nodes: &mut Vec<NodeSpec>, name: String, r: usize, links: &mut Vec<LinkSpec>| {
-                    nodes.push(host(name));
-                    let k = nodes.len() - 1;
-                    links.push(link(
-                        k,
-                        r,
-                        nodes,
-                        *access_rate,
-                        *access_delay,
-                        aq.clone(),
-                        aq.clone(),
-                        (LossModel::NONE, LossModel::NONE),
-                        Dur::ZERO,
-                        2,
-                        1,
-                    ));
-                    k
-                };
+            let add_host = |nodes: &mut Vec<NodeSpec>, name: String, r: usize, links: &mut Vec<LinkSpec>| {
+                nodes.push(host(name));
+                let k = nodes.len() - 1;
+                links.push(link(k, r, nodes, *access_rate, *access_delay, aq.clone(), aq.clone(), (LossModel::NONE, LossModel::NONE), Dur::ZERO, 2, 1));
+                k
+            };
             add_host(&mut nodes, "long_src".into(), 0, &mut links);
             add_host(&mut nodes, "long_dst".into(), h, &mut links);
             let (mut cs, mut cd) = (Vec::new(), Vec::new());
@@ -748,45 +481,22 @@ fn build_topology(t: &Topology, profile: QdiscProfile) -> R<Net> {
                 cs.push(add_host(&mut nodes, format!("c{i}_src"), i, &mut links));
                 cd.push(add_host(&mut nodes, format!("c{i}_dst"), i + 1, &mut links));
             }
-            let core = (0..h)
-                .flat_map(|i| [format!("R{i}->R{}", i + 1), format!("R{}->R{i}", i + 1)])
-                .collect();
-            Ok(Net {
-                nodes,
-                links,
-                groups: vec![("cross_srcs".into(), cs), ("cross_dsts".into(), cd)],
-                core_queues: Some(core),
-            })
+            let core = (0..h).flat_map(|i| [format!("R{i}->R{}", i + 1), format!("R{}->R{i}", i + 1)]).collect();
+            Ok(Net { nodes, links, groups: vec![("cross_srcs".into(), cs), ("cross_dsts".into(), cd)], core_queues: Some(core) })
         }
         _ => {
-            let GraphTable {
-                nodes: gn,
-                links: gl,
-            } = super::typed(rest, "topology")?;
+            let GraphTable { nodes: gn, links: gl } = super::typed(rest, "topology")?;
             let mut nodes = Vec::new();
             let mut index = std::collections::HashMap::new();
             for (i, n) in gn.iter().enumerate() {
                 check_node_name(&n.name, &format!("topology.nodes[{i}].name"))?;
                 if index.insert(n.name.clone(), i).is_some() {
-                    return err(
-                        format!("topology.nodes[{i}].name"),
-                        format!("duplicate node name {:?}", n.name),
-                    );
+                    return err(format!("topology.nodes[{i}].name"), format!("duplicate node name {:?}", n.name));
                 }
-                nodes.push(NodeSpec {
-                    name: n.name.clone(),
-                    kind: if n.kind == NodeKindOpt::Host {
-                        NodeKind::Host
-                    } else {
-                        NodeKind::Router
-                    },
-                });
+                nodes.push(NodeSpec { name: n.name.clone(), kind: if n.kind == NodeKindOpt::Host { NodeKind::Host } else { NodeKind::Router } });
             }
             let find = |name: &str, path: String| -> R<usize> {
-                index
-                    .get(name)
-                    .copied()
-                    .ok_or_else(|| ScenarioError::new(path, format!("no node named {name:?}")))
+                index.get(name).copied().ok_or_else(|| ScenarioError::new(path, format!("no node named {name:?}")))
             };
             let mut links = Vec::new();
             let mut joined = std::collections::HashMap::new();
@@ -809,34 +519,14 @@ fn build_topology(t: &Topology, profile: QdiscProfile) -> R<Net> {
                     Some(q) => qspec(q, &format!("{p}.reverse_queue"), profile)?,
                     None => q.clone(),
                 };
-                let loss = (
-                    loss_model(l.loss.as_ref(), &format!("{p}.loss"))?,
-                    loss_model(l.reverse_loss.as_ref(), &format!("{p}.reverse_loss"))?,
-                );
+                let loss = (loss_model(l.loss.as_ref(), &format!("{p}.loss"))?, loss_model(l.reverse_loss.as_ref(), &format!("{p}.reverse_loss"))?);
                 let dev = l.device_queue.unwrap_or(1);
                 check_device(dev, &format!("{p}.device_queue"))?;
                 let rate = check_rate(l.rate, &format!("{p}.rate"))?;
                 let l2 = check_l2(l.l2_overhead, &format!("{p}.l2_overhead"))?;
-                links.push(link(
-                    a,
-                    b,
-                    &nodes,
-                    rate,
-                    l.delay,
-                    q,
-                    rq,
-                    loss,
-                    l.jitter.unwrap_or(Dur::ZERO),
-                    l2,
-                    dev,
-                ));
+                links.push(link(a, b, &nodes, rate, l.delay, q, rq, loss, l.jitter.unwrap_or(Dur::ZERO), l2, dev));
             }
-            Ok(Net {
-                nodes,
-                links,
-                groups: vec![],
-                core_queues: None,
-            })
+            Ok(Net { nodes, links, groups: vec![], core_queues: None })
         }
     }
 }
@@ -856,27 +546,14 @@ fn resolve(net: &Net, e: &Endpoints, path: &str) -> R<Vec<usize>> {
             Some(i) if net.nodes[i].kind == NodeKind::Host => out.push(i),
             Some(_) => return err(path, format!("{n:?} is a router; flows run between hosts")),
             None => {
-                let hosts: Vec<&str> = net
-                    .nodes
-                    .iter()
-                    .filter(|x| x.kind == NodeKind::Host)
-                    .map(|x| x.name.as_str())
-                    .collect();
+                let hosts: Vec<&str> = net.nodes.iter().filter(|x| x.kind == NodeKind::Host).map(|x| x.name.as_str()).collect();
                 let mut list = hosts.iter().take(6).copied().collect::<Vec<_>>().join(", ");
                 if hosts.len() > 6 {
                     list.push_str(", …");
                 }
                 let groups: Vec<&str> = net.groups.iter().map(|(g, _)| g.as_str()).collect();
-                let g = if groups.is_empty() {
-                    String::new()
-                } else {
-                    format!("; groups: {}", groups.join(", "))
-                };
-                return Err(ScenarioError::new(
-                    path,
-                    format!("no host named {n:?} (hosts: {list}{g})"),
-                )
-                .with_allowed(hosts.iter().map(|s| s.to_string()).collect()));
+                let g = if groups.is_empty() { String::new() } else { format!("; groups: {}", groups.join(", ")) };
+                return Err(ScenarioError::new(path, format!("no host named {n:?} (hosts: {list}{g})")).with_allowed(hosts.iter().map(|s| s.to_string()).collect()));
             }
         }
     }
@@ -891,70 +568,43 @@ fn app_spec(v: &AppTable, path: &str) -> R<AppSpec> {
     let udp = |rate: sluice_core::Rate, size: u64| -> R<u32> {
         check_rate(rate, &format!("{path}.rate"))?;
         if size == 0 || size > 65_000 {
-            return err(
-                format!("{path}.packet_size"),
-                "must be between 1B and 65000B",
-            );
+            return err(format!("{path}.packet_size"), "must be between 1B and 65000B");
         }
         Ok(size as u32)
     };
     // 0 stands for "whatever fits" inside; a written 0 is a mistake.
     let write = |w: Option<sluice_core::units::ByteSize>| -> R<u64> {
         match w {
-            Some(w) if w.0 == 0 => err(
-                format!("{path}.write_size"),
-                "must be at least 1B (leave it out to write whatever fits in the send buffer)",
-            ),
+            Some(w) if w.0 == 0 => err(format!("{path}.write_size"), "must be at least 1B (leave it out to write whatever fits in the send buffer)"),
             w => Ok(w.map_or(0, |w| w.0)),
         }
     };
     Ok(match kind.as_str() {
         "bulk" => {
             let BulkTable { write_size } = super::typed(rest, path)?;
-            AppSpec::Bulk {
-                write: write(write_size)?,
-            }
+            AppSpec::Bulk { write: write(write_size)? }
         }
         "file" => {
             let FileTable { size, write_size } = super::typed(rest, path)?;
             if size.0 == 0 {
                 return err(format!("{path}.size"), "must be greater than zero");
             }
-            AppSpec::File {
-                size: size.0,
-                write: write(write_size)?,
-            }
+            AppSpec::File { size: size.0, write: write(write_size)? }
         }
         "udp_cbr" => {
             let UdpCbrTable { rate, packet_size } = super::typed(rest, path)?;
-            AppSpec::UdpCbr {
-                rate,
-                packet_size: udp(rate, packet_size.0)?,
-            }
+            AppSpec::UdpCbr { rate, packet_size: udp(rate, packet_size.0)? }
         }
         _ => {
-            let OnOffTable {
-                rate,
-                packet_size,
-                mean_on,
-                mean_off,
-            } = super::typed(rest, path)?;
+            let OnOffTable { rate, packet_size, mean_on, mean_off } = super::typed(rest, path)?;
             // Every period is an event: nanosecond periods would take a run of seconds billions
             // of them, and model nothing a microsecond does not.
             for (key, d) in [("mean_on", mean_on), ("mean_off", mean_off)] {
                 if d < Dur::from_micros(1) {
-                    return err(
-                        format!("{path}.{key}"),
-                        format!("must be at least 1us, got {d}"),
-                    );
+                    return err(format!("{path}.{key}"), format!("must be at least 1us, got {d}"));
                 }
             }
-            AppSpec::OnOff {
-                rate,
-                packet_size: udp(rate, packet_size.0)?,
-                mean_on,
-                mean_off,
-            }
+            AppSpec::OnOff { rate, packet_size: udp(rate, packet_size.0)?, mean_on, mean_off }
         }
     })
 }
@@ -972,20 +622,11 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
         return err("duration", "must be greater than zero");
     }
     if f.duration > MAX_DURATION {
-        return err(
-            "duration",
-            format!(
-                "must be at most {MAX_DURATION} (about 3 years of simulated time), got {}",
-                f.duration
-            ),
-        );
+        return err("duration", format!("must be at most {MAX_DURATION} (about 3 years of simulated time), got {}", f.duration));
     }
     let warmup = f.warmup.unwrap_or(Dur::ZERO);
     if warmup >= f.duration {
-        return err(
-            "warmup",
-            format!("must be shorter than duration ({})", f.duration),
-        );
+        return err("warmup", format!("must be shorter than duration ({})", f.duration));
     }
     let mut notes = Vec::new();
     if let Some(p) = f.tcp.validate {
@@ -1024,20 +665,9 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
         };
         // An algorithm's table in a flow's own [tcp] applies to that flow's algorithm only.
         if let Some(t) = &fl.tcp {
-            for (given, kind, key) in [
-                (t.cubic.is_some(), Cc::Cubic, "cubic"),
-                (t.vegas.is_some(), Cc::Vegas, "vegas"),
-                (t.compound.is_some(), Cc::Compound, "compound"),
-                (t.bbr.is_some(), Cc::Bbr, "bbr"),
-            ] {
+            for (given, kind, key) in [(t.cubic.is_some(), Cc::Cubic, "cubic"), (t.vegas.is_some(), Cc::Vegas, "vegas"), (t.compound.is_some(), Cc::Compound, "compound"), (t.bbr.is_some(), Cc::Bbr, "bbr")] {
                 if given && ftcp.cc != kind {
-                    return err(
-                        format!("{p}.tcp.{key}"),
-                        format!(
-                            "this flow runs cc = \"{}\", not \"{key}\"",
-                            ftcp.cc.as_str()
-                        ),
-                    );
+                    return err(format!("{p}.tcp.{key}"), format!("this flow runs cc = \"{}\", not \"{key}\"", ftcp.cc.as_str()));
                 }
             }
         }
@@ -1067,10 +697,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
                 }
                 Some(StartTable::List(v)) => {
                     if v.len() != count {
-                        return err(
-                            format!("{p}.start"),
-                            format!("lists {} start times but count is {count}", v.len()),
-                        );
+                        return err(format!("{p}.start"), format!("lists {} start times but count is {count}", v.len()));
                     }
                     StartSpec::At(Time::ZERO + v[k])
                 }
@@ -1080,49 +707,23 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
                 StartSpec::Uniform(_, hi) => hi,
             };
             if latest_start >= Time::ZERO + f.duration {
-                return err(
-                    format!("{p}.start"),
-                    format!("starts at or after the end of the run ({})", f.duration),
-                );
+                return err(format!("{p}.start"), format!("starts at or after the end of the run ({})", f.duration));
             }
             let stop = fl.stop.map(|d| Time::ZERO + d);
             if stop.is_some_and(|t| t <= latest_start) {
-                return err(
-                    format!("{p}.stop"),
-                    "must be later than the flow's (latest possible) start",
-                );
+                return err(format!("{p}.stop"), "must be later than the flow's (latest possible) start");
             }
-            let name = if count > 1 {
-                format!("{base}{k}")
-            } else {
-                base.clone()
-            };
+            let name = if count > 1 { format!("{base}{k}") } else { base.clone() };
             if !names.insert(name.clone()) {
                 // Names key each flow's random stream: two flows with one name would draw alike.
-                return err(
-                    format!("{p}.name"),
-                    format!("flow name {name:?} is already used; flow names must be unique"),
-                );
+                return err(format!("{p}.name"), format!("flow name {name:?} is already used; flow names must be unique"));
             }
-            flows.push(FlowSpec {
-                name,
-                src: s,
-                dst: d,
-                app: app.clone(),
-                start,
-                stop,
-                tcp: ftcp.clone(),
-            });
+            flows.push(FlowSpec { name, src: s, dst: d, app: app.clone(), start, stop, tcp: ftcp.clone() });
         }
     }
     // A [tcp.<algorithm>] table that no flow uses is a mistake (a misspelt cc, or a table left
     // over): said, not ignored.
-    for (given, kind, key) in [
-        (f.tcp.cubic.is_some(), Cc::Cubic, "cubic"),
-        (f.tcp.vegas.is_some(), Cc::Vegas, "vegas"),
-        (f.tcp.compound.is_some(), Cc::Compound, "compound"),
-        (f.tcp.bbr.is_some(), Cc::Bbr, "bbr"),
-    ] {
+    for (given, kind, key) in [(f.tcp.cubic.is_some(), Cc::Cubic, "cubic"), (f.tcp.vegas.is_some(), Cc::Vegas, "vegas"), (f.tcp.compound.is_some(), Cc::Compound, "compound"), (f.tcp.bbr.is_some(), Cc::Bbr, "bbr")] {
         if given && !flows.iter().any(|fl: &FlowSpec| fl.tcp.cc == kind) {
             return err(format!("tcp.{key}"), format!("no flow runs cc = \"{key}\""));
         }
@@ -1154,10 +755,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
     };
     monitor.cc_trace = f.monitor.cc_trace.unwrap_or(false);
     if monitor.cc_trace && monitor.cwnd_trace.is_none() {
-        return err(
-            "monitor.cc_trace",
-            "needs monitor.cwnd_trace, whose interval it samples at",
-        );
+        return err("monitor.cc_trace", "needs monitor.cwnd_trace, whose interval it samples at");
     }
     if let Some(s) = f.monitor.pcap_snaplen {
         if s < 64 {
@@ -1170,11 +768,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
             Endpoints::One(s) => vec![s.as_str()],
             Endpoints::Many(v) => v.iter().map(|s| s.as_str()).collect(),
         };
-        let all: Vec<String> = net
-            .links
-            .iter()
-            .flat_map(|l| [l.ab.queue_name.clone(), l.ba.queue_name.clone()])
-            .collect();
+        let all: Vec<String> = net.links.iter().flat_map(|l| [l.ab.queue_name.clone(), l.ba.queue_name.clone()]).collect();
         for w in wanted {
             match w {
                 "none" => {}
@@ -1197,14 +791,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
                         if all.len() > 8 {
                             shown.push("…".into());
                         }
-                        return Err(ScenarioError::new(
-                            "monitor.pcap",
-                            format!(
-                                "no link direction named {name:?} (e.g. {}; or \"all\")",
-                                shown.join(", ")
-                            ),
-                        )
-                        .with_allowed(all));
+                        return Err(ScenarioError::new("monitor.pcap", format!("no link direction named {name:?} (e.g. {}; or \"all\")", shown.join(", "))).with_allowed(all));
                     }
                 }
             }
@@ -1220,11 +807,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
             if wanted.iter().any(|w| w == "routers") {
                 None
             } else {
-                let all: Vec<&String> = net
-                    .links
-                    .iter()
-                    .flat_map(|l| [&l.ab.queue_name, &l.ba.queue_name])
-                    .collect();
+                let all: Vec<&String> = net.links.iter().flat_map(|l| [&l.ab.queue_name, &l.ba.queue_name]).collect();
                 for w in &wanted {
                     if !all.contains(&w) {
                         return Err(ScenarioError::new("monitor.queues", format!("no link direction named {w:?} (or \"routers\" for every router egress queue)")));
@@ -1239,17 +822,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
     if let Some(d) = &f.description {
         notes.push(("description".into(), d.clone()));
     }
-    Ok(Model {
-        name: f.name,
-        seed: seed.or(f.seed).unwrap_or(1),
-        duration: f.duration,
-        warmup,
-        nodes: net.nodes,
-        links: net.links,
-        flows,
-        monitor,
-        notes,
-    })
+    Ok(Model { name: f.name, seed: seed.or(f.seed).unwrap_or(1), duration: f.duration, warmup, nodes: net.nodes, links: net.links, flows, monitor, notes })
 }
 
 /// Rows a sampled table (queue lengths, congestion windows) may reach in one run, about half a
@@ -1257,64 +830,31 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
 /// memory before the run got anywhere.
 pub const MAX_SAMPLE_ROWS: u64 = 20_000_000;
 
-fn check_sample_rows(
-    f: &ScenarioFile,
-    net: &Net,
-    flows: &[FlowSpec],
-    monitor: &MonitorSpec,
-    warmup: Dur,
-) -> R<()> {
+fn check_sample_rows(f: &ScenarioFile, net: &Net, flows: &[FlowSpec], monitor: &MonitorSpec, warmup: Dur) -> R<()> {
     let check = |key: &str, interval: Dur, span: Dur, what: &str, n: u64| -> R<()> {
         let rows = (span.0 / interval.0 + 1).saturating_mul(n);
         if rows > MAX_SAMPLE_ROWS {
             // The shortest interval that fits, rounded up to one significant digit.
             let least = (span.0 as u128 * n as u128 / MAX_SAMPLE_ROWS as u128) as u64 + 1;
-            let unit = (0..19)
-                .map(|k| 10u64.pow(k))
-                .take_while(|&u| u <= least)
-                .last()
-                .unwrap_or(1);
+            let unit = (0..19).map(|k| 10u64.pow(k)).take_while(|&u| u <= least).last().unwrap_or(1);
             let least = Dur(least.div_ceil(unit) * unit);
-            let default = if key == "queue_sample" && f.monitor.queue_sample.is_none() {
-                " (the default)"
-            } else {
-                ""
-            };
+            let default = if key == "queue_sample" && f.monitor.queue_sample.is_none() { " (the default)" } else { "" };
             return err(format!("monitor.{key}"), format!("sampling {n} {what} every {interval}{default} for {span} makes {rows} rows, more than {MAX_SAMPLE_ROWS}; use an interval of at least {least}"));
         }
         Ok(())
     };
     let queues = match &monitor.queues {
         Some(v) => v.len() as u64,
-        None => net
-            .links
-            .iter()
-            .map(|l| {
-                (net.nodes[l.a].kind == NodeKind::Router) as u64
-                    + (net.nodes[l.b].kind == NodeKind::Router) as u64
-            })
-            .sum(),
+        None => net.links.iter().map(|l| (net.nodes[l.a].kind == NodeKind::Router) as u64 + (net.nodes[l.b].kind == NodeKind::Router) as u64).sum(),
     };
     // Queues are sampled over the measurement window, windows over the whole run.
-    check(
-        "queue_sample",
-        monitor.queue_sample,
-        f.duration - warmup,
-        "queues",
-        queues,
-    )?;
+    check("queue_sample", monitor.queue_sample, f.duration - warmup, "queues", queues)?;
     if let Some(d) = monitor.cwnd_trace {
         let tcp = flows.iter().filter(|fl| fl.app.is_tcp()).count() as u64;
         check("cwnd_trace", d, f.duration, "TCP flows", tcp)?;
     }
     if let Some(d) = monitor.flow_sample {
-        check(
-            "flow_sample",
-            d,
-            f.duration - warmup,
-            "flows",
-            flows.len() as u64,
-        )?;
+        check("flow_sample", d, f.duration - warmup, "flows", flows.len() as u64)?;
     }
     Ok(())
 }
@@ -1335,14 +875,7 @@ fn check_connected(net: &Net, flows: &[FlowSpec]) -> R<()> {
     }
     for (i, f) in flows.iter().enumerate() {
         if root(&mut comp, f.src) != root(&mut comp, f.dst) {
-            return err(
-                format!("flows ({})", f.name),
-                format!(
-                    "no path from {} to {}",
-                    net.nodes[f.src].name, net.nodes[f.dst].name
-                ),
-            )
-            .map_err(|mut e| {
+            return err(format!("flows ({})", f.name), format!("no path from {} to {}", net.nodes[f.src].name, net.nodes[f.dst].name)).map_err(|mut e| {
                 e.path = format!("flows[{i}]");
                 e
             });

@@ -14,11 +14,7 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError {
-            path: path.into(),
-            message: message.into(),
-            allowed: None,
-        }
+        ScenarioError { path: path.into(), message: message.into(), allowed: None }
     }
     pub fn with_allowed(mut self, allowed: Vec<String>) -> Self {
         self.allowed = Some(allowed);

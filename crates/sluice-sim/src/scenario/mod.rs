@@ -19,33 +19,16 @@ pub fn load_str(text: &str, seed: Option<u64>) -> Result<Model, ScenarioError> {
 
 /// Parse scenario text, set `overrides` on its TOML tree ([`overrides`]), then validate and
 /// build it; `seed` overrides the file's (and a `seed` override).
-pub fn load_str_with(
-    text: &str,
-    seed: Option<u64>,
-    overrides: &[Override],
-) -> Result<Model, ScenarioError> {
+pub fn load_str_with(text: &str, seed: Option<u64>, overrides: &[Override]) -> Result<Model, ScenarioError> {
     let file: schema::ScenarioFile = if overrides.is_empty() {
         let de = toml::Deserializer::new(text);
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
-            with_position(
-                text,
-                ScenarioError::new(
-                    if path == "." { String::new() } else { path },
-                    one_line(inner.message()),
-                ),
-                inner.span(),
-            )
+            with_position(text, ScenarioError::new(if path == "." { String::new() } else { path }, one_line(inner.message())), inner.span())
         })?
     } else {
-        let mut tree: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            with_position(
-                text,
-                ScenarioError::new("", one_line(e.message())),
-                e.span(),
-            )
-        })?;
+        let mut tree: toml::Table = text.parse().map_err(|e: toml::de::Error| with_position(text, ScenarioError::new("", one_line(e.message())), e.span()))?;
         overrides::apply(&mut tree, overrides)?;
         // From the edited tree the schema's errors carry the same field paths as from text,
         // without a line and column (the value may not be in the file at all).
@@ -56,11 +39,7 @@ pub fn load_str_with(
 
 /// The fully defaulted model a scenario (with `overrides` and `seed`) resolves to, and its hash:
 /// see [`Resolved`].
-pub fn resolve(
-    text: &str,
-    seed: Option<u64>,
-    overrides: &[Override],
-) -> Result<Resolved, ScenarioError> {
+pub fn resolve(text: &str, seed: Option<u64>, overrides: &[Override]) -> Result<Resolved, ScenarioError> {
     let model = load_str_with(text, seed, overrides)?;
     Ok(Resolved::of(&model))
 }
@@ -90,10 +69,7 @@ impl Resolved {
         use sha2::Digest;
         let digest = sha2::Sha256::digest(canon.as_bytes());
         let model_hash = digest.iter().map(|b| format!("{b:02x}")).collect();
-        Resolved {
-            model: value,
-            model_hash,
-        }
+        Resolved { model: value, model_hash }
     }
 }
 
@@ -130,11 +106,7 @@ fn canonical_json(v: &serde_json::Value, out: &mut String) {
 }
 
 /// Add where in `text` the error is (1-based line and column of the offending text).
-fn with_position(
-    text: &str,
-    mut e: ScenarioError,
-    span: Option<std::ops::Range<usize>>,
-) -> ScenarioError {
+fn with_position(text: &str, mut e: ScenarioError, span: Option<std::ops::Range<usize>>) -> ScenarioError {
     if let Some(span) = span {
         let before = &text[..span.start.min(text.len())];
         let line = before.matches('\n').count() + 1;
@@ -145,10 +117,7 @@ fn with_position(
 }
 
 /// Deserialize `v` as `T`, reporting errors under `path` (`topology.bottleneck.rate`).
-pub(crate) fn typed<T: serde::de::DeserializeOwned>(
-    v: toml::Value,
-    path: &str,
-) -> Result<T, ScenarioError> {
+pub(crate) fn typed<T: serde::de::DeserializeOwned>(v: toml::Value, path: &str) -> Result<T, ScenarioError> {
     serde_path_to_error::deserialize(v).map_err(|e| {
         let inner = e.path().to_string();
         let full = match (path.is_empty(), inner.as_str()) {
@@ -168,58 +137,26 @@ pub(crate) fn typed<T: serde::de::DeserializeOwned>(
 }
 
 /// Split a `{ kind = "...", ... }` table into its kind (checked against `kinds`) and the rest.
-pub(crate) fn kind_of(
-    v: &toml::Value,
-    path: &str,
-    kinds: &[&str],
-) -> Result<(String, toml::Value), ScenarioError> {
+pub(crate) fn kind_of(v: &toml::Value, path: &str, kinds: &[&str]) -> Result<(String, toml::Value), ScenarioError> {
     let allowed = || kinds.iter().map(|k| k.to_string()).collect::<Vec<_>>();
-    let list = kinds
-        .iter()
-        .map(|k| format!("`{k}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let list = kinds.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
     let Some(t) = v.as_table() else {
-        return Err(ScenarioError::new(
-            path,
-            format!("expected a table with `kind` = one of {list}"),
-        )
-        .with_allowed(allowed()));
+        return Err(ScenarioError::new(path, format!("expected a table with `kind` = one of {list}")).with_allowed(allowed()));
     };
     let mut rest = t.clone();
     let kind = match rest.remove("kind") {
         Some(toml::Value::String(k)) => k,
-        Some(_) => {
-            return Err(ScenarioError::new(
-                format!("{path}.kind"),
-                format!("expected a string, one of {list}"),
-            )
-            .with_allowed(allowed()))
-        }
-        None => {
-            return Err(ScenarioError::new(
-                format!("{path}.kind"),
-                format!("missing; one of {list}"),
-            )
-            .with_allowed(allowed()))
-        }
+        Some(_) => return Err(ScenarioError::new(format!("{path}.kind"), format!("expected a string, one of {list}")).with_allowed(allowed())),
+        None => return Err(ScenarioError::new(format!("{path}.kind"), format!("missing; one of {list}")).with_allowed(allowed())),
     };
     if !kinds.contains(&kind.as_str()) {
-        return Err(ScenarioError::new(
-            format!("{path}.kind"),
-            format!("unknown kind `{kind}`, expected one of {list}"),
-        )
-        .with_allowed(allowed()));
+        return Err(ScenarioError::new(format!("{path}.kind"), format!("unknown kind `{kind}`, expected one of {list}")).with_allowed(allowed()));
     }
     Ok((kind, toml::Value::Table(rest)))
 }
 
 fn one_line(s: &str) -> String {
-    s.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+    s.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

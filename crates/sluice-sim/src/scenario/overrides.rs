@@ -17,10 +17,7 @@ pub struct Override {
 
 impl Override {
     pub fn new(path: impl Into<String>, value: toml::Value) -> Self {
-        Override {
-            path: path.into(),
-            value,
-        }
+        Override { path: path.into(), value }
     }
 
     /// Parse a command-line `PATH=VALUE`. `VALUE` is read as a TOML value (`90`, `true`,
@@ -28,9 +25,7 @@ impl Override {
     /// is taken as a plain string, so `--set topology.queue.kind=drop_tail` needs no quotes.
     pub fn parse_arg(arg: &str) -> Result<Override, String> {
         let Some((path, value)) = arg.split_once('=') else {
-            return Err(format!(
-                "--set {arg:?}: expected PATH=VALUE, e.g. flows[0].count=90"
-            ));
+            return Err(format!("--set {arg:?}: expected PATH=VALUE, e.g. flows[0].count=90"));
         };
         let path = path.trim();
         parse_path(path).map_err(|e| format!("--set {arg:?}: {e}"))?;
@@ -41,8 +36,7 @@ impl Override {
 /// A TOML value (`90`, `"x"`, `[1, 2]`, an inline table), or else the text as a string.
 pub fn parse_value(text: &str) -> toml::Value {
     use serde::Deserialize;
-    toml::Value::deserialize(toml::de::ValueDeserializer::new(text))
-        .unwrap_or_else(|_| toml::Value::String(text.to_string()))
+    toml::Value::deserialize(toml::de::ValueDeserializer::new(text)).unwrap_or_else(|_| toml::Value::String(text.to_string()))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,9 +48,7 @@ enum Seg {
 /// `flows[0].tcp.sack` → `flows`, `[0]`, `tcp`, `sack`. Keys are TOML bare keys (letters,
 /// digits, `_`, `-`).
 fn parse_path(path: &str) -> Result<Vec<Seg>, String> {
-    let bad = || {
-        format!("{path:?} is not an override path: expected dotted keys with [i] indices, e.g. flows[0].count")
-    };
+    let bad = || format!("{path:?} is not an override path: expected dotted keys with [i] indices, e.g. flows[0].count");
     let bytes = path.as_bytes();
     let mut segs = Vec::new();
     let mut i = 0;
@@ -106,14 +98,8 @@ fn apply_one(root: &mut toml::Table, o: &Override) -> Result<(), ScenarioError> 
     let mut at = String::new();
     let mut k = 0;
     while k < segs.len() {
-        let Seg::Key(key) = &segs[k] else {
-            unreachable!("a path alternates keys and indices, starting with a key")
-        };
-        let name = if at.is_empty() {
-            key.clone()
-        } else {
-            format!("{at}.{key}")
-        };
+        let Seg::Key(key) = &segs[k] else { unreachable!("a path alternates keys and indices, starting with a key") };
+        let name = if at.is_empty() { key.clone() } else { format!("{at}.{key}") };
         // Indices after this key, then what follows them.
         let mut j = k + 1;
         while matches!(segs.get(j), Some(Seg::Index(_))) {
@@ -126,9 +112,7 @@ fn apply_one(root: &mut toml::Table, o: &Override) -> Result<(), ScenarioError> 
                 return Ok(());
             }
             // A missing table is created: the schema then says whether the key may be there.
-            let next = cur
-                .entry(key.clone())
-                .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+            let next = cur.entry(key.clone()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
             cur = match next {
                 toml::Value::Table(t) => t,
                 other => return Err(fail(format!("`{name}` is {}, not a table", article(other)))),
@@ -140,12 +124,7 @@ fn apply_one(root: &mut toml::Table, o: &Override) -> Result<(), ScenarioError> 
         // key[i][j]...: each index must point inside an existing array.
         let mut v = match cur.get_mut(key.as_str()) {
             Some(v) => v,
-            None => {
-                return Err(fail(format!(
-                    "there is no `{name}` to index (index {} is past the end)",
-                    index(&segs[k + 1])
-                )))
-            }
+            None => return Err(fail(format!("there is no `{name}` to index (index {} is past the end)", index(&segs[k + 1])))),
         };
         let mut vname = name;
         for seg in &segs[k + 1..j] {
@@ -155,14 +134,8 @@ fn apply_one(root: &mut toml::Table, o: &Override) -> Result<(), ScenarioError> 
             };
             let len = a.len();
             let Some(item) = a.get_mut(n) else {
-                let entries = if len == 1 {
-                    "1 entry".to_string()
-                } else {
-                    format!("{len} entries")
-                };
-                return Err(fail(format!(
-                    "index {n} is past the end of `{vname}` ({entries})"
-                )));
+                let entries = if len == 1 { "1 entry".to_string() } else { format!("{len} entries") };
+                return Err(fail(format!("index {n} is past the end of `{vname}` ({entries})")));
             };
             vname = format!("{vname}[{n}]");
             v = item;
@@ -173,12 +146,7 @@ fn apply_one(root: &mut toml::Table, o: &Override) -> Result<(), ScenarioError> 
         }
         cur = match v {
             toml::Value::Table(t) => t,
-            other => {
-                return Err(fail(format!(
-                    "`{vname}` is {}, not a table",
-                    article(other)
-                )))
-            }
+            other => return Err(fail(format!("`{vname}` is {}, not a table", article(other)))),
         };
         at = vname;
         k = j;
@@ -210,26 +178,10 @@ mod tests {
 
     #[test]
     fn paths_parse_into_keys_and_indices() {
-        assert_eq!(
-            parse_path("a.b").unwrap(),
-            vec![Seg::Key("a".into()), Seg::Key("b".into())]
-        );
-        assert_eq!(
-            parse_path("flows[10].tcp.sack").unwrap(),
-            vec![
-                Seg::Key("flows".into()),
-                Seg::Index(10),
-                Seg::Key("tcp".into()),
-                Seg::Key("sack".into())
-            ]
-        );
-        assert_eq!(
-            parse_path("m[1][2]").unwrap(),
-            vec![Seg::Key("m".into()), Seg::Index(1), Seg::Index(2)]
-        );
-        for bad in [
-            "", ".a", "a.", "a..b", "a[", "a[x]", "a[-1]", "a[+1]", "[0]", "a b", "a[0]b",
-        ] {
+        assert_eq!(parse_path("a.b").unwrap(), vec![Seg::Key("a".into()), Seg::Key("b".into())]);
+        assert_eq!(parse_path("flows[10].tcp.sack").unwrap(), vec![Seg::Key("flows".into()), Seg::Index(10), Seg::Key("tcp".into()), Seg::Key("sack".into())]);
+        assert_eq!(parse_path("m[1][2]").unwrap(), vec![Seg::Key("m".into()), Seg::Index(1), Seg::Index(2)]);
+        for bad in ["", ".a", "a.", "a..b", "a[", "a[x]", "a[-1]", "a[+1]", "[0]", "a b", "a[0]b"] {
             assert!(parse_path(bad).is_err(), "{bad:?} should be refused");
         }
     }
@@ -240,36 +192,20 @@ mod tests {
         assert_eq!(parse_value("0.5"), toml::Value::Float(0.5));
         assert_eq!(parse_value("true"), toml::Value::Boolean(true));
         assert_eq!(parse_value("\"10ms\""), toml::Value::String("10ms".into()));
-        assert_eq!(
-            parse_value("drop_tail"),
-            toml::Value::String("drop_tail".into())
-        );
+        assert_eq!(parse_value("drop_tail"), toml::Value::String("drop_tail".into()));
         assert_eq!(parse_value("10Mbps"), toml::Value::String("10Mbps".into()));
-        assert_eq!(
-            parse_value("[1, 2]"),
-            toml::Value::Array(vec![toml::Value::Integer(1), toml::Value::Integer(2)])
-        );
+        assert_eq!(parse_value("[1, 2]"), toml::Value::Array(vec![toml::Value::Integer(1), toml::Value::Integer(2)]));
         let t = parse_value("{ kind = \"drop_tail\", limit = \"20pkt\" }");
         assert_eq!(t.get("limit").and_then(|v| v.as_str()), Some("20pkt"));
-        assert_eq!(
-            Override::parse_arg("flows[0].count = 90").unwrap(),
-            Override::new("flows[0].count", toml::Value::Integer(90))
-        );
-        assert!(Override::parse_arg("flows[0].count")
-            .unwrap_err()
-            .contains("PATH=VALUE"));
+        assert_eq!(Override::parse_arg("flows[0].count = 90").unwrap(), Override::new("flows[0].count", toml::Value::Integer(90)));
+        assert!(Override::parse_arg("flows[0].count").unwrap_err().contains("PATH=VALUE"));
     }
 
     #[test]
     fn sets_replace_create_and_index() {
-        let mut t = table(
-            "[topology]\nqueue = { kind = \"red\" }\n[[flows]]\ncount = 1\n[[flows]]\ncount = 2\n",
-        );
+        let mut t = table("[topology]\nqueue = { kind = \"red\" }\n[[flows]]\ncount = 1\n[[flows]]\ncount = 2\n");
         let ov = [
-            Override::new(
-                "topology.queue.kind",
-                toml::Value::String("drop_tail".into()),
-            ),
+            Override::new("topology.queue.kind", toml::Value::String("drop_tail".into())),
             Override::new("flows[1].count", toml::Value::Integer(90)),
             Override::new("flows[0].tcp.sack", toml::Value::Boolean(false)),
             Override::new("monitor.queue_sample", toml::Value::String("1ms".into())),
@@ -283,31 +219,15 @@ mod tests {
     fn past_the_end_and_into_a_scalar_fail_naming_the_override() {
         let t = table("name = \"x\"\n[[flows]]\ncount = 1\n[[flows]]\ncount = 2\n");
         let cases = [
-            (
-                "flows[2].count",
-                "override: index 2 is past the end of `flows` (2 entries)",
-            ),
-            (
-                "flows[0][0]",
-                "override: `flows[0]` is a table, not an array",
-            ),
+            ("flows[2].count", "override: index 2 is past the end of `flows` (2 entries)"),
+            ("flows[0][0]", "override: `flows[0]` is a table, not an array"),
             ("name.x", "override: `name` is a string, not a table"),
             ("name[0]", "override: `name` is a string, not an array"),
-            (
-                "flows[0].count.x",
-                "override: `flows[0].count` is an integer, not a table",
-            ),
-            (
-                "nothing[0]",
-                "override: there is no `nothing` to index (index 0 is past the end)",
-            ),
+            ("flows[0].count.x", "override: `flows[0].count` is an integer, not a table"),
+            ("nothing[0]", "override: there is no `nothing` to index (index 0 is past the end)"),
         ];
         for (path, msg) in cases {
-            let e = apply(
-                &mut t.clone(),
-                &[Override::new(path, toml::Value::Integer(1))],
-            )
-            .unwrap_err();
+            let e = apply(&mut t.clone(), &[Override::new(path, toml::Value::Integer(1))]).unwrap_err();
             assert_eq!((e.path.as_str(), e.message.as_str()), (path, msg));
         }
     }

@@ -312,17 +312,11 @@ impl<'de> Deserialize<'de> for Endpoints {
                 .enumerate()
                 .map(|(i, v)| match v {
                     toml::Value::String(s) => Ok(s),
-                    other => Err(D::Error::custom(format!(
-                        "entry [{i}]: expected a name (a string), got {}",
-                        other.type_str()
-                    ))),
+                    other => Err(D::Error::custom(format!("entry [{i}]: expected a name (a string), got {}", other.type_str()))),
                 })
                 .collect::<Result<_, _>>()
                 .map(Endpoints::Many),
-            other => Err(D::Error::custom(format!(
-                "{EXPECTED}, got {}",
-                other.type_str()
-            ))),
+            other => Err(D::Error::custom(format!("{EXPECTED}, got {}", other.type_str()))),
         }
     }
 }
@@ -330,19 +324,10 @@ impl<'de> Deserialize<'de> for Endpoints {
 impl<'de> Deserialize<'de> for StartTable {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         const EXPECTED: &str = "expected a duration (\"2s\"), { uniform = [\"1s\", \"8s\"] } or a list of durations, one per generated flow";
-        let dur = |v: toml::Value, at: &str| {
-            Dur::deserialize(v).map_err(|e| D::Error::custom(format!("{at}{}", e.message())))
-        };
+        let dur = |v: toml::Value, at: &str| Dur::deserialize(v).map_err(|e| D::Error::custom(format!("{at}{}", e.message())));
         match toml::Value::deserialize(d)? {
-            v @ (toml::Value::String(_) | toml::Value::Integer(_)) => {
-                dur(v, "").map(StartTable::At)
-            }
-            toml::Value::Array(a) => a
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| dur(v, &format!("entry [{i}]: ")))
-                .collect::<Result<_, _>>()
-                .map(StartTable::List),
+            v @ (toml::Value::String(_) | toml::Value::Integer(_)) => dur(v, "").map(StartTable::At),
+            toml::Value::Array(a) => a.into_iter().enumerate().map(|(i, v)| dur(v, &format!("entry [{i}]: "))).collect::<Result<_, _>>().map(StartTable::List),
             toml::Value::Table(mut t) => {
                 let bounds = t.remove("uniform");
                 if let Some(k) = t.keys().next() {
@@ -355,15 +340,10 @@ impl<'de> Deserialize<'de> for StartTable {
                         let hi = dur(a.next().expect("two entries"), "uniform[1]: ")?;
                         Ok(StartTable::Uniform { uniform: (lo, hi) })
                     }
-                    _ => Err(D::Error::custom(
-                        "uniform: expected two durations, [lo, hi]",
-                    )),
+                    _ => Err(D::Error::custom("uniform: expected two durations, [lo, hi]")),
                 }
             }
-            other => Err(D::Error::custom(format!(
-                "{EXPECTED}, got {}",
-                other.type_str()
-            ))),
+            other => Err(D::Error::custom(format!("{EXPECTED}, got {}", other.type_str()))),
         }
     }
 }

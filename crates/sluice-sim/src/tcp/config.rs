@@ -662,10 +662,7 @@ impl Default for TcpConfig {
             initial_rto: Dur::from_secs(1),
             clock_granularity: Dur::from_millis(1),
             rto: RtoEstimator::Rfc6298,
-            delack: DelAck::On {
-                count: 2,
-                timeout: Dur::from_millis(200),
-            },
+            delack: DelAck::On { count: 2, timeout: Dur::from_millis(200) },
             recovery: Recovery::Prr(PrrVariant::Rfc9937),
             dupack: DupAckRule::Default,
             dupthresh: 3,
@@ -689,8 +686,9 @@ impl Default for TcpConfig {
 impl TcpConfig {
     /// The `validate = "ns3.44"` profile: Sluice defaults with ns-3's choices where they differ:
     /// ns-3's SYN timer, window-update and duplicate-ACK rules, DataRetries 6, and every
-    /// [`Ns3Compat`] switch at ns-3's value. (Recovery, PRR variant, ECN cut and full ACK are
-    /// the defaults, which are ns-3's too.)
+    /// [`Ns3Compat`] switch at ns-3's value, and the algorithms' ns-3 options (CUBIC's HyStart
+    /// and Reno-friendly region, Vegas's diff, BBR's `TcpBbr` values). (Recovery, PRR variant,
+    /// ECN cut and full ACK are the defaults, which are ns-3's too.)
     pub fn ns3_44() -> Self {
         TcpConfig {
             syn_rto: SynRto::Ns3,
@@ -701,15 +699,8 @@ impl TcpConfig {
             full_ack: FullAck::Ssthresh,
             data_retries: Some(6),
             compat: Ns3Compat::NS3_44,
-            cubic: CubicConfig {
-                tcp_friendliness: true,
-                hystart: Hystart::Ns3,
-                ..CubicConfig::default()
-            },
-            vegas: VegasConfig {
-                diff: VegasDiff::Ns3,
-                ..VegasConfig::default()
-            },
+            cubic: CubicConfig { tcp_friendliness: true, hystart: Hystart::Ns3, ..CubicConfig::default() },
+            vegas: VegasConfig { diff: VegasDiff::Ns3, ..VegasConfig::default() },
             bbr: BbrConfig::ns3(),
             profile: "ns3.44",
             ..TcpConfig::default()
@@ -728,10 +719,7 @@ impl TcpConfig {
         self.initial_ssthresh = u32::MAX as u64;
         self.snd_buf = 131_072;
         self.rcv_buf = 131_072;
-        self.delack = DelAck::On {
-            count: 2,
-            timeout: Dur::from_millis(200),
-        };
+        self.delack = DelAck::On { count: 2, timeout: Dur::from_millis(200) };
         self.rto = RtoEstimator::Rfc6298;
         self.min_rto = Dur::from_secs(1);
         self.clock_granularity = Dur::from_millis(1);
@@ -772,10 +760,7 @@ impl TcpConfig {
         self.window_scaling = false;
         self.ecn = false;
         self.nagle = false;
-        self.delack = DelAck::On {
-            count: 2,
-            timeout: Dur::from_millis(200),
-        };
+        self.delack = DelAck::On { count: 2, timeout: Dur::from_millis(200) };
         self.rto = RtoEstimator::Ns3Legacy;
         (self.min_rto, self.max_rto) = RtoEstimator::Ns3Legacy.bounds();
         self.dupthresh = 3;
@@ -801,10 +786,7 @@ impl TcpConfig {
             ("ecn", self.ecn.to_string()),
             ("recovery", format!("{:?}", self.recovery).to_lowercase()),
             ("dupack", format!("{:?}", self.dupack).to_lowercase()),
-            (
-                "wnd_update",
-                format!("{:?}", self.wnd_update).to_lowercase(),
-            ),
+            ("wnd_update", format!("{:?}", self.wnd_update).to_lowercase()),
             ("syn_rto", format!("{:?}", self.syn_rto).to_lowercase()),
             ("delack", format!("{:?}", self.delack).to_lowercase()),
             ("rto", self.rto.as_str().to_string()),
@@ -815,10 +797,7 @@ impl TcpConfig {
             ("prr_u32_product", x.prr_u32_product.to_string()),
             ("prr_u32_limit", x.prr_u32_limit.to_string()),
             ("partial_ack_nextseg", x.partial_ack_nextseg.to_string()),
-            (
-                "pipe_counts_sacked_retx",
-                x.pipe_counts_sacked_retx.to_string(),
-            ),
+            ("pipe_counts_sacked_retx", x.pipe_counts_sacked_retx.to_string()),
             ("exit_ack_grows", x.exit_ack_grows.to_string()),
             ("reno_sack_marks", x.reno_sack_marks.to_string()),
             ("ooo_shrinks_window", x.ooo_shrinks_window.to_string()),
@@ -844,10 +823,7 @@ impl TcpConfig {
             ("iw", self.iw.as_str().to_string()),
             ("recover_check", x.recover_check.to_string()),
             ("syn_retries", self.syn_retries.to_string()),
-            (
-                "data_retries",
-                self.data_retries.map_or("none".into(), |n| n.to_string()),
-            ),
+            ("data_retries", self.data_retries.map_or("none".into(), |n| n.to_string())),
         ];
         if let InitialWindow::Segments(n) = self.iw {
             v.push(("initial_cwnd", n.to_string()));
@@ -880,62 +856,20 @@ mod tests {
     // the key summaries have always used.
     #[test]
     fn ns3_profile_differs_from_the_default_in_the_documented_options() {
-        let (rfc, ns3) = (
-            TcpConfig::default().describe(),
-            TcpConfig::ns3_44().describe(),
-        );
-        assert_eq!(
-            rfc.iter().map(|(k, _)| k).collect::<Vec<_>>(),
-            ns3.iter().map(|(k, _)| k).collect::<Vec<_>>()
-        );
-        let differ: Vec<&str> = rfc
-            .iter()
-            .zip(&ns3)
-            .filter(|(a, b)| a.1 != b.1)
-            .map(|(a, _)| a.0)
-            .collect();
+        let (rfc, ns3) = (TcpConfig::default().describe(), TcpConfig::ns3_44().describe());
+        assert_eq!(rfc.iter().map(|(k, _)| k).collect::<Vec<_>>(), ns3.iter().map(|(k, _)| k).collect::<Vec<_>>());
+        let differ: Vec<&str> = rfc.iter().zip(&ns3).filter(|(a, b)| a.1 != b.1).map(|(a, _)| a.0).collect();
         let want = [
-            "profile",
-            "dupack",
-            "wnd_update",
-            "syn_rto",
-            "syn_mss_option",
-            "ack_first_segment",
-            "prr_u32_product",
-            "prr_u32_limit",
-            "partial_ack_nextseg",
-            "pipe_counts_sacked_retx",
-            "exit_ack_grows",
-            "reno_sack_marks",
-            "ooo_shrinks_window",
-            "slow_start_capped",
-            "retx_merge",
-            "edge_clip",
-            "rtt_from_ts",
-            "ts_recent_in_order",
-            "acked_whole_segments",
-            "sack_report",
-            "nextseg",
-            "pace_fast_retransmit",
-            "fin_timeout_rfc",
-            "cc_linux",
-            "synack_keeps_window",
-            "ecn_echo_rfc",
-            "timer_ties_as_set",
-            "dup_ack_restarts_rto",
-            "rto_holds_ssthresh",
-            "ack_duplicate_synack",
-            "data_retries",
+            "profile", "dupack", "wnd_update", "syn_rto", "syn_mss_option", "ack_first_segment",
+            "prr_u32_product", "prr_u32_limit", "partial_ack_nextseg", "pipe_counts_sacked_retx",
+            "exit_ack_grows", "reno_sack_marks", "ooo_shrinks_window", "slow_start_capped",
+            "retx_merge", "edge_clip", "rtt_from_ts", "ts_recent_in_order", "acked_whole_segments",
+            "sack_report", "nextseg", "pace_fast_retransmit", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "ecn_echo_rfc", "timer_ties_as_set", "dup_ack_restarts_rto",
+            "rto_holds_ssthresh", "ack_duplicate_synack", "data_retries",
         ];
         assert_eq!(differ, want);
         // The one switch not in the summary: ns-3's first data leaves 1 ns after the handshake.
-        assert_eq!(
-            (
-                TcpConfig::default().compat.first_data_delay.0,
-                TcpConfig::ns3_44().compat.first_data_delay.0
-            ),
-            (0, 1)
-        );
+        assert_eq!((TcpConfig::default().compat.first_data_delay.0, TcpConfig::ns3_44().compat.first_data_delay.0), (0, 1));
     }
 
     // tests RFC 6928 §2, RFC 3390 §1 and RFC 5681 §3.1: the initial window formulas, including

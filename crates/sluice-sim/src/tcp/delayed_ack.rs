@@ -258,11 +258,7 @@ mod tests {
         d.on_timer(RTO); // ato 40 → 80 ms
         d.quick = 0;
         d.on_data(MSS, MSS, WND, RTO, ms(80)); // m = 80 ms = ato
-        assert_eq!(
-            d.ato,
-            Dur::from_millis(80),
-            "not min(40 + 80, RTO) = 120 ms"
-        );
+        assert_eq!(d.ato, Dur::from_millis(80), "not min(40 + 80, RTO) = 120 ms");
         d.on_data(MSS, MSS, WND, RTO, ms(1080)); // m = 1 s = RTO
         assert_eq!(d.quick, 0, "a gap of exactly the RTO is not too long");
         assert_eq!(d.ato, Dur::from_millis(80));
@@ -272,39 +268,15 @@ mod tests {
     // ATO > 40 ms, keeps an earlier deadline, and goes at once when that is within ATO/4.
     #[test]
     fn delayed_ack_deadline() {
-        let mut d = LinuxDelAck {
-            ato: ATO_MIN,
-            rcv_mss: MSS,
-            ..Default::default()
-        };
+        let mut d = LinuxDelAck { ato: ATO_MIN, rcv_mss: MSS, ..Default::default() };
         assert_eq!(d.deadline(ms(100), None, None), Some(ms(140)));
         d.ato = Dur::from_millis(300);
-        assert_eq!(
-            d.deadline(ms(100), None, None),
-            Some(ms(300)),
-            "TCP_DELACK_MAX"
-        );
-        assert_eq!(
-            d.deadline(ms(100), None, Some(Dur::from_millis(70))),
-            Some(ms(170)),
-            "bounded by SRTT"
-        );
-        assert_eq!(
-            d.deadline(ms(100), None, Some(Dur::from_millis(10))),
-            Some(ms(140)),
-            "SRTT bound ≥ 40 ms"
-        );
+        assert_eq!(d.deadline(ms(100), None, None), Some(ms(300)), "TCP_DELACK_MAX");
+        assert_eq!(d.deadline(ms(100), None, Some(Dur::from_millis(70))), Some(ms(170)), "bounded by SRTT");
+        assert_eq!(d.deadline(ms(100), None, Some(Dur::from_millis(10))), Some(ms(140)), "SRTT bound ≥ 40 ms");
         d.ato = ATO_MIN;
-        assert_eq!(
-            d.deadline(ms(100), Some(ms(120)), None),
-            Some(ms(120)),
-            "earlier deadline kept"
-        );
-        assert_eq!(
-            d.deadline(ms(100), Some(ms(110)), None),
-            None,
-            "within ato/4 = 10 ms: now"
-        );
+        assert_eq!(d.deadline(ms(100), Some(ms(120)), None), Some(ms(120)), "earlier deadline kept");
+        assert_eq!(d.deadline(ms(100), Some(ms(110)), None), None, "within ato/4 = 10 ms: now");
         assert!(d.more_than_one_segment(MSS as u64 + 1));
         assert!(!d.more_than_one_segment(MSS as u64));
     }
@@ -313,11 +285,7 @@ mod tests {
     // a Not-ECT segment after ECT each grant 2 quick ACKs.
     #[test]
     fn ecn_marks_grant_quick_acks() {
-        let mut d = LinuxDelAck {
-            ato: Dur::from_millis(100),
-            rcv_mss: MSS,
-            ..Default::default()
-        };
+        let mut d = LinuxDelAck { ato: Dur::from_millis(100), rcv_mss: MSS, ..Default::default() };
         d.on_ecn(false, true, false, WND);
         assert_eq!(d.quick, 0);
         d.on_ecn(true, false, false, WND);

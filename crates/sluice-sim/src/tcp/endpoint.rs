@@ -6,8 +6,8 @@ use super::delayed_ack::LinuxDelAck;
 use super::rate::RateSampler;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use crate::packet::{SackBlocks, SimPacket, TcpOptions, Transport};
 use crate::prefetch::Lines;
+use crate::packet::{SackBlocks, SimPacket, TcpOptions, Transport};
 use sluice_core::packet::{tcp_flags as F, Ecn};
 use sluice_core::seq::{to_wire, unwrap_near, window_field, wscale_for_buffer};
 use sluice_core::{Dur, Time};
@@ -257,13 +257,11 @@ impl Endpoint {
 
     /// End of the receiving state (layout tests).
     #[cfg(test)]
-    pub(crate) const RECEIVE_END: usize =
-        std::mem::offset_of!(Endpoint, counters) + std::mem::size_of::<u64>() * 2;
+    pub(crate) const RECEIVE_END: usize = std::mem::offset_of!(Endpoint, counters) + std::mem::size_of::<u64>() * 2;
 
     /// End of the state a segment's arrival reads: the scoreboard's last byte (layout tests).
     #[cfg(test)]
-    pub(crate) const HOT_END: usize =
-        std::mem::offset_of!(Endpoint, sb) + std::mem::size_of::<Scoreboard>();
+    pub(crate) const HOT_END: usize = std::mem::offset_of!(Endpoint, sb) + std::mem::size_of::<Scoreboard>();
 
     /// The send scoreboard's segments, which live outside the endpoint: a second step, run when
     /// the endpoint's own lines are cached, just before a segment is handed to it.
@@ -277,19 +275,9 @@ impl Endpoint {
         let rate = cc.wants_rate_samples().then(Box::default);
         let smss = cfg.mss;
         let cwnd = cc.initial_cwnd(cfg.iw, smss);
-        let rcv_shift = if cfg.window_scaling {
-            wscale_for_buffer(cfg.rcv_buf)
-        } else {
-            0
-        };
+        let rcv_shift = if cfg.window_scaling { wscale_for_buffer(cfg.rcv_buf) } else { 0 };
         let (initial_ssthresh, rcv_buf) = (cfg.initial_ssthresh, cfg.rcv_buf);
-        let rtt = RttEstimator::new(
-            cfg.rto,
-            cfg.initial_rto,
-            cfg.min_rto,
-            cfg.max_rto,
-            cfg.clock_granularity,
-        );
+        let rtt = RttEstimator::new(cfg.rto, cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.clock_granularity);
         Endpoint {
             cfg,
             flow,
@@ -315,11 +303,7 @@ impl Endpoint {
             app_write: 0,
             app_closed: false,
             sb: Scoreboard::default(),
-            w: CwndState {
-                cwnd,
-                ssthresh: initial_ssthresh,
-                smss,
-            },
+            w: CwndState { cwnd, ssthresh: initial_ssthresh, smss },
             cc,
             ca: CaState::Open,
             dupacks: 0,
@@ -371,24 +355,12 @@ impl Endpoint {
     }
 
     /// The active opener.
-    pub fn client(
-        cfg: Arc<TcpConfig>,
-        local: SockAddr,
-        remote: SockAddr,
-        iss: u32,
-        flow: u32,
-    ) -> Self {
+    pub fn client(cfg: Arc<TcpConfig>, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
         Endpoint::new(cfg, local, remote, iss, flow)
     }
 
     /// The passive opener, listening for the client's SYN.
-    pub fn server(
-        cfg: Arc<TcpConfig>,
-        local: SockAddr,
-        remote: SockAddr,
-        iss: u32,
-        flow: u32,
-    ) -> Self {
+    pub fn server(cfg: Arc<TcpConfig>, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
         let mut e = Endpoint::new(cfg, local, remote, iss, flow);
         e.state = ConnState::Listen;
         e
@@ -445,11 +417,7 @@ impl Endpoint {
         if self.app_buffered >= self.app_end {
             return;
         }
-        let cap = self
-            .snd_una
-            .max(1)
-            .saturating_add(self.cfg.snd_buf)
-            .min(UNLIMITED);
+        let cap = self.snd_una.max(1).saturating_add(self.cfg.snd_buf).min(UNLIMITED);
         if cap <= self.app_buffered {
             return;
         }
@@ -496,15 +464,7 @@ impl Endpoint {
     }
 
     pub fn is_synchronized(&self) -> bool {
-        matches!(
-            self.state,
-            ConnState::Established
-                | ConnState::CloseWait
-                | ConnState::FinWait1
-                | ConnState::FinWait2
-                | ConnState::LastAck
-                | ConnState::TimeWait
-        )
+        matches!(self.state, ConnState::Established | ConnState::CloseWait | ConnState::FinWait1 | ConnState::FinWait2 | ConnState::LastAck | ConnState::TimeWait)
     }
 
     /// Whether all application data (and FIN, if closed) has been acknowledged.
@@ -520,11 +480,7 @@ impl Endpoint {
 
     /// The earliest time this endpoint needs [`Endpoint::on_wakeup`].
     pub fn poll_at(&self) -> Option<Time> {
-        let t = self
-            .rto_at
-            .min(self.delack_at)
-            .min(self.persist_at)
-            .min(self.send_at);
+        let t = self.rto_at.min(self.delack_at).min(self.persist_at).min(self.send_at);
         (t != NEVER).then_some(t)
     }
 
@@ -540,9 +496,7 @@ impl Endpoint {
     fn syn_timeout(&self) -> Dur {
         match self.cfg.syn_rto {
             // ns-3: ConnTimeout 3 s, doubled per retry.
-            SynRto::Ns3 => {
-                Dur::from_secs(3).saturating_mul(1u64 << (self.syn_tries.saturating_sub(1)).min(20))
-            }
+            SynRto::Ns3 => Dur::from_secs(3).saturating_mul(1u64 << (self.syn_tries.saturating_sub(1)).min(20)),
             SynRto::Rfc6298 => self.rtt.rto(),
         }
     }
@@ -561,43 +515,20 @@ impl Endpoint {
         // A SYN-ACK carries an option only if the SYN did (RFC 7323, RFC 2018).
         let offer = |ok: bool, cfg: bool| if ack_flag { ok } else { cfg };
         let opts = TcpOptions {
-            mss: self.cfg.compat.syn_mss_option.then(|| {
-                (self.cfg.mss + if self.cfg.timestamps { TS_OVERHEAD } else { 0 }).min(65_535)
-                    as u16
-            }),
-            wscale: if offer(self.snd_shift_offered(), self.cfg.window_scaling) {
-                Some(self.rcv_shift)
-            } else {
-                None
-            },
+            mss: self.cfg.compat.syn_mss_option.then(|| (self.cfg.mss + if self.cfg.timestamps { TS_OVERHEAD } else { 0 }).min(65_535) as u16),
+            wscale: if offer(self.snd_shift_offered(), self.cfg.window_scaling) { Some(self.rcv_shift) } else { None },
             sack_permitted: offer(self.sack_ok, self.cfg.sack),
-            ts: if offer(self.ts_ok, self.cfg.timestamps) {
-                Some((ts_clock(now), if ack_flag { self.ts_recent } else { 0 }))
-            } else {
-                None
-            },
+            ts: if offer(self.ts_ok, self.cfg.timestamps) { Some((ts_clock(now), if ack_flag { self.ts_recent } else { 0 })) } else { None },
             sack: SackBlocks::default(),
         };
         let window = self.rcv_buf.min(65_535) as u16; // never scaled in SYNs (RFC 7323 §2.2)
-        let ack = if ack_flag {
-            to_wire(self.irs, self.rcv_nxt)
-        } else {
-            0
-        };
+        let ack = if ack_flag { to_wire(self.irs, self.rcv_nxt) } else { 0 };
         if ack_flag {
             // RFC 7323 §4.3: Last.ACK.sent is the SYN-ACK's acknowledgment, so the first data
             // segment (SEG.SEQ = RCV.NXT) updates TS.Recent.
             self.last_ack_sent = self.rcv_nxt;
         }
-        let pkt = self.segment(
-            to_wire(self.iss, 0),
-            ack,
-            flags,
-            window,
-            opts,
-            0,
-            Ecn::NotEct,
-        );
+        let pkt = self.segment(to_wire(self.iss, 0), ack, flags, window, opts, 0, Ecn::NotEct);
         out.push(pkt);
         if self.syn_tries == 0 {
             self.syn_at = now;
@@ -617,16 +548,7 @@ impl Endpoint {
 
     /// Build a segment from this endpoint.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn segment(
-        &mut self,
-        seq: u32,
-        ack: u32,
-        flags: u8,
-        window: u16,
-        opts: TcpOptions,
-        payload: u32,
-        ecn: Ecn,
-    ) -> SimPacket {
+    pub(super) fn segment(&mut self, seq: u32, ack: u32, flags: u8, window: u16, opts: TcpOptions, payload: u32, ecn: Ecn) -> SimPacket {
         self.ip_id = self.ip_id.wrapping_add(1);
         SimPacket {
             src: self.local.addr,
@@ -637,13 +559,7 @@ impl Endpoint {
             ecn,
             ttl: 64,
             ip_id: self.ip_id,
-            transport: Transport::Tcp {
-                seq,
-                ack,
-                flags,
-                window,
-                opts,
-            },
+            transport: Transport::Tcp { seq, ack, flags, window, opts },
             payload,
             flow: self.flow,
         }
@@ -651,14 +567,7 @@ impl Endpoint {
 
     /// Handle an arriving segment addressed to this endpoint.
     pub fn on_segment(&mut self, pkt: &SimPacket, now: Time, out: &mut Vec<SimPacket>) {
-        let Transport::Tcp {
-            seq,
-            ack,
-            flags,
-            window,
-            ref opts,
-        } = pkt.transport
-        else {
+        let Transport::Tcp { seq, ack, flags, window, ref opts } = pkt.transport else {
             return;
         };
         if flags & F::RST != 0 {
@@ -689,13 +598,8 @@ impl Endpoint {
                     if self.cfg.handshake_rtt {
                         // The SYN's round trip (Linux and ns-3 both take it): from its send time
                         // unless it was retransmitted (Karn), or from the echoed timestamp.
-                        let from_ts =
-                            self.ts_ok && (self.cfg.compat.rtt_from_ts || self.syn_retransmitted);
-                        let r = if from_ts {
-                            Self::ts_rtt(opts, now)
-                        } else {
-                            (!self.syn_retransmitted).then(|| now.since(self.syn_at))
-                        };
+                        let from_ts = self.ts_ok && (self.cfg.compat.rtt_from_ts || self.syn_retransmitted);
+                        let r = if from_ts { Self::ts_rtt(opts, now) } else { (!self.syn_retransmitted).then(|| now.since(self.syn_at)) };
                         if let Some(r) = r {
                             self.rtt.sample(r, 1, 1);
                         }
@@ -733,15 +637,7 @@ impl Endpoint {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn accept_syn(
-        &mut self,
-        seq: u32,
-        window: u16,
-        opts: &TcpOptions,
-        flags: u8,
-        now: Time,
-        out: &mut Vec<SimPacket>,
-    ) {
+    fn accept_syn(&mut self, seq: u32, window: u16, opts: &TcpOptions, flags: u8, now: Time, out: &mut Vec<SimPacket>) {
         self.irs = seq;
         self.rcv_nxt = 1;
         self.negotiate(opts, flags);
@@ -768,23 +664,14 @@ impl Endpoint {
         }
         self.sack_ok = self.cfg.sack && opts.sack_permitted;
         self.ts_ok = self.cfg.timestamps && opts.ts.is_some();
-        self.ecn_ok = self.cfg.ecn
-            && if server {
-                flags & (F::ECE | F::CWR) == (F::ECE | F::CWR)
-            } else {
-                flags & F::ECE != 0 && flags & F::CWR == 0
-            };
+        self.ecn_ok = self.cfg.ecn && if server { flags & (F::ECE | F::CWR) == (F::ECE | F::CWR) } else { flags & F::ECE != 0 && flags & F::CWR == 0 };
         if let Some(m) = opts.mss {
             let peer = (m as u32).saturating_sub(if self.ts_ok { TS_OVERHEAD } else { 0 });
             self.smss = self.cfg.mss.min(peer).max(1);
         } else {
             // RFC 9293 §3.7.1: no option means 536 B — unless this end does not send the
             // option either (ns-3 style), where both sides use their configured size.
-            self.smss = if self.cfg.compat.syn_mss_option {
-                self.cfg.mss.min(536)
-            } else {
-                self.cfg.mss
-            };
+            self.smss = if self.cfg.compat.syn_mss_option { self.cfg.mss.min(536) } else { self.cfg.mss };
         }
         self.w.smss = self.smss;
         self.w.cwnd = self.cc.initial_cwnd(self.cfg.iw, self.smss);

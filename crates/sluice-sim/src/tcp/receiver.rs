@@ -10,15 +10,7 @@ use sluice_core::seq::to_wire;
 use sluice_core::Time;
 
 impl Endpoint {
-    pub(super) fn receive_data(
-        &mut self,
-        pkt: &SimPacket,
-        seg_seq: u64,
-        opts: &TcpOptions,
-        flags: u8,
-        now: Time,
-        out: &mut Vec<SimPacket>,
-    ) {
+    pub(super) fn receive_data(&mut self, pkt: &SimPacket, seg_seq: u64, opts: &TcpOptions, flags: u8, now: Time, out: &mut Vec<SimPacket>) {
         let len = pkt.payload as u64;
         let fin = flags & F::FIN != 0;
         let end = seg_seq + len;
@@ -62,8 +54,7 @@ impl Endpoint {
             // re-enters quick-ACK mode (`tcp_data_queue`, out of window).
             if linux {
                 let wnd = self.rcv_wnd();
-                self.lnx_ack
-                    .enter_quickack(super::delayed_ack::MAX_QUICKACKS, wnd);
+                self.lnx_ack.enter_quickack(super::delayed_ack::MAX_QUICKACKS, wnd);
             }
             self.ack_data_now(now, out);
             return;
@@ -98,8 +89,7 @@ impl Endpoint {
         }
         if linux && len > 0 {
             let (wnd, rto) = (self.rcv_wnd(), self.rtt.rto());
-            self.lnx_ack
-                .on_data(pkt.payload, self.cfg.mss, wnd, rto, now);
+            self.lnx_ack.on_data(pkt.payload, self.cfg.mss, wnd, rto, now);
         }
         if fin && end == self.rcv_nxt {
             self.rcv_nxt += 1;
@@ -130,11 +120,7 @@ impl Endpoint {
                 if self.lnx_ack.more_than_one_segment(unacked) || self.lnx_ack.in_quickack() {
                     self.ack_data_now(now, out);
                 } else {
-                    match self.lnx_ack.deadline(
-                        now,
-                        (self.delack_at != NEVER).then_some(self.delack_at),
-                        self.rtt.srtt,
-                    ) {
+                    match self.lnx_ack.deadline(now, (self.delack_at != NEVER).then_some(self.delack_at), self.rtt.srtt) {
                         Some(t) => self.delack_at = t,
                         None => self.ack_data_now(now, out),
                     }

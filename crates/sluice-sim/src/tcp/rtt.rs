@@ -65,13 +65,7 @@ impl RttEstimator {
 
     /// `initial_rto` is the RTO before any sample, except under `ns3_legacy`, where it is ns-3's
     /// `InitialEstimation` of SRTT (1 s), which gives an initial RTO of 2 s.
-    pub fn new(
-        kind: RtoEstimator,
-        initial_rto: Dur,
-        min_rto: Dur,
-        max_rto: Dur,
-        granularity: Dur,
-    ) -> Self {
+    pub fn new(kind: RtoEstimator, initial_rto: Dur, min_rto: Dur, max_rto: Dur, granularity: Dur) -> Self {
         let mut e = RttEstimator {
             srtt: None,
             rttvar: Dur::ZERO,
@@ -213,9 +207,7 @@ impl RttEstimator {
     pub fn rto(&self) -> Dur {
         let (base, min, max) = (self.base_rto.0, self.min_rto.0, self.max_rto.0);
         match self.kind {
-            RtoEstimator::Rfc6298 | RtoEstimator::Rfc793 => {
-                Dur(base.clamp(min, max).saturating_mul(self.backoff).min(max))
-            }
+            RtoEstimator::Rfc6298 | RtoEstimator::Rfc793 => Dur(base.clamp(min, max).saturating_mul(self.backoff).min(max)),
             // Linux: icsk_rto = SRTT + rttvar (≤ TCP_RTO_MAX), doubled per expiry up to it.
             RtoEstimator::Linux => Dur(base.min(max).saturating_mul(self.backoff).min(max)),
             // ns-3.13: Max(multiplier · estimate, MinRTO), no ceiling.
@@ -294,13 +286,7 @@ mod tests {
         assert_eq!(e.rto(), Dur::from_secs(1));
         e.at_least(Dur::from_secs(3));
         assert_eq!(e.rto(), Dur::from_secs(3));
-        let mut f = RttEstimator::new(
-            RtoEstimator::Rfc6298,
-            Dur::from_secs(5),
-            Dur::from_secs(1),
-            Dur::from_secs(60),
-            Dur::from_millis(1),
-        );
+        let mut f = RttEstimator::new(RtoEstimator::Rfc6298, Dur::from_secs(5), Dur::from_secs(1), Dur::from_secs(60), Dur::from_millis(1));
         f.at_least(Dur::from_secs(3));
         assert_eq!(f.rto(), Dur::from_secs(5));
     }
@@ -328,7 +314,7 @@ mod tests {
     fn linux_falling_rtt_uses_gain_one_thirty_second() {
         let mut e = est(RtoEstimator::Linux);
         e.sample(Dur::from_millis(100), 1, 10); // mdev 50 ms (4·mdev 200 ms)
-                                                // R = 20 ms: |err| = 80 ms > mdev = 50 ms and R < SRTT, so mdev += (80 − 50)/32.
+        // R = 20 ms: |err| = 80 ms > mdev = 50 ms and R < SRTT, so mdev += (80 − 50)/32.
         e.sample(Dur::from_millis(20), 2, 10);
         assert_eq!(e.mdev4, Dur(200_000_000 + 30_000_000 / 8));
         // A rising RTT with the same error uses 1/4: mdev += (80 − mdev)/4.
@@ -349,24 +335,10 @@ mod tests {
         let mut e = est(RtoEstimator::Linux);
         e.sample(Dur::from_millis(100), 1, 10);
         e.sample(Dur::from_millis(500), 2, 10);
-        assert_eq!(
-            (e.mdev4, e.mdev_max, e.rttvar),
-            (
-                Dur::from_millis(550),
-                Dur::from_millis(550),
-                Dur::from_millis(550)
-            )
-        );
+        assert_eq!((e.mdev4, e.mdev_max, e.rttvar), (Dur::from_millis(550), Dur::from_millis(550), Dur::from_millis(550)));
         assert_eq!(e.rto(), Dur::from_millis(700));
         e.sample(Dur::from_millis(150), 3, 10);
-        assert_eq!(
-            (e.mdev4, e.mdev_max, e.rttvar),
-            (
-                Dur::from_micros(412_500),
-                Dur::from_millis(550),
-                Dur::from_millis(550)
-            )
-        );
+        assert_eq!((e.mdev4, e.mdev_max, e.rttvar), (Dur::from_micros(412_500), Dur::from_millis(550), Dur::from_millis(550)));
     }
 
     // tests rto = "linux" (Linux `tcp_rtt_estimator`): rttvar ≥ rto_min; decays toward mdev_max
@@ -380,11 +352,7 @@ mod tests {
         for una in [200, 400, 1000] {
             e.sample(Dur::from_millis(400), una, 2000);
         }
-        assert_eq!(
-            e.rttvar,
-            Dur::from_millis(800),
-            "SND.UNA has not passed rtt_seq"
-        );
+        assert_eq!(e.rttvar, Dur::from_millis(800), "SND.UNA has not passed rtt_seq");
         // SND.UNA 1001 > rtt_seq: rttvar -= (rttvar − mdev_max)/4 with mdev_max = 800 ms still
         // (its reset comes after): no change; then mdev_max = rto_min and rtt_seq = 3000.
         e.sample(Dur::from_millis(400), 1001, 3000);
@@ -399,11 +367,7 @@ mod tests {
         }
         // rttvar approaches rto_min (to within the 4 ns the truncating quarter leaves) but
         // never goes below it.
-        assert!(
-            e.rttvar >= Dur::from_millis(200) && e.rttvar < Dur::from_millis(200) + Dur(4),
-            "{:?}",
-            e.rttvar
-        );
+        assert!(e.rttvar >= Dur::from_millis(200) && e.rttvar < Dur::from_millis(200) + Dur(4), "{:?}", e.rttvar);
         assert!(e.rto() >= Dur::from_millis(600) && e.rto() < Dur::from_millis(600) + Dur(4));
     }
 
@@ -453,11 +417,7 @@ mod tests {
         for _ in 0..10 {
             e.back_off();
         }
-        assert_eq!(
-            e.rto(),
-            Dur::from_millis(80 * 64),
-            "multiplier capped at 64"
-        );
+        assert_eq!(e.rto(), Dur::from_millis(80 * 64), "multiplier capped at 64");
         e.sample(Dur::from_millis(40), 1, 1);
         assert_eq!(e.rto(), Dur::from_millis(200));
     }
@@ -487,13 +447,7 @@ mod tests {
     // tests RFC 6298 §5.5: the timer doubles on each expiry, capped at the maximum; a sample resets.
     #[test]
     fn backoff_doubles_and_caps() {
-        let mut e = RttEstimator::new(
-            RtoEstimator::Rfc6298,
-            Dur::from_secs(1),
-            Dur::from_millis(200),
-            Dur::from_secs(60),
-            Dur::from_millis(1),
-        );
+        let mut e = RttEstimator::new(RtoEstimator::Rfc6298, Dur::from_secs(1), Dur::from_millis(200), Dur::from_secs(60), Dur::from_millis(1));
         e.sample(Dur::from_millis(100), 1, 1);
         assert_eq!(e.rto(), Dur::from_millis(300));
         e.back_off();

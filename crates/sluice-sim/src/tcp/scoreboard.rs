@@ -113,19 +113,8 @@ impl Scoreboard {
     /// Record a newly sent segment (new data at the top).
     #[inline]
     pub fn push(&mut self, start: u64, end: u64, now: Time) {
-        debug_assert!(
-            self.segs.back().is_none_or(|s| s.end == start),
-            "segments must be contiguous"
-        );
-        self.segs.push_back(Seg {
-            start,
-            end,
-            sacked: false,
-            lost: false,
-            retrans: false,
-            ever_retrans: false,
-            sent_at: now,
-        });
+        debug_assert!(self.segs.back().is_none_or(|s| s.end == start), "segments must be contiguous");
+        self.segs.push_back(Seg { start, end, sacked: false, lost: false, retrans: false, ever_retrans: false, sent_at: now });
     }
 
     /// Bytes in flight per RFC 6675, given the outstanding byte count.
@@ -258,16 +247,10 @@ impl Scoreboard {
             // Remember [lo, hi), extending a range that ends at lo, else in a free slot, else in
             // place of the lowest range. Its edges are segment edges, so a later block skipped
             // to hi misses no segment it holds whole.
-            let slot = self
-                .known
-                .iter()
-                .position(|&(kl, kr)| kr == lo || (kl, kr) == (0, 0))
-                .unwrap_or_else(|| (0..4).min_by_key(|&i| self.known[i].1).expect("four slots"));
-            let kl = if self.known[slot].1 == lo && self.known[slot].0 != 0 {
-                self.known[slot].0
-            } else {
-                lo
-            };
+            let slot = self.known.iter().position(|&(kl, kr)| kr == lo || (kl, kr) == (0, 0)).unwrap_or_else(|| {
+                (0..4).min_by_key(|&i| self.known[i].1).expect("four slots")
+            });
+            let kl = if self.known[slot].1 == lo && self.known[slot].0 != 0 { self.known[slot].0 } else { lo };
             self.known[slot] = (kl, hi);
         }
         newly
@@ -380,21 +363,12 @@ impl Scoreboard {
             return None;
         }
         let from = self.segs.partition_point(|s| s.end <= self.rexmit_hint);
-        let sack_seen = self
-            .segs
-            .front()
-            .is_some_and(|h| self.high_sacked > h.start);
-        let top = if below_highest_sack && sack_seen {
-            self.high_sacked
-        } else {
-            u64::MAX
-        };
-        let i = (from..self.segs.len())
-            .take_while(|&i| self.segs[i].start < top)
-            .find(|&i| {
-                let s = &self.segs[i];
-                s.lost && !s.sacked && !s.retrans
-            })?;
+        let sack_seen = self.segs.front().is_some_and(|h| self.high_sacked > h.start);
+        let top = if below_highest_sack && sack_seen { self.high_sacked } else { u64::MAX };
+        let i = (from..self.segs.len()).take_while(|&i| self.segs[i].start < top).find(|&i| {
+            let s = &self.segs[i];
+            s.lost && !s.sacked && !s.retrans
+        })?;
         self.rexmit_hint = self.rexmit_hint.max(self.segs[i].start);
         Some(i)
     }
@@ -424,9 +398,7 @@ impl Scoreboard {
     /// one more segment reached the receiver, so mark the first un-SACKed segment after the
     /// head (never the head) as SACKed. Returns the bytes marked (0 if none is left).
     pub fn add_reno_sack(&mut self) -> u64 {
-        let Some(i) = (1..self.segs.len()).find(|&i| !self.segs[i].sacked) else {
-            return 0;
-        };
+        let Some(i) = (1..self.segs.len()).find(|&i| !self.segs[i].sacked) else { return 0 };
         let m = self.update(i, |m| m.sacked = true);
         self.high_sacked = self.high_sacked.max(m.end);
         m.len()
@@ -465,9 +437,7 @@ impl Scoreboard {
     /// goes out again full-size, merged with at most the next one). The bytes keep their marks;
     /// a segment emptied by it goes away.
     pub fn merge_next(&mut self, i: usize, max_len: u64, limit: u64) {
-        let (Some(&cur), Some(&next)) = (self.segs.get(i), self.segs.get(i + 1)) else {
-            return;
-        };
+        let (Some(&cur), Some(&next)) = (self.segs.get(i), self.segs.get(i + 1)) else { return };
         if cur.len() >= max_len || next.sacked || next.lost != cur.lost || next.end > limit {
             return;
         }
@@ -518,33 +488,18 @@ impl Scoreboard {
         }
         assert_eq!(
             (s, l, r, sr, lr),
-            (
-                self.sacked_bytes,
-                self.lost_bytes,
-                self.retrans_bytes,
-                self.sacked_retrans_bytes,
-                self.lost_retrans_bytes
-            ),
+            (self.sacked_bytes, self.lost_bytes, self.retrans_bytes, self.sacked_retrans_bytes, self.lost_retrans_bytes),
             "scoreboard counters drifted"
         );
         for g in &self.segs {
             if g.end <= self.lost_frontier {
-                assert!(
-                    g.sacked || g.lost,
-                    "below the frontier every un-SACKed segment is lost"
-                );
+                assert!(g.sacked || g.lost, "below the frontier every un-SACKed segment is lost");
             }
             if g.end <= self.rexmit_hint {
-                assert!(
-                    !(g.lost && !g.sacked && !g.retrans),
-                    "a segment below the hint waits for retransmission"
-                );
+                assert!(!(g.lost && !g.sacked && !g.retrans), "a segment below the hint waits for retransmission");
             }
             if g.end <= self.hole_hint {
-                assert!(
-                    g.sacked || g.lost || g.retrans,
-                    "a hole below the hole hint"
-                );
+                assert!(g.sacked || g.lost || g.retrans, "a hole below the hole hint");
             }
         }
     }
@@ -573,10 +528,7 @@ mod tests {
         let mut b = board(3, 1448);
         let a = b.ack_to(700);
         assert_eq!((a.bytes, a.whole), (699, 0));
-        assert_eq!(
-            (b.segs()[0].start, b.segs()[0].end, b.segs().len()),
-            (700, 1449, 3)
-        );
+        assert_eq!((b.segs()[0].start, b.segs()[0].end, b.segs().len()), (700, 1449, 3));
         let a = b.ack_to(1449);
         assert_eq!((a.bytes, a.whole), (749, 749));
         assert_eq!((b.segs()[0].start, b.segs().len()), (1449, 2));
@@ -598,20 +550,13 @@ mod tests {
         for k in [5, 7, 9, 11] {
             assert_eq!(b.sack(seg(k).0, seg(k).1), 1448, "segment {k}");
         }
-        assert_eq!(
-            b.sack(seg(4).0, seg(5).1),
-            1448,
-            "segment 4 (5 already marked)"
-        );
+        assert_eq!(b.sack(seg(4).0, seg(5).1), 1448, "segment 4 (5 already marked)");
         for k in [6, 8, 10, 2, 1] {
             assert_eq!(b.sack(seg(k).0, seg(k).1), 1448, "segment {k}");
         }
         assert_eq!(b.sack(seg(1).0, seg(11).1), 0, "all marked already");
         let marked: Vec<bool> = b.segs().iter().map(|s| s.sacked).collect();
-        assert_eq!(
-            marked,
-            [false, true, true, true, true, true, true, true, true, true, true, true]
-        );
+        assert_eq!(marked, [false, true, true, true, true, true, true, true, true, true, true, true]);
         b.check();
     }
 
@@ -636,14 +581,7 @@ mod tests {
     // 3-5 SACKed: 1500 ≤ 2896 bytes but 3 segments: 0-2 lost.
     #[test]
     fn rfc6675_is_lost_by_count_or_by_bytes() {
-        let lost = |b: &Scoreboard| {
-            b.segs()
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| s.lost)
-                .map(|(k, _)| k)
-                .collect::<Vec<_>>()
-        };
+        let lost = |b: &Scoreboard| b.segs().iter().enumerate().filter(|(_, s)| s.lost).map(|(k, _)| k).collect::<Vec<_>>();
         let mut b = board(10, 1448);
         for k in [1, 3, 4, 5] {
             b.sack(1 + k * 1448, 1 + (k + 1) * 1448);
@@ -692,11 +630,7 @@ mod tests {
         b.sack(301, 401);
         b.mark_all_lost();
         b.ack_to(401);
-        assert_eq!(
-            b.next_lost(true),
-            Some(0),
-            "SND.UNA at the highest SACKed byte: no bound"
-        );
+        assert_eq!(b.next_lost(true), Some(0), "SND.UNA at the highest SACKed byte: no bound");
         let mut b = board(4, 100);
         b.sack(301, 401);
         assert_eq!(b.last_unsacked(), Some(2));
@@ -715,36 +649,16 @@ mod tests {
     fn merge_next_lengthens_a_short_segment() {
         let m = 100;
         let mut b = Scoreboard::default();
-        for (s, e) in [
-            (1, 101),
-            (101, 176),
-            (176, 276),
-            (276, 296),
-            (296, 396),
-            (396, 397),
-        ] {
+        for (s, e) in [(1, 101), (101, 176), (176, 276), (276, 296), (296, 396), (396, 397)] {
             b.push(s, e, Time::ZERO);
         }
         b.mark_all_lost();
         b.merge_next(1, m, 396);
         let ranges: Vec<(u64, u64)> = b.segs().iter().map(|g| (g.start, g.end)).collect();
-        assert_eq!(
-            ranges,
-            [
-                (1, 101),
-                (101, 201),
-                (201, 276),
-                (276, 296),
-                (296, 396),
-                (396, 397)
-            ]
-        );
+        assert_eq!(ranges, [(1, 101), (101, 201), (201, 276), (276, 296), (296, 396), (396, 397)]);
         b.check();
         b.merge_next(3, m, 396); // 20 bytes, then the next segment's whole 100 would be too much
-        assert_eq!(
-            (b.segs()[3].start, b.segs()[3].end, b.segs()[4].start),
-            (276, 376, 376)
-        );
+        assert_eq!((b.segs()[3].start, b.segs()[3].end, b.segs()[4].start), (276, 376, 376));
         b.check();
         let before = b.segs().clone();
         b.merge_next(4, m, 396); // the next is the FIN, past the limit
@@ -755,13 +669,7 @@ mod tests {
             b.push(s, e, Time::ZERO);
         }
         b.merge_next(0, m, 1000);
-        assert_eq!(
-            b.segs()
-                .iter()
-                .map(|g| (g.start, g.end))
-                .collect::<Vec<_>>(),
-            [(1, 101), (101, 201)]
-        );
+        assert_eq!(b.segs().iter().map(|g| (g.start, g.end)).collect::<Vec<_>>(), [(1, 101), (101, 201)]);
         b.check();
         // A SACKed next segment, or one with another loss mark, stays as it is.
         let mut b = Scoreboard::default();
@@ -788,11 +696,7 @@ mod tests {
             assert_eq!(b.next_lost(true), Some(i));
             b.retransmit(i, Time::ZERO);
         }
-        assert_eq!(
-            b.next_lost(true),
-            None,
-            "segments 3-5 lie above the highest SACK"
-        );
+        assert_eq!(b.next_lost(true), None, "segments 3-5 lie above the highest SACK");
         assert_eq!(b.next_lost(false), Some(3));
         // Once SND.UNA passes the SACKed segment, they qualify again.
         b.ack_to(401);
@@ -809,26 +713,13 @@ mod tests {
         assert_eq!(b.add_reno_sack(), 100);
         assert_eq!(b.add_reno_sack(), 100);
         let marked: Vec<bool> = b.segs().iter().map(|s| s.sacked).collect();
-        assert_eq!(
-            marked,
-            [false, true, true, false, false, false],
-            "never the head"
-        );
+        assert_eq!(marked, [false, true, true, false, false, false], "never the head");
         assert_eq!(b.pipe(600), 400);
         // The head arrives and is acknowledged: the mark now on the head was a wrong guess.
         b.ack_to(101);
         b.fix_reno_sack_head();
         let s: Vec<(bool, bool)> = b.segs().iter().map(|s| (s.sacked, s.lost)).collect();
-        assert_eq!(
-            s,
-            [
-                (false, true),
-                (true, false),
-                (true, false),
-                (false, false),
-                (false, false)
-            ]
-        );
+        assert_eq!(s, [(false, true), (true, false), (true, false), (false, false), (false, false)]);
         assert_eq!(b.next_lost(false), Some(0), "the head goes out again");
         b.check();
         // Nothing left to mark after the head: nothing marked.
@@ -851,21 +742,9 @@ mod tests {
         b.retransmit(1, Time(10));
         b.push(301, 401, Time(20));
         let mut c = b.clone();
-        assert_eq!(
-            b.ack_to_from(201, 301).karn_front,
-            None,
-            "only retransmitted segments"
-        );
-        assert_eq!(
-            b.ack_to_from(401, 301).karn_front,
-            Some(true),
-            "the first new one, clean"
-        );
-        assert_eq!(
-            c.ack_to_from(401, 0).karn_front,
-            Some(false),
-            "the retransmitted head"
-        );
+        assert_eq!(b.ack_to_from(201, 301).karn_front, None, "only retransmitted segments");
+        assert_eq!(b.ack_to_from(401, 301).karn_front, Some(true), "the first new one, clean");
+        assert_eq!(c.ack_to_from(401, 0).karn_front, Some(false), "the retransmitted head");
     }
 
     // tests RFC 6675 §4 IsLost and §3 pipe on a single hole.
@@ -877,11 +756,7 @@ mod tests {
         assert_eq!(b.pipe(out), out);
         b.sack(1 + mss, 1 + 2 * mss);
         b.sack(1 + mss, 1 + 3 * mss);
-        assert_eq!(
-            b.update_lost(3, mss as u32),
-            0,
-            "two SACKed segments are not enough"
-        );
+        assert_eq!(b.update_lost(3, mss as u32), 0, "two SACKed segments are not enough");
         b.sack(1 + mss, 1 + 4 * mss);
         assert_eq!(b.update_lost(3, mss as u32), mss);
         // pipe = 10 − 3 sacked − 1 lost.
@@ -892,17 +767,7 @@ mod tests {
         assert_eq!(b.pipe(out), 7 * mss);
         b.check();
         let a = b.ack_to(1 + 4 * mss);
-        assert_eq!(
-            a,
-            Acked {
-                bytes: 4 * mss,
-                whole: 4 * mss,
-                sacked_before: 3 * mss,
-                rtt_from: None,
-                any_retx: true,
-                karn_front: Some(false)
-            }
-        );
+        assert_eq!(a, Acked { bytes: 4 * mss, whole: 4 * mss, sacked_before: 3 * mss, rtt_from: None, any_retx: true, karn_front: Some(false) });
         assert_eq!(b.pipe(6 * mss), 6 * mss);
         b.check();
     }

@@ -6,12 +6,8 @@
 //! the departure sits in a helper named `ns3_*` (or behind a test of a
 //! [`super::config::Ns3Compat`] switch), documented with the ns-3 code it mirrors.
 
-use super::cc::{
-    AckEvent, AckSample, CaState, CongestionControl, LossCause, LossResponse, RateEvent,
-};
-use super::config::{
-    DupAckRule, EcnCut, FullAck, NextSeg, Pacing, PrrVariant, Recovery, WndUpdateRule,
-};
+use super::cc::{AckEvent, AckSample, CaState, CongestionControl, LossCause, LossResponse, RateEvent};
+use super::config::{DupAckRule, EcnCut, FullAck, NextSeg, Pacing, PrrVariant, Recovery, WndUpdateRule};
 use super::endpoint::{ts_clock, ConnState, Endpoint, NEVER, PERSIST_TIMEOUT};
 use super::scoreboard::Acked;
 use crate::packet::{SackBlocks, SimPacket, TcpOptions, Transport};
@@ -21,12 +17,7 @@ use sluice_core::{Dur, Rate, Time};
 
 /// PRR's proportional share ⌈prr_delivered · ssthresh / RecoverFS⌉ (RFC 6937 §3.1), exact; or,
 /// with `u32_product`, as ns-3.44 computes it: the product in wrapping 32-bit arithmetic.
-pub(super) fn prr_share(
-    prr_delivered: u64,
-    ssthresh: u64,
-    recover_fs: u64,
-    u32_product: bool,
-) -> u64 {
+pub(super) fn prr_share(prr_delivered: u64, ssthresh: u64, recover_fs: u64, u32_product: bool) -> u64 {
     let fs = recover_fs.max(1);
     if u32_product {
         let num = (prr_delivered as u32).wrapping_mul(ssthresh as u32);
@@ -41,16 +32,9 @@ pub(super) fn prr_share(
 /// PRR's catch-up base `max(prr_delivered − prr_out, DeliveredData)` (RFC 6937 §3.1 PRR-SSRB,
 /// RFC 9937's PRR-CRB limit before its safe-ACK bonus), exactly, or as ns-3.44 computes it in
 /// 32-bit unsigned arithmetic read back as an int (`Ns3Compat::prr_u32_limit`).
-pub(super) fn prr_limit_base(
-    prr_delivered: u64,
-    prr_out: u64,
-    delivered: u64,
-    u32_limit: bool,
-) -> i64 {
+pub(super) fn prr_limit_base(prr_delivered: u64, prr_out: u64, delivered: u64, u32_limit: bool) -> i64 {
     if u32_limit {
-        (prr_delivered as u32)
-            .wrapping_sub(prr_out as u32)
-            .max(delivered as u32) as i32 as i64
+        (prr_delivered as u32).wrapping_sub(prr_out as u32).max(delivered as u32) as i32 as i64
     } else {
         (prr_delivered as i64 - prr_out as i64).max(delivered as i64)
     }
@@ -91,20 +75,8 @@ struct AckEventArgs {
 
 impl Endpoint {
     /// A segment in a synchronized state: ACK processing, then data.
-    pub(super) fn established_segment(
-        &mut self,
-        pkt: &SimPacket,
-        now: Time,
-        out: &mut Vec<SimPacket>,
-    ) {
-        let Transport::Tcp {
-            seq,
-            ack,
-            flags,
-            window,
-            ref opts,
-        } = pkt.transport
-        else {
+    pub(super) fn established_segment(&mut self, pkt: &SimPacket, now: Time, out: &mut Vec<SimPacket>) {
+        let Transport::Tcp { seq, ack, flags, window, ref opts } = pkt.transport else {
             return;
         };
         if flags & F::SYN != 0 {
@@ -130,17 +102,7 @@ impl Endpoint {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn process_ack(
-        &mut self,
-        pkt: &SimPacket,
-        seg_seq: u64,
-        ack_wire: u32,
-        window: u16,
-        opts: &TcpOptions,
-        flags: u8,
-        now: Time,
-        out: &mut Vec<SimPacket>,
-    ) {
+    fn process_ack(&mut self, pkt: &SimPacket, seg_seq: u64, ack_wire: u32, window: u16, opts: &TcpOptions, flags: u8, now: Time, out: &mut Vec<SimPacket>) {
         let ack = unwrap_near(self.iss, ack_wire, self.snd_una);
         if ack > self.snd_max {
             // Acknowledges data never sent (RFC 9293 §3.10.7.4): answer with an ACK, drop it.
@@ -153,11 +115,8 @@ impl Endpoint {
         let carries_data = pkt.payload > 0 || flags & (F::SYN | F::FIN) != 0;
         // Bytes in flight before this ACK, for an algorithm that takes every ACK's event.
         let rate_on = self.cc.wants_rate_samples();
-        let prior_in_flight = if self.cc.wants_ack_events() || rate_on {
-            self.pipe()
-        } else {
-            0
-        };
+        let prior_in_flight = if self.cc.wants_ack_events() || rate_on { self.pipe() } else { 0 };
+        let lost_before = self.sb.lost_bytes;
         if rate_on {
             self.rate_mut().begin_ack();
         }
@@ -192,9 +151,7 @@ impl Endpoint {
         // With SACK, the default and ns-3 rules count any ACK that SACKs new data as a duplicate,
         // a cumulative one included (RFC 6675 §5: "regardless of its status as a cumulative
         // acknowledgment").
-        let sack_dup = self.sack_ok
-            && newly_sacked > 0
-            && matches!(self.cfg.dupack, DupAckRule::Default | DupAckRule::Ns3);
+        let sack_dup = self.sack_ok && newly_sacked > 0 && matches!(self.cfg.dupack, DupAckRule::Default | DupAckRule::Ns3);
         // The congestion control hears of the ACK before the endpoint acts on it (Linux
         // `pkts_acked`), or where ns-3's ProcessAck calls `PktsAcked` (`Ns3Compat::cc_linux` off).
         let early = self.cfg.compat.cc_linux;
@@ -205,13 +162,7 @@ impl Endpoint {
             }
             let n = self.take_cumulative_ack(ack, newly_sacked, sack_dup, ece, opts, now);
             ack_rtt = n.rtt;
-            let ev = AckEventArgs {
-                rtt: n.rtt,
-                delivered: n.delivered,
-                prior_in_flight,
-                lost: newly_lost,
-                dup: sack_dup,
-            };
+            let ev = AckEventArgs { rtt: n.rtt, delivered: n.delivered, prior_in_flight, lost: newly_lost, dup: sack_dup };
             if early {
                 self.ack_event(ev, now);
             }
@@ -228,13 +179,7 @@ impl Endpoint {
                 DupAckRule::Strict => !carries_data && self.last_wnd_field == Some(window),
                 DupAckRule::Linux => !carries_data && wnd_bytes <= wnd_before && wnd_bytes != 0,
             };
-            let ev = AckEventArgs {
-                rtt: None,
-                delivered: newly_sacked,
-                prior_in_flight,
-                lost: newly_lost,
-                dup: is_dup,
-            };
+            let ev = AckEventArgs { rtt: None, delivered: newly_sacked, prior_in_flight, lost: newly_lost, dup: is_dup };
             if early {
                 self.ack_event(ev, now);
             }
@@ -252,7 +197,8 @@ impl Endpoint {
         // The delivery-rate sample, after the ACK was acted on (ns-3 `CongControl`), for an ACK
         // while data was outstanding.
         if rate_on && ack >= snd_una_before && snd_una_before < self.snd_max {
-            self.rate_event(newly_lost, prior_in_flight, ack_rtt, now);
+            let lost_change = self.sb.lost_bytes.abs_diff(lost_before);
+            self.rate_event(newly_lost, lost_change, prior_in_flight, ack_rtt, now);
         }
         // An ECN-Echo on an ACK that moved SND.UNA was answered in `new_ack`, before the ACK
         // could grow cwnd; this one is on a duplicate (ns-3 ignores it: `Ns3Compat::ecn_echo_rfc`).
@@ -278,21 +224,9 @@ impl Endpoint {
     /// `TcpSocketBase::UpdateWindowSize` or Linux's `tcp_may_update_window` ([`WndUpdateRule`]).
     fn update_window(&mut self, seg_seq: u64, ack: u64, wnd: u64, snd_una_before: u64) {
         let take = match self.cfg.wnd_update {
-            WndUpdateRule::Rfc9293 => {
-                snd_una_before <= ack
-                    && ack <= self.snd_max
-                    && (seg_seq > self.wl1 || (seg_seq == self.wl1 && ack >= self.wl2))
-            }
-            WndUpdateRule::Ns3 => {
-                ack > snd_una_before
-                    || seg_seq > self.peer_seq_high
-                    || (ack == snd_una_before && wnd > self.snd_wnd)
-            }
-            WndUpdateRule::Linux => {
-                ack > snd_una_before
-                    || seg_seq > self.wl1
-                    || (seg_seq == self.wl1 && (wnd > self.snd_wnd || wnd == 0))
-            }
+            WndUpdateRule::Rfc9293 => snd_una_before <= ack && ack <= self.snd_max && (seg_seq > self.wl1 || (seg_seq == self.wl1 && ack >= self.wl2)),
+            WndUpdateRule::Ns3 => ack > snd_una_before || seg_seq > self.peer_seq_high || (ack == snd_una_before && wnd > self.snd_wnd),
+            WndUpdateRule::Linux => ack > snd_una_before || seg_seq > self.wl1 || (seg_seq == self.wl1 && (wnd > self.snd_wnd || wnd == 0)),
             WndUpdateRule::Always => true,
         };
         self.peer_seq_high = self.peer_seq_high.max(seg_seq);
@@ -315,13 +249,7 @@ impl Endpoint {
     /// PRR), the end of CWR (RFC 3168) or of the loss state (RFC 5681 §3.1) — and restart the
     /// retransmission timer (RFC 6298 §5.3). ns-3's departures are the `ns3_*` helpers, each
     /// behind its [`super::config::Ns3Compat`] switch.
-    fn new_ack(
-        &mut self,
-        n: NewAck,
-        mut ev: Option<AckEventArgs>,
-        now: Time,
-        out: &mut Vec<SimPacket>,
-    ) {
+    fn new_ack(&mut self, n: NewAck, mut ev: Option<AckEventArgs>, now: Time, out: &mut Vec<SimPacket>) {
         let (ack, is_dup) = (n.ack, n.is_dup);
         let old_dupacks = self.dupacks;
         if is_dup {
@@ -353,8 +281,7 @@ impl Endpoint {
         if self.ca == CaState::Disorder && n.cc_bytes / smss < old_dupacks as u64 {
             ev = None;
         }
-        let partial = self.ca == CaState::Recovery
-            && !(ack >= self.recover || self.cc.loss_response() == LossResponse::Reno);
+        let partial = self.ca == CaState::Recovery && !(ack >= self.recover || self.cc.loss_response() == LossResponse::Reno);
         if let Some(e) = ev.filter(|_| !partial) {
             self.ack_event(e, now);
         }
@@ -390,41 +317,19 @@ impl Endpoint {
 
     /// Moves SND.UNA to `ack`: takes the acknowledged segments off the scoreboard, counts what
     /// the ACK delivered, takes its RTT sample and notes an acknowledged FIN.
-    fn take_cumulative_ack(
-        &mut self,
-        ack: u64,
-        newly_sacked: u64,
-        is_dup: bool,
-        ece: bool,
-        opts: &TcpOptions,
-        now: Time,
-    ) -> NewAck {
+    fn take_cumulative_ack(&mut self, ack: u64, newly_sacked: u64, is_dup: bool, ece: bool, opts: &TcpOptions, now: Time) -> NewAck {
         let a = self.sb.ack_to_from(ack, self.karn_floor);
         if self.reno_marks() {
             self.sb.fix_reno_sack_head();
         }
         let delivered = self.delivered_data(&a, ack, newly_sacked);
-        let cc_bytes = if self.cfg.compat.acked_whole_segments {
-            self.ns3_whole_segments(delivered)
-        } else {
-            delivered
-        };
+        let cc_bytes = if self.cfg.compat.acked_whole_segments { self.ns3_whole_segments(delivered) } else { delivered };
         let prev_una = self.snd_una;
         self.snd_una = ack;
         self.rto_streak = 0;
         let rtt = self.rtt_sample(&a, opts, now);
         self.note_fin_acked();
-        NewAck {
-            ack,
-            prev_una,
-            removed: a.bytes,
-            delivered,
-            cc_bytes,
-            acked_retx: a.any_retx,
-            is_dup,
-            rtt,
-            ece,
-        }
+        NewAck { ack, prev_una, removed: a.bytes, delivered, cc_bytes, acked_retx: a.any_retx, is_dup, rtt, ece }
     }
 
     /// RFC 6937 DeliveredData of a cumulative ACK (before SND.UNA moves): the bytes it
@@ -659,25 +564,16 @@ impl Endpoint {
     /// The delivery-rate sampler (kept when the congestion control takes samples).
     #[inline]
     fn rate_mut(&mut self) -> &mut super::rate::RateSampler {
-        self.rate
-            .as_mut()
-            .expect("rate sampling is kept for an algorithm that takes samples")
+        self.rate.as_mut().expect("rate sampling is kept for an algorithm that takes samples")
     }
 
     /// Hands the congestion control this ACK's delivery-rate sample (see [`RateEvent`]).
-    fn rate_event(&mut self, lost: u64, prior_in_flight: u64, rtt: Option<Dur>, now: Time) {
+    fn rate_event(&mut self, lost: u64, lost_change: u64, prior_in_flight: u64, rtt: Option<Dur>, now: Time) {
         let min_rtt = self.rtt.min_rtt;
         let r = self.rate_mut();
         let rs = r.sample(lost, prior_in_flight, min_rtt);
         let delivered = r.delivered;
-        let ev = RateEvent {
-            rs,
-            ca: self.ca,
-            delivered,
-            in_flight: self.pipe(),
-            rtt,
-            srtt: self.rtt.srtt,
-        };
+        let ev = RateEvent { rs, ca: self.ca, delivered, in_flight: self.pipe(), rtt, srtt: self.rtt.srtt, lost_change };
         self.cc.on_rate_sample(&mut self.w, &ev, now);
     }
 
@@ -721,17 +617,14 @@ impl Endpoint {
                 CaState::Cwr => self.counters.cwr_episodes += 1,
                 _ => {}
             }
-            self.cc
-                .on_state_change(&mut self.w, from, to, self.snd_max, now);
+            self.cc.on_state_change(&mut self.w, from, to, self.snd_max, now);
         }
     }
 
     /// RFC 6675 §5 step (2): the segment at SND.UNA is judged lost (with SACK, or ns-3's
     /// emulated marks: ns-3's `IsLost`, which also wants a mark above it).
     fn head_lost(&self) -> bool {
-        let Some(h) = self.sb.first() else {
-            return false;
-        };
+        let Some(h) = self.sb.first() else { return false };
         h.lost && (self.sack_ok || (self.reno_marks() && self.sb.high_sacked > h.end))
     }
 
@@ -750,11 +643,7 @@ impl Endpoint {
 
     /// Outstanding bytes per RFC 6675 `pipe` (with the Reno estimate when SACK is off).
     pub(super) fn pipe(&self) -> u64 {
-        let extra = if self.cfg.compat.pipe_counts_sacked_retx {
-            self.sb.sacked_retrans_bytes
-        } else {
-            0
-        };
+        let extra = if self.cfg.compat.pipe_counts_sacked_retx { self.sb.sacked_retrans_bytes } else { 0 };
         (self.sb.pipe(self.snd_max - self.snd_una) + extra).saturating_sub(self.reno_dup_bytes)
     }
 
@@ -816,15 +705,10 @@ impl Endpoint {
                 let head_lost = self.head_lost();
                 // RFC 6582 §3.2 step 1: enter only if the ACK covers `recover` (NewReno's test;
                 // Reno and Tahoe have none).
-                let covers = self.snd_una >= self.recover
-                    || !self.cfg.compat.recover_check
-                    || response != LossResponse::NewReno;
+                let covers = self.snd_una >= self.recover || !self.cfg.compat.recover_check || response != LossResponse::NewReno;
                 if (self.dupacks >= self.cfg.dupthresh || head_lost) && covers {
                     self.fast_retransmit(response, delivered, now, out);
-                } else if self.cfg.limited_transmit
-                    && !self.sack_ok
-                    && self.dupacks < self.cfg.dupthresh
-                {
+                } else if self.cfg.limited_transmit && !self.sack_ok && self.dupacks < self.cfg.dupthresh {
                     // With SACK, pipe already counts the SACKed segments out and cwnd − pipe
                     // governs new data (RFC 6675 §5 step 3), in send_pending; so it does with
                     // emulated marks.
@@ -858,13 +742,7 @@ impl Endpoint {
     }
 
     /// Loss detected by duplicate ACKs (or SACK): fast recovery, or Tahoe's slow start.
-    fn fast_retransmit(
-        &mut self,
-        response: LossResponse,
-        delivered: u64,
-        now: Time,
-        out: &mut Vec<SimPacket>,
-    ) {
+    fn fast_retransmit(&mut self, response: LossResponse, delivered: u64, now: Time, out: &mut Vec<SimPacket>) {
         if response == LossResponse::Tahoe {
             self.enter_tahoe(now, out);
         } else {
@@ -878,14 +756,8 @@ impl Endpoint {
     /// SACKed segments excepted). The loss state of a timeout without its backoff; it ends when
     /// the ACK covers what was outstanding.
     fn enter_tahoe(&mut self, now: Time, out: &mut Vec<SimPacket>) {
-        let flight = if self.sack_ok {
-            self.pipe()
-        } else {
-            self.snd_max - self.snd_una
-        };
-        self.w.ssthresh = self
-            .cc
-            .ssthresh_after_loss(&self.w, flight, LossCause::DupAcks, now);
+        let flight = if self.sack_ok { self.pipe() } else { self.snd_max - self.snd_una };
+        self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, LossCause::DupAcks, now);
         self.w.cwnd = self.smss as u64;
         self.recover = self.snd_max;
         self.counters.fast_retransmits += 1;
@@ -897,8 +769,7 @@ impl Endpoint {
         // The loss state, but not a timeout's episode (`loss_episodes` counts those).
         let from = self.ca;
         self.ca = CaState::Loss;
-        self.cc
-            .on_state_change(&mut self.w, from, CaState::Loss, self.snd_max, now);
+        self.cc.on_state_change(&mut self.w, from, CaState::Loss, self.snd_max, now);
         if self.next_lost() == Some(0) {
             self.retransmit(0, now, out);
         }
@@ -927,25 +798,17 @@ impl Endpoint {
         } else {
             outstanding
         };
-        self.w.ssthresh = self
-            .cc
-            .ssthresh_after_loss(&self.w, flight, LossCause::DupAcks, now);
+        self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, LossCause::DupAcks, now);
         self.recover = self.snd_max;
         self.first_partial_done = false;
         self.counters.fast_retransmits += 1;
         self.set_ca(CaState::Recovery, now);
         match self.cfg.recovery {
-            _ if owns => self
-                .cc
-                .on_recovery_start(&mut self.w, pipe_at_entry, delivered, now),
+            _ if owns => self.cc.on_recovery_start(&mut self.w, pipe_at_entry, delivered, now),
             Recovery::Classic => {
                 // SACK: cwnd = ssthresh and pipe governs (RFC 6675); Reno: inflate by the
                 // duplicates already seen (RFC 5681 §3.2 step 3).
-                self.w.cwnd = if self.sack_ok || self.cfg.compat.reno_sack_marks {
-                    self.w.ssthresh
-                } else {
-                    self.w.ssthresh + self.dupacks as u64 * self.smss as u64
-                };
+                self.w.cwnd = if self.sack_ok || self.cfg.compat.reno_sack_marks { self.w.ssthresh } else { self.w.ssthresh + self.dupacks as u64 * self.smss as u64 };
             }
             Recovery::Prr(v) => {
                 self.prr_delivered = 0;
@@ -980,14 +843,7 @@ impl Endpoint {
     /// `delivered`: bytes newly delivered by this ACK (RFC 6937 DeliveredData).
     /// `pipe`: the bytes in flight PRR works from, when not the scoreboard's present value (ns-3's
     /// emulated marks; see the duplicate-ACK path).
-    fn recovery_ack(
-        &mut self,
-        delivered: u64,
-        is_dup: bool,
-        acked_retx: bool,
-        pipe: Option<u64>,
-        now: Time,
-    ) {
+    fn recovery_ack(&mut self, delivered: u64, is_dup: bool, acked_retx: bool, pipe: Option<u64>, now: Time) {
         let _ = now;
         if self.cc.owns_recovery_cwnd() {
             return;
@@ -996,8 +852,7 @@ impl Endpoint {
             if !self.sack_ok && !self.cfg.compat.reno_sack_marks && !is_dup && delivered > 0 {
                 // RFC 6582 §3.2 step 5: deflate by the amount acked, add back one SMSS.
                 let smss = self.smss as u64;
-                self.w.cwnd = self.w.cwnd.saturating_sub(delivered)
-                    + if delivered >= smss { smss } else { 0 };
+                self.w.cwnd = self.w.cwnd.saturating_sub(delivered) + if delivered >= smss { smss } else { 0 };
                 self.w.cwnd = self.w.cwnd.max(smss);
             }
             return;
@@ -1016,20 +871,10 @@ impl Endpoint {
         let pipe = pipe.unwrap_or_else(|| self.pipe());
         let ssthresh = self.w.ssthresh;
         let mut sndcnt: i64 = if pipe > ssthresh {
-            let share = prr_share(
-                self.prr_delivered,
-                ssthresh,
-                self.recover_fs,
-                self.cfg.compat.prr_u32_product,
-            );
+            let share = prr_share(self.prr_delivered, ssthresh, self.recover_fs, self.cfg.compat.prr_u32_product);
             share as i64 - self.prr_out as i64
         } else {
-            let base = prr_limit_base(
-                self.prr_delivered,
-                self.prr_out,
-                delivered,
-                self.cfg.compat.prr_u32_limit,
-            );
+            let base = prr_limit_base(self.prr_delivered, self.prr_out, delivered, self.cfg.compat.prr_u32_limit);
             let limit = match variant {
                 PrrVariant::Rfc9937 => base + if acked_retx { smss as i64 } else { 0 },
                 PrrVariant::Rfc6937 => base + smss as i64,
@@ -1066,9 +911,7 @@ impl Endpoint {
     /// RFC 3168 §6.1.2: reduce at most once per window of data.
     fn on_ecn_echo(&mut self, now: Time) {
         let flight = self.pipe();
-        self.w.ssthresh = self
-            .cc
-            .ssthresh_after_loss(&self.w, flight, LossCause::Ecn, now);
+        self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, LossCause::Ecn, now);
         self.cwr_pending = true;
         self.recover = self.snd_max;
         match self.cfg.ecn_cut {
@@ -1104,9 +947,7 @@ impl Endpoint {
         let head_retransmitted = self.sb.first().is_some_and(|s| s.retrans);
         if !self.cfg.compat.rto_holds_ssthresh || self.ca != CaState::Loss || !head_retransmitted {
             let flight = self.pipe();
-            self.w.ssthresh = self
-                .cc
-                .ssthresh_after_loss(&self.w, flight, LossCause::Rto, now);
+            self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, LossCause::Rto, now);
         }
         self.cc.on_rto(&mut self.w, now);
         self.recover = self.snd_max;
@@ -1151,10 +992,7 @@ impl Endpoint {
     }
 
     pub(super) fn on_persist(&mut self, now: Time, out: &mut Vec<SimPacket>) {
-        if self.snd_wnd >= self.smss as u64
-            || self.snd_max < self.snd_una
-            || self.snd_max >= self.app_buffered
-        {
+        if self.snd_wnd >= self.smss as u64 || self.snd_max < self.snd_una || self.snd_max >= self.app_buffered {
             return;
         }
         // Window probe: one byte of new data beyond the window (RFC 9293 §3.8.6.1).
@@ -1169,10 +1007,7 @@ impl Endpoint {
     /// data if the peer's window has room, else the head again.
     fn ns3_partial_ack_nextseg(&mut self, now: Time, out: &mut Vec<SimPacket>) {
         let smss = self.smss as u64;
-        let head_in_flight = self
-            .sb
-            .first()
-            .is_some_and(|h| h.retrans && !h.sacked && h.end == self.snd_una + smss);
+        let head_in_flight = self.sb.first().is_some_and(|h| h.retrans && !h.sacked && h.end == self.snd_una + smss);
         if head_in_flight {
             return;
         }
@@ -1183,9 +1018,7 @@ impl Endpoint {
         self.fill_send_buffer();
         let outstanding = self.snd_max - self.snd_una;
         if self.snd_max < self.app_buffered && outstanding < self.snd_wnd {
-            let len = (self.app_buffered - self.snd_max)
-                .min(smss)
-                .min(self.snd_wnd - outstanding);
+            let len = (self.app_buffered - self.snd_max).min(smss).min(self.snd_wnd - outstanding);
             let start = self.snd_max;
             self.send_new(start, start + len, now, out);
         } else {
@@ -1218,9 +1051,7 @@ impl Endpoint {
             self.retransmit(i, now, out);
             return true;
         }
-        if self.cfg.compat.nextseg == NextSeg::Rfc6675
-            && self.rescue_rxt.is_none_or(|r| self.snd_una > r)
-        {
+        if self.cfg.compat.nextseg == NextSeg::Rfc6675 && self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
             if let Some(i) = self.sb.last_unsacked() {
                 self.retransmit(i, now, out);
                 self.rescue_rxt = Some(self.recover);
@@ -1269,14 +1100,7 @@ impl Endpoint {
 
     /// Put `[start, end)` on the wire (data, or FIN when the range covers the FIN slot).
     /// Returns payload bytes.
-    fn emit_data(
-        &mut self,
-        start: u64,
-        end: u64,
-        new: bool,
-        now: Time,
-        out: &mut Vec<SimPacket>,
-    ) -> u64 {
+    fn emit_data(&mut self, start: u64, end: u64, new: bool, now: Time, out: &mut Vec<SimPacket>) -> u64 {
         let data_end = end.min(self.app_end);
         let payload = data_end.saturating_sub(start);
         let mut flags = F::ACK;
@@ -1292,23 +1116,8 @@ impl Endpoint {
             }
         }
         let window = self.adv_window_field();
-        let opts = TcpOptions {
-            ts: if self.ts_ok {
-                Some((ts_clock(now), self.ts_recent))
-            } else {
-                None
-            },
-            ..Default::default()
-        };
-        let pkt = self.segment(
-            to_wire(self.iss, start),
-            to_wire(self.irs, self.rcv_nxt),
-            flags,
-            window,
-            opts,
-            payload as u32,
-            ecn,
-        );
+        let opts = TcpOptions { ts: if self.ts_ok { Some((ts_clock(now), self.ts_recent)) } else { None }, ..Default::default() };
+        let pkt = self.segment(to_wire(self.iss, start), to_wire(self.irs, self.rcv_nxt), flags, window, opts, payload as u32, ecn);
         out.push(pkt);
         // A segment spaces the next one; one that left while pacing held others back (a
         // window probe, or a fast retransmission without `pace_fast_retransmit`) leaves the
@@ -1345,10 +1154,7 @@ impl Endpoint {
     /// filled, and no lost segment waiting for its retransmission.
     fn check_app_limited(&mut self) {
         let pipe = self.pipe();
-        if self.app_buffered.saturating_sub(self.snd_max) < self.smss as u64
-            && pipe < self.w.cwnd
-            && self.next_lost().is_none()
-        {
+        if self.app_buffered.saturating_sub(self.snd_max) < self.smss as u64 && pipe < self.w.cwnd && self.next_lost().is_none() {
             self.rate_mut().mark_app_limited(pipe);
         }
     }
@@ -1369,13 +1175,7 @@ impl Endpoint {
                 break;
             }
             // (`ca` first: the flag lives with the recovery state, off the lines every send reads.)
-            if self.ca == CaState::Recovery
-                && std::mem::take(&mut self.fast_rtx_pending)
-                && self
-                    .sb
-                    .first()
-                    .is_some_and(|s| s.lost && !s.retrans && !s.sacked)
-            {
+            if self.ca == CaState::Recovery && std::mem::take(&mut self.fast_rtx_pending) && self.sb.first().is_some_and(|s| s.lost && !s.retrans && !s.sacked) {
                 // The fast retransmission pacing held back: whatever the window says, as if
                 // sent on entering recovery.
                 self.retransmit(0, now, out);
@@ -1387,15 +1187,10 @@ impl Endpoint {
             if let Some(i) = self.next_lost() {
                 let s = self.sb.segs()[i];
                 // A retransmission stays inside the peer's window unless the timer fired.
-                let in_window =
-                    s.end <= self.snd_una + self.snd_wnd.max(smss) || self.ca == CaState::Loss;
+                let in_window = s.end <= self.snd_una + self.snd_wnd.max(smss) || self.ca == CaState::Loss;
                 // The room it needs: its own length, or with `retx_merge` (it may go out longer)
                 // a full segment unless less data than that is left (ns-3's silly-window test).
-                let need = if self.cfg.compat.retx_merge {
-                    self.app_buffered.max(s.end) - s.start
-                } else {
-                    s.len()
-                };
+                let need = if self.cfg.compat.retx_merge { self.app_buffered.max(s.end) - s.start } else { s.len() };
                 if room >= need.min(smss) && in_window {
                     self.retransmit(i, now, out);
                     continue;
@@ -1410,11 +1205,7 @@ impl Endpoint {
                 // cut to it under `edge_clip`.
                 let usable = cwnd.min(self.snd_wnd).saturating_sub(pipe);
                 let right_edge = self.snd_una + self.snd_wnd;
-                let fits = if self.cfg.compat.edge_clip {
-                    len.min(right_edge.saturating_sub(self.snd_max))
-                } else {
-                    len
-                };
+                let fits = if self.cfg.compat.edge_clip { len.min(right_edge.saturating_sub(self.snd_max)) } else { len };
                 if usable >= len && fits > 0 && self.snd_max + fits <= right_edge {
                     if self.cfg.nagle && len < smss && self.snd_max > self.snd_una {
                         break;
@@ -1431,17 +1222,11 @@ impl Endpoint {
                     }
                     continue;
                 }
-                if self.snd_wnd < smss.min(len)
-                    && self.snd_max == self.snd_una
-                    && self.persist_at == NEVER
-                {
+                if self.snd_wnd < smss.min(len) && self.snd_max == self.snd_una && self.persist_at == NEVER {
                     self.persist_at = now + PERSIST_TIMEOUT;
                 }
                 // Rule (2) failed for the peer's window: RFC 6675 goes on to rules (3)–(4).
-                if self.cfg.compat.nextseg == NextSeg::Rfc6675
-                    && room >= smss
-                    && self.retransmit_hole(now, out)
-                {
+                if self.cfg.compat.nextseg == NextSeg::Rfc6675 && room >= smss && self.retransmit_hole(now, out) {
                     continue;
                 }
                 break;
@@ -1467,11 +1252,7 @@ impl Endpoint {
             Pacing::Cc => self.cc.pacing_rate(),
             Pacing::Linux => self.cc.pacing_rate().or_else(|| {
                 let srtt = self.rtt.srtt?.0.max(1) as u128;
-                let ratio: u128 = if self.w.cwnd < self.w.ssthresh / 2 {
-                    200
-                } else {
-                    120
-                };
+                let ratio: u128 = if self.w.cwnd < self.w.ssthresh / 2 { 200 } else { 120 };
                 let window = self.w.cwnd.max(self.snd_max - self.snd_una) as u128;
                 let bps = ratio * window * 8_000_000_000 / (100 * srtt);
                 Some(Rate(bps.clamp(1, u64::MAX as u128) as u64))
@@ -1511,31 +1292,11 @@ impl Endpoint {
             flags |= F::ECE;
             self.ce_unechoed = false;
         }
-        let sack = if self.sack_ok {
-            self.sack_blocks()
-        } else {
-            SackBlocks::default()
-        };
-        let opts = TcpOptions {
-            ts: if self.ts_ok {
-                Some((ts_clock(now), self.ts_recent))
-            } else {
-                None
-            },
-            sack,
-            ..Default::default()
-        };
+        let sack = if self.sack_ok { self.sack_blocks() } else { SackBlocks::default() };
+        let opts = TcpOptions { ts: if self.ts_ok { Some((ts_clock(now), self.ts_recent)) } else { None }, sack, ..Default::default() };
         let window = self.adv_window_field();
         let seq = to_wire(self.iss, self.snd_max);
-        let pkt = self.segment(
-            seq,
-            to_wire(self.irs, self.rcv_nxt),
-            flags,
-            window,
-            opts,
-            0,
-            Ecn::NotEct,
-        );
+        let pkt = self.segment(seq, to_wire(self.irs, self.rcv_nxt), flags, window, opts, 0, Ecn::NotEct);
         out.push(pkt);
         self.unacked_segs = 0;
         self.delack_at = NEVER;

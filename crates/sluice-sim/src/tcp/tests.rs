@@ -3,8 +3,8 @@
 //! segments are delivered, dropped or altered, and when time advances.
 
 use super::cc::{CaState, CongestionControl};
-use super::config::{NextSeg, SackReport};
 use super::*;
+use super::config::{NextSeg, SackReport};
 use crate::packet::{SimPacket, Transport};
 use sluice_core::packet::{tcp_flags as F, Ecn};
 use sluice_core::{Dur, Time};
@@ -31,16 +31,9 @@ pub(super) fn flags(p: &SimPacket) -> u8 {
 impl Pair {
     /// Handshake done, nothing sent yet; the client will send `data` bytes (None: unlimited).
     pub(super) fn new(cfg: TcpConfig, data: Option<u64>) -> Pair {
-        let ca = SockAddr {
-            addr: 1,
-            port: 1000,
-        };
+        let ca = SockAddr { addr: 1, port: 1000 };
         let sa = SockAddr { addr: 2, port: 80 };
-        let mut p = Pair {
-            c: Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 1_000, 0),
-            s: Endpoint::server(std::sync::Arc::new(cfg.clone()), sa, ca, 5_000, 0),
-            now: Time::ZERO,
-        };
+        let mut p = Pair { c: Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 1_000, 0), s: Endpoint::server(std::sync::Arc::new(cfg.clone()), sa, ca, 5_000, 0), now: Time::ZERO };
         let mut out = Vec::new();
         p.c.connect(p.now, &mut out);
         let syn = out.pop().unwrap();
@@ -83,78 +76,44 @@ impl Pair {
         }
         out
     }
+
 }
 
 fn reno_cfg() -> TcpConfig {
-    TcpConfig {
-        sack: false,
-        recovery: Recovery::Classic,
-        delack: DelAck::Off,
-        dupack: DupAckRule::Default,
-        ..TcpConfig::default()
-    }
+    TcpConfig { sack: false, recovery: Recovery::Classic, delack: DelAck::Off, dupack: DupAckRule::Default, ..TcpConfig::default() }
 }
 
 // tests RFC 7323 §2.2-2.3: SYN windows unscaled; the shift from rcv_buf; fields carried scaled.
 #[test]
 fn window_scale_negotiation_and_scaled_fields() {
-    let cfg = TcpConfig {
-        rcv_buf: 8 << 20,
-        snd_buf: 8 << 20,
-        ..TcpConfig::default()
-    };
-    let ca = SockAddr {
-        addr: 1,
-        port: 1000,
-    };
+    let cfg = TcpConfig { rcv_buf: 8 << 20, snd_buf: 8 << 20, ..TcpConfig::default() };
+    let ca = SockAddr { addr: 1, port: 1000 };
     let sa = SockAddr { addr: 2, port: 80 };
     let mut c = Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 7, 0);
     let mut s = Endpoint::server(std::sync::Arc::new(cfg.clone()), sa, ca, 9, 0);
     let mut out = Vec::new();
     c.connect(Time::ZERO, &mut out);
     let syn = out.pop().unwrap();
-    let Transport::Tcp { window, opts, .. } = syn.transport else {
-        unreachable!()
-    };
+    let Transport::Tcp { window, opts, .. } = syn.transport else { unreachable!() };
     assert_eq!(window, 65_535, "a SYN's window is never scaled");
     assert_eq!(opts.wscale, Some(8), "8 MiB needs shift 8");
-    assert_eq!(
-        opts.mss,
-        Some(1460),
-        "MSS option = payload 1448 + 12 option bytes"
-    );
+    assert_eq!(opts.mss, Some(1460), "MSS option = payload 1448 + 12 option bytes");
     s.on_segment(&syn, Time(1), &mut out);
     let synack = out.pop().unwrap();
     c.on_segment(&synack, Time(2), &mut out);
     let ack = out.pop().unwrap();
-    let Transport::Tcp { window, .. } = ack.transport else {
-        unreachable!()
-    };
+    let Transport::Tcp { window, .. } = ack.transport else { unreachable!() };
     assert_eq!(window, 32_768, "8 MiB >> 8");
     s.on_segment(&ack, Time(3), &mut out);
-    assert_eq!(
-        s.snd_wnd,
-        8 << 20,
-        "the server shifts the client's field back by 8"
-    );
+    assert_eq!(s.snd_wnd, 8 << 20, "the server shifts the client's field back by 8");
 }
 
 // tests RFC 7323 §2.2: window scaling only if both SYNs carry the option.
 #[test]
 fn window_scale_needs_both_sides() {
-    let on = TcpConfig {
-        rcv_buf: 8 << 20,
-        ..TcpConfig::default()
-    };
-    let off = TcpConfig {
-        rcv_buf: 8 << 20,
-        window_scaling: false,
-        ..TcpConfig::default()
-    };
-    let ca = SockAddr {
-        addr: 1,
-        port: 1000,
-    };
+    let on = TcpConfig { rcv_buf: 8 << 20, ..TcpConfig::default() };
+    let off = TcpConfig { rcv_buf: 8 << 20, window_scaling: false, ..TcpConfig::default() };
+    let ca = SockAddr { addr: 1, port: 1000 };
     let sa = SockAddr { addr: 2, port: 80 };
     let mut c = Endpoint::client(std::sync::Arc::new(on.clone()), ca, sa, 7, 0);
     let mut s = Endpoint::server(std::sync::Arc::new(off.clone()), sa, ca, 9, 0);
@@ -162,14 +121,10 @@ fn window_scale_needs_both_sides() {
     c.connect(Time::ZERO, &mut out);
     s.on_segment(&out.pop().unwrap(), Time(1), &mut out);
     let synack = out.pop().unwrap();
-    let Transport::Tcp { opts, .. } = synack.transport else {
-        unreachable!()
-    };
+    let Transport::Tcp { opts, .. } = synack.transport else { unreachable!() };
     assert_eq!(opts.wscale, None);
     c.on_segment(&synack, Time(2), &mut out);
-    let Transport::Tcp { window, .. } = out.pop().unwrap().transport else {
-        unreachable!()
-    };
+    let Transport::Tcp { window, .. } = out.pop().unwrap().transport else { unreachable!() };
     assert_eq!(window, 65_535, "unscaled: 8 MiB saturates the 16-bit field");
 }
 
@@ -186,7 +141,7 @@ fn newreno_partial_and_full_ack_worked_example() {
     let out = p.deliver_to_client(&acks);
     assert!(out.is_empty(), "no new data to send");
     p.c.w.cwnd = 10 * MSS; // the example starts from cwnd = 10 SMSS
-                           // 4, 5, 7 arrive out of order: three duplicate ACKs.
+    // 4, 5, 7 arrive out of order: three duplicate ACKs.
     let dups = p.deliver_to_server(&[burst[3].clone(), burst[4].clone(), burst[6].clone()]);
     assert_eq!(dups.len(), 3);
     let out = p.deliver_to_client(&dups);
@@ -205,25 +160,14 @@ fn newreno_partial_and_full_ack_worked_example() {
     let out = p.deliver_to_client(&partial);
     assert_eq!(out.len(), 1, "partial ACK retransmits the next hole");
     assert_eq!(seg_seq(&out[0]), seg_seq(&lost6));
-    assert_eq!(
-        p.c.ca,
-        CaState::Recovery,
-        "stay in recovery on a partial ACK"
-    );
-    assert_eq!(
-        p.c.w.cwnd,
-        10 * MSS - 3 * MSS + MSS,
-        "deflate by the amount acked, add one SMSS"
-    );
+    assert_eq!(p.c.ca, CaState::Recovery, "stay in recovery on a partial ACK");
+    assert_eq!(p.c.w.cwnd, 10 * MSS - 3 * MSS + MSS, "deflate by the amount acked, add one SMSS");
     // The retransmitted 6 completes the data: full ACK ends recovery with cwnd = ssthresh.
     let full = p.deliver_to_server(&[lost6]);
     p.deliver_to_client(&full);
     assert_eq!(p.c.ca, CaState::Open);
     assert_eq!(p.c.w.cwnd, p.c.w.ssthresh);
-    assert_eq!(
-        p.c.counters.fast_retransmits, 1,
-        "exactly one reduction for the two losses"
-    );
+    assert_eq!(p.c.counters.fast_retransmits, 1, "exactly one reduction for the two losses");
 }
 
 // tests RFC 5681 §3.2: a single drop gives three duplicate ACKs, one retransmission, cwnd halved.
@@ -237,32 +181,16 @@ fn single_drop_three_dupacks_one_retransmission_cwnd_halved() {
     for (i, d) in dups.iter().enumerate() {
         out = p.deliver_to_client(std::slice::from_ref(d));
         if i < 2 {
-            assert!(
-                out.iter().all(|s| seg_seq(s) != seg_seq(&dropped)),
-                "no retransmission before the third duplicate"
-            );
+            assert!(out.iter().all(|s| seg_seq(s) != seg_seq(&dropped)), "no retransmission before the third duplicate");
         }
     }
-    assert_eq!(
-        out.iter()
-            .filter(|s| seg_seq(s) == seg_seq(&dropped))
-            .count(),
-        1
-    );
-    assert_eq!(
-        p.c.w.ssthresh,
-        5 * MSS,
-        "ssthresh = FlightSize / 2 = 10 / 2 segments"
-    );
+    assert_eq!(out.iter().filter(|s| seg_seq(s) == seg_seq(&dropped)).count(), 1);
+    assert_eq!(p.c.w.ssthresh, 5 * MSS, "ssthresh = FlightSize / 2 = 10 / 2 segments");
     let rest = p.deliver_to_server(&burst[4..]);
     p.deliver_to_client(&rest);
     let fin = p.deliver_to_server(&[dropped]);
     p.deliver_to_client(&fin);
-    assert_eq!(
-        p.c.w.cwnd,
-        5 * MSS,
-        "after recovery cwnd = ssthresh: halved from 10 segments"
-    );
+    assert_eq!(p.c.w.cwnd, 5 * MSS, "after recovery cwnd = ssthresh: halved from 10 segments");
 }
 
 // tests RFC 6298 §5.4-5.6 and RFC 5681 §3.1: timeout ⇒ retransmit head, cwnd = 1 SMSS, RTO doubled.
@@ -297,10 +225,7 @@ fn rto_sets_loss_window_and_doubles_timer() {
 fn delayed_ack_every_second_segment_and_timer() {
     let mut p = Pair::new(TcpConfig::default(), Some(3 * MSS));
     let burst = p.client_sends();
-    assert!(
-        p.deliver_to_server(&burst[0..1]).is_empty(),
-        "first segment: ACK delayed"
-    );
+    assert!(p.deliver_to_server(&burst[0..1]).is_empty(), "first segment: ACK delayed");
     let acks = p.deliver_to_server(&burst[1..2]);
     assert_eq!(acks.len(), 1, "second segment: ACK now");
     assert!(p.deliver_to_server(&burst[2..3]).is_empty());
@@ -319,27 +244,16 @@ fn out_of_order_immediate_ack_with_sack_block() {
     let burst = p.client_sends();
     let acks = p.deliver_to_server(&burst[1..2]);
     assert_eq!(acks.len(), 1);
-    let Transport::Tcp { ack, opts, .. } = acks[0].transport else {
-        unreachable!()
-    };
+    let Transport::Tcp { ack, opts, .. } = acks[0].transport else { unreachable!() };
     assert_eq!(ack, seg_seq(&burst[0]), "cumulative ACK stays at the hole");
-    assert_eq!(
-        opts.sack.as_slice(),
-        &[(
-            seg_seq(&burst[1]),
-            seg_seq(&burst[1]).wrapping_add(MSS as u32)
-        )]
-    );
+    assert_eq!(opts.sack.as_slice(), &[(seg_seq(&burst[1]), seg_seq(&burst[1]).wrapping_add(MSS as u32))]);
 }
 
 // tests RFC 6675 + RFC 6937: with SACK, one loss gives one retransmission; PRR brings cwnd to
 // ssthresh by the end of recovery.
 #[test]
 fn sack_prr_recovery_single_loss() {
-    let cfg = TcpConfig {
-        delack: DelAck::Off,
-        ..TcpConfig::ns3_44()
-    };
+    let cfg = TcpConfig { delack: DelAck::Off, ..TcpConfig::ns3_44() };
     let mut p = Pair::new(cfg, None);
     let burst = p.client_sends();
     let lost = burst[0].clone();
@@ -363,11 +277,7 @@ fn sack_prr_recovery_single_loss() {
     let acks = p.deliver_to_server(&inflight);
     p.deliver_to_client(&acks);
     assert_eq!(p.c.ca, CaState::Open);
-    assert!(
-        p.c.w.cwnd >= ss && p.c.w.cwnd <= ss + 2 * MSS,
-        "cwnd {} vs ssthresh {ss}",
-        p.c.w.cwnd
-    );
+    assert!(p.c.w.cwnd >= ss && p.c.w.cwnd <= ss + 2 * MSS, "cwnd {} vs ssthresh {ss}", p.c.w.cwnd);
 }
 
 // tests the duplicate-ACK definition of RFC 5681 §2: a strict sender does not count ACKs whose
@@ -375,13 +285,7 @@ fn sack_prr_recovery_single_loss() {
 #[test]
 fn strict_dupack_rule_ignores_acks_with_changed_window() {
     for (rule, expect_fr) in [(DupAckRule::Default, 1), (DupAckRule::Strict, 0)] {
-        let mut p = Pair::new(
-            TcpConfig {
-                dupack: rule,
-                ..reno_cfg()
-            },
-            Some(10 * MSS),
-        );
+        let mut p = Pair::new(TcpConfig { dupack: rule, ..reno_cfg() }, Some(10 * MSS));
         let burst = p.client_sends();
         let mut dups = p.deliver_to_server(&burst[1..5]);
         for (i, d) in dups.iter_mut().enumerate() {
@@ -397,57 +301,34 @@ fn strict_dupack_rule_ignores_acks_with_changed_window() {
 // tests RFC 3168 §6.1.2-6.1.3: CE ⇒ ECE until CWR; the sender reduces once per window and sets CWR.
 #[test]
 fn ecn_echo_reduces_once_and_sets_cwr() {
-    let cfg = TcpConfig {
-        ecn: true,
-        delack: DelAck::Off,
-        ecn_cut: EcnCut::Immediate,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { ecn: true, delack: DelAck::Off, ecn_cut: EcnCut::Immediate, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let mut burst = p.client_sends();
     assert!(burst.iter().all(|s| s.ecn == Ecn::Ect0), "data is ECT(0)");
     burst[0].ecn = Ecn::Ce;
     let acks = p.deliver_to_server(&burst[0..3]);
-    assert!(
-        acks.iter().all(|a| flags(a) & F::ECE != 0),
-        "ECE on every ACK until CWR"
-    );
+    assert!(acks.iter().all(|a| flags(a) & F::ECE != 0), "ECE on every ACK until CWR");
     let cwnd_before = p.c.w.cwnd;
     let out = p.deliver_to_client(&acks);
     assert!(p.c.w.ssthresh < cwnd_before, "one reduction");
-    assert!(
-        p.c.w.cwnd <= p.c.w.ssthresh + MSS,
-        "cwnd cut to ssthresh at once (ecn_cut = immediate)"
-    );
+    assert!(p.c.w.cwnd <= p.c.w.ssthresh + MSS, "cwnd cut to ssthresh at once (ecn_cut = immediate)");
     assert!(out.is_empty(), "cwnd below the flight: nothing new yet");
     // The rest of the window is acknowledged (still with ECE): no second reduction.
     let ss = p.c.w.ssthresh;
     let acks = p.deliver_to_server(&burst[3..]);
     let out = p.deliver_to_client(&acks);
-    assert_eq!(
-        p.c.w.ssthresh, ss,
-        "at most one reduction per window of data"
-    );
+    assert_eq!(p.c.w.ssthresh, ss, "at most one reduction per window of data");
     let cwr: Vec<&SimPacket> = out.iter().filter(|s| flags(s) & F::CWR != 0).collect();
     assert_eq!(cwr.len(), 1, "CWR on the next new data segment only");
     let acks = p.deliver_to_server(&out);
-    assert!(
-        acks.iter().all(|a| flags(a) & F::ECE == 0),
-        "CWR stops the echo"
-    );
+    assert!(acks.iter().all(|a| flags(a) & F::ECE == 0), "CWR stops the echo");
 }
 
 // tests plain RFC 793 (`cc = "none"`, as ns-3's `TcpRfc793`, whose `DupAck` does nothing):
 // duplicates are counted but never trigger a fast retransmission.
 #[test]
 fn rfc793_none_cc_has_no_fast_retransmit() {
-    let mut p = Pair::new(
-        TcpConfig {
-            cc: CcKind::None,
-            ..reno_cfg()
-        },
-        Some(10 * MSS),
-    );
+    let mut p = Pair::new(TcpConfig { cc: CcKind::None, ..reno_cfg() }, Some(10 * MSS));
     let burst = p.client_sends();
     let dups = p.deliver_to_server(&burst[1..6]);
     let out = p.deliver_to_client(&dups);
@@ -459,26 +340,14 @@ fn rfc793_none_cc_has_no_fast_retransmit() {
 // tests RFC 9293 §3.8.6: a receiver never moves its right edge left.
 #[test]
 fn receiver_never_shrinks_its_window() {
-    let cfg = TcpConfig {
-        rcv_buf: 4 * MSS,
-        snd_buf: 4 * MSS,
-        window_scaling: false,
-        delack: DelAck::Off,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { rcv_buf: 4 * MSS, snd_buf: 4 * MSS, window_scaling: false, delack: DelAck::Off, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, Some(20 * MSS));
     let burst = p.client_sends();
-    assert_eq!(
-        burst.len(),
-        4,
-        "the peer's 4-segment window limits the sender"
-    );
+    assert_eq!(burst.len(), 4, "the peer's 4-segment window limits the sender");
     // Out-of-order data occupies buffer, but the advertised right edge stays put.
     let acks = p.deliver_to_server(&burst[1..4]);
     for a in &acks {
-        let Transport::Tcp { ack, window, .. } = a.transport else {
-            unreachable!()
-        };
+        let Transport::Tcp { ack, window, .. } = a.transport else { unreachable!() };
         let edge = ack.wrapping_add(window as u32);
         assert_eq!(edge, seg_seq(&burst[0]).wrapping_add(4 * MSS as u32));
     }
@@ -491,16 +360,7 @@ fn receiver_never_shrinks_its_window() {
 #[test]
 fn out_of_order_data_held_shrinks_the_window_unless_ns3() {
     for (shrinks, held) in [(true, 4 * MSS), (false, 0)] {
-        let cfg = TcpConfig {
-            rcv_buf: 20 * MSS,
-            window_scaling: false,
-            delack: DelAck::Off,
-            compat: Ns3Compat {
-                ooo_shrinks_window: shrinks,
-                ..Ns3Compat::RFC
-            },
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { rcv_buf: 20 * MSS, window_scaling: false, delack: DelAck::Off, compat: Ns3Compat { ooo_shrinks_window: shrinks, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, Some(20 * MSS));
         let burst = p.client_sends();
         assert_eq!(burst.len(), 10);
@@ -508,14 +368,8 @@ fn out_of_order_data_held_shrinks_the_window_unless_ns3() {
         p.deliver_to_server(&burst[1..5]);
         p.deliver_to_server(&burst[6..10]);
         let acks = p.deliver_to_server(&burst[0..1]);
-        let Transport::Tcp { window, .. } = acks.last().unwrap().transport else {
-            unreachable!()
-        };
-        assert_eq!(
-            window as u64,
-            20 * MSS - held,
-            "ooo_shrinks_window = {shrinks}"
-        );
+        let Transport::Tcp { window, .. } = acks.last().unwrap().transport else { unreachable!() };
+        assert_eq!(window as u64, 20 * MSS - held, "ooo_shrinks_window = {shrinks}");
     }
 }
 
@@ -524,10 +378,7 @@ fn out_of_order_data_held_shrinks_the_window_unless_ns3() {
 fn lossy_transfer(cfg: TcpConfig, bytes: u64, loss: f64, seed: u64) -> (u64, f64) {
     use sluice_core::rng::RngStream;
     let mut rng = RngStream::from_seed(seed);
-    let ca = SockAddr {
-        addr: 1,
-        port: 1000,
-    };
+    let ca = SockAddr { addr: 1, port: 1000 };
     let sa = SockAddr { addr: 2, port: 80 };
     let cfg = std::sync::Arc::new(cfg);
     let mut c = Endpoint::client(cfg.clone(), ca, sa, rng.next_u32(), 0);
@@ -552,11 +403,7 @@ fn lossy_transfer(cfg: TcpConfig, bytes: u64, loss: f64, seed: u64) -> (u64, f64
             wire.push((now + delay, n, to_server, p));
         }
         c.sb.check();
-        assert_eq!(
-            s.reasm_held,
-            !s.ooo.is_empty() || !s.sack_recent.is_empty(),
-            "the receiver's reordering flag follows its lists"
-        );
+        assert_eq!(s.reasm_held, !s.ooo.is_empty() || !s.sack_recent.is_empty(), "the receiver's reordering flag follows its lists");
         if c.cc.loss_response() != cc::LossResponse::RtoOnly {
             assert!(c.w.cwnd >= c.smss as u64, "cwnd below one segment");
         }
@@ -597,91 +444,28 @@ fn random_loss_and_reordering_deliver_everything() {
     let configs = [
         TcpConfig::default(),
         TcpConfig::ns3_44(),
-        TcpConfig {
-            sack: false,
-            ..TcpConfig::default()
-        },
-        TcpConfig {
-            recovery: Recovery::Classic,
-            ..TcpConfig::default()
-        },
-        TcpConfig {
-            sack: false,
-            recovery: Recovery::Classic,
-            full_ack: FullAck::FlightSize,
-            ..TcpConfig::default()
-        },
-        TcpConfig {
-            recovery: Recovery::Prr(PrrVariant::Rfc6937),
-            delack: DelAck::Off,
-            ..TcpConfig::default()
-        },
-        TcpConfig {
-            dupack: DupAckRule::Linux,
-            wnd_update: WndUpdateRule::Linux,
-            timestamps: false,
-            ..TcpConfig::default()
-        },
-        TcpConfig {
-            cc: CcKind::None,
-            rcv_buf: 32 * 1448,
-            ..TcpConfig::default()
-        },
-        TcpConfig {
-            cc: CcKind::Reno,
-            sack: false,
-            ..TcpConfig::default()
-        },
-        TcpConfig {
-            cc: CcKind::Tahoe,
-            ..TcpConfig::default()
-        },
-        TcpConfig {
-            cc: CcKind::Tahoe,
-            sack: false,
-            recovery: Recovery::Classic,
-            ..TcpConfig::default()
-        },
-        TcpConfig {
-            cc: CcKind::Cubic,
-            ..TcpConfig::default()
-        },
-        TcpConfig {
-            cc: CcKind::Cubic,
-            ..TcpConfig::ns3_44()
-        },
-        TcpConfig {
-            cc: CcKind::Vegas,
-            ..TcpConfig::default()
-        },
-        TcpConfig {
-            cc: CcKind::Vegas,
-            ..TcpConfig::ns3_44()
-        },
-        TcpConfig {
-            cc: CcKind::Compound,
-            ..TcpConfig::default()
-        },
-        TcpConfig {
-            cc: CcKind::Compound,
-            compound: CompoundConfig {
-                variant: CompoundVariant::Linux,
-                ..CompoundConfig::default()
-            },
-            ..TcpConfig::ns3_44()
-        },
+        TcpConfig { sack: false, ..TcpConfig::default() },
+        TcpConfig { recovery: Recovery::Classic, ..TcpConfig::default() },
+        TcpConfig { sack: false, recovery: Recovery::Classic, full_ack: FullAck::FlightSize, ..TcpConfig::default() },
+        TcpConfig { recovery: Recovery::Prr(PrrVariant::Rfc6937), delack: DelAck::Off, ..TcpConfig::default() },
+        TcpConfig { dupack: DupAckRule::Linux, wnd_update: WndUpdateRule::Linux, timestamps: false, ..TcpConfig::default() },
+        TcpConfig { cc: CcKind::None, rcv_buf: 32 * 1448, ..TcpConfig::default() },
+        TcpConfig { cc: CcKind::Reno, sack: false, ..TcpConfig::default() },
+        TcpConfig { cc: CcKind::Tahoe, ..TcpConfig::default() },
+        TcpConfig { cc: CcKind::Tahoe, sack: false, recovery: Recovery::Classic, ..TcpConfig::default() },
+        TcpConfig { cc: CcKind::Cubic, ..TcpConfig::default() },
+        TcpConfig { cc: CcKind::Cubic, ..TcpConfig::ns3_44() },
+        TcpConfig { cc: CcKind::Vegas, ..TcpConfig::default() },
+        TcpConfig { cc: CcKind::Vegas, ..TcpConfig::ns3_44() },
+        TcpConfig { cc: CcKind::Compound, ..TcpConfig::default() },
+        TcpConfig { cc: CcKind::Compound, compound: CompoundConfig { variant: CompoundVariant::Linux, ..CompoundConfig::default() }, ..TcpConfig::ns3_44() },
     ];
     for (i, cfg) in configs.into_iter().enumerate() {
         for seed in 0..4 {
             let loss = [0.0, 0.01, 0.03, 0.08][seed as usize];
             let size = 300 * MSS + 17;
             let (got, _) = lossy_transfer(cfg.clone(), size, loss, seed * 31 + i as u64);
-            assert_eq!(
-                got,
-                size,
-                "config {i}, seed {seed}: SLUICE_SEED={} to reproduce",
-                seed * 31 + i as u64
-            );
+            assert_eq!(got, size, "config {i}, seed {seed}: SLUICE_SEED={} to reproduce", seed * 31 + i as u64);
         }
     }
 }
@@ -690,28 +474,14 @@ fn random_loss_and_reordering_deliver_everything() {
 // TS.Recent, so its ACK echoes the segment's TSval, not the SYN's.
 #[test]
 fn first_data_segment_updates_ts_recent() {
-    let mut p = Pair::new(
-        TcpConfig {
-            delack: DelAck::Off,
-            ..TcpConfig::default()
-        },
-        Some(MSS),
-    );
+    let mut p = Pair::new(TcpConfig { delack: DelAck::Off, ..TcpConfig::default() }, Some(MSS));
     p.now += Dur::from_secs(5);
     let data = p.client_sends();
-    let Transport::Tcp { opts, .. } = data[0].transport else {
-        unreachable!()
-    };
+    let Transport::Tcp { opts, .. } = data[0].transport else { unreachable!() };
     let tsval = opts.ts.unwrap().0;
     let acks = p.deliver_to_server(&data);
-    let Transport::Tcp { opts, .. } = acks[0].transport else {
-        unreachable!()
-    };
-    assert_eq!(
-        opts.ts.unwrap().1,
-        tsval,
-        "TSecr echoes the data segment, not the SYN"
-    );
+    let Transport::Tcp { opts, .. } = acks[0].transport else { unreachable!() };
+    assert_eq!(opts.ts.unwrap().1, tsval, "TSecr echoes the data segment, not the SYN");
 }
 
 // tests RFC 3042: the first two duplicate ACKs each release one new segment; the third
@@ -726,30 +496,16 @@ fn limited_transmit_sends_one_new_segment_per_early_dupack() {
         let dup = p.deliver_to_server(std::slice::from_ref(seg));
         let out = p.deliver_to_client(&dup);
         assert_eq!(out.len(), 1, "duplicate {} releases one segment", k + 1);
-        assert_eq!(
-            seg_seq(&out[0]),
-            last.wrapping_add((k as u32 + 1) * MSS as u32),
-            "new data, in order"
-        );
+        assert_eq!(seg_seq(&out[0]), last.wrapping_add((k as u32 + 1) * MSS as u32), "new data, in order");
     }
     let dup = p.deliver_to_server(&burst[3..4]);
     let out = p.deliver_to_client(&dup);
-    assert_eq!(
-        seg_seq(&out[0]),
-        seg_seq(&burst[0]),
-        "third duplicate: fast retransmit"
-    );
-    let off = TcpConfig {
-        limited_transmit: false,
-        ..reno_cfg()
-    };
+    assert_eq!(seg_seq(&out[0]), seg_seq(&burst[0]), "third duplicate: fast retransmit");
+    let off = TcpConfig { limited_transmit: false, ..reno_cfg() };
     let mut q = Pair::new(off, Some(20 * MSS));
     let burst = q.client_sends();
     let dup = q.deliver_to_server(&burst[1..2]);
-    assert!(
-        q.deliver_to_client(&dup).is_empty(),
-        "without limited transmit nothing is sent"
-    );
+    assert!(q.deliver_to_client(&dup).is_empty(), "without limited transmit nothing is sent");
 }
 
 // tests the ns3.44 profile without SACK (`reno_sack_marks`, ns-3's `AddRenoSack`): the two
@@ -759,13 +515,7 @@ fn limited_transmit_sends_one_new_segment_per_early_dupack() {
 // inflated; a timeout clears the marks.
 #[test]
 fn ns3_reno_sack_marks_without_sack() {
-    let cfg = TcpConfig {
-        compat: Ns3Compat {
-            reno_sack_marks: true,
-            ..Ns3Compat::RFC
-        },
-        ..reno_cfg()
-    };
+    let cfg = TcpConfig { compat: Ns3Compat { reno_sack_marks: true, ..Ns3Compat::RFC }, ..reno_cfg() };
     let mut p = Pair::new(cfg, Some(40 * MSS));
     let burst = p.client_sends();
     assert_eq!(burst.len(), 10);
@@ -777,17 +527,10 @@ fn ns3_reno_sack_marks_without_sack() {
     }
     let dup = p.deliver_to_server(&burst[3..4]);
     let out = p.deliver_to_client(&dup);
-    assert_eq!(
-        seg_seq(&out[0]),
-        seg_seq(&burst[0]),
-        "third duplicate: fast retransmit"
-    );
+    assert_eq!(seg_seq(&out[0]), seg_seq(&burst[0]), "third duplicate: fast retransmit");
     assert_eq!(p.c.sb.sacked_bytes, 3 * MSS);
     assert_eq!(p.c.w.ssthresh, 9 * MSS / 2);
-    assert_eq!(
-        p.c.w.cwnd, p.c.w.ssthresh,
-        "no inflation: the marks take the segments out of pipe"
-    );
+    assert_eq!(p.c.w.cwnd, p.c.w.ssthresh, "no inflation: the marks take the segments out of pipe");
     // The same exchange counting duplicates (Sluice's default): ssthresh from the whole flight.
     let mut q = Pair::new(reno_cfg(), Some(40 * MSS));
     let burst = q.client_sends();
@@ -810,11 +553,7 @@ fn ns3_reno_sack_marks_without_sack() {
 // delivers its one SACKed segment, and only the fast retransmission goes out.
 #[test]
 fn prr_entry_with_nothing_in_flight_sends_only_the_retransmission() {
-    let cfg = TcpConfig {
-        delack: DelAck::Off,
-        iw: InitialWindow::Segments(4),
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::Off, iw: InitialWindow::Segments(4), ..TcpConfig::default() };
     let mut p = Pair::new(cfg, Some(4 * MSS));
     let burst = p.client_sends();
     assert_eq!(burst.len(), 4);
@@ -836,12 +575,7 @@ fn prr_entry_with_nothing_in_flight_sends_only_the_retransmission() {
 #[test]
 fn prr_without_sack_counts_one_segment_per_duplicate() {
     for (variant, per_dup) in [(PrrVariant::Rfc9937, MSS), (PrrVariant::Rfc6937, MSS)] {
-        let cfg = TcpConfig {
-            sack: false,
-            delack: DelAck::Off,
-            recovery: Recovery::Prr(variant),
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { sack: false, delack: DelAck::Off, recovery: Recovery::Prr(variant), ..TcpConfig::default() };
         let mut p = Pair::new(cfg, Some(40 * MSS));
         let burst = p.client_sends();
         for seg in &burst[1..4] {
@@ -862,54 +596,29 @@ fn prr_without_sack_counts_one_segment_per_duplicate() {
 #[test]
 fn cumulative_ack_with_new_sack_counts_as_duplicate() {
     for rule in [DupAckRule::Default, DupAckRule::Ns3, DupAckRule::Strict] {
-        let mut p = Pair::new(
-            TcpConfig {
-                dupack: rule,
-                ..TcpConfig::default()
-            },
-            None,
-        );
+        let mut p = Pair::new(TcpConfig { dupack: rule, ..TcpConfig::default() }, None);
         let burst = p.client_sends();
         // Segment 0 arrives (its ACK is delayed), 1 is lost, 2 arrives out of order: the
         // immediate ACK acknowledges 0 and SACKs 2.
         assert!(p.deliver_to_server(&burst[0..1]).is_empty(), "delayed ACK");
         let adv = p.deliver_to_server(&burst[2..3]);
-        let Transport::Tcp { ack, opts, .. } = adv[0].transport else {
-            unreachable!()
-        };
-        assert_eq!(
-            (ack, opts.sack.n),
-            (seg_seq(&burst[1]), 1),
-            "advances and SACKs"
-        );
+        let Transport::Tcp { ack, opts, .. } = adv[0].transport else { unreachable!() };
+        assert_eq!((ack, opts.sack.n), (seg_seq(&burst[1]), 1), "advances and SACKs");
         let cwnd = p.c.w.cwnd;
         p.deliver_to_client(&adv);
         if rule == DupAckRule::Strict {
             assert_eq!((p.c.dupacks, p.c.ca), (0, CaState::Open));
             assert_eq!(p.c.w.cwnd, cwnd + MSS, "slow start on new data");
         } else {
-            assert_eq!(
-                (p.c.dupacks, p.c.ca),
-                (1, CaState::Disorder),
-                "{rule:?}: the first duplicate"
-            );
+            assert_eq!((p.c.dupacks, p.c.ca), (1, CaState::Disorder), "{rule:?}: the first duplicate");
             assert_eq!(p.c.w.cwnd, cwnd, "{rule:?}: a duplicate does not grow cwnd");
         }
         let dups = p.deliver_to_server(&burst[3..5]);
         let out = p.deliver_to_client(&dups);
-        assert_eq!(
-            p.c.counters.fast_retransmits, 1,
-            "{rule:?}: three SACKed segments mark the hole lost"
-        );
-        assert!(
-            out.iter().any(|s| seg_seq(s) == seg_seq(&burst[1])),
-            "the hole is retransmitted"
-        );
+        assert_eq!(p.c.counters.fast_retransmits, 1, "{rule:?}: three SACKed segments mark the hole lost");
+        assert!(out.iter().any(|s| seg_seq(s) == seg_seq(&burst[1])), "the hole is retransmitted");
         if rule != DupAckRule::Strict {
-            assert_eq!(
-                p.c.counters.triple_dupacks, 1,
-                "{rule:?}: and it was the third duplicate"
-            );
+            assert_eq!(p.c.counters.triple_dupacks, 1, "{rule:?}: and it was the third duplicate");
         }
     }
 }
@@ -918,34 +627,19 @@ fn cumulative_ack_with_new_sack_counts_as_duplicate() {
 // retransmission that fills the hole below four SACKed segments delivers one segment, not five.
 #[test]
 fn prr_counts_previously_sacked_bytes_once() {
-    let cfg = TcpConfig {
-        delack: DelAck::Off,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::Off, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let burst = p.client_sends();
     // Segment 0 lost; 1-4 arrive (SACKed): recovery starts at the third duplicate.
     let dups = p.deliver_to_server(&burst[1..5]);
     let out = p.deliver_to_client(&dups);
     assert_eq!(p.c.ca, CaState::Recovery);
-    let retx = out
-        .iter()
-        .find(|s| seg_seq(s) == seg_seq(&burst[0]))
-        .expect("fast retransmit")
-        .clone();
+    let retx = out.iter().find(|s| seg_seq(s) == seg_seq(&burst[0])).expect("fast retransmit").clone();
     let before = p.c.prr_delivered;
     let ack = p.deliver_to_server(&[retx]);
     p.deliver_to_client(&ack);
-    assert_eq!(
-        p.c.snd_una,
-        1 + 5 * MSS,
-        "the ACK covers the hole and the four SACKed segments"
-    );
-    assert_eq!(
-        p.c.prr_delivered - before,
-        MSS,
-        "only the retransmitted segment is newly delivered"
-    );
+    assert_eq!(p.c.snd_una, 1 + 5 * MSS, "the ACK covers the hole and the four SACKed segments");
+    assert_eq!(p.c.prr_delivered - before, MSS, "only the retransmitted segment is newly delivered");
 }
 
 // tests PRR arithmetic (the proportional share of RFC 6937 / RFC 9937): the exact share, and
@@ -956,17 +650,11 @@ fn prr_counts_previously_sacked_bytes_once() {
 fn prr_share_exact_and_ns3_wrapping() {
     use super::sender::prr_share;
     assert_eq!(prr_share(14_480, 268_604, 537_208, false), 7_240);
-    assert_eq!(
-        prr_share(14_480, 268_604, 537_208, true),
-        7_240,
-        "below 2^32 both agree"
-    );
+    assert_eq!(prr_share(14_480, 268_604, 537_208, true), 7_240, "below 2^32 both agree");
     assert_eq!(prr_share(17_376, 268_604, 537_208, false), 8_688);
     // 17,376 · 268,604 = 4,667,263,104 wraps to 372,295,808; / 537,208 = 693.02…
     assert_eq!(prr_share(17_376, 268_604, 537_208, true), 694);
-    assert!(
-        TcpConfig::ns3_44().compat.prr_u32_product && !TcpConfig::default().compat.prr_u32_product
-    );
+    assert!(TcpConfig::ns3_44().compat.prr_u32_product && !TcpConfig::default().compat.prr_u32_product);
 }
 
 // tests PRR's catch-up base: max(prr_delivered − prr_out, DeliveredData), and ns-3.44's, whose
@@ -976,25 +664,10 @@ fn prr_share_exact_and_ns3_wrapping() {
 #[test]
 fn prr_limit_exact_and_ns3_wrapping() {
     use super::sender::prr_limit_base;
-    assert_eq!(
-        prr_limit_base(10 * MSS, 8 * MSS, MSS, false),
-        2 * MSS as i64
-    );
-    assert_eq!(
-        prr_limit_base(10 * MSS, 8 * MSS, MSS, true),
-        2 * MSS as i64,
-        "no wrap: both agree"
-    );
-    assert_eq!(
-        prr_limit_base(5 * MSS, 6 * MSS, MSS, false),
-        MSS as i64,
-        "the ACK's own delivery"
-    );
-    assert_eq!(
-        prr_limit_base(5 * MSS, 6 * MSS, MSS, true),
-        -(MSS as i64),
-        "wrapped: the difference"
-    );
+    assert_eq!(prr_limit_base(10 * MSS, 8 * MSS, MSS, false), 2 * MSS as i64);
+    assert_eq!(prr_limit_base(10 * MSS, 8 * MSS, MSS, true), 2 * MSS as i64, "no wrap: both agree");
+    assert_eq!(prr_limit_base(5 * MSS, 6 * MSS, MSS, false), MSS as i64, "the ACK's own delivery");
+    assert_eq!(prr_limit_base(5 * MSS, 6 * MSS, MSS, true), -(MSS as i64), "wrapped: the difference");
     assert!(TcpConfig::ns3_44().compat.prr_u32_limit && !TcpConfig::default().compat.prr_u32_limit);
 }
 
@@ -1002,31 +675,15 @@ fn prr_limit_exact_and_ns3_wrapping() {
 // application writes only whole `write` units (ns-3 BulkSendApplication's SendSize).
 #[test]
 fn send_buffer_bounds_outstanding_data_and_takes_whole_writes() {
-    let cfg = TcpConfig {
-        delack: DelAck::Off,
-        snd_buf: 4 * MSS,
-        rcv_buf: 1 << 20,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 4 * MSS, rcv_buf: 1 << 20, ..TcpConfig::default() };
     let mut p = Pair::new(cfg.clone(), None);
     let burst = p.client_sends();
-    assert_eq!(
-        burst.len(),
-        4,
-        "cwnd allows 10, the 4-segment send buffer 4"
-    );
+    assert_eq!(burst.len(), 4, "cwnd allows 10, the 4-segment send buffer 4");
     let acks = p.deliver_to_server(&burst[0..2]);
     let out = p.deliver_to_client(&acks);
-    assert_eq!(
-        out.len(),
-        2,
-        "two acknowledged segments free room for two more"
-    );
+    assert_eq!(out.len(), 2, "two acknowledged segments free room for two more");
 
-    let cfg = TcpConfig {
-        snd_buf: 10 * MSS,
-        ..cfg
-    };
+    let cfg = TcpConfig { snd_buf: 10 * MSS, ..cfg };
     let mut p = Pair::new(cfg, None);
     p.c.app_send(None, 3 * MSS);
     let burst = p.client_sends();
@@ -1035,16 +692,9 @@ fn send_buffer_bounds_outstanding_data_and_takes_whole_writes() {
         let a = p.deliver_to_server(&burst[0..1]);
         p.deliver_to_client(&a)
     };
-    assert!(
-        out.is_empty(),
-        "2 segments free: not enough for a 3-segment write"
-    );
+    assert!(out.is_empty(), "2 segments free: not enough for a 3-segment write");
     let a = p.deliver_to_server(&burst[1..2]);
-    assert_eq!(
-        p.deliver_to_client(&a).len(),
-        3,
-        "3 free: one more write goes out"
-    );
+    assert_eq!(p.deliver_to_client(&a).len(), 3, "3 free: one more write goes out");
 }
 
 // tests application stop: what is already in the send buffer is still sent, and the FIN rides
@@ -1052,11 +702,7 @@ fn send_buffer_bounds_outstanding_data_and_takes_whole_writes() {
 // both set it on the last unsent segment). With everything already sent, a bare FIN follows.
 #[test]
 fn stopping_the_application_sends_buffered_data_then_fin() {
-    let cfg = TcpConfig {
-        delack: DelAck::Off,
-        snd_buf: 4 * MSS,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 4 * MSS, ..TcpConfig::default() };
     let mut p = Pair::new(cfg.clone(), None);
     let mut out = Vec::new();
     p.c.app_stop(p.now, &mut out);
@@ -1064,11 +710,7 @@ fn stopping_the_application_sends_buffered_data_then_fin() {
     assert_eq!(data.len(), 4, "the four buffered segments");
     let fin: Vec<_> = out.iter().filter(|s| flags(s) & F::FIN != 0).collect();
     assert_eq!(fin.len(), 1);
-    assert_eq!(
-        (seg_seq(fin[0]), fin[0].payload),
-        (1_001 + 3 * MSS as u32, MSS as u32),
-        "FIN on the last data segment"
-    );
+    assert_eq!((seg_seq(fin[0]), fin[0].payload), (1_001 + 3 * MSS as u32, MSS as u32), "FIN on the last data segment");
     assert_eq!(p.c.state, ConnState::FinWait1);
     // The application closes after its data has left: the FIN goes alone.
     let mut p = Pair::new(cfg, Some(2 * MSS));
@@ -1077,10 +719,7 @@ fn stopping_the_application_sends_buffered_data_then_fin() {
     out.clear();
     p.c.app_close(p.now, &mut out);
     assert_eq!(out.len(), 1);
-    assert_eq!(
-        (seg_seq(&out[0]), out[0].payload, flags(&out[0]) & F::FIN),
-        (1_001 + 2 * MSS as u32, 0, F::FIN)
-    );
+    assert_eq!((seg_seq(&out[0]), out[0].payload, flags(&out[0]) & F::FIN), (1_001 + 2 * MSS as u32, 0, F::FIN));
 }
 
 // tests the ns-3 option `partial_ack_nextseg`: a partial ACK in SACK recovery sends one segment
@@ -1090,14 +729,7 @@ fn stopping_the_application_sends_buffered_data_then_fin() {
 fn ns3_partial_ack_sends_next_segment_outside_cwnd() {
     let mut sent = Vec::new();
     for nextseg in [false, true] {
-        let cfg = TcpConfig {
-            delack: DelAck::Off,
-            compat: Ns3Compat {
-                partial_ack_nextseg: nextseg,
-                ..Ns3Compat::RFC
-            },
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { partial_ack_nextseg: nextseg, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         let burst = p.client_sends();
         // Segments 0 and 7 lost; 1-6 and 8 arrive.
@@ -1105,40 +737,19 @@ fn ns3_partial_ack_sends_next_segment_outside_cwnd() {
         delivered.push(burst[8].clone());
         let dups = p.deliver_to_server(&delivered);
         let out = p.deliver_to_client(&dups);
-        let retx = out
-            .iter()
-            .find(|s| seg_seq(s) == seg_seq(&burst[0]))
-            .expect("fast retransmit")
-            .clone();
+        let retx = out.iter().find(|s| seg_seq(s) == seg_seq(&burst[0])).expect("fast retransmit").clone();
         let high = p.c.snd_max;
         // PRR's budget used up: whatever goes out now goes out regardless of cwnd.
         p.c.prr_out = 1 << 40;
         let partial = p.deliver_to_server(&[retx]);
-        let Transport::Tcp { ack, .. } = partial[0].transport else {
-            unreachable!()
-        };
-        assert_eq!(
-            ack,
-            seg_seq(&burst[7]),
-            "a partial ACK, up to the second hole"
-        );
+        let Transport::Tcp { ack, .. } = partial[0].transport else { unreachable!() };
+        assert_eq!(ack, seg_seq(&burst[7]), "a partial ACK, up to the second hole");
         let out = p.deliver_to_client(&partial);
         assert_eq!(p.c.ca, CaState::Recovery);
-        sent.push((
-            out.len(),
-            out.iter().any(|s| seg_seq(s) == 1_001 + high as u32 - 1),
-        ));
+        sent.push((out.len(), out.iter().any(|s| seg_seq(s) == 1_001 + high as u32 - 1)));
     }
-    assert_eq!(
-        sent[0],
-        (0, false),
-        "RFC 6675: nothing beyond what cwnd allows"
-    );
-    assert_eq!(
-        sent[1],
-        (1, true),
-        "ns-3: one segment, new data (the hole is not yet lost)"
-    );
+    assert_eq!(sent[0], (0, false), "RFC 6675: nothing beyond what cwnd allows");
+    assert_eq!(sent[1], (1, true), "ns-3: one segment, new data (the hole is not yet lost)");
 }
 
 // tests the ns-3 option `pipe_counts_sacked_retx`: a retransmitted segment that is SACKed stays
@@ -1147,24 +758,13 @@ fn ns3_partial_ack_sends_next_segment_outside_cwnd() {
 fn ns3_pipe_keeps_sacked_retransmissions() {
     let mut pipes = Vec::new();
     for keep in [false, true] {
-        let cfg = TcpConfig {
-            delack: DelAck::Off,
-            compat: Ns3Compat {
-                pipe_counts_sacked_retx: keep,
-                ..Ns3Compat::RFC
-            },
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { pipe_counts_sacked_retx: keep, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         let burst = p.client_sends();
         // Segments 0 and 1 lost; 2-5 arrive: both holes are lost and retransmitted.
         let dups = p.deliver_to_server(&burst[2..6]);
         let out = p.deliver_to_client(&dups);
-        let r1 = out
-            .iter()
-            .find(|s| seg_seq(s) == seg_seq(&burst[1]))
-            .expect("second hole retransmitted")
-            .clone();
+        let r1 = out.iter().find(|s| seg_seq(s) == seg_seq(&burst[1])).expect("second hole retransmitted").clone();
         // Only the retransmission of 1 arrives: it is SACKed, 0 is still missing.
         let ack = p.deliver_to_server(&[r1]);
         p.deliver_to_client(&ack);
@@ -1180,13 +780,7 @@ fn ns3_pipe_keeps_sacked_retransmissions() {
 // option (2)).
 #[test]
 fn ns3_full_ack_also_grows_the_window() {
-    let cfg = TcpConfig {
-        compat: Ns3Compat {
-            exit_ack_grows: true,
-            ..Ns3Compat::RFC
-        },
-        ..reno_cfg()
-    };
+    let cfg = TcpConfig { compat: Ns3Compat { exit_ack_grows: true, ..Ns3Compat::RFC }, ..reno_cfg() };
     let mut p = Pair::new(cfg, Some(10 * MSS));
     let burst = p.client_sends();
     let dups = p.deliver_to_server(&burst[1..]);
@@ -1195,11 +789,7 @@ fn ns3_full_ack_also_grows_the_window() {
     p.deliver_to_client(&full);
     assert_eq!(p.c.ca, CaState::Open);
     assert_eq!(p.c.w.ssthresh, 5 * MSS);
-    assert_eq!(
-        p.c.w.cwnd,
-        5 * MSS + MSS * MSS / (5 * MSS),
-        "ssthresh + SMSS²/cwnd"
-    );
+    assert_eq!(p.c.w.cwnd, 5 * MSS + MSS * MSS / (5 * MSS), "ssthresh + SMSS²/cwnd");
 }
 
 // tests RFC 2018 §4 SACK reporting against ns-3's list (option `sack_report`): after five
@@ -1209,35 +799,17 @@ fn ns3_full_ack_also_grows_the_window() {
 #[test]
 fn sack_blocks_rfc2018_versus_ns3_list() {
     for (report, first_block) in [(SackReport::Rfc2018, (1, 4)), (SackReport::Ns3, (2, 4))] {
-        let cfg = TcpConfig {
-            compat: Ns3Compat {
-                sack_report: report,
-                ..Ns3Compat::RFC
-            },
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { compat: Ns3Compat { sack_report: report, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         let burst = p.client_sends();
         let odd: Vec<SimPacket> = [1, 3, 5, 7, 9].iter().map(|&i| burst[i].clone()).collect();
         let acks = p.deliver_to_server(&odd);
-        let Transport::Tcp { opts, .. } = &acks.last().unwrap().transport else {
-            unreachable!()
-        };
+        let Transport::Tcp { opts, .. } = &acks.last().unwrap().transport else { unreachable!() };
         let seg = |i: u32| seg_seq(&burst[0]).wrapping_add(i * MSS as u32);
-        assert_eq!(
-            opts.sack.as_slice()[0],
-            (seg(9), seg(10)),
-            "{report:?}: newest first"
-        );
+        assert_eq!(opts.sack.as_slice()[0], (seg(9), seg(10)), "{report:?}: newest first");
         let acks = p.deliver_to_server(&burst[2..3]);
-        let Transport::Tcp { opts, .. } = &acks[0].transport else {
-            unreachable!()
-        };
-        assert_eq!(
-            opts.sack.as_slice()[0],
-            (seg(first_block.0), seg(first_block.1)),
-            "{report:?}"
-        );
+        let Transport::Tcp { opts, .. } = &acks[0].transport else { unreachable!() };
+        assert_eq!(opts.sack.as_slice()[0], (seg(first_block.0), seg(first_block.1)), "{report:?}");
         assert_eq!(opts.sack.n, 3, "three blocks beside timestamps");
     }
 }
@@ -1246,21 +818,12 @@ fn sack_blocks_rfc2018_versus_ns3_list() {
 // if an earlier episode already retransmitted it (that retransmission is presumed lost too).
 #[test]
 fn new_recovery_retransmits_the_head_again() {
-    let cfg = TcpConfig {
-        delack: DelAck::Off,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::Off, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let burst = p.client_sends();
     let dups = p.deliver_to_server(&burst[1..4]);
     let out = p.deliver_to_client(&dups);
-    assert_eq!(
-        out.iter()
-            .filter(|s| seg_seq(s) == seg_seq(&burst[0]))
-            .count(),
-        1,
-        "fast retransmit"
-    );
+    assert_eq!(out.iter().filter(|s| seg_seq(s) == seg_seq(&burst[0])).count(), 1, "fast retransmit");
     // That retransmission is lost too; suppose the episode is over (as when the head was new
     // data sent during the previous recovery) and new duplicates start another one.
     p.c.ca = CaState::Open;
@@ -1269,13 +832,7 @@ fn new_recovery_retransmits_the_head_again() {
     let dups = p.deliver_to_server(&burst[4..7]);
     let out = p.deliver_to_client(&dups);
     assert_eq!(p.c.ca, CaState::Recovery);
-    assert_eq!(
-        out.iter()
-            .filter(|s| seg_seq(s) == seg_seq(&burst[0]))
-            .count(),
-        1,
-        "the head goes out again"
-    );
+    assert_eq!(out.iter().filter(|s| seg_seq(s) == seg_seq(&burst[0])).count(), 1, "the head goes out again");
     p.c.sb.check();
 }
 
@@ -1283,21 +840,12 @@ fn new_recovery_retransmits_the_head_again() {
 // "rfc3390" with MSS 1448: 4380 B, so three full segments leave and the fourth waits).
 #[test]
 fn initial_window_formula_uses_negotiated_smss() {
-    let cfg = TcpConfig {
-        iw: InitialWindow::Rfc3390,
-        delack: DelAck::Off,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { iw: InitialWindow::Rfc3390, delack: DelAck::Off, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     assert_eq!(p.c.w.cwnd, 4_380);
     let sent = p.client_sends();
     assert_eq!(sent.len(), 3, "4380 B admits three 1448 B segments");
-    let cfg = TcpConfig {
-        iw: InitialWindow::Rfc5681,
-        mss: 536,
-        delack: DelAck::Off,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { iw: InitialWindow::Rfc5681, mss: 536, delack: DelAck::Off, ..TcpConfig::default() };
     let p = Pair::new(cfg, None);
     assert_eq!(p.c.w.cwnd, 4 * 536);
 }
@@ -1308,21 +856,14 @@ fn initial_window_formula_uses_negotiated_smss() {
 // delayed-ACK timer that doubles the ATO when it fires.
 #[test]
 fn linux_delack_quickack_then_every_second_segment() {
-    let cfg = TcpConfig {
-        delack: DelAck::Linux,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::Linux, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let burst = p.client_sends();
     assert_eq!(burst.len(), 10);
     let mut acks = Vec::new();
     for s in &burst {
         let a = p.deliver_to_server(std::slice::from_ref(s));
-        assert_eq!(
-            a.len(),
-            1,
-            "quick-ACK mode: every segment acknowledged at once"
-        );
+        assert_eq!(a.len(), 1, "quick-ACK mode: every segment acknowledged at once");
         acks.extend(a);
     }
     assert_eq!(p.s.lnx_ack.quick, 6);
@@ -1333,41 +874,23 @@ fn linux_delack_quickack_then_every_second_segment() {
         assert_eq!(p.deliver_to_server(std::slice::from_ref(s)).len(), 1);
     }
     assert!(!p.s.lnx_ack.in_quickack(), "16 quick ACKs used");
-    assert!(
-        p.deliver_to_server(&more[6..7]).is_empty(),
-        "one segment: ACK delayed"
-    );
-    assert_eq!(
-        p.s.poll_at(),
-        Some(p.now + Dur::from_millis(40)),
-        "ATO 40 ms"
-    );
-    assert_eq!(
-        p.deliver_to_server(&more[7..8]).len(),
-        1,
-        "more than one full segment: ACK now"
-    );
+    assert!(p.deliver_to_server(&more[6..7]).is_empty(), "one segment: ACK delayed");
+    assert_eq!(p.s.poll_at(), Some(p.now + Dur::from_millis(40)), "ATO 40 ms");
+    assert_eq!(p.deliver_to_server(&more[7..8]).len(), 1, "more than one full segment: ACK now");
     assert_eq!(p.s.poll_at(), None);
     assert!(p.deliver_to_server(&more[8..9]).is_empty());
     let t = p.s.poll_at().unwrap();
     let mut out = Vec::new();
     p.s.on_wakeup(t, &mut out);
     assert_eq!(out.len(), 1, "the delayed-ACK timer fires");
-    assert_eq!(
-        p.s.lnx_ack.ato,
-        Dur::from_millis(80),
-        "a missed delayed ACK doubles the ATO"
-    );
+    assert_eq!(p.s.lnx_ack.ato, Dur::from_millis(80), "a missed delayed ACK doubles the ATO");
 }
 
 // tests delack = "linux" (Linux `tcp_data_queue` → `tcp_enter_quickack_mode`): an entirely
 // duplicate segment re-enters quick-ACK mode.
 #[test]
 fn linux_delack_duplicate_segment_reenters_quickack() {
-    let cfg = TcpConfig {
-        delack: DelAck::Linux,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::Linux, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let burst = p.client_sends();
     p.s.lnx_ack.quick = 0;
@@ -1375,11 +898,7 @@ fn linux_delack_duplicate_segment_reenters_quickack() {
     assert_eq!(first.len(), 1, "first data: quick-ACK mode starts");
     p.s.lnx_ack.quick = 0;
     assert!(p.deliver_to_server(&burst[1..2]).is_empty());
-    assert_eq!(
-        p.deliver_to_server(&burst[0..1]).len(),
-        1,
-        "duplicate: ACK at once"
-    );
+    assert_eq!(p.deliver_to_server(&burst[0..1]).len(), 1, "duplicate: ACK at once");
     assert_eq!(p.s.lnx_ack.quick, 15, "16 granted, one used");
 }
 
@@ -1388,31 +907,17 @@ fn linux_delack_duplicate_segment_reenters_quickack() {
 // marks before its check); RFC 5681 §3.1 keeps it (see rto_sets_loss_window_and_doubles_timer).
 #[test]
 fn ns3_repeated_timeout_lowers_ssthresh_again() {
-    let cfg = TcpConfig {
-        compat: Ns3Compat {
-            rto_holds_ssthresh: false,
-            ..Ns3Compat::RFC
-        },
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { compat: Ns3Compat { rto_holds_ssthresh: false, ..Ns3Compat::RFC }, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, Some(20 * MSS));
     p.client_sends();
     let mut out = Vec::new();
     p.now = p.c.poll_at().unwrap();
     p.c.on_wakeup(p.now, &mut out);
-    assert_eq!(
-        p.c.w.ssthresh,
-        5 * MSS,
-        "first timeout: half of 10 segments in flight"
-    );
+    assert_eq!(p.c.w.ssthresh, 5 * MSS, "first timeout: half of 10 segments in flight");
     p.now += Dur::from_secs(2);
     p.c.on_wakeup(p.now, &mut out);
     assert_eq!(p.c.counters.rto_count, 2);
-    assert_eq!(
-        p.c.w.ssthresh,
-        2 * MSS,
-        "second: one segment in flight, the 2-SMSS floor"
-    );
+    assert_eq!(p.c.w.ssthresh, 2 * MSS, "second: one segment in flight, the 2-SMSS floor");
 }
 
 // tests the ns-3 option `dup_ack_restarts_rto = false`: a cumulative ACK that counts as a
@@ -1420,16 +925,7 @@ fn ns3_repeated_timeout_lowers_ssthresh_again() {
 #[test]
 fn ns3_duplicate_cumulative_ack_leaves_the_timer() {
     for restarts in [true, false] {
-        let mut p = Pair::new(
-            TcpConfig {
-                compat: Ns3Compat {
-                    dup_ack_restarts_rto: restarts,
-                    ..Ns3Compat::RFC
-                },
-                ..TcpConfig::default()
-            },
-            None,
-        );
+        let mut p = Pair::new(TcpConfig { compat: Ns3Compat { dup_ack_restarts_rto: restarts, ..Ns3Compat::RFC }, ..TcpConfig::default() }, None);
         let burst = p.client_sends();
         let before = p.c.rto_at;
         p.now += Dur::from_millis(5);
@@ -1450,20 +946,8 @@ fn ns3_duplicate_cumulative_ack_leaves_the_timer() {
 #[test]
 fn duplicate_synack_is_acknowledged_or_ignored() {
     for (answer, expect) in [(true, 1), (false, 0)] {
-        let cfg = std::sync::Arc::new(TcpConfig {
-            compat: Ns3Compat {
-                ack_duplicate_synack: answer,
-                ..Ns3Compat::RFC
-            },
-            ..TcpConfig::default()
-        });
-        let (ca, sa) = (
-            SockAddr {
-                addr: 1,
-                port: 1000,
-            },
-            SockAddr { addr: 2, port: 80 },
-        );
+        let cfg = std::sync::Arc::new(TcpConfig { compat: Ns3Compat { ack_duplicate_synack: answer, ..Ns3Compat::RFC }, ..TcpConfig::default() });
+        let (ca, sa) = (SockAddr { addr: 1, port: 1000 }, SockAddr { addr: 2, port: 80 });
         let mut c = Endpoint::client(cfg.clone(), ca, sa, 7, 0);
         let mut s = Endpoint::server(cfg, sa, ca, 9, 0);
         let mut out = Vec::new();
@@ -1483,23 +967,13 @@ fn duplicate_synack_is_acknowledged_or_ignored() {
 #[test]
 fn ns3_loss_exit_grows_only_beyond_the_recovery_point() {
     for (ns3, expect) in [(false, 2 * MSS + MSS / 2), (true, 2 * MSS)] {
-        let cfg = TcpConfig {
-            delack: DelAck::Off,
-            compat: Ns3Compat {
-                exit_ack_grows: ns3,
-                ..Ns3Compat::RFC
-            },
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { exit_ack_grows: ns3, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, Some(2 * MSS));
         p.client_sends(); // both segments lost
         let mut out = Vec::new();
         p.now = p.c.poll_at().unwrap();
         p.c.on_wakeup(p.now, &mut out);
-        assert_eq!(
-            (p.c.ca, p.c.w.cwnd, p.c.w.ssthresh),
-            (CaState::Loss, MSS, 2 * MSS)
-        );
+        assert_eq!((p.c.ca, p.c.w.cwnd, p.c.w.ssthresh), (CaState::Loss, MSS, 2 * MSS));
         let acks = p.deliver_to_server(&out);
         let out = p.deliver_to_client(&acks);
         assert_eq!(p.c.w.cwnd, 2 * MSS, "slow start in the loss state");
@@ -1515,14 +989,7 @@ fn ns3_loss_exit_grows_only_beyond_the_recovery_point() {
 // nothing; a new ACK in between starts the count again.
 #[test]
 fn data_retries_abort_after_consecutive_timeouts() {
-    let mut p = Pair::new(
-        TcpConfig {
-            data_retries: Some(2),
-            delack: DelAck::Off,
-            ..TcpConfig::default()
-        },
-        Some(20 * MSS),
-    );
+    let mut p = Pair::new(TcpConfig { data_retries: Some(2), delack: DelAck::Off, ..TcpConfig::default() }, Some(20 * MSS));
     let burst = p.client_sends();
     // One timeout, then the first segment is acknowledged: the streak restarts.
     let mut out = Vec::new();
@@ -1537,11 +1004,7 @@ fn data_retries_abort_after_consecutive_timeouts() {
         out.clear();
         p.now = p.c.poll_at().unwrap();
         p.c.on_wakeup(p.now, &mut out);
-        assert_eq!(
-            p.c.state,
-            ConnState::Established,
-            "timeout {k} after the new ACK still retransmits"
-        );
+        assert_eq!(p.c.state, ConnState::Established, "timeout {k} after the new ACK still retransmits");
         assert!(!out.is_empty());
     }
     out.clear();
@@ -1550,37 +1013,20 @@ fn data_retries_abort_after_consecutive_timeouts() {
     assert_eq!(p.c.state, ConnState::Aborted, "the third in a row aborts");
     assert!(out.is_empty(), "nothing is sent on abort");
     assert_eq!(p.c.poll_at(), None, "no timer left");
-    assert_eq!(
-        p.c.counters.rto_count, 3,
-        "the aborting expiry is not a retransmission timeout"
-    );
+    assert_eq!(p.c.counters.rto_count, 3, "the aborting expiry is not a retransmission timeout");
     let late = p.deliver_to_server(&burst[1..3]);
     p.c.on_segment(&late[0], p.now, &mut out);
-    assert!(
-        out.is_empty() && p.c.poll_at().is_none(),
-        "an aborted connection answers nothing"
-    );
+    assert!(out.is_empty() && p.c.poll_at().is_none(), "an aborted connection answers nothing");
 }
 
 /// Ten segments of a finite transfer, `lost` dropped on the way; everything else reaches the
 /// server and its ACKs reach the client. Returns the pair, the first flight and what the client
 /// sent in response, in order.
 fn tail_losses(cfg: TcpConfig, lost: &[usize]) -> (Pair, Vec<SimPacket>, Vec<SimPacket>) {
-    let mut p = Pair::new(
-        TcpConfig {
-            delack: DelAck::Off,
-            ..cfg
-        },
-        Some(10 * MSS),
-    );
+    let mut p = Pair::new(TcpConfig { delack: DelAck::Off, ..cfg }, Some(10 * MSS));
     let burst = p.client_sends();
     assert_eq!(burst.len(), 10);
-    let arrived: Vec<SimPacket> = burst
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !lost.contains(i))
-        .map(|(_, s)| s.clone())
-        .collect();
+    let arrived: Vec<SimPacket> = burst.iter().enumerate().filter(|(i, _)| !lost.contains(i)).map(|(_, s)| s.clone()).collect();
     p.now += Dur::from_millis(10);
     let acks = p.deliver_to_server(&arrived);
     p.now += Dur::from_millis(10);
@@ -1595,16 +1041,7 @@ fn tail_losses(cfg: TcpConfig, lost: &[usize]) -> (Pair, Vec<SimPacket>, Vec<Sim
 fn nextseg_rule3_retransmits_an_unlost_hole_below_the_highest_sack() {
     for nextseg in [NextSeg::Rfc6675, NextSeg::Ns3] {
         // Segments 1 and 8 lost: 8 has only segment 9 SACKed above it, so it is not lost.
-        let (mut p, burst, sent) = tail_losses(
-            TcpConfig {
-                compat: Ns3Compat {
-                    nextseg,
-                    ..Ns3Compat::RFC
-                },
-                ..TcpConfig::default()
-            },
-            &[1, 8],
-        );
+        let (mut p, burst, sent) = tail_losses(TcpConfig { compat: Ns3Compat { nextseg, ..Ns3Compat::RFC }, ..TcpConfig::default() }, &[1, 8]);
         assert_eq!(p.c.ca, CaState::Recovery);
         let mut retx: Vec<u32> = sent.iter().map(seg_seq).collect();
         if !retx.contains(&seg_seq(&burst[8])) {
@@ -1613,10 +1050,7 @@ fn nextseg_rule3_retransmits_an_unlost_hole_below_the_highest_sack() {
             retx.extend(p.deliver_to_client(&acks).iter().map(seg_seq));
         }
         assert_eq!(retx[0], seg_seq(&burst[1]), "{nextseg:?}: the head first");
-        assert!(
-            retx.contains(&seg_seq(&burst[8])),
-            "{nextseg:?}: rule 3 retransmits segment 8"
-        );
+        assert!(retx.contains(&seg_seq(&burst[8])), "{nextseg:?}: rule 3 retransmits segment 8");
         assert_eq!(p.c.counters.rto_count, 0);
         p.c.sb.check();
     }
@@ -1628,37 +1062,16 @@ fn nextseg_rule3_retransmits_an_unlost_hole_below_the_highest_sack() {
 #[test]
 fn nextseg_rescue_retransmits_the_tail_once_per_recovery() {
     for (nextseg, rescue) in [(NextSeg::Rfc6675, true), (NextSeg::Ns3, false)] {
-        let (mut p, burst, sent) = tail_losses(
-            TcpConfig {
-                compat: Ns3Compat {
-                    nextseg,
-                    ..Ns3Compat::RFC
-                },
-                ..TcpConfig::default()
-            },
-            &[1, 9],
-        );
+        let (mut p, burst, sent) = tail_losses(TcpConfig { compat: Ns3Compat { nextseg, ..Ns3Compat::RFC }, ..TcpConfig::default() }, &[1, 9]);
         assert_eq!(p.c.ca, CaState::Recovery);
-        assert_eq!(
-            sent.iter().map(seg_seq).collect::<Vec<_>>(),
-            vec![seg_seq(&burst[1])],
-            "{nextseg:?}: no rescue before the head is acknowledged"
-        );
+        assert_eq!(sent.iter().map(seg_seq).collect::<Vec<_>>(), vec![seg_seq(&burst[1])], "{nextseg:?}: no rescue before the head is acknowledged");
         // The retransmitted head arrives: a partial ACK up to segment 9.
         let acks = p.deliver_to_server(&sent);
         let after: Vec<u32> = p.deliver_to_client(&acks).iter().map(seg_seq).collect();
         assert_eq!(p.c.snd_una, 1 + 9 * MSS, "partial ACK");
         if rescue {
-            assert_eq!(
-                after,
-                vec![seg_seq(&burst[9])],
-                "rescue: the highest un-SACKed segment"
-            );
-            assert_eq!(
-                p.c.rescue_rxt,
-                Some(p.c.recover),
-                "RescueRxt = RecoveryPoint: once per recovery"
-            );
+            assert_eq!(after, vec![seg_seq(&burst[9])], "rescue: the highest un-SACKed segment");
+            assert_eq!(p.c.rescue_rxt, Some(p.c.recover), "RescueRxt = RecoveryPoint: once per recovery");
         } else {
             assert!(after.is_empty(), "ns-3: the tail waits for the RTO");
         }
@@ -1672,16 +1085,7 @@ fn nextseg_rescue_retransmits_the_tail_once_per_recovery() {
 #[test]
 fn recover_check_blocks_recovery_below_the_recovery_point() {
     for check in [true, false] {
-        let mut p = Pair::new(
-            TcpConfig {
-                compat: Ns3Compat {
-                    recover_check: check,
-                    ..Ns3Compat::RFC
-                },
-                ..reno_cfg()
-            },
-            Some(10 * MSS),
-        );
+        let mut p = Pair::new(TcpConfig { compat: Ns3Compat { recover_check: check, ..Ns3Compat::RFC }, ..reno_cfg() }, Some(10 * MSS));
         let burst = p.client_sends();
         p.c.recover = p.c.snd_max; // as if a timeout had just set it
         let dups = p.deliver_to_server(&burst[1..4]);
@@ -1823,10 +1227,7 @@ fn fast_retransmission_waits_for_its_pacing_slot() {
     for wait in [true, false] {
         let cfg = TcpConfig {
             delack: DelAck::Off,
-            compat: Ns3Compat {
-                pace_fast_retransmit: wait,
-                ..Ns3Compat::RFC
-            },
+            compat: Ns3Compat { pace_fast_retransmit: wait, ..Ns3Compat::RFC },
             ..TcpConfig::default()
         };
         let mut p = Pair::new(cfg, None);
@@ -1886,49 +1287,26 @@ fn payload_and_seq(p: &SimPacket) -> (u64, u32) {
 #[test]
 fn ns3_retransmission_of_a_short_segment_goes_out_full_size() {
     for merge in [false, true] {
-        let cfg = TcpConfig {
-            delack: DelAck::Off,
-            snd_buf: 4 * MSS,
-            compat: Ns3Compat {
-                retx_merge: merge,
-                ..Ns3Compat::RFC
-            },
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 4 * MSS, compat: Ns3Compat { retx_merge: merge, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         p.c.app_send(None, MSS + MSS / 4);
         let burst = p.client_sends();
         let sizes: Vec<u64> = burst.iter().map(|s| s.payload as u64).collect();
-        assert_eq!(
-            sizes,
-            [MSS, MSS, MSS, 3 * MSS / 4],
-            "three writes of 1.25 segments"
-        );
+        assert_eq!(sizes, [MSS, MSS, MSS, 3 * MSS / 4], "three writes of 1.25 segments");
         let acks = p.deliver_to_server(&burst[0..3]);
         let more = p.deliver_to_client(&acks);
-        assert_eq!(
-            more.iter().map(|s| s.payload as u64).sum::<u64>(),
-            5 * MSS / 2,
-            "two more writes"
-        );
+        assert_eq!(more.iter().map(|s| s.payload as u64).sum::<u64>(), 5 * MSS / 2, "two more writes");
         // The runt and everything after it are lost; the timer fires.
         p.now = p.c.poll_at().unwrap();
         let mut out = Vec::new();
         p.c.on_wakeup(p.now, &mut out);
         let (len, seq) = payload_and_seq(&out[0]);
         assert_eq!(seq, seg_seq(&burst[3]), "the head again");
-        assert_eq!(
-            len,
-            if merge { MSS } else { 3 * MSS / 4 },
-            "merge = {merge}"
-        );
+        assert_eq!(len, if merge { MSS } else { 3 * MSS / 4 }, "merge = {merge}");
         // Its ACK lets two more go in slow start; the first starts where the retransmission ended.
         let acks = p.deliver_to_server(&out);
         let next = p.deliver_to_client(&acks);
-        assert_eq!(
-            seg_seq(&next[0]),
-            seg_seq(&burst[3]).wrapping_add(len as u32)
-        );
+        assert_eq!(seg_seq(&next[0]), seg_seq(&burst[3]).wrapping_add(len as u32));
         p.c.sb.check();
     }
 }
@@ -1939,16 +1317,7 @@ fn ns3_retransmission_of_a_short_segment_goes_out_full_size() {
 #[test]
 fn ns3_congestion_avoidance_counts_whole_segments() {
     for whole in [false, true] {
-        let cfg = TcpConfig {
-            delack: DelAck::Off,
-            snd_buf: 2 * MSS,
-            initial_ssthresh: 2 * MSS,
-            compat: Ns3Compat {
-                acked_whole_segments: whole,
-                ..Ns3Compat::RFC
-            },
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 2 * MSS, initial_ssthresh: 2 * MSS, compat: Ns3Compat { acked_whole_segments: whole, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         p.c.app_send(None, MSS + MSS / 2);
         let mut grew = Vec::new();
@@ -1977,28 +1346,13 @@ fn ns3_congestion_avoidance_counts_whole_segments() {
 #[test]
 fn the_handshake_gives_the_first_rtt_sample() {
     let p = Pair::new(TcpConfig::default(), None);
-    assert_eq!(
-        (p.c.rtt.srtt, p.c.rtt.rttvar),
-        (Some(Dur::from_millis(20)), Dur::from_millis(10))
-    );
-    let p = Pair::new(
-        TcpConfig {
-            handshake_rtt: false,
-            ..TcpConfig::default()
-        },
-        None,
-    );
+    assert_eq!((p.c.rtt.srtt, p.c.rtt.rttvar), (Some(Dur::from_millis(20)), Dur::from_millis(10)));
+    let p = Pair::new(TcpConfig { handshake_rtt: false, ..TcpConfig::default() }, None);
     assert_eq!(p.c.rtt.srtt, None);
     // A SYN sent at 0.4 ms, lost, sent again at 1.0004 s; its SYN-ACK arrives at 1.0211 s.
     for (timestamps, want) in [(false, None), (true, Some(Dur::from_millis(21)))] {
-        let cfg = TcpConfig {
-            timestamps,
-            ..TcpConfig::default()
-        };
-        let ca = SockAddr {
-            addr: 1,
-            port: 1000,
-        };
+        let cfg = TcpConfig { timestamps, ..TcpConfig::default() };
+        let ca = SockAddr { addr: 1, port: 1000 };
         let sa = SockAddr { addr: 2, port: 80 };
         let mut c = Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 1_000, 0);
         let mut s = Endpoint::server(std::sync::Arc::new(cfg), sa, ca, 5_000, 0);
@@ -2020,19 +1374,8 @@ fn the_handshake_gives_the_first_rtt_sample() {
 // milliseconds; without the option a segment not retransmitted is timed to the nanosecond.
 #[test]
 fn rtt_from_timestamps_counts_whole_ticks() {
-    for (from_ts, want) in [
-        (false, Dur::from_micros(20_700)),
-        (true, Dur::from_millis(21)),
-    ] {
-        let cfg = TcpConfig {
-            delack: DelAck::Off,
-            handshake_rtt: false,
-            compat: Ns3Compat {
-                rtt_from_ts: from_ts,
-                ..Ns3Compat::RFC
-            },
-            ..TcpConfig::default()
-        };
+    for (from_ts, want) in [(false, Dur::from_micros(20_700)), (true, Dur::from_millis(21))] {
+        let cfg = TcpConfig { delack: DelAck::Off, handshake_rtt: false, compat: Ns3Compat { rtt_from_ts: from_ts, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         p.now += Dur::from_micros(300);
         let burst = p.client_sends();
@@ -2050,26 +1393,13 @@ fn rtt_from_timestamps_counts_whole_ticks() {
 #[test]
 fn new_data_at_the_window_edge() {
     for (clip, want) in [(false, vec![]), (true, vec![MSS / 2])] {
-        let cfg = TcpConfig {
-            delack: DelAck::Off,
-            rcv_buf: 10 * MSS + MSS / 2,
-            window_scaling: false,
-            compat: Ns3Compat {
-                edge_clip: clip,
-                ..Ns3Compat::RFC
-            },
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { delack: DelAck::Off, rcv_buf: 10 * MSS + MSS / 2, window_scaling: false, compat: Ns3Compat { edge_clip: clip, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         let burst = p.client_sends();
         assert_eq!(burst.len(), 10, "the initial window fits the peer's");
         let acks = p.deliver_to_server(&burst[1..2]);
         let out = p.deliver_to_client(&acks);
-        let sent: Vec<u64> = out
-            .iter()
-            .filter(|s| s.payload > 0)
-            .map(|s| s.payload as u64)
-            .collect();
+        let sent: Vec<u64> = out.iter().filter(|s| s.payload > 0).map(|s| s.payload as u64).collect();
         assert_eq!(sent, want, "edge_clip {clip}");
     }
 }
@@ -2080,14 +1410,7 @@ fn new_data_at_the_window_edge() {
 #[test]
 fn an_ack_after_a_timeout_undoes_the_backoff_under_ns3_sampling() {
     for from_ts in [false, true] {
-        let cfg = TcpConfig {
-            delack: DelAck::Off,
-            compat: Ns3Compat {
-                rtt_from_ts: from_ts,
-                ..Ns3Compat::RFC
-            },
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { rtt_from_ts: from_ts, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, Some(MSS));
         let first = p.client_sends();
         assert_eq!(first.len(), 1);
@@ -2104,16 +1427,8 @@ fn an_ack_after_a_timeout_undoes_the_backoff_under_ns3_sampling() {
         assert_eq!(p.c.rtt.rto(), rto, "backoff undone");
         // The handshake left SRTT 20 ms, RTTVAR 10 ms; the echo's 20 ms sample takes RTTVAR
         // to 7.5 ms, no sample leaves it.
-        let want = if from_ts {
-            Dur::from_millis(10)
-        } else {
-            Dur::from_micros(7_500)
-        };
-        assert_eq!(
-            (p.c.rtt.srtt, p.c.rtt.rttvar),
-            (srtt, want),
-            "rtt_from_ts {from_ts}"
-        );
+        let want = if from_ts { Dur::from_millis(10) } else { Dur::from_micros(7_500) };
+        assert_eq!((p.c.rtt.srtt, p.c.rtt.rttvar), (srtt, want), "rtt_from_ts {from_ts}");
     }
 }
 
@@ -2123,14 +1438,7 @@ fn an_ack_after_a_timeout_undoes_the_backoff_under_ns3_sampling() {
 #[test]
 fn a_duplicate_leaves_the_echo_under_ns3() {
     for (in_order, moves) in [(false, true), (true, false)] {
-        let cfg = TcpConfig {
-            delack: DelAck::Off,
-            compat: Ns3Compat {
-                ts_recent_in_order: in_order,
-                ..Ns3Compat::RFC
-            },
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { ts_recent_in_order: in_order, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         let burst = p.client_sends();
         p.now += Dur::from_millis(10);
@@ -2142,10 +1450,6 @@ fn a_duplicate_leaves_the_echo_under_ns3() {
             opts.ts = Some((super::endpoint::ts_clock(p.now), 0));
         }
         p.deliver_to_server(&[dup]);
-        assert_eq!(
-            p.s.ts_recent != echo,
-            moves,
-            "ts_recent_in_order {in_order}"
-        );
+        assert_eq!(p.s.ts_recent != echo, moves, "ts_recent_in_order {in_order}");
     }
 }

@@ -18,12 +18,7 @@ fn seg_no(s: &SimPacket) -> u64 {
 }
 
 fn ecn_cfg(cut: EcnCut) -> TcpConfig {
-    TcpConfig {
-        ecn: true,
-        ecn_cut: cut,
-        delack: DelAck::Off,
-        ..TcpConfig::default()
-    }
+    TcpConfig { ecn: true, ecn_cut: cut, delack: DelAck::Off, ..TcpConfig::default() }
 }
 
 /// One step: the ACK of one segment reaches the sender. What the test checks after it.
@@ -43,46 +38,22 @@ fn step(p: &mut Pair, seg: &SimPacket) -> (Step, Vec<SimPacket>) {
     assert_eq!(acks.len(), 1, "an ACK per segment");
     let ece = flags(&acks[0]) & F::ECE != 0;
     let out = p.deliver_to_client(&acks);
-    let sent = out
-        .iter()
-        .map(|s| (seg_no(s), flags(s) & F::CWR != 0))
-        .collect();
-    (
-        Step {
-            ece,
-            cwnd: p.c.w.cwnd,
-            pipe: p.c.pipe(),
-            ca: p.c.ca,
-            sent,
-        },
-        out,
-    )
+    let sent = out.iter().map(|s| (seg_no(s), flags(s) & F::CWR != 0)).collect();
+    (Step { ece, cwnd: p.c.w.cwnd, pipe: p.c.pipe(), ca: p.c.ca, sent }, out)
 }
 
 fn s(ece: bool, cwnd: u64, pipe: u64, ca: CaState, sent: &[(u64, bool)]) -> Step {
-    Step {
-        ece,
-        cwnd,
-        pipe,
-        ca,
-        sent: sent.to_vec(),
-    }
+    Step { ece, cwnd, pipe, ca, sent: sent.to_vec() }
 }
 
 /// The first window, segments 0-9, with CE on segments 0 and 5, ACK by ACK; returns the pair
 /// and the segments sent meanwhile (10, 11, 12, 13), not yet delivered.
 fn first_window_with_ce(cut: EcnCut) -> (Pair, Vec<(Step, Vec<SimPacket>)>) {
     let mut p = Pair::new(ecn_cfg(cut), None);
-    assert!(
-        p.c.ecn_ok && p.s.ecn_ok,
-        "ECN negotiated in the handshake (RFC 3168 §6.1.1)"
-    );
+    assert!(p.c.ecn_ok && p.s.ecn_ok, "ECN negotiated in the handshake (RFC 3168 §6.1.1)");
     let mut burst = p.client_sends();
     assert_eq!(burst.len(), 10);
-    assert!(
-        burst.iter().all(|s| s.ecn == Ecn::Ect0),
-        "new data is ECT(0)"
-    );
+    assert!(burst.iter().all(|s| s.ecn == Ecn::Ect0), "new data is ECT(0)");
     assert!(burst.iter().all(|s| flags(s) & F::CWR == 0));
     burst[0].ecn = Ecn::Ce;
     burst[5].ecn = Ecn::Ce; // a second mark in the same window of data
@@ -138,22 +109,10 @@ fn ecn_prr_reduction_ack_by_ack() {
     for (i, (g, w)) in got.iter().zip(want.iter()).enumerate() {
         assert_eq!(*g, w, "ACK of segment {i}");
     }
-    assert_eq!(
-        p.c.w.ssthresh, 6_516,
-        "one reduction for the window: FlightSize 9 MSS / 2"
-    );
-    assert_eq!(
-        p.c.w.cwnd, p.c.w.ssthresh,
-        "the reduction has brought cwnd to ssthresh"
-    );
-    assert_eq!(
-        (p.c.prr_delivered, p.c.prr_out, p.c.recover_fs),
-        (14_480, 5_792, 13_032)
-    );
-    assert_eq!(
-        p.c.counters.fast_retransmits, 0,
-        "no retransmission for a mark (RFC 3168 §6.1.2)"
-    );
+    assert_eq!(p.c.w.ssthresh, 6_516, "one reduction for the window: FlightSize 9 MSS / 2");
+    assert_eq!(p.c.w.cwnd, p.c.w.ssthresh, "the reduction has brought cwnd to ssthresh");
+    assert_eq!((p.c.prr_delivered, p.c.prr_out, p.c.recover_fs), (14_480, 5_792, 13_032));
+    assert_eq!(p.c.counters.fast_retransmits, 0, "no retransmission for a mark (RFC 3168 §6.1.2)");
     assert_eq!(p.c.counters.retx_pkts, 0);
 }
 
@@ -176,15 +135,9 @@ fn ecn_cwr_stops_the_echo_and_a_mark_in_the_next_window_cuts_again() {
     use CaState::{Cwr, Open};
     let (mut p, steps) = first_window_with_ce(EcnCut::Prr);
     let mut pending: Vec<SimPacket> = steps.into_iter().flat_map(|(_, out)| out).collect();
-    assert_eq!(
-        pending.iter().map(seg_no).collect::<Vec<_>>(),
-        [10, 11, 12, 13]
-    );
+    assert_eq!(pending.iter().map(seg_no).collect::<Vec<_>>(), [10, 11, 12, 13]);
     pending[2].ecn = Ecn::Ce; // segment 12
-    assert!(
-        p.s.ece_pending,
-        "the receiver still echoes: no CWR seen yet"
-    );
+    assert!(p.s.ece_pending, "the receiver still echoes: no CWR seen yet");
     let (a10, _) = step(&mut p, &pending[0]);
     assert!(!p.s.ece_pending, "CWR ends the echo");
     assert_eq!(a10, s(false, 6_516, 5_792, Open, &[(14, false)]));
@@ -192,10 +145,7 @@ fn ecn_cwr_stops_the_echo_and_a_mark_in_the_next_window_cuts_again() {
     assert_eq!(a11, s(false, 6_837, 5_792, Open, &[(15, false)]));
     let (a12, _) = step(&mut p, &pending[2]);
     assert_eq!(a12, s(true, 5_792, 5_792, Cwr, &[(16, true)]));
-    assert_eq!(
-        (p.c.w.ssthresh, p.c.recover_fs, p.c.recover),
-        (2_896, 4_344, 1 + 16 * MSS)
-    );
+    assert_eq!((p.c.w.ssthresh, p.c.recover_fs, p.c.recover), (2_896, 4_344, 1 + 16 * MSS));
 }
 
 // tests `ecn_cut = "immediate"` (RFC 3168 §6.1.2 read literally): cwnd = ssthresh on the ACK
@@ -243,11 +193,7 @@ fn ecn_immediate_cuts_at_once() {
 // ACK of 10-11 (above recover): cwnd = ssthresh = 5792; pipe = 12-19 = 8 MSS: nothing.
 #[test]
 fn ecn_prr_cut_with_classic_recovery_holds_cwnd_until_the_window_ends() {
-    let cfg = TcpConfig {
-        ecn: true,
-        recovery: Recovery::Classic,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { ecn: true, recovery: Recovery::Classic, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let mut burst = p.client_sends();
     burst[0].ecn = Ecn::Ce;
@@ -258,25 +204,13 @@ fn ecn_prr_cut_with_classic_recovery_holds_cwnd_until_the_window_ends() {
         assert_eq!(acks.len(), 1, "an ACK every second segment");
         assert!(flags(&acks[0]) & F::ECE != 0);
         let out = p.deliver_to_client(&acks);
-        got.push((
-            p.c.w.cwnd,
-            p.c.pipe(),
-            p.c.ca,
-            out.iter()
-                .map(|s| (seg_no(s), flags(s) & F::CWR != 0))
-                .collect::<Vec<_>>(),
-        ));
+        got.push((p.c.w.cwnd, p.c.pipe(), p.c.ca, out.iter().map(|s| (seg_no(s), flags(s) & F::CWR != 0)).collect::<Vec<_>>()));
         sent.extend(out);
     }
     let acks = p.deliver_to_server(&sent[0..2]);
     assert_eq!(flags(&acks[0]) & F::ECE, 0, "CWR has stopped the echo");
     let out = p.deliver_to_client(&acks);
-    got.push((
-        p.c.w.cwnd,
-        p.c.pipe(),
-        p.c.ca,
-        out.iter().map(|s| (seg_no(s), false)).collect(),
-    ));
+    got.push((p.c.w.cwnd, p.c.pipe(), p.c.ca, out.iter().map(|s| (seg_no(s), false)).collect()));
     use CaState::{Cwr, Open};
     let want = vec![
         (14_480, 14_480, Cwr, vec![(10, true), (11, false)]),
@@ -341,15 +275,7 @@ fn ns3_cwr_entry_runs_prr_twice() {
     for (i, (g, w)) in got.iter().zip(want.iter()).enumerate() {
         assert_eq!(g, w, "ACK of segment {i}");
     }
-    assert_eq!(
-        (
-            p.c.w.ssthresh,
-            p.c.prr_delivered,
-            p.c.prr_out,
-            p.c.recover_fs
-        ),
-        (6_516, 17_376, 8_688, 13_032)
-    );
+    assert_eq!((p.c.w.ssthresh, p.c.prr_delivered, p.c.prr_out, p.c.recover_fs), (6_516, 17_376, 8_688, 13_032));
     assert_eq!(p.c.counters.cwr_episodes, 1);
 }
 
@@ -376,15 +302,8 @@ fn ns3_cwr_entry_runs_prr_twice() {
 #[test]
 fn ns3_echo_survives_a_cwr_and_cwr_ends_before_the_echo() {
     for ns3 in [false, true] {
-        let mut cfg = if ns3 {
-            ns3_ecn_cfg()
-        } else {
-            ecn_cfg(EcnCut::Prr)
-        };
-        cfg.delack = DelAck::On {
-            count: 2,
-            timeout: sluice_core::Dur::from_millis(200),
-        };
+        let mut cfg = if ns3 { ns3_ecn_cfg() } else { ecn_cfg(EcnCut::Prr) };
+        cfg.delack = DelAck::On { count: 2, timeout: sluice_core::Dur::from_millis(200) };
         cfg.iw = InitialWindow::Segments(11);
         let mut p = Pair::new(cfg, None);
         let mut segs: Vec<SimPacket> = p.client_sends();
@@ -402,36 +321,20 @@ fn ns3_echo_survives_a_cwr_and_cwr_ends_before_the_echo() {
         }
         assert!(flags(&segs[11]) & F::CWR != 0 && seg_no(&segs[11]) == 11);
         segs[10].ecn = Ecn::Ce;
-        assert!(
-            p.deliver_to_server(&segs[10..11]).is_empty(),
-            "held by the delayed ACK"
-        );
+        assert!(p.deliver_to_server(&segs[10..11]).is_empty(), "held by the delayed ACK");
         let acks = p.deliver_to_server(&segs[11..12]);
         assert_eq!(acks.len(), 1);
         let ece = flags(&acks[0]) & F::ECE != 0;
         let out = p.deliver_to_client(&acks);
-        let sent: Vec<(u64, bool)> = out
-            .iter()
-            .map(|s| (seg_no(s), flags(s) & F::CWR != 0))
-            .collect();
+        let sent: Vec<(u64, bool)> = out.iter().map(|s| (seg_no(s), flags(s) & F::CWR != 0)).collect();
         if ns3 {
             assert!(ece, "ns-3 echoes segment 10's mark through the CWR");
-            assert_eq!(
-                segs.len(),
-                17,
-                "segments 11-16 sent during the first reduction"
-            );
-            assert_eq!(
-                (p.c.ca, p.c.w.ssthresh, p.c.recover, p.c.w.cwnd),
-                (CaState::Cwr, 3_620, 1 + 17 * MSS, 10_860)
-            );
+            assert_eq!(segs.len(), 17, "segments 11-16 sent during the first reduction");
+            assert_eq!((p.c.ca, p.c.w.ssthresh, p.c.recover, p.c.w.cwnd), (CaState::Cwr, 3_620, 1 + 17 * MSS, 10_860));
             assert_eq!(sent, [(17, true), (18, false)]);
             assert_eq!(p.c.counters.cwr_episodes, 2);
         } else {
-            assert!(
-                !ece,
-                "the CWR stops the echo; segment 10's mark is not echoed"
-            );
+            assert!(!ece, "the CWR stops the echo; segment 10's mark is not echoed");
             assert_eq!(p.c.ca, CaState::Open);
             assert_eq!(p.c.counters.cwr_episodes, 1);
         }

@@ -46,12 +46,7 @@ const M: u64 = MSS;
 /// Runs `n` deliveries after the initial window of `iw` segments is sent, dropping the segments
 /// in `drop` (once each); returns the steps and the pair.
 fn run(variant: PrrVariant, iw: u32, drop: &[u64], n: usize) -> (Vec<Step>, Pair) {
-    let cfg = TcpConfig {
-        delack: DelAck::Off,
-        iw: InitialWindow::Segments(iw),
-        recovery: Recovery::Prr(variant),
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::Off, iw: InitialWindow::Segments(iw), recovery: Recovery::Prr(variant), ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let mut wire: VecDeque<SimPacket> = p.client_sends().into();
     assert_eq!(wire.len(), iw as usize);
@@ -66,24 +61,14 @@ fn run(variant: PrrVariant, iw: u32, drop: &[u64], n: usize) -> (Vec<Step>, Pair
         }
         let acks = p.deliver_to_server(std::slice::from_ref(&seg));
         let out = p.deliver_to_client(&acks);
-        steps.push(Step {
-            seg: k,
-            cwnd: p.c.w.cwnd,
-            pipe: p.c.pipe(),
-            sent: out.iter().map(seg_no).collect(),
-        });
+        steps.push(Step { seg: k, cwnd: p.c.w.cwnd, pipe: p.c.pipe(), sent: out.iter().map(seg_no).collect() });
         wire.extend(out);
     }
     (steps, p)
 }
 
 fn st(seg: u64, cwnd: u64, pipe: u64, sent: &[u64]) -> Step {
-    Step {
-        seg,
-        cwnd,
-        pipe,
-        sent: sent.to_vec(),
-    }
+    Step { seg, cwnd, pipe, sent: sent.to_vec() }
 }
 
 fn check(got: &[Step], want: &[Step]) {
@@ -92,6 +77,7 @@ fn check(got: &[Step], want: &[Step]) {
         assert_eq!(g, w, "after the ACK of segment {}", w.seg);
     }
 }
+
 
 // tests one loss in a window with SACK, RFC 9937 PRR (the default).
 // Segment 0 of 10 is lost. ACKs of 1, 2 SACK one segment each: Disorder, cwnd − pipe = 1 MSS, so
@@ -131,19 +117,8 @@ fn sack_prr_rfc9937_one_loss() {
             st(0, 4 * M, 5 * M, &[]),
         ],
     );
-    assert_eq!(
-        (
-            p.c.w.ssthresh,
-            p.c.recover_fs,
-            p.c.prr_delivered,
-            p.c.prr_out
-        ),
-        (4 * M, 8 * M, 13 * M, 6 * M)
-    );
-    assert_eq!(
-        (p.c.counters.fast_retransmits, p.c.counters.retx_pkts),
-        (1, 1)
-    );
+    assert_eq!((p.c.w.ssthresh, p.c.recover_fs, p.c.prr_delivered, p.c.prr_out), (4 * M, 8 * M, 13 * M, 6 * M));
+    assert_eq!((p.c.counters.fast_retransmits, p.c.counters.retx_pkts), (1, 1));
 }
 
 // tests one loss in a window with SACK, RFC 6937 PRR. As `sack_prr_rfc9937_one_loss` up to the
@@ -178,15 +153,7 @@ fn sack_prr_rfc6937_one_loss() {
             st(0, 4 * M, 4 * M, &[15]),
         ],
     );
-    assert_eq!(
-        (
-            p.c.w.ssthresh,
-            p.c.recover_fs,
-            p.c.prr_delivered,
-            p.c.prr_out
-        ),
-        (4 * M, 12 * M, 9 * M, 4 * M)
-    );
+    assert_eq!((p.c.w.ssthresh, p.c.recover_fs, p.c.prr_delivered, p.c.prr_out), (4 * M, 12 * M, 9 * M, 4 * M));
 }
 
 // tests two losses in one window with SACK, RFC 9937 PRR: segments 0 and 5 of 10 are lost.
@@ -231,11 +198,7 @@ fn sack_prr_rfc9937_two_losses() {
             st(5, 4 * M, 4 * M, &[18]),
         ],
     );
-    assert_eq!(
-        (p.c.counters.fast_retransmits, p.c.counters.retx_pkts),
-        (1, 2),
-        "two losses, one reduction"
-    );
+    assert_eq!((p.c.counters.fast_retransmits, p.c.counters.retx_pkts), (1, 2), "two losses, one reduction");
     assert_eq!(p.c.w.ssthresh, 4 * M);
 }
 
@@ -270,10 +233,7 @@ fn sack_prr_rfc6937_two_losses() {
             st(5, 4 * M, 4 * M, &[15]),
         ],
     );
-    assert_eq!(
-        (p.c.counters.fast_retransmits, p.c.counters.retx_pkts),
-        (1, 2)
-    );
+    assert_eq!((p.c.counters.fast_retransmits, p.c.counters.retx_pkts), (1, 2));
 }
 
 // tests where the variants part: pipe falls far below ssthresh in mid-recovery. Initial window
@@ -380,11 +340,7 @@ fn sack_prr_rfc9937_conservative_bound_and_safe_ack() {
 #[test]
 fn an_ack_that_delivers_nothing_changes_nothing() {
     for variant in [PrrVariant::Rfc6937, PrrVariant::Rfc9937] {
-        let cfg = TcpConfig {
-            delack: DelAck::Off,
-            recovery: Recovery::Prr(variant),
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { delack: DelAck::Off, recovery: Recovery::Prr(variant), ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         let mut wire: VecDeque<SimPacket> = p.client_sends().into();
         let mut dropped = std::collections::HashSet::new();
@@ -397,38 +353,18 @@ fn an_ack_that_delivers_nothing_changes_nothing() {
             let acks = p.deliver_to_server(std::slice::from_ref(&seg));
             wire.extend(p.deliver_to_client(&acks));
             if p.c.ca != super::cc::CaState::Recovery {
-                if probes > 0 {
-                    break;
-                }
+                if probes > 0 { break; }
                 continue;
             }
             // The probe: a copy of the connection sees a duplicate of this segment re-acknowledged.
-            let mut q = Pair {
-                c: p.c.clone(),
-                s: p.s.clone(),
-                now: p.now,
-            };
+            let mut q = Pair { c: p.c.clone(), s: p.s.clone(), now: p.now };
             let (cwnd, pipe) = (q.c.w.cwnd, q.c.pipe());
-            eprintln!(
-                "{variant:?} seg {k}: cwnd {} pipe {} ssthresh {} prr_out {} prr_del {}",
-                cwnd / MSS,
-                pipe / MSS,
-                q.c.w.ssthresh / MSS,
-                q.c.prr_out / MSS,
-                q.c.prr_delivered / MSS
-            );
+            eprintln!("{variant:?} seg {k}: cwnd {} pipe {} ssthresh {} prr_out {} prr_del {}", cwnd/MSS, pipe/MSS, q.c.w.ssthresh/MSS, q.c.prr_out/MSS, q.c.prr_delivered/MSS);
             let dup = q.deliver_to_server(std::slice::from_ref(&seg));
             assert_eq!(dup.len(), 1, "the duplicate is re-acknowledged");
             let sent = q.deliver_to_client(&dup);
-            assert!(
-                sent.is_empty(),
-                "{variant:?}, after segment {k}: nothing delivered, nothing sent"
-            );
-            assert_eq!(
-                (q.c.w.cwnd, q.c.pipe()),
-                (cwnd, pipe),
-                "{variant:?}, after segment {k}"
-            );
+            assert!(sent.is_empty(), "{variant:?}, after segment {k}: nothing delivered, nothing sent");
+            assert_eq!((q.c.w.cwnd, q.c.pipe()), (cwnd, pipe), "{variant:?}, after segment {k}");
             probes += 1;
         }
         assert!(probes >= 8, "{variant:?}: {probes} ACKs probed in recovery");
@@ -446,11 +382,7 @@ fn an_ack_that_delivers_nothing_changes_nothing() {
 // during the recovery arrive after it.
 #[test]
 fn without_sack_duplicates_past_recover_fs_change_nothing() {
-    let cfg = TcpConfig {
-        sack: false,
-        delack: DelAck::Off,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { sack: false, delack: DelAck::Off, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let mut wire: VecDeque<SimPacket> = p.client_sends().into();
     let mut dropped = std::collections::HashSet::new();
@@ -461,19 +393,11 @@ fn without_sack_duplicates_past_recover_fs_change_nothing() {
             continue;
         }
         let acks = p.deliver_to_server(std::slice::from_ref(&seg));
-        let (cwnd, una, in_rec) = (
-            p.c.w.cwnd,
-            p.c.snd_una,
-            p.c.ca == super::cc::CaState::Recovery,
-        );
+        let (cwnd, una, in_rec) = (p.c.w.cwnd, p.c.snd_una, p.c.ca == super::cc::CaState::Recovery);
         let beyond = p.c.prr_delivered >= p.c.recover_fs;
         let sent = p.deliver_to_client(&acks);
         if in_rec && beyond && p.c.snd_una == una && p.c.ca == super::cc::CaState::Recovery {
-            assert_eq!(
-                (p.c.w.cwnd, sent.len()),
-                (cwnd, 1),
-                "duplicate ACK for segment {k}"
-            );
+            assert_eq!((p.c.w.cwnd, sent.len()), (cwnd, 1), "duplicate ACK for segment {k}");
             past += 1;
         }
         wire.extend(sent);
@@ -494,13 +418,7 @@ fn without_sack_duplicates_past_recover_fs_change_nothing() {
 // 0) is well above what is in flight.
 #[test]
 fn rfc6937_entry_on_a_duplicate_that_sacks_nothing_new() {
-    let cfg = TcpConfig {
-        delack: DelAck::Off,
-        dupack: DupAckRule::Linux,
-        limited_transmit: false,
-        recovery: Recovery::Prr(PrrVariant::Rfc6937),
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::Off, dupack: DupAckRule::Linux, limited_transmit: false, recovery: Recovery::Prr(PrrVariant::Rfc6937), ..TcpConfig::default() };
     let mut p = Pair::new(cfg, Some(10 * MSS));
     let burst = p.client_sends();
     // Segment 0 is acknowledged (slow start: cwnd 11 segments, nothing more to send); 1 is lost;
@@ -509,18 +427,11 @@ fn rfc6937_entry_on_a_duplicate_that_sacks_nothing_new() {
         let acks = p.deliver_to_server(&burst[k..k + 1]);
         assert!(p.deliver_to_client(&acks).is_empty());
     }
-    assert_eq!(
-        (p.c.dupacks, p.c.ca, p.c.w.cwnd),
-        (2, super::cc::CaState::Disorder, 11 * MSS)
-    );
+    assert_eq!((p.c.dupacks, p.c.ca, p.c.w.cwnd), (2, super::cc::CaState::Disorder, 11 * MSS));
     let acks = p.deliver_to_server(&burst[3..4]);
     let sent = p.deliver_to_client(&acks);
     assert_eq!(p.c.ca, super::cc::CaState::Recovery);
-    assert_eq!(
-        sent.iter().map(seg_no).collect::<Vec<_>>(),
-        [1],
-        "the fast retransmission alone"
-    );
+    assert_eq!(sent.iter().map(seg_no).collect::<Vec<_>>(), [1], "the fast retransmission alone");
     // Outstanding 1-9: 9 segments, 2 SACKed, the head taken as lost: pipe 6 before the
     // retransmission, cwnd 6 + 1; pipe 7 after it.
     assert_eq!((p.c.w.cwnd, p.c.pipe()), (7 * MSS, 7 * MSS));

@@ -45,13 +45,7 @@ fn rfc() -> TcpConfig {
 }
 
 fn ns3_ts() -> TcpConfig {
-    TcpConfig {
-        compat: Ns3Compat {
-            ts_recent_in_order: true,
-            ..Ns3Compat::RFC
-        },
-        ..TcpConfig::default()
-    }
+    TcpConfig { compat: Ns3Compat { ts_recent_in_order: true, ..Ns3Compat::RFC }, ..TcpConfig::default() }
 }
 
 // tests RFC 7323 §4.3 with a delayed ACK: TS.Recent is taken only from a segment that starts at
@@ -61,19 +55,10 @@ fn ns3_ts() -> TcpConfig {
 #[test]
 fn a_delayed_ack_echoes_the_earliest_unacknowledged_tsval() {
     for base in [rfc(), ns3_ts()] {
-        let cfg = TcpConfig {
-            delack: DelAck::On {
-                count: 2,
-                timeout: Dur::from_millis(200),
-            },
-            ..base
-        };
+        let cfg = TcpConfig { delack: DelAck::On { count: 2, timeout: Dur::from_millis(200) }, ..base };
         let mut p = Pair::new(cfg, None);
         let burst = p.client_sends();
-        assert!(
-            p.deliver_to_server(&[with_tsval(&burst[0], 10)]).is_empty(),
-            "the first segment waits for a second"
-        );
+        assert!(p.deliver_to_server(&[with_tsval(&burst[0], 10)]).is_empty(), "the first segment waits for a second");
         let acks = p.deliver_to_server(&[with_tsval(&burst[1], 20)]);
         assert_eq!(acks.len(), 1);
         assert_eq!((ack_no(&acks[0]), tsecr(&acks[0])), (end_of(1), 10));
@@ -86,18 +71,9 @@ fn a_delayed_ack_echoes_the_earliest_unacknowledged_tsval() {
 #[test]
 fn an_old_segment_updates_ts_recent_under_the_rfc_only() {
     for (cfg, echo) in [(rfc(), 30), (ns3_ts(), 10)] {
-        let mut p = Pair::new(
-            TcpConfig {
-                delack: DelAck::Off,
-                ..cfg
-            },
-            None,
-        );
+        let mut p = Pair::new(TcpConfig { delack: DelAck::Off, ..cfg }, None);
         let burst = p.client_sends();
-        assert_eq!(
-            tsecr(&p.deliver_to_server(&[with_tsval(&burst[0], 10)])[0]),
-            10
-        );
+        assert_eq!(tsecr(&p.deliver_to_server(&[with_tsval(&burst[0], 10)])[0]), 10);
         let acks = p.deliver_to_server(&[with_tsval(&burst[0], 30)]);
         assert_eq!((ack_no(&acks[0]), tsecr(&acks[0])), (end_of(0), echo));
     }
@@ -108,18 +84,9 @@ fn an_old_segment_updates_ts_recent_under_the_rfc_only() {
 #[test]
 fn ns3_ignores_a_tsval_below_the_highest_seen() {
     for (cfg, echo) in [(rfc(), 40), (ns3_ts(), 50)] {
-        let mut p = Pair::new(
-            TcpConfig {
-                delack: DelAck::Off,
-                ..cfg
-            },
-            None,
-        );
+        let mut p = Pair::new(TcpConfig { delack: DelAck::Off, ..cfg }, None);
         let burst = p.client_sends();
-        assert_eq!(
-            tsecr(&p.deliver_to_server(&[with_tsval(&burst[0], 50)])[0]),
-            50
-        );
+        assert_eq!(tsecr(&p.deliver_to_server(&[with_tsval(&burst[0], 50)])[0]), 50);
         let acks = p.deliver_to_server(&[with_tsval(&burst[1], 40)]);
         assert_eq!((ack_no(&acks[0]), tsecr(&acks[0])), (end_of(1), echo));
     }
@@ -129,13 +96,7 @@ fn ns3_ignores_a_tsval_below_the_highest_seen() {
 // acknowledged at once, although a new segment would wait for a second under delayed ACKs.
 #[test]
 fn a_duplicate_ending_at_rcv_nxt_is_acknowledged_at_once() {
-    let cfg = TcpConfig {
-        delack: DelAck::On {
-            count: 2,
-            timeout: Dur::from_millis(200),
-        },
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::On { count: 2, timeout: Dur::from_millis(200) }, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let burst = p.client_sends();
     assert!(p.deliver_to_server(&burst[0..1]).is_empty());
@@ -152,13 +113,7 @@ fn a_duplicate_ending_at_rcv_nxt_is_acknowledged_at_once() {
 // flow's completion time is that of its last data byte.
 #[test]
 fn a_bare_fin_at_rcv_nxt_is_taken_once() {
-    let cfg = TcpConfig {
-        delack: DelAck::On {
-            count: 2,
-            timeout: Dur::from_millis(200),
-        },
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::On { count: 2, timeout: Dur::from_millis(200) }, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, Some(2 * MSS));
     let data = p.client_sends();
     assert_eq!(p.deliver_to_server(&data).len(), 1);
@@ -173,15 +128,8 @@ fn a_bare_fin_at_rcv_nxt_is_taken_once() {
     // CLOSE-WAIT, then LAST-ACK: the receiving application closes as soon as it sees the end.
     assert_eq!(p.s.state, ConnState::LastAck);
     assert!(!acks.is_empty(), "the FIN is acknowledged at once");
-    assert!(
-        acks.iter().all(|a| ack_no(a) == end_of(1) + 1),
-        "the ACK covers the FIN"
-    );
-    assert_eq!(
-        (p.s.counters.delivered, p.s.counters.last_delivery),
-        (2 * MSS, t_data),
-        "a FIN is no data"
-    );
+    assert!(acks.iter().all(|a| ack_no(a) == end_of(1) + 1), "the ACK covers the FIN");
+    assert_eq!((p.s.counters.delivered, p.s.counters.last_delivery), (2 * MSS, t_data), "a FIN is no data");
     p.now += Dur::from_millis(50);
     let again = p.deliver_to_server(std::slice::from_ref(&fin));
     assert!(!again.is_empty(), "a retransmitted FIN is re-acknowledged");
@@ -195,25 +143,11 @@ fn a_bare_fin_at_rcv_nxt_is_taken_once() {
 // RCV.NXT, including one that starts exactly at it.
 #[test]
 fn filling_a_hole_pulls_in_the_abutting_held_blocks() {
-    let mut p = Pair::new(
-        TcpConfig {
-            delack: DelAck::Off,
-            ..TcpConfig::default()
-        },
-        None,
-    );
+    let mut p = Pair::new(TcpConfig { delack: DelAck::Off, ..TcpConfig::default() }, None);
     let burst = p.client_sends();
     assert_eq!(ack_no(&p.deliver_to_server(&burst[0..1])[0]), end_of(0));
-    assert_eq!(
-        ack_no(&p.deliver_to_server(&burst[3..4])[0]),
-        end_of(0),
-        "held"
-    );
-    assert_eq!(
-        ack_no(&p.deliver_to_server(&burst[2..3])[0]),
-        end_of(0),
-        "held"
-    );
+    assert_eq!(ack_no(&p.deliver_to_server(&burst[3..4])[0]), end_of(0), "held");
+    assert_eq!(ack_no(&p.deliver_to_server(&burst[2..3])[0]), end_of(0), "held");
     let acks = p.deliver_to_server(&burst[1..2]);
     assert_eq!(ack_no(&acks[0]), end_of(3), "segments 2 and 3 pulled in");
     assert_eq!(p.s.counters.delivered, 4 * MSS);
@@ -222,19 +156,11 @@ fn filling_a_hole_pulls_in_the_abutting_held_blocks() {
 /// A connection under `delack = "linux"` with ECN whose quick ACKs are used up; returns the
 /// rest of the first flight (segments 1..).
 fn linux_ecn_past_quickack() -> (Pair, Vec<SimPacket>) {
-    let cfg = TcpConfig {
-        delack: DelAck::Linux,
-        ecn: true,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::Linux, ecn: true, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let burst = p.client_sends();
     assert_eq!(burst[0].ecn, Ecn::Ect0);
-    assert_eq!(
-        p.deliver_to_server(&burst[0..1]).len(),
-        1,
-        "first data: quick ACK"
-    );
+    assert_eq!(p.deliver_to_server(&burst[0..1]).len(), 1, "first data: quick ACK");
     p.s.lnx_ack.quick = 0;
     (p, burst[1..].to_vec())
 }
@@ -245,21 +171,14 @@ fn linux_ecn_past_quickack() -> (Pair, Vec<SimPacket>) {
 #[test]
 fn linux_delack_acknowledges_a_ce_segment_at_once() {
     let (mut p, rest) = linux_ecn_past_quickack();
-    assert!(
-        p.deliver_to_server(&rest[0..1]).is_empty(),
-        "ECT, unmarked: delayed"
-    );
+    assert!(p.deliver_to_server(&rest[0..1]).is_empty(), "ECT, unmarked: delayed");
     let (mut p2, rest2) = linux_ecn_past_quickack();
     let mut ce = rest2[0].clone();
     ce.ecn = Ecn::Ce;
     let acks = p2.deliver_to_server(&[ce]);
     assert_eq!(acks.len(), 1, "CE: quick ACK");
     assert_eq!(flags(&acks[0]) & F::ECE, F::ECE);
-    assert_eq!(
-        p2.s.lnx_ack.quick,
-        delayed_ack::ECN_QUICKACKS - 1,
-        "two quick ACKs granted, one used"
-    );
+    assert_eq!(p2.s.lnx_ack.quick, delayed_ack::ECN_QUICKACKS - 1, "two quick ACKs granted, one used");
 }
 
 // tests Linux `tcp_ecn_check_ce`: a Not-ECT data segment after ECT ones is probably a
@@ -269,49 +188,24 @@ fn linux_delack_a_not_ect_segment_after_ect_ones_is_acknowledged_at_once() {
     let (mut p, rest) = linux_ecn_past_quickack();
     let mut plain = rest[0].clone();
     plain.ecn = Ecn::NotEct;
-    assert_eq!(
-        p.deliver_to_server(&[plain]).len(),
-        1,
-        "Not-ECT after ECT: quick ACK"
-    );
+    assert_eq!(p.deliver_to_server(&[plain]).len(), 1, "Not-ECT after ECT: quick ACK");
     // Without ECT seen first, a Not-ECT segment is just data.
-    let cfg = TcpConfig {
-        delack: DelAck::Linux,
-        ecn: true,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::Linux, ecn: true, ..TcpConfig::default() };
     let mut q = Pair::new(cfg, None);
-    let burst: Vec<SimPacket> = q
-        .client_sends()
-        .into_iter()
-        .map(|mut s| {
-            s.ecn = Ecn::NotEct;
-            s
-        })
-        .collect();
+    let burst: Vec<SimPacket> = q.client_sends().into_iter().map(|mut s| { s.ecn = Ecn::NotEct; s }).collect();
     assert_eq!(q.deliver_to_server(&burst[0..1]).len(), 1);
     q.s.lnx_ack.quick = 0;
-    assert!(
-        q.deliver_to_server(&burst[1..2]).is_empty(),
-        "no ECT seen: delayed"
-    );
+    assert!(q.deliver_to_server(&burst[1..2]).is_empty(), "no ECT seen: delayed");
 }
 
 // tests that only data segments feed the Linux engine's ECN input (`tcp_event_data_recv` runs
 // for data): a bare FIN, Not-ECT after ECT data, leaves quick-ACK mode as it was.
 #[test]
 fn linux_delack_a_bare_fin_is_no_ecn_input() {
-    let cfg = TcpConfig {
-        delack: DelAck::Linux,
-        ecn: true,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::Linux, ecn: true, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, Some(2 * MSS));
     let data = p.client_sends();
-    assert_eq!(
-        data.iter().map(|s| s.ecn).collect::<Vec<_>>(),
-        [Ecn::Ect0, Ecn::Ect0]
-    );
+    assert_eq!(data.iter().map(|s| s.ecn).collect::<Vec<_>>(), [Ecn::Ect0, Ecn::Ect0]);
     p.deliver_to_server(&data);
     p.s.lnx_ack.quick = 0;
     let mut out = Vec::new();
@@ -338,14 +232,7 @@ fn sack_of(ack: &SimPacket) -> Vec<(u32, u32)> {
 fn a_filled_hole_leaves_the_other_blocks_in_arrival_order() {
     let block = |k: u32| (1001 + k * MSS as u32, end_of(k));
     for report in [SackReport::Rfc2018, SackReport::Ns3] {
-        let cfg = TcpConfig {
-            delack: DelAck::Off,
-            compat: Ns3Compat {
-                sack_report: report,
-                ..Ns3Compat::RFC
-            },
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { sack_report: report, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         let burst = p.client_sends();
         for k in [0, 6, 4, 2] {
@@ -364,22 +251,10 @@ fn a_filled_hole_leaves_the_other_blocks_in_arrival_order() {
 #[test]
 fn ns3_acknowledges_the_first_data_segment_at_once() {
     for (first, acked) in [(false, [1, 3, 5]), (true, [0, 2, 4])] {
-        let cfg = TcpConfig {
-            delack: DelAck::On {
-                count: 2,
-                timeout: Dur::from_millis(200),
-            },
-            compat: Ns3Compat {
-                ack_first_segment: first,
-                ..Ns3Compat::RFC
-            },
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { delack: DelAck::On { count: 2, timeout: Dur::from_millis(200) }, compat: Ns3Compat { ack_first_segment: first, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         let burst = p.client_sends();
-        let got: Vec<usize> = (0..6)
-            .filter(|&k| !p.deliver_to_server(&burst[k..k + 1]).is_empty())
-            .collect();
+        let got: Vec<usize> = (0..6).filter(|&k| !p.deliver_to_server(&burst[k..k + 1]).is_empty()).collect();
         assert_eq!(got, acked, "ack_first_segment = {first}");
     }
 }
@@ -403,10 +278,7 @@ fn piece(seg: &SimPacket, offset: u32, len: u32) -> SimPacket {
 // 45 ms): T+50 ≤ T+45 + 11.25 ms: ACK now.
 #[test]
 fn linux_delack_keeps_the_earlier_deadline_or_sends_when_it_is_near() {
-    let cfg = TcpConfig {
-        delack: DelAck::Linux,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::Linux, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let burst = p.client_sends();
     let t = p.now;
@@ -416,21 +288,11 @@ fn linux_delack_keeps_the_earlier_deadline_or_sends_when_it_is_near() {
     assert!(p.deliver_to_server(&[piece(&burst[1], 0, 500)]).is_empty());
     assert_eq!(p.s.poll_at(), Some(t + Dur::from_millis(50)));
     p.now = t + Dur::from_millis(20);
-    assert!(p
-        .deliver_to_server(&[piece(&burst[1], 500, 500)])
-        .is_empty());
-    assert_eq!(
-        p.s.poll_at(),
-        Some(t + Dur::from_millis(50)),
-        "the earlier deadline stays"
-    );
+    assert!(p.deliver_to_server(&[piece(&burst[1], 500, 500)]).is_empty());
+    assert_eq!(p.s.poll_at(), Some(t + Dur::from_millis(50)), "the earlier deadline stays");
     p.now = t + Dur::from_millis(45);
     let acks = p.deliver_to_server(&[piece(&burst[1], 1000, 100)]);
-    assert_eq!(
-        acks.len(),
-        1,
-        "the pending deadline is within ato/4: ACK now"
-    );
+    assert_eq!(acks.len(), 1, "the pending deadline is within ato/4: ACK now");
     assert_eq!(ack_no(&acks[0]), end_of(0) + 1100);
 }
 
@@ -454,31 +316,17 @@ fn sack_after(p: &mut Pair, burst: &[SimPacket], ks: &[usize]) -> Vec<(u32, u32)
 // blocks 10, 4, 8 (not the order of the sequence space).
 #[test]
 fn rfc2018_reports_blocks_most_recent_first() {
-    let cfg = TcpConfig {
-        delack: DelAck::Off,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::Off, ..TcpConfig::default() };
     let mut p = Pair::new(cfg.clone(), None);
     let burst = p.client_sends();
-    assert_eq!(
-        sack_after(&mut p, &burst, &[0, 8, 6, 4]),
-        [block(4), block(6), block(8)]
-    );
-    assert_eq!(
-        sack_after(&mut p, &burst, &[5]),
-        [(block(4).0, block(6).1), block(8)]
-    );
+    assert_eq!(sack_after(&mut p, &burst, &[0, 8, 6, 4]), [block(4), block(6), block(8)]);
+    assert_eq!(sack_after(&mut p, &burst, &[5]), [(block(4).0, block(6).1), block(8)]);
     let mut q = Pair::new(cfg, None);
     let burst = q.client_sends();
     assert_eq!(sack_after(&mut q, &burst, &[0, 8, 4]), [block(4), block(8)]);
     // Segment 10, beyond the first flight, made from segment 0's header.
-    let ten: Vec<SimPacket> = (0..11)
-        .map(|k| piece(&burst[0], k * MSS as u32, MSS as u32))
-        .collect();
-    assert_eq!(
-        sack_after(&mut q, &ten, &[10]),
-        [block(10), block(4), block(8)]
-    );
+    let ten: Vec<SimPacket> = (0..11).map(|k| piece(&burst[0], k * MSS as u32, MSS as u32)).collect();
+    assert_eq!(sack_after(&mut q, &ten, &[10]), [block(10), block(4), block(8)]);
 }
 
 // tests ns-3's SACK list (`TcpRxBuffer::UpdateSackList`): an arrival is trimmed to the bytes not
@@ -488,14 +336,7 @@ fn rfc2018_reports_blocks_most_recent_first() {
 // 948 bytes of 3 with all of 4: trimmed to 4, which abuts: [2, 5). Then 3 again: no change.
 #[test]
 fn ns3_sack_list_trims_overlaps_and_merges_abutting_blocks() {
-    let cfg = TcpConfig {
-        delack: DelAck::Off,
-        compat: Ns3Compat {
-            sack_report: SackReport::Ns3,
-            ..Ns3Compat::RFC
-        },
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { sack_report: SackReport::Ns3, ..Ns3Compat::RFC }, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let burst = p.client_sends();
     assert_eq!(sack_after(&mut p, &burst, &[0, 3]), [block(3)]);
@@ -511,14 +352,7 @@ fn ns3_sack_list_trims_overlaps_and_merges_abutting_blocks() {
 // over a held segment 3 go into the list whole, beside the entry for 3 (ns-3 reports both).
 #[test]
 fn ns3_sack_list_keeps_an_arrival_that_spans_a_held_block_whole() {
-    let cfg = TcpConfig {
-        delack: DelAck::Off,
-        compat: Ns3Compat {
-            sack_report: SackReport::Ns3,
-            ..Ns3Compat::RFC
-        },
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { sack_report: SackReport::Ns3, ..Ns3Compat::RFC }, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let burst = p.client_sends();
     assert_eq!(sack_after(&mut p, &burst, &[0, 3]), [block(3)]);

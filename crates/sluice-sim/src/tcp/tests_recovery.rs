@@ -12,36 +12,19 @@ fn seg_no(s: &SimPacket) -> u64 {
 /// Ten segments, NewReno with classic recovery and `full_ack` as given: segment 0 is lost, 1-9
 /// arrive (duplicate ACKs), then the retransmission; returns the pair after the full ACK.
 fn single_loss_full_ack(sack: bool, full_ack: FullAck) -> Pair {
-    let cfg = TcpConfig {
-        sack,
-        recovery: Recovery::Classic,
-        full_ack,
-        delack: DelAck::Off,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { sack, recovery: Recovery::Classic, full_ack, delack: DelAck::Off, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, Some(10 * MSS));
     let burst = p.client_sends();
     assert_eq!(burst.len(), 10);
     let dups = p.deliver_to_server(&burst[1..]);
     let out = p.deliver_to_client(&dups);
-    assert_eq!(
-        out.iter().map(seg_no).collect::<Vec<_>>(),
-        [0],
-        "the fast retransmission, nothing else: no new data"
-    );
+    assert_eq!(out.iter().map(seg_no).collect::<Vec<_>>(), [0], "the fast retransmission, nothing else: no new data");
     // Without SACK: FlightSize 10 MSS / 2. With SACK, pipe at the third duplicate: 10 − 3 SACKed
     // − 1 lost = 6 MSS, halved.
-    assert_eq!(
-        p.c.w.ssthresh,
-        if sack { 3 * MSS } else { 5 * MSS },
-        "sack {sack}"
-    );
+    assert_eq!(p.c.w.ssthresh, if sack { 3 * MSS } else { 5 * MSS }, "sack {sack}");
     let full = p.deliver_to_server(&out);
     p.deliver_to_client(&full);
-    assert_eq!(
-        (p.c.ca, p.c.snd_una, p.c.snd_max),
-        (cc::CaState::Open, 1 + 10 * MSS, 1 + 10 * MSS)
-    );
+    assert_eq!((p.c.ca, p.c.snd_una, p.c.snd_max), (cc::CaState::Open, 1 + 10 * MSS, 1 + 10 * MSS));
     p
 }
 
@@ -52,18 +35,9 @@ fn single_loss_full_ack(sack: bool, full_ack: FullAck) -> Pair {
 // way.
 #[test]
 fn full_ack_sets_cwnd_to_ssthresh_or_to_the_flight_plus_one_segment() {
-    assert_eq!(
-        single_loss_full_ack(false, FullAck::Ssthresh).c.w.cwnd,
-        5 * MSS
-    );
-    assert_eq!(
-        single_loss_full_ack(false, FullAck::FlightSize).c.w.cwnd,
-        2 * MSS
-    );
-    assert_eq!(
-        single_loss_full_ack(true, FullAck::FlightSize).c.w.cwnd,
-        3 * MSS
-    );
+    assert_eq!(single_loss_full_ack(false, FullAck::Ssthresh).c.w.cwnd, 5 * MSS);
+    assert_eq!(single_loss_full_ack(false, FullAck::FlightSize).c.w.cwnd, 2 * MSS);
+    assert_eq!(single_loss_full_ack(true, FullAck::FlightSize).c.w.cwnd, 3 * MSS);
 }
 
 // tests `full_ack = "flight_size"` with data still in flight at the full ACK (RFC 6582 §3.2
@@ -75,13 +49,7 @@ fn full_ack_sets_cwnd_to_ssthresh_or_to_the_flight_plus_one_segment() {
 // 5 MSS, cwnd = min(6 MSS, 5 MSS + 1 MSS) = 6 MSS.
 #[test]
 fn full_ack_flight_size_counts_what_is_still_in_flight() {
-    let cfg = TcpConfig {
-        sack: false,
-        recovery: Recovery::Classic,
-        full_ack: FullAck::FlightSize,
-        delack: DelAck::Off,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { sack: false, recovery: Recovery::Classic, full_ack: FullAck::FlightSize, delack: DelAck::Off, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let burst = p.client_sends();
     let mut sent = Vec::new();
@@ -89,10 +57,7 @@ fn full_ack_flight_size_counts_what_is_still_in_flight() {
         let d = p.deliver_to_server(std::slice::from_ref(s));
         sent.extend(p.deliver_to_client(&d));
     }
-    assert_eq!(
-        sent.iter().map(seg_no).collect::<Vec<_>>(),
-        [10, 11, 0, 12, 13, 14]
-    );
+    assert_eq!(sent.iter().map(seg_no).collect::<Vec<_>>(), [10, 11, 0, 12, 13, 14]);
     assert_eq!(p.c.w.ssthresh, 6 * MSS);
     for s in [&sent[2], &sent[0]] {
         let a = p.deliver_to_server(std::slice::from_ref(s));
@@ -102,10 +67,7 @@ fn full_ack_flight_size_counts_what_is_still_in_flight() {
     let a = p.deliver_to_server(std::slice::from_ref(&sent[1]));
     let before = p.c.snd_max;
     p.deliver_to_client(&a);
-    assert_eq!(
-        (p.c.ca, p.c.snd_una, before),
-        (cc::CaState::Open, 1 + 12 * MSS, 1 + 17 * MSS)
-    );
+    assert_eq!((p.c.ca, p.c.snd_una, before), (cc::CaState::Open, 1 + 12 * MSS, 1 + 17 * MSS));
     assert_eq!(p.c.w.cwnd, 6 * MSS);
 }
 
@@ -119,15 +81,7 @@ fn full_ack_flight_size_counts_what_is_still_in_flight() {
 // ⌈prr_delivered · ssthresh / RecoverFS⌉ − prr_out (RFC 6937 §3, above ssthresh).
 #[test]
 fn ns3_prr_without_sack_works_from_the_pipe_before_the_mark() {
-    let cfg = TcpConfig {
-        sack: false,
-        delack: DelAck::Off,
-        compat: Ns3Compat {
-            reno_sack_marks: true,
-            ..Ns3Compat::RFC
-        },
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { sack: false, delack: DelAck::Off, compat: Ns3Compat { reno_sack_marks: true, ..Ns3Compat::RFC }, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, Some(40 * MSS));
     let burst = p.client_sends();
     assert_eq!(burst.len(), 10);
@@ -142,23 +96,8 @@ fn ns3_prr_without_sack_works_from_the_pipe_before_the_mark() {
     let share = (p.c.prr_delivered * p.c.w.ssthresh).div_ceil(p.c.recover_fs);
     let sndcnt = share + sent.len() as u64 * MSS - p.c.prr_out; // prr_out before this ACK's sends
     assert!(pipe_before > p.c.w.ssthresh, "the proportional part of PRR");
-    assert_eq!(
-        p.c.w.cwnd,
-        pipe_before + sndcnt,
-        "cwnd from the pipe before the mark"
-    );
-    assert!(
-        sndcnt < MSS,
-        "PRR's share alone lets no segment out of the pipe after the mark"
-    );
-    assert_eq!(
-        sent.len(),
-        1,
-        "but one goes: cwnd − (pipe before − 1 MSS) ≥ 1 MSS"
-    );
-    assert_eq!(
-        p.c.in_flight(),
-        pipe_before - MSS + MSS,
-        "the mark took one out, the new segment put one in"
-    );
+    assert_eq!(p.c.w.cwnd, pipe_before + sndcnt, "cwnd from the pipe before the mark");
+    assert!(sndcnt < MSS, "PRR's share alone lets no segment out of the pipe after the mark");
+    assert_eq!(sent.len(), 1, "but one goes: cwnd − (pipe before − 1 MSS) ≥ 1 MSS");
+    assert_eq!(p.c.in_flight(), pipe_before - MSS + MSS, "the mark took one out, the new segment put one in");
 }

@@ -12,15 +12,9 @@ use std::sync::Arc;
 const MSS: u64 = 1448;
 
 fn endpoints(cfg: TcpConfig) -> (Endpoint, Endpoint) {
-    let ca = SockAddr {
-        addr: 1,
-        port: 1000,
-    };
+    let ca = SockAddr { addr: 1, port: 1000 };
     let sa = SockAddr { addr: 2, port: 80 };
-    (
-        Endpoint::client(Arc::new(cfg.clone()), ca, sa, 1_000, 0),
-        Endpoint::server(Arc::new(cfg), sa, ca, 5_000, 0),
-    )
+    (Endpoint::client(Arc::new(cfg.clone()), ca, sa, 1_000, 0), Endpoint::server(Arc::new(cfg), sa, ca, 5_000, 0))
 }
 
 /// Every SYN the client sends while none is answered, with its send time, until it gives up.
@@ -36,10 +30,7 @@ fn unanswered_syns(cfg: TcpConfig) -> (Vec<Time>, Endpoint) {
         if c.state == ConnState::Failed {
             break;
         }
-        assert!(
-            out.iter().all(|p: &SimPacket| p.tcp_flags() & F::SYN != 0),
-            "only SYNs while unanswered"
-        );
+        assert!(out.iter().all(|p: &SimPacket| p.tcp_flags() & F::SYN != 0), "only SYNs while unanswered");
         assert_eq!(out.len(), 1);
         times.push(t);
         assert!(times.len() < 50, "the client must give up");
@@ -64,10 +55,7 @@ fn syn_timer_starts_at_one_second_and_doubles() {
 // ReTxTimeout in SYN_SENT): SYNs at 0, 3, 9, 21, 45 and 93 s.
 #[test]
 fn ns3_syn_timer_starts_at_three_seconds_and_doubles() {
-    let cfg = TcpConfig {
-        syn_rto: SynRto::Ns3,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { syn_rto: SynRto::Ns3, ..TcpConfig::default() };
     let (times, c) = unanswered_syns(cfg);
     let secs: Vec<u64> = times.iter().map(|t| t.0 / 1_000_000_000).collect();
     assert_eq!(secs, vec![0, 3, 9, 21, 45, 93]);
@@ -97,16 +85,9 @@ fn connected(cfg: TcpConfig) -> (Endpoint, Endpoint, Time) {
 // gone, falls back to the 1 s floor (20 + 4·7.5 = 50 ms below it).
 #[test]
 fn karn_no_sample_from_the_ack_of_a_retransmission() {
-    let cfg = TcpConfig {
-        timestamps: false,
-        delack: DelAck::Off,
-        ..TcpConfig::default()
-    };
+    let cfg = TcpConfig { timestamps: false, delack: DelAck::Off, ..TcpConfig::default() };
     let (mut c, mut s, mut now) = connected(cfg);
-    assert_eq!(
-        (c.rtt.srtt, c.rtt.rttvar),
-        (Some(Dur::from_millis(20)), Dur::from_millis(10))
-    );
+    assert_eq!((c.rtt.srtt, c.rtt.rttvar), (Some(Dur::from_millis(20)), Dur::from_millis(10)));
     c.app_send(Some(MSS), 0);
     let mut out = Vec::new();
     c.send_pending(now, &mut out);
@@ -124,16 +105,8 @@ fn karn_no_sample_from_the_ack_of_a_retransmission() {
         c.on_segment(&a, now, &mut out);
     }
     assert_eq!(c.snd_una, 1 + MSS, "the retransmission was acknowledged");
-    assert_eq!(
-        c.rtt.srtt,
-        Some(Dur::from_millis(20)),
-        "no sample from a retransmitted segment's ACK"
-    );
-    assert_eq!(
-        c.rtt.rto(),
-        Dur::from_secs(2),
-        "the backoff stays until a valid sample"
-    );
+    assert_eq!(c.rtt.srtt, Some(Dur::from_millis(20)), "no sample from a retransmitted segment's ACK");
+    assert_eq!(c.rtt.rto(), Dur::from_secs(2), "the backoff stays until a valid sample");
     // A new segment, sent once.
     out.clear();
     c.app_send(Some(MSS), 0);
@@ -144,15 +117,8 @@ fn karn_no_sample_from_the_ack_of_a_retransmission() {
     for a in acks.drain(..) {
         c.on_segment(&a, now, &mut out);
     }
-    assert_eq!(
-        (c.rtt.srtt, c.rtt.rttvar),
-        (Some(Dur::from_millis(20)), Dur::from_micros(7_500))
-    );
-    assert_eq!(
-        c.rtt.rto(),
-        Dur::from_secs(1),
-        "a valid sample ends the backoff"
-    );
+    assert_eq!((c.rtt.srtt, c.rtt.rttvar), (Some(Dur::from_millis(20)), Dur::from_micros(7_500)));
+    assert_eq!(c.rtt.rto(), Dur::from_secs(1), "a valid sample ends the backoff");
 }
 
 // tests `fin_timeout_rfc`: with every data byte acknowledged and the FIN lost, the
@@ -160,17 +126,8 @@ fn karn_no_sample_from_the_ack_of_a_retransmission() {
 // §5.5); ns-3 sends the FIN again with the same RTO and no congestion response.
 #[test]
 fn a_lost_fin_times_out_as_loss_or_as_ns3_resends_it() {
-    for (enters_loss, want_rto, want_episodes) in
-        [(true, Dur::from_secs(2), 1), (false, Dur::from_secs(1), 0)]
-    {
-        let cfg = TcpConfig {
-            compat: Ns3Compat {
-                fin_timeout_rfc: enters_loss,
-                ..Ns3Compat::RFC
-            },
-            delack: DelAck::Off,
-            ..TcpConfig::default()
-        };
+    for (enters_loss, want_rto, want_episodes) in [(true, Dur::from_secs(2), 1), (false, Dur::from_secs(1), 0)] {
+        let cfg = TcpConfig { compat: Ns3Compat { fin_timeout_rfc: enters_loss, ..Ns3Compat::RFC }, delack: DelAck::Off, ..TcpConfig::default() };
         let (mut c, mut s, mut now) = connected(cfg);
         c.app_send(Some(MSS), 0);
         let mut out = Vec::new();
@@ -187,30 +144,18 @@ fn a_lost_fin_times_out_as_loss_or_as_ns3_resends_it() {
         for a in acks.drain(..) {
             c.on_segment(&a, now, &mut out);
         }
-        assert_eq!(
-            c.snd_una,
-            1 + MSS,
-            "the data is acknowledged, the FIN is lost"
-        );
+        assert_eq!(c.snd_una, 1 + MSS, "the data is acknowledged, the FIN is lost");
         let (cwnd, ssthresh) = (c.w.cwnd, c.w.ssthresh);
         now = c.poll_at().unwrap();
         c.on_wakeup(now, &mut out);
         let again = out.pop().expect("the FIN again");
         assert_eq!((again.tcp_flags() & F::FIN, again.payload), (F::FIN, 0));
         assert_eq!(c.counters.data_pkts_sent, 1, "bare FINs carry no data");
-        assert_eq!(
-            c.poll_at(),
-            Some(now + want_rto),
-            "enters_loss {enters_loss}"
-        );
+        assert_eq!(c.poll_at(), Some(now + want_rto), "enters_loss {enters_loss}");
         assert_eq!(c.counters.loss_episodes, want_episodes);
         assert_eq!(c.counters.rto_count, 1);
         if !enters_loss {
-            assert_eq!(
-                (c.w.cwnd, c.w.ssthresh),
-                (cwnd, ssthresh),
-                "no congestion response"
-            );
+            assert_eq!((c.w.cwnd, c.w.ssthresh), (cwnd, ssthresh), "no congestion response");
         }
     }
 }

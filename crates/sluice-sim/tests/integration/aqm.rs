@@ -9,12 +9,7 @@ fn run(text: &str) -> serde_json::Value {
 }
 
 fn queue<'a>(s: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
-    s["queues"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|q| q["name"] == name)
-        .unwrap()
+    s["queues"].as_array().unwrap().iter().find(|q| q["name"] == name).unwrap()
 }
 
 /// Four NewReno flows through a 10 Mbit/s, 20 ms bottleneck with the given queue, ECN on or off
@@ -60,46 +55,19 @@ fn aqms_mark_ect_packets_and_senders_enter_cwr() {
         let on = run(&ecn_scenario(q, true));
         let qa = queue(&on, "A->B");
         let marked = qa["marked"].as_u64().unwrap();
-        let early = qa["drops_by_reason"]
-            .as_object()
-            .unwrap()
-            .iter()
-            .filter(|(k, _)| k.ends_with("_early"))
-            .map(|(_, v)| v.as_u64().unwrap())
-            .sum::<u64>();
+        let early = qa["drops_by_reason"].as_object().unwrap().iter().filter(|(k, _)| k.ends_with("_early")).map(|(_, v)| v.as_u64().unwrap()).sum::<u64>();
         assert!(marked > 30, "{q}: marked {marked}");
-        assert!(
-            early * 10 < marked,
-            "{q}: early drops {early} vs marks {marked}"
-        );
+        assert!(early * 10 < marked, "{q}: early drops {early} vs marks {marked}");
         let flows = on["flows"].as_array().unwrap();
-        let cwr: u64 = flows
-            .iter()
-            .map(|f| f["cwr_episodes"].as_u64().unwrap())
-            .sum();
-        let fr: u64 = flows
-            .iter()
-            .map(|f| f["recovery_episodes"].as_u64().unwrap())
-            .sum();
+        let cwr: u64 = flows.iter().map(|f| f["cwr_episodes"].as_u64().unwrap()).sum();
+        let fr: u64 = flows.iter().map(|f| f["recovery_episodes"].as_u64().unwrap()).sum();
         assert!(cwr > 30, "{q}: CWR episodes {cwr}");
         assert!(fr * 5 < cwr, "{q}: recovery episodes {fr} vs CWR {cwr}");
         let off = run(&ecn_scenario(q, false));
         let qb = queue(&off, "A->B");
-        assert_eq!(
-            qb["marked"].as_u64().unwrap(),
-            0,
-            "{q}: Not-ECT packets are never marked"
-        );
-        assert!(
-            qb["dropped"].as_u64().unwrap() > 30,
-            "{q}: Not-ECT packets are dropped"
-        );
-        let cwr_off: u64 = off["flows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["cwr_episodes"].as_u64().unwrap())
-            .sum();
+        assert_eq!(qb["marked"].as_u64().unwrap(), 0, "{q}: Not-ECT packets are never marked");
+        assert!(qb["dropped"].as_u64().unwrap() > 30, "{q}: Not-ECT packets are dropped");
+        let cwr_off: u64 = off["flows"].as_array().unwrap().iter().map(|f| f["cwr_episodes"].as_u64().unwrap()).sum();
         assert_eq!(cwr_off, 0, "{q}");
     }
 }
@@ -146,26 +114,17 @@ fn choke_protects_tcp_from_udp() {
     let share = |q: &str| {
         let s = run(&udp_scenario(q));
         let flows = s["flows"].as_array().unwrap();
-        let udp = flows.iter().find(|f| f["kind"] == "udp_cbr").unwrap()["received_bps"]
-            .as_f64()
-            .unwrap();
-        let all: f64 = flows
-            .iter()
-            .map(|f| f["received_bps"].as_f64().unwrap())
-            .sum();
+        let udp = flows.iter().find(|f| f["kind"] == "udp_cbr").unwrap()["received_bps"].as_f64().unwrap();
+        let all: f64 = flows.iter().map(|f| f["received_bps"].as_f64().unwrap()).sum();
         udp / all
     };
     let red = share(r#"{ kind = "red", limit = "300pkt", min_th = "100pkt", max_th = "200pkt" }"#);
-    let choke =
-        share(r#"{ kind = "choke", limit = "300pkt", min_th = "100pkt", max_th = "200pkt" }"#);
+    let choke = share(r#"{ kind = "choke", limit = "300pkt", min_th = "100pkt", max_th = "200pkt" }"#);
     assert!(red > 0.95, "RED: UDP share {red}");
     assert!((choke - 0.4).abs() < 0.1, "CHOKe: UDP share {choke}");
     let red_d = share(r#"{ kind = "red", limit = "100pkt" }"#);
     let choke_d = share(r#"{ kind = "choke", limit = "100pkt" }"#);
-    assert!(
-        red_d > 0.95 && choke_d < red_d - 0.2,
-        "defaults: CHOKe {choke_d} vs RED {red_d}"
-    );
+    assert!(red_d > 0.95 && choke_d < red_d - 0.2, "defaults: CHOKe {choke_d} vs RED {red_d}");
 }
 
 // tests RED, ARED and PIE against ns-3.44 (validation/aqm_seeds.py, docs/validation.md): one
@@ -175,33 +134,14 @@ fn choke_protects_tcp_from_udp() {
 // smaller than these (queue ±2 %, drop ratio ±1 %).
 #[test]
 fn red_ared_pie_agree_with_ns3_seed_means() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../validation/fixtures/ns3/aqm-seeds.json");
-    let fx: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let list = |k: &str| {
-        fx[k]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| format!("\"{}\"", v.as_str().unwrap()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation/fixtures/ns3/aqm-seeds.json");
+    let fx: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let list = |k: &str| fx[k].as_array().unwrap().iter().map(|v| format!("\"{}\"", v.as_str().unwrap())).collect::<Vec<_>>().join(", ");
     let (sd, rd) = (list("sender_delays"), list("receiver_delays"));
     for (q, table) in [
-        (
-            "red",
-            r#"{ kind = "red", limit = "900pkt", params = "target", target = "5ms" }"#,
-        ),
-        (
-            "ared",
-            r#"{ kind = "ared", limit = "900pkt", target = "5ms" }"#,
-        ),
-        (
-            "pie",
-            r#"{ kind = "pie", limit = "900pkt", target = "5ms", t_update = "15ms" }"#,
-        ),
+        ("red", r#"{ kind = "red", limit = "900pkt", params = "target", target = "5ms" }"#),
+        ("ared", r#"{ kind = "ared", limit = "900pkt", target = "5ms" }"#),
+        ("pie", r#"{ kind = "pie", limit = "900pkt", target = "5ms", t_update = "15ms" }"#),
     ] {
         let text = format!(
             "name = \"aqm-{q}\"\nduration = \"100s\"\nwarmup = \"30s\"\nseed = 1\n[tcp]\nvalidate = \"ns3.44\"\nmss = 1448\nsnd_buf = \"8388608B\"\nrcv_buf = \"8388608B\"\n\
@@ -212,32 +152,15 @@ fn red_ared_pie_agree_with_ns3_seed_means() {
         let s = run(&text);
         let qa = queue(&s, "A->B");
         let runs = fx["runs"][q].as_array().unwrap();
-        let mean =
-            |k: &str| runs.iter().map(|r| r[k].as_f64().unwrap()).sum::<f64>() / runs.len() as f64;
+        let mean = |k: &str| runs.iter().map(|r| r[k].as_f64().unwrap()).sum::<f64>() / runs.len() as f64;
         let rel = |a: f64, b: f64| (a - b).abs() / b;
         let gp = s["aggregate_goodput_bps"].as_f64().unwrap() / 1e6;
-        assert!(
-            rel(gp, mean("goodput_mbps")) <= 0.05,
-            "{q}: goodput {gp} vs {}",
-            mean("goodput_mbps")
-        );
+        assert!(rel(gp, mean("goodput_mbps")) <= 0.05, "{q}: goodput {gp} vs {}", mean("goodput_mbps"));
         let ql = qa["mean_len_pkts"].as_f64().unwrap();
-        assert!(
-            rel(ql, mean("queue_mean_pkts")) <= 0.20,
-            "{q}: queue {ql} vs {}",
-            mean("queue_mean_pkts")
-        );
+        assert!(rel(ql, mean("queue_mean_pkts")) <= 0.20, "{q}: queue {ql} vs {}", mean("queue_mean_pkts"));
         let dr = qa["drop_ratio"].as_f64().unwrap();
-        assert!(
-            rel(dr, mean("drop_ratio")) <= 0.25,
-            "{q}: drop ratio {dr} vs {}",
-            mean("drop_ratio")
-        );
+        assert!(rel(dr, mean("drop_ratio")) <= 0.25, "{q}: drop ratio {dr} vs {}", mean("drop_ratio"));
         let j = s["jain_goodput"].as_f64().unwrap();
-        assert!(
-            (j - mean("jain")).abs() <= 0.1,
-            "{q}: Jain {j} vs {}",
-            mean("jain")
-        );
+        assert!((j - mean("jain")).abs() <= 0.1, "{q}: Jain {j} vs {}", mean("jain"));
     }
 }

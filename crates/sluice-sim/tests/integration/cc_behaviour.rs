@@ -42,22 +42,8 @@ app = {{ kind = "bulk" }}
 fn cubic_shares_between_two_rtts_more_evenly_than_new_reno() {
     let (nr_short, nr_long, nr_jain) = two_rtts("new_reno");
     let (cu_short, cu_long, cu_jain) = two_rtts("cubic");
-    assert!(
-        nr_short > nr_long && cu_short > cu_long,
-        "the short-RTT flow leads under both"
-    );
-    assert!(
-        cu_short / cu_long < nr_short / nr_long - 0.2,
-        "CUBIC {:.2}× against NewReno {:.2}×",
-        cu_short / cu_long,
-        nr_short / nr_long
-    );
-    assert!(
-        cu_jain > nr_jain + 0.02,
-        "Jain CUBIC {cu_jain:.3}, NewReno {nr_jain:.3}"
-    );
-    assert!(
-        (cu_short + cu_long) > 0.9 * 19.3e6 && (nr_short + nr_long) > 0.9 * 19.3e6,
-        "both fill the link"
-    );
+    assert!(nr_short > nr_long && cu_short > cu_long, "the short-RTT flow leads under both");
+    assert!(cu_short / cu_long < nr_short / nr_long - 0.2, "CUBIC {:.2}× against NewReno {:.2}×", cu_short / cu_long, nr_short / nr_long);
+    assert!(cu_jain > nr_jain + 0.02, "Jain CUBIC {cu_jain:.3}, NewReno {nr_jain:.3}");
+    assert!((cu_short + cu_long) > 0.9 * 19.3e6 && (nr_short + nr_long) > 0.9 * 19.3e6, "both fill the link");
 }

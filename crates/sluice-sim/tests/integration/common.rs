@@ -42,12 +42,7 @@ impl Default for Dumbbell {
 }
 
 fn dir(name: String, limit: QueueLimit, loss: f64) -> DirSpec {
-    DirSpec {
-        qdisc: QdiscConfig::DropTail(DropTailConfig { limit }),
-        loss: sluice_core::loss::LossModel::Bernoulli { p: loss },
-        queue_name: name,
-        pcap: false,
-    }
+    DirSpec { qdisc: QdiscConfig::DropTail(DropTailConfig { limit }), loss: sluice_core::loss::LossModel::Bernoulli { p: loss }, queue_name: name, pcap: false }
 }
 
 impl Dumbbell {
@@ -56,27 +51,15 @@ impl Dumbbell {
         let n = self.pairs;
         let mut nodes = Vec::new();
         for i in 0..n {
-            nodes.push(NodeSpec {
-                name: format!("s{i}"),
-                kind: NodeKind::Host,
-            });
+            nodes.push(NodeSpec { name: format!("s{i}"), kind: NodeKind::Host });
         }
         for i in 0..n {
-            nodes.push(NodeSpec {
-                name: format!("r{i}"),
-                kind: NodeKind::Host,
-            });
+            nodes.push(NodeSpec { name: format!("r{i}"), kind: NodeKind::Host });
         }
         let a = 2 * n;
         let b = 2 * n + 1;
-        nodes.push(NodeSpec {
-            name: "A".into(),
-            kind: NodeKind::Router,
-        });
-        nodes.push(NodeSpec {
-            name: "B".into(),
-            kind: NodeKind::Router,
-        });
+        nodes.push(NodeSpec { name: "A".into(), kind: NodeKind::Router });
+        nodes.push(NodeSpec { name: "B".into(), kind: NodeKind::Router });
         let big = QueueLimit::Packets(100_000);
         let mut links = Vec::new();
         for i in 0..n {
@@ -111,13 +94,7 @@ impl Dumbbell {
             rate: self.bottleneck_rate,
             delay: self.bottleneck_delay,
             jitter: Dur::ZERO,
-            ab: DirSpec {
-                qdisc: self
-                    .qdisc
-                    .clone()
-                    .unwrap_or(QdiscConfig::DropTail(DropTailConfig { limit: self.buffer })),
-                ..dir("A->B".into(), self.buffer, self.loss)
-            },
+            ab: DirSpec { qdisc: self.qdisc.clone().unwrap_or(QdiscConfig::DropTail(DropTailConfig { limit: self.buffer })), ..dir("A->B".into(), self.buffer, self.loss) },
             ba: dir("B->A".into(), big, 0.0),
             l2_overhead: 2,
             device_queue: 1,
@@ -154,11 +131,7 @@ pub fn summary_of(text: &str) -> serde_json::Value {
 }
 
 pub fn ns3_tcp() -> TcpConfig {
-    TcpConfig {
-        snd_buf: 8 << 20,
-        rcv_buf: 8 << 20,
-        ..TcpConfig::ns3_44()
-    }
+    TcpConfig { snd_buf: 8 << 20, rcv_buf: 8 << 20, ..TcpConfig::ns3_44() }
 }
 
 /// The departure fingerprint of a run (validation/departures.py defines it): the packets that
@@ -211,11 +184,7 @@ impl Drop for TempDir {
 pub fn departures_from_pcap(path: &std::path::Path, window_ns: [u64; 2]) -> Departures {
     use sha2::{Digest, Sha256};
     let b = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    assert_eq!(
-        u32::from_le_bytes(b[0..4].try_into().unwrap()),
-        0xa1b2_3c4d,
-        "a nanosecond pcap"
-    );
+    assert_eq!(u32::from_le_bytes(b[0..4].try_into().unwrap()), 0xa1b2_3c4d, "a nanosecond pcap");
     let be16 = |s: &[u8]| u16::from_be_bytes([s[0], s[1]]);
     let be32 = |s: &[u8]| u32::from_be_bytes(s[..4].try_into().unwrap());
     let le32 = |s: &[u8]| u32::from_le_bytes(s[..4].try_into().unwrap());
@@ -244,9 +213,5 @@ pub fn departures_from_pcap(path: &std::path::Path, window_ns: [u64; 2]) -> Depa
         }
     }
     let sha256 = h.finalize().iter().map(|x| format!("{x:02x}")).collect();
-    Departures {
-        window_ns,
-        count,
-        sha256,
-    }
+    Departures { window_ns, count, sha256 }
 }

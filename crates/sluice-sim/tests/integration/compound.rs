@@ -5,22 +5,11 @@
 use crate::common::summary_of as run;
 
 fn goodput_mbps(s: &serde_json::Value) -> f64 {
-    s["flows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["goodput_bps"].as_f64().unwrap())
-        .sum::<f64>()
-        / 1e6
+    s["flows"].as_array().unwrap().iter().map(|f| f["goodput_bps"].as_f64().unwrap()).sum::<f64>() / 1e6
 }
 
 fn mean_queue(s: &serde_json::Value) -> f64 {
-    let q = s["queues"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|q| q["name"] == "A->B")
-        .unwrap();
+    let q = s["queues"].as_array().unwrap().iter().find(|q| q["name"] == "A->B").unwrap();
     q["mean_len_pkts"].as_f64().unwrap()
 }
 
@@ -63,14 +52,8 @@ app = {{ kind = "bulk" }}
 fn compound_fills_a_long_fat_pipe_that_new_reno_does_not() {
     let reno = goodput_mbps(&run(&long_fat_pipe("new_reno", "")));
     for variant in ["draft", "linux"] {
-        let ctcp = goodput_mbps(&run(&long_fat_pipe(
-            "compound",
-            &format!("compound = {{ variant = \"{variant}\" }}"),
-        )));
-        assert!(
-            ctcp > 3.0 * reno && ctcp > 150.0,
-            "{variant}: Compound {ctcp:.1} Mbit/s, NewReno {reno:.1}"
-        );
+        let ctcp = goodput_mbps(&run(&long_fat_pipe("compound", &format!("compound = {{ variant = \"{variant}\" }}"))));
+        assert!(ctcp > 3.0 * reno && ctcp > 150.0, "{variant}: Compound {ctcp:.1} Mbit/s, NewReno {reno:.1}");
     }
 }
 
@@ -114,13 +97,7 @@ start = {{ uniform = ["0s", "3s"] }}
 #[test]
 fn compound_under_drop_tail_fills_the_buffer_as_new_reno_does() {
     let reno = mean_queue(&run(&access9("new_reno")));
-    assert!(
-        reno > 500.0,
-        "NewReno keeps the buffer mostly full: {reno:.0}"
-    );
+    assert!(reno > 500.0, "NewReno keeps the buffer mostly full: {reno:.0}");
     let ctcp = mean_queue(&run(&access9("compound")));
-    assert!(
-        ctcp > 0.8 * reno,
-        "Compound {ctcp:.0} packets, NewReno {reno:.0}"
-    );
+    assert!(ctcp > 0.8 * reno, "Compound {ctcp:.0} packets, NewReno {reno:.0}");
 }

@@ -12,15 +12,8 @@ use sluice_sim::RunOptions;
 #[test]
 fn lossless_flow_with_bdp_buffer_reaches_95_percent_of_the_bottleneck() {
     // 10 Mbps × 20 ms = 25 kB ≈ 17 packets of 1500 B.
-    let d = Dumbbell {
-        buffer: QueueLimit::Packets(17),
-        ..Dumbbell::default()
-    };
-    let out = run_model(
-        &d.model(1, AppSpec::BULK, ns3_tcp(), &[]),
-        &RunOptions::default(),
-    )
-    .unwrap();
+    let d = Dumbbell { buffer: QueueLimit::Packets(17), ..Dumbbell::default() };
+    let out = run_model(&d.model(1, AppSpec::BULK, ns3_tcp(), &[]), &RunOptions::default()).unwrap();
     let gp = out.summary.aggregate_goodput_bps;
     assert!(gp >= 0.95 * 10e6, "goodput {gp} below 95% of 10 Mbit/s");
 }
@@ -40,10 +33,7 @@ fn mathis_ratio(p: f64) -> f64 {
         warmup: Dur::from_secs(20),
         ..Dumbbell::default()
     };
-    let tcp = sluice_sim::tcp::TcpConfig {
-        delack: DelAck::Off,
-        ..ns3_tcp()
-    };
+    let tcp = sluice_sim::tcp::TcpConfig { delack: DelAck::Off, ..ns3_tcp() };
     let out = run_model(&d.model(1, AppSpec::BULK, tcp, &[]), &RunOptions::default()).unwrap();
     let f = &out.summary.flows[0];
     let rtt = f.mean_rtt_s.unwrap();
@@ -55,22 +45,14 @@ fn mathis_ratio(p: f64) -> f64 {
 fn random_loss_throughput_follows_the_mathis_model() {
     for p in [0.001, 0.01] {
         let r = mathis_ratio(p);
-        assert!(
-            (0.8..=1.2).contains(&r),
-            "p = {p}: throughput / Mathis model = {r:.2}"
-        );
+        assert!((0.8..=1.2).contains(&r), "p = {p}: throughput / Mathis model = {r:.2}");
     }
 }
 
 // Same scenario and seed give byte-identical summaries; another seed moves the start times.
 #[test]
 fn same_seed_same_summary_other_seed_other_starts() {
-    let d = Dumbbell {
-        pairs: 4,
-        duration: Dur::from_secs(10),
-        warmup: Dur::from_secs(2),
-        ..Dumbbell::default()
-    };
+    let d = Dumbbell { pairs: 4, duration: Dur::from_secs(10), warmup: Dur::from_secs(2), ..Dumbbell::default() };
     let starts = vec![StartSpec::Uniform(Time::ZERO, Time::from_secs_f64(3.0)); 4];
     let run = |seed: u64| {
         let mut m = d.model(4, AppSpec::BULK, ns3_tcp(), &starts);
@@ -92,8 +74,7 @@ fn reference_scenarios_load_and_single_runs() {
         for e in std::fs::read_dir(format!("{dir}/{sub}")).unwrap() {
             let p = e.unwrap().path();
             let text = std::fs::read_to_string(&p).unwrap();
-            sluice_sim::scenario::load_str(&text, None)
-                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            sluice_sim::scenario::load_str(&text, None).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         }
     }
     let text = std::fs::read_to_string(format!("{dir}/reference/single-newreno.toml")).unwrap();
@@ -105,20 +86,8 @@ fn reference_scenarios_load_and_single_runs() {
 /// directory (removed when the guard drops, on a panic too); its capture's bytes and summary.
 fn file_transfers_capture() -> (tempfile::TempDir, Vec<u8>, sluice_sim::Summary) {
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/examples/file-transfers.toml"
-    ))
-    .unwrap();
-    let out = sluice_sim::run_str(
-        &text,
-        None,
-        &RunOptions {
-            out_dir: Some(dir.path().to_path_buf()),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/examples/file-transfers.toml")).unwrap();
+    let out = sluice_sim::run_str(&text, None, &RunOptions { out_dir: Some(dir.path().to_path_buf()), ..Default::default() }).unwrap();
     assert_eq!(out.files, vec!["A-to-B.pcap".to_string()]);
     let bytes = std::fs::read(dir.path().join("A-to-B.pcap")).unwrap();
     (dir, bytes, out.summary)
@@ -136,77 +105,38 @@ fn scenario_pcap_reads_back_with_valid_headers_and_checksums() {
     let (_dir, bytes, summary) = file_transfers_capture();
     let cap = pcap_parser::PcapCapture::from_file(&bytes).expect("pcap-parser reads the capture");
     assert!(cap.header.is_nanosecond_precision());
-    assert_eq!(
-        (cap.header.snaplen, cap.header.network),
-        (128, pcap_parser::Linktype(9))
-    );
+    assert_eq!((cap.header.snaplen, cap.header.network), (128, pcap_parser::Linktype(9)));
     let (mut tcp_data, mut udp, mut back_to_back) = (0u64, 0u64, 0u64);
     let mut prev: Option<(u64, u32)> = None;
     for (i, b) in cap.blocks.iter().enumerate() {
-        assert_eq!(
-            (b.caplen, b.data.len()),
-            (b.origlen.min(128), b.caplen as usize),
-            "record {i}"
-        );
-        assert_eq!(
-            &b.data[..2],
-            &[0x00, 0x21],
-            "record {i}: PPP protocol field, IPv4"
-        );
-        let (ip, rest) =
-            Ipv4Header::from_slice(&b.data[2..]).unwrap_or_else(|e| panic!("record {i}: {e}"));
-        assert_eq!(
-            (ip.header_len(), ip.total_len as u32 + 2),
-            (20, b.origlen),
-            "record {i}: IPv4 lengths"
-        );
-        assert_eq!(
-            ip.header_checksum,
-            ip.calc_header_checksum(),
-            "record {i}: IPv4 header checksum"
-        );
+        assert_eq!((b.caplen, b.data.len()), (b.origlen.min(128), b.caplen as usize), "record {i}");
+        assert_eq!(&b.data[..2], &[0x00, 0x21], "record {i}: PPP protocol field, IPv4");
+        let (ip, rest) = Ipv4Header::from_slice(&b.data[2..]).unwrap_or_else(|e| panic!("record {i}: {e}"));
+        assert_eq!((ip.header_len(), ip.total_len as u32 + 2), (20, b.origlen), "record {i}: IPv4 lengths");
+        assert_eq!(ip.header_checksum, ip.calc_header_checksum(), "record {i}: IPv4 header checksum");
         // Everything crossing A->B goes from a sender s0..s5 (10.0.0.1..6) to a receiver.
-        assert!(
-            (1..=6).contains(&ip.source[3]) && (7..=12).contains(&ip.destination[3]),
-            "record {i}: {:?} -> {:?}",
-            ip.source,
-            ip.destination
-        );
+        assert!((1..=6).contains(&ip.source[3]) && (7..=12).contains(&ip.destination[3]), "record {i}: {:?} -> {:?}", ip.source, ip.destination);
         let l4_len = ip.total_len as usize - 20;
         if ip.protocol == IpNumber::TCP {
-            let (tcp, _) = TcpHeader::from_slice(rest)
-                .unwrap_or_else(|e| panic!("record {i}: TCP header: {e}"));
+            let (tcp, _) = TcpHeader::from_slice(rest).unwrap_or_else(|e| panic!("record {i}: TCP header: {e}"));
             for o in tcp.options_iterator() {
                 o.unwrap_or_else(|e| panic!("record {i}: TCP option: {e:?}"));
             }
             let payload = l4_len - tcp.header_len();
-            assert_eq!(
-                tcp.checksum,
-                tcp.calc_checksum_ipv4(&ip, &vec![0; payload]).unwrap(),
-                "record {i}: TCP checksum"
-            );
+            assert_eq!(tcp.checksum, tcp.calc_checksum_ipv4(&ip, &vec![0; payload]).unwrap(), "record {i}: TCP checksum");
             tcp_data += (payload > 0) as u64;
         } else {
             assert_eq!(ip.protocol, IpNumber::UDP, "record {i}");
-            let (h, _) = UdpHeader::from_slice(rest)
-                .unwrap_or_else(|e| panic!("record {i}: UDP header: {e}"));
+            let (h, _) = UdpHeader::from_slice(rest).unwrap_or_else(|e| panic!("record {i}: UDP header: {e}"));
             assert_eq!(h.length as usize, l4_len, "record {i}");
-            assert_eq!(
-                h.checksum,
-                h.calc_checksum_ipv4(&ip, &vec![0; l4_len - 8]).unwrap(),
-                "record {i}: UDP checksum"
-            );
+            assert_eq!(h.checksum, h.calc_checksum_ipv4(&ip, &vec![0; l4_len - 8]).unwrap(), "record {i}: UDP checksum");
             udp += 1;
         }
         // Records are stamped when the packet starts to leave.
         let t = b.ts_sec as u64 * 1_000_000_000 + b.ts_usec as u64;
         if let Some((t0, len0)) = prev {
             let tx = len0 as u64 * 800;
-            assert!(
-                t >= t0 + tx,
-                "record {i} leaves at {t} ns, {} ns after a {len0}-byte frame",
-                t - t0
-            );
+            assert!(t >= t0 + tx, "record {i} leaves at {t} ns, {} ns after a {len0}-byte frame", t - t0);
             back_to_back += (t == t0 + tx) as u64;
         }
         prev = Some((t, b.origlen));
@@ -224,11 +154,7 @@ fn scenario_pcap_reads_back_with_valid_headers_and_checksums() {
     // queue at the end, if any.
     let q = summary.queues.iter().find(|q| q.name == "A->B").unwrap();
     let records = cap.blocks.len() as u64;
-    assert!(
-        records == q.dequeued || records + 1 == q.dequeued,
-        "{records} records, {} dequeued",
-        q.dequeued
-    );
+    assert!(records == q.dequeued || records + 1 == q.dequeued, "{records} records, {} dequeued", q.dequeued);
 }
 
 // The same capture opens in tshark with valid checksums and no malformed frames: an extra to
@@ -239,45 +165,18 @@ fn scenario_pcap_opens_cleanly_in_tshark() {
     let (dir, _, _) = file_transfers_capture();
     let path = dir.path().join("A-to-B.pcap");
     let res = std::process::Command::new("tshark")
-        .args([
-            "-r",
-            path.to_str().unwrap(),
-            "-o",
-            "ip.check_checksum:TRUE",
-            "-o",
-            "tcp.check_checksum:TRUE",
-            "-o",
-            "udp.check_checksum:TRUE",
-            "-q",
-            "-z",
-            "expert",
-        ])
+        .args(["-r", path.to_str().unwrap(), "-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE", "-q", "-z", "expert"])
         .output()
-        .unwrap_or_else(|e| {
-            panic!("tshark not runnable ({e}): install it (Debian: tshark) to run this check")
-        });
+        .unwrap_or_else(|e| panic!("tshark not runnable ({e}): install it (Debian: tshark) to run this check"));
     let text = String::from_utf8_lossy(&res.stdout);
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
-    );
-    assert!(
-        !text.contains("Malformed") && !text.contains("Errors ("),
-        "tshark expert info:\n{text}"
-    );
+    assert!(res.status.success(), "{}", String::from_utf8_lossy(&res.stderr));
+    assert!(!text.contains("Malformed") && !text.contains("Errors ("), "tshark expert info:\n{text}");
 }
 
 // Observation never perturbs: the same run with and without traces gives the same summary.
 #[test]
 fn tracing_does_not_change_the_run() {
-    let d = Dumbbell {
-        pairs: 6,
-        duration: Dur::from_secs(8),
-        warmup: Dur::from_secs(2),
-        buffer: QueueLimit::Packets(30),
-        ..Dumbbell::default()
-    };
+    let d = Dumbbell { pairs: 6, duration: Dur::from_secs(8), warmup: Dur::from_secs(2), buffer: QueueLimit::Packets(30), ..Dumbbell::default() };
     let starts = vec![StartSpec::Uniform(Time::ZERO, Time::from_secs_f64(1.0)); 6];
     let mut plain = d.model(6, AppSpec::BULK, ns3_tcp(), &starts);
     plain.monitor.queue_sample = Dur::from_millis(10);
@@ -343,49 +242,30 @@ fn pacing_costs_a_window_limited_flow_nothing() {
 #[test]
 fn slicing_and_observing_a_run_change_nothing() {
     // The single-flow reference scenario lengthened to 300 s: a few slices of observation.
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/reference/single-newreno.toml"
-    ))
-    .unwrap()
-    .replace("duration = \"60s\"", "duration = \"300s\"");
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/reference/single-newreno.toml")).unwrap().replace("duration = \"60s\"", "duration = \"300s\"");
     assert!(text.contains("300s"));
     let clean = |mut s: sluice_sim::Summary| {
         s.wall_time_s = 0.0;
         s.to_json()
     };
-    let straight = clean(
-        sluice_sim::run_str(&text, None, &RunOptions::default())
-            .unwrap()
-            .summary,
-    );
+    let straight = clean(sluice_sim::run_str(&text, None, &RunOptions::default()).unwrap().summary);
     let mut seen = Vec::new();
-    let observed =
-        sluice_sim::run_str_observed(&text, None, &RunOptions::default(), &mut |now, end| {
-            seen.push((now, end));
-            true
-        })
-        .unwrap();
+    let observed = sluice_sim::run_str_observed(&text, None, &RunOptions::default(), &mut |now, end| {
+        seen.push((now, end));
+        true
+    })
+    .unwrap();
     assert_eq!(clean(observed.summary), straight);
-    assert!(
-        seen.len() >= 2 && seen.windows(2).all(|w| w[0].0 <= w[1].0),
-        "{seen:?}"
-    );
+    assert!(seen.len() >= 2 && seen.windows(2).all(|w| w[0].0 <= w[1].0), "{seen:?}");
     assert_eq!(*seen.last().unwrap(), (300.0, 300.0));
     let model = sluice_sim::scenario::load_str(&text, None).unwrap();
     let mut run = sluice_sim::engine::Stepper::new(&model, &RunOptions::default()).unwrap();
     while run.advance(997) {}
     assert_eq!(clean(run.finish().unwrap().summary), straight);
-    let stopped =
-        sluice_sim::run_str_observed(&text, None, &RunOptions::default(), &mut |_, _| false);
+    let stopped = sluice_sim::run_str_observed(&text, None, &RunOptions::default(), &mut |_, _| false);
     match stopped {
-        Err(sluice_sim::SimError::Stopped { at_s }) => {
-            assert!(at_s > 0.0 && at_s < 300.0, "{at_s}")
-        }
-        other => panic!(
-            "expected Stopped, got {:?}",
-            other.map(|o| o.summary.scenario)
-        ),
+        Err(sluice_sim::SimError::Stopped { at_s }) => assert!(at_s > 0.0 && at_s < 300.0, "{at_s}"),
+        other => panic!("expected Stopped, got {:?}", other.map(|o| o.summary.scenario)),
     }
 }
 
@@ -395,19 +275,9 @@ fn slicing_and_observing_a_run_change_nothing() {
 #[test]
 fn sluice_bench_reports_both_runs_and_their_ratio() {
     let bin = env!("CARGO_BIN_EXE_sluice-bench");
-    let base = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/reference/single-newreno.toml"
-    );
-    let out = std::process::Command::new(bin)
-        .args([base, base, "--rounds", "2", "--slice", "50000"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let base = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/reference/single-newreno.toml");
+    let out = std::process::Command::new(bin).args([base, base, "--rounds", "2", "--slice", "50000"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let ratios = v["ratio"].as_array().unwrap();
     assert_eq!(ratios.len(), 2);
@@ -415,24 +285,15 @@ fn sluice_bench_reports_both_runs_and_their_ratio() {
         let rounds = v[side]["rounds"].as_array().unwrap();
         assert_eq!(rounds.len(), 2);
         // The same scenario both times: the same work, packet for packet.
-        assert_eq!(
-            rounds[0]["data_packets"],
-            v["base"]["rounds"][0]["data_packets"]
-        );
+        assert_eq!(rounds[0]["data_packets"], v["base"]["rounds"][0]["data_packets"]);
         assert!(rounds[0]["ns_per_data_pkt"].as_f64().unwrap() > 0.0);
     }
     assert!(ratios.iter().all(|r| r.as_f64().unwrap() > 0.0));
-    let bad = std::process::Command::new(bin)
-        .args([base])
-        .output()
-        .unwrap();
+    let bad = std::process::Command::new(bin).args([base]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
     let err = String::from_utf8_lossy(&bad.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.starts_with("error: expected two scenario files"),
-        "{err}"
-    );
+    assert!(err.starts_with("error: expected two scenario files"), "{err}");
 }
 
 // `sluice-sim --set PATH=VALUE` changes the run as the file would; a bad override is one error
@@ -440,51 +301,16 @@ fn sluice_bench_reports_both_runs_and_their_ratio() {
 #[test]
 fn sluice_sim_set_overrides_the_scenario() {
     let bin = env!("CARGO_BIN_EXE_sluice-sim");
-    let file = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/reference/single-newreno.toml"
-    );
-    let out = std::process::Command::new(bin)
-        .args([
-            file,
-            "--set",
-            "duration=2s",
-            "--set",
-            "warmup=0s",
-            "--set",
-            "flows[0].count=2",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/reference/single-newreno.toml");
+    let out = std::process::Command::new(bin).args([file, "--set", "duration=2s", "--set", "warmup=0s", "--set", "flows[0].count=2"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(
-        (
-            v["sim_time_s"].as_f64(),
-            v["flows"].as_array().map(Vec::len)
-        ),
-        (Some(2.0), Some(2))
-    );
-    let out = std::process::Command::new(bin)
-        .args([file, "--set", "flows[1].count=2"])
-        .output()
-        .unwrap();
+    assert_eq!((v["sim_time_s"].as_f64(), v["flows"].as_array().map(Vec::len)), (Some(2.0), Some(2)));
+    let out = std::process::Command::new(bin).args([file, "--set", "flows[1].count=2"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        err.trim_end(),
-        format!(
-            "error: {file}: flows[1].count: override: index 1 is past the end of `flows` (1 entry)"
-        )
-    );
-    let out = std::process::Command::new(bin)
-        .args([file, "--set", "duration"])
-        .output()
-        .unwrap();
+    assert_eq!(err.trim_end(), format!("error: {file}: flows[1].count: override: index 1 is past the end of `flows` (1 entry)"));
+    let out = std::process::Command::new(bin).args([file, "--set", "duration"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected PATH=VALUE"));
 }

@@ -26,16 +26,11 @@ app = {{ kind = "bulk" }}
 start = "0s"
 "#
     );
-    run_str(&text, None, &RunOptions::default())
-        .expect("runs")
-        .summary
+    run_str(&text, None, &RunOptions::default()).expect("runs").summary
 }
 
 fn queue<'a>(s: &'a Summary, name: &str) -> &'a sluice_sim::monitor::summary::QueueSummary {
-    s.queues
-        .iter()
-        .find(|q| q.name == name)
-        .expect("queue reported")
+    s.queues.iter().find(|q| q.name == name).expect("queue reported")
 }
 
 #[test]
@@ -63,29 +58,20 @@ fn a_lost_syn_costs_the_initial_rto() {
     let lossless = one_flow("0.0", "3s");
     let s = one_flow(r#"{ kind = "list", packets = [1] }"#, "3s");
     assert_eq!(queue(&s, "A->B").link_losses, 1);
-    assert_eq!(
-        s.flows[0].retransmitted_bytes, 0,
-        "a SYN carries no payload"
-    );
+    assert_eq!(s.flows[0].retransmitted_bytes, 0, "a SYN carries no payload");
     // The handshake's timeout is not a Loss episode (ns-3 retransmits a SYN without entering
     // CA_LOSS) nor an RTO of the data sender.
     assert_eq!((s.flows[0].timeout_episodes, s.flows[0].rto_count), (0, 0));
     let lost = lossless.flows[0].bytes_delivered - s.flows[0].bytes_delivered;
     let second = 10_000_000 / 8 * 1448 / 1500;
-    assert!(
-        lost.abs_diff(second as u64) < 20 * 1448,
-        "lost {lost} B, about {second} expected"
-    );
+    assert!(lost.abs_diff(second as u64) < 20 * 1448, "lost {lost} B, about {second} expected");
 }
 
 #[test]
 fn bernoulli_loss_counts_match_the_flow_and_the_rate() {
     let s = one_flow("0.02", "20s");
     let q = queue(&s, "A->B");
-    assert_eq!(
-        q.link_losses, s.flows[0].lost_packets,
-        "only this flow crosses A->B lossy"
-    );
+    assert_eq!(q.link_losses, s.flows[0].lost_packets, "only this flow crosses A->B lossy");
     // About 2 % of what crossed (data and pure ACKs of the handshake): dequeued counts them all.
     let rate = q.link_losses as f64 / q.dequeued as f64;
     assert!((0.015..0.025).contains(&rate), "realised loss rate {rate}");
@@ -98,31 +84,19 @@ fn gilbert_elliott_loss_runs_end_to_end() {
     // Stationary loss rate p_gb / (p_gb + p_bg) = 1.6 %, in bursts of 1 / p_bg = 3.3 packets
     // on average (the rate and burst formulas are checked in sluice-core's loss tests). Bursts
     // cost timeouts, so the flow is slow, but it keeps going.
-    let s = one_flow(
-        r#"{ kind = "gilbert_elliott", p_gb = 0.005, p_bg = 0.3 }"#,
-        "20s",
-    );
+    let s = one_flow(r#"{ kind = "gilbert_elliott", p_gb = 0.005, p_bg = 0.3 }"#, "20s");
     let (q, f) = (queue(&s, "A->B"), &s.flows[0]);
     assert_eq!(q.link_losses, f.lost_packets);
     let rate = q.link_losses as f64 / q.dequeued as f64;
     assert!((0.005..0.04).contains(&rate), "realised loss rate {rate}");
-    assert!(
-        f.goodput_bps > 1e5 && f.tcp_state.as_deref() == Some("established"),
-        "{f:?}"
-    );
+    assert!(f.goodput_bps > 1e5 && f.tcp_state.as_deref() == Some("established"), "{f:?}");
 }
 
 #[test]
 fn a_lost_flight_takes_a_timeout_and_a_lost_retransmission_a_second_one_in_the_same_episode() {
     let lose = |first: u64, last: u64| {
         let list: Vec<String> = (first..=last).map(|n| n.to_string()).collect();
-        one_flow(
-            &format!(
-                r#"{{ kind = "list", packets = [{}], match = "data" }}"#,
-                list.join(", ")
-            ),
-            "6s",
-        )
+        one_flow(&format!(r#"{{ kind = "list", packets = [{}], match = "data" }}"#, list.join(", ")), "6s")
     };
     // Data segments 12-27 are lost. By hand: the initial window sends 1-10; ACKs of every
     // second segment (2, 4, .., 10) each grow cwnd by one segment in slow start (RFC 5681
@@ -133,18 +107,10 @@ fn a_lost_flight_takes_a_timeout_and_a_lost_retransmission_a_second_one_in_the_s
     let s = lose(12, 27);
     let f = &s.flows[0];
     assert_eq!((queue(&s, "A->B").link_losses, f.lost_packets), (16, 16));
-    assert_eq!(
-        (f.rto_count, f.timeout_episodes, f.recovery_episodes),
-        (1, 1, 0),
-        "{f:?}"
-    );
+    assert_eq!((f.rto_count, f.timeout_episodes, f.recovery_episodes), (1, 1, 0), "{f:?}");
     // Now the retransmission is lost too: the timer fires again, backed off (RFC 6298 §5.5),
     // within the same Loss episode.
     let s = lose(12, 28);
     let f = &s.flows[0];
-    assert_eq!(
-        (f.rto_count, f.timeout_episodes, f.recovery_episodes),
-        (2, 1, 0),
-        "{f:?}"
-    );
+    assert_eq!((f.rto_count, f.timeout_episodes, f.recovery_episodes), (2, 1, 0), "{f:?}");
 }

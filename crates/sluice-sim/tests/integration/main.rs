@@ -1,10 +1,11 @@
 //! Whole-simulation tests: one binary, a module per topic.
 
-mod aqm;
-mod cc_behaviour;
 mod common;
-mod compound;
 mod fidelity;
 mod loss;
-mod metrics;
 mod reference;
+mod aqm;
+mod bbr;
+mod compound;
+mod cc_behaviour;
+mod metrics;

@@ -3,18 +3,11 @@
 //! against hand computations on small runs, and conservation over a congested one.
 
 use sluice_sim::monitor::summary::{FlowSummary, Summary};
-use sluice_sim::{run_str, Column, RunOptions, RunOutput};
+use sluice_sim::{run_str, Column, RunOutput, RunOptions};
 
 /// A one-pair dumbbell: access links 100 Mb/s and 1 ms, bottleneck 10 Mb/s and 10 ms with
 /// `loss` on A->B and `rloss` on B->A, and the flows and monitor lines given.
-fn dumbbell(
-    loss: &str,
-    rloss: &str,
-    duration: &str,
-    warmup: &str,
-    flows: &str,
-    monitor: &str,
-) -> String {
+fn dumbbell(loss: &str, rloss: &str, duration: &str, warmup: &str, flows: &str, monitor: &str) -> String {
     format!(
         r#"
 name = "metrics"
@@ -55,27 +48,10 @@ app = { kind = "udp_cbr", rate = "1Mbps", packet_size = "1000B" }"#;
 #[test]
 fn udp_loss_ratio_and_efficiency_by_hand() {
     for option in ["", "efficiency = \"retx\""] {
-        let out = run(&dumbbell(
-            r#"{ kind = "list", packets = [2, 5] }"#,
-            "0.0",
-            "1s",
-            "0s",
-            CBR,
-            option,
-        ));
+        let out = run(&dumbbell(r#"{ kind = "list", packets = [2, 5] }"#, "0.0", "1s", "0s", CBR, option));
         let f = &out.summary.flows[0];
-        assert_eq!(
-            (f.data_dir_packets_sent, f.data_dir_bytes_sent),
-            (125, 128_500)
-        );
-        assert_eq!(
-            (
-                f.data_dir_packets_lost,
-                f.data_dir_bytes_lost,
-                f.lost_packets
-            ),
-            (2, 2_056, 2)
-        );
+        assert_eq!((f.data_dir_packets_sent, f.data_dir_bytes_sent), (125, 128_500));
+        assert_eq!((f.data_dir_packets_lost, f.data_dir_bytes_lost, f.lost_packets), (2, 2_056, 2));
         assert_eq!(f.data_dir_loss_ratio, 2.0 / 125.0);
         assert_eq!(f.efficiency_ip, 126_444.0 / 128_500.0);
         assert_eq!(f.efficiency, f.efficiency_ip, "{option}");
@@ -108,107 +84,47 @@ fn tcp_efficiency_loss_and_startup_by_hand() {
     let out = run(&dumbbell(lose_third, "0.0", "2s", "0s", FILE, ""));
     let f = &out.summary.flows[0];
     assert!(f.fct_s.is_some(), "the transfer completes");
-    assert_eq!(
-        (
-            f.payload_bytes_sent,
-            f.retransmitted_bytes,
-            f.fast_retransmits
-        ),
-        (15_928, 1_448, 1)
-    );
+    assert_eq!((f.payload_bytes_sent, f.retransmitted_bytes, f.fast_retransmits), (15_928, 1_448, 1));
     assert_eq!(f.efficiency_retx, Some(10.0 / 11.0));
-    assert_eq!(
-        (
-            f.data_dir_packets_lost,
-            f.data_dir_bytes_lost,
-            f.lost_packets
-        ),
-        (1, 1_500, 1)
-    );
+    assert_eq!((f.data_dir_packets_lost, f.data_dir_bytes_lost, f.lost_packets), (1, 1_500, 1));
     let control = f.data_dir_packets_sent - 12;
-    assert!(
-        (1..=3).contains(&control),
-        "{} packets",
-        f.data_dir_packets_sent
-    );
+    assert!((1..=3).contains(&control), "{} packets", f.data_dir_packets_sent);
     assert_eq!(f.data_dir_bytes_sent, 60 + 11 * 1_500 + 52 * control);
-    assert_eq!(
-        f.efficiency_ip,
-        1.0 - 1_500.0 / f.data_dir_bytes_sent as f64
-    );
+    assert_eq!(f.efficiency_ip, 1.0 - 1_500.0 / f.data_dir_bytes_sent as f64);
     assert_eq!(f.efficiency, f.efficiency_ip, "the IP form is the default");
     assert_eq!(f.data_dir_loss_ratio, 1.0 / f.data_dir_packets_sent as f64);
-    assert_eq!(
-        f.startup_s.map(|s| (s * 1e9).round() as u64),
-        Some(24_119_040)
-    );
+    assert_eq!(f.startup_s.map(|s| (s * 1e9).round() as u64), Some(24_119_040));
     assert_eq!(out.summary.options["efficiency"], "ip");
 
     // With `efficiency = "retx"` the same run reports the retransmission form.
-    let retx = run(&dumbbell(
-        lose_third,
-        "0.0",
-        "2s",
-        "0s",
-        FILE,
-        "efficiency = \"retx\"",
-    ));
+    let retx = run(&dumbbell(lose_third, "0.0", "2s", "0s", FILE, "efficiency = \"retx\""));
     assert_eq!(retx.summary.flows[0].efficiency, 10.0 / 11.0);
 
     // A lost ACK (the second packet back across B->A, after the SYN-ACK) counts in
     // `lost_packets`, not in the data direction's loss.
-    let s = run(&dumbbell(
-        lose_third,
-        r#"{ kind = "list", packets = [2] }"#,
-        "2s",
-        "0s",
-        FILE,
-        "",
-    ))
-    .summary;
+    let s = run(&dumbbell(lose_third, r#"{ kind = "list", packets = [2] }"#, "2s", "0s", FILE, "")).summary;
     let f = &s.flows[0];
     assert_eq!((f.lost_packets, f.data_dir_packets_lost), (2, 1));
 
     // Without loss, nothing is lost: efficiency 1 in both forms.
     let s = run(&dumbbell("0.0", "0.0", "2s", "0s", FILE, "")).summary;
     let f = &s.flows[0];
-    assert_eq!(
-        (f.efficiency_ip, f.efficiency_retx, f.data_dir_loss_ratio),
-        (1.0, Some(1.0), 0.0)
-    );
-    assert_eq!(
-        f.data_dir_bytes_sent,
-        60 + 10 * 1_500 + 52 * (f.data_dir_packets_sent - 11)
-    );
+    assert_eq!((f.efficiency_ip, f.efficiency_retx, f.data_dir_loss_ratio), (1.0, Some(1.0), 0.0));
+    assert_eq!(f.data_dir_bytes_sent, 60 + 10 * 1_500 + 52 * (f.data_dir_packets_sent - 11));
 }
 
 // A lost SYN (the first packet across A->B) costs the initial RTO of 1 s (RFC 6298 §2.1): the
 // SYN goes again at 1 s and data starts one handshake later, 1 s + 24,119,040 ns.
 #[test]
 fn a_lost_syn_shows_in_the_startup_time() {
-    let s = run(&dumbbell(
-        r#"{ kind = "list", packets = [1] }"#,
-        "0.0",
-        "3s",
-        "0s",
-        FILE,
-        "",
-    ))
-    .summary;
+    let s = run(&dumbbell(r#"{ kind = "list", packets = [1] }"#, "0.0", "3s", "0s", FILE, "")).summary;
     let f = &s.flows[0];
-    assert_eq!(
-        f.startup_s.map(|s| (s * 1e9).round() as u64),
-        Some(1_024_119_040)
-    );
+    assert_eq!(f.startup_s.map(|s| (s * 1e9).round() as u64), Some(1_024_119_040));
     assert_eq!((f.data_dir_packets_lost, f.data_dir_bytes_lost), (1, 60));
 }
 
 fn column<'a>(out: &'a RunOutput, table: &str, name: &str) -> &'a Column {
-    let t = out
-        .tables
-        .iter()
-        .find(|t| t.name == table)
-        .unwrap_or_else(|| panic!("no table {table}"));
+    let t = out.tables.iter().find(|t| t.name == table).unwrap_or_else(|| panic!("no table {table}"));
     &t.columns.iter().find(|(n, _)| n == name).expect("column").1
 }
 
@@ -236,14 +152,7 @@ fn ints(c: &Column) -> Vec<i64> {
 // flight at the end. Throughput = bytes x 8 / 0.1 s.
 #[test]
 fn flow_samples_by_hand() {
-    let out = run(&dumbbell(
-        "0.0",
-        "0.0",
-        "1s",
-        "0s",
-        CBR,
-        "flow_sample = \"100ms\"",
-    ));
+    let out = run(&dumbbell("0.0", "0.0", "1s", "0s", CBR, "flow_sample = \"100ms\""));
     let want = [11, 13, 12, 13, 12, 13, 12, 13, 12, 13];
     let bytes: Vec<i64> = want.iter().map(|n| n * 1000).collect();
     assert_eq!(ints(column(&out, "flow_samples", "bytes")), bytes);
@@ -251,50 +160,18 @@ fn flow_samples_by_hand() {
     let t: Vec<f64> = floats(column(&out, "flow_samples", "t_s"));
     assert_eq!(t, (1..=10).map(|j| j as f64 / 10.0).collect::<Vec<_>>());
     let bps = floats(column(&out, "flow_samples", "throughput_bps"));
-    assert_eq!(
-        bps,
-        bytes
-            .iter()
-            .map(|&b| b as f64 * 8.0 / 0.1)
-            .collect::<Vec<_>>()
-    );
-    assert_eq!(
-        bytes.iter().sum::<i64>() as u64,
-        out.summary.flows[0].bytes_delivered
-    );
+    assert_eq!(bps, bytes.iter().map(|&b| b as f64 * 8.0 / 0.1).collect::<Vec<_>>());
+    assert_eq!(bytes.iter().sum::<i64>() as u64, out.summary.flows[0].bytes_delivered);
 
     // With a warm-up of 0.5 s the table covers the window only: the last five intervals.
-    let out = run(&dumbbell(
-        "0.0",
-        "0.0",
-        "1s",
-        "500ms",
-        CBR,
-        "flow_sample = \"100ms\"",
-    ));
-    assert_eq!(
-        ints(column(&out, "flow_samples", "bytes")),
-        bytes[5..].to_vec()
-    );
-    assert_eq!(
-        floats(column(&out, "flow_samples", "t_s")),
-        vec![0.6, 0.7, 0.8, 0.9, 1.0]
-    );
+    let out = run(&dumbbell("0.0", "0.0", "1s", "500ms", CBR, "flow_sample = \"100ms\""));
+    assert_eq!(ints(column(&out, "flow_samples", "bytes")), bytes[5..].to_vec());
+    assert_eq!(floats(column(&out, "flow_samples", "t_s")), vec![0.6, 0.7, 0.8, 0.9, 1.0]);
 
     // Only whole intervals: 300 ms into 1 s gives three rows, (0, 300], (300, 600], (600, 900]:
     // k = 0..35 (36), 36..73 (38), 74..110 (37).
-    let out = run(&dumbbell(
-        "0.0",
-        "0.0",
-        "1s",
-        "0s",
-        CBR,
-        "flow_sample = \"300ms\"",
-    ));
-    assert_eq!(
-        ints(column(&out, "flow_samples", "bytes")),
-        vec![36_000, 38_000, 37_000]
-    );
+    let out = run(&dumbbell("0.0", "0.0", "1s", "0s", CBR, "flow_sample = \"300ms\""));
+    assert_eq!(ints(column(&out, "flow_samples", "bytes")), vec![36_000, 38_000, 37_000]);
 
     // Without `flow_sample` there is no table.
     let out = run(&dumbbell("0.0", "0.0", "1s", "0s", CBR, ""));
@@ -337,10 +214,7 @@ fn check_bounds(f: &FlowSummary) {
     assert!(f.data_dir_packets_lost <= f.lost_packets, "{f:?}");
     assert!((0.0..=1.0).contains(&f.data_dir_loss_ratio), "{f:?}");
     assert!((0.0..=1.0).contains(&f.efficiency_ip), "{f:?}");
-    assert!(
-        f.efficiency_retx.is_none_or(|e| (0.0..=1.0).contains(&e)),
-        "{f:?}"
-    );
+    assert!(f.efficiency_retx.is_none_or(|e| (0.0..=1.0).contains(&e)), "{f:?}");
 }
 
 // Conservation: every packet dropped belongs to one flow, in one direction; without a warm-up
@@ -357,10 +231,7 @@ fn congested_run_conserves_packets_and_bytes() {
         check_bounds(f);
         assert!(f.data_dir_packets_lost <= f.data_dir_packets_sent, "{f:?}");
         assert!(f.data_dir_bytes_lost <= f.data_dir_bytes_sent, "{f:?}");
-        assert!(
-            f.data_dir_packets_lost > 0 && f.efficiency_ip < 1.0,
-            "every flow loses here: {f:?}"
-        );
+        assert!(f.data_dir_packets_lost > 0 && f.efficiency_ip < 1.0, "every flow loses here: {f:?}");
         if f.kind == "udp_cbr" {
             // Every datagram lost is in the data direction.
             assert_eq!(f.data_dir_packets_lost, f.lost_packets);
@@ -371,12 +242,7 @@ fn congested_run_conserves_packets_and_bytes() {
     let bytes = ints(column(&out, "flow_samples", "bytes"));
     assert_eq!(flows.len(), 40 * 5);
     for (k, f) in s.flows.iter().enumerate() {
-        let sum: i64 = flows
-            .iter()
-            .zip(&bytes)
-            .filter(|(fl, _)| **fl == k as i64)
-            .map(|(_, b)| b)
-            .sum();
+        let sum: i64 = flows.iter().zip(&bytes).filter(|(fl, _)| **fl == k as i64).map(|(_, b)| b).sum();
         assert_eq!(sum as u64, f.bytes_delivered, "flow {k}");
     }
     // With a warm-up, drops of packets sent before it count in the window: the ratios stay

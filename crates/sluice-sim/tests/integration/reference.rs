@@ -16,12 +16,8 @@ use sluice_sim::tcp::{CcKind, DelAck, InitialWindow, Recovery, TcpConfig};
 use sluice_sim::{RunOptions, Summary};
 
 fn fixture() -> serde_json::Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../validation/fixtures/ns3-reference.json"
-    );
-    serde_json::from_str(&std::fs::read_to_string(path).expect("fixture present"))
-        .expect("fixture parses")
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../validation/fixtures/ns3-reference.json");
+    serde_json::from_str(&std::fs::read_to_string(path).expect("fixture present")).expect("fixture parses")
 }
 
 fn dur(v: &serde_json::Value) -> Dur {
@@ -32,22 +28,11 @@ fn dur(v: &serde_json::Value) -> Dur {
 /// ns-3 runs (`validation/fixtures/ns3/NAME.json`).
 fn case(name: &str) -> serde_json::Value {
     let fx = fixture();
-    if let Some(c) = fx["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["case"] == name)
-    {
+    if let Some(c) = fx["cases"].as_array().unwrap().iter().find(|c| c["case"] == name) {
         return c.clone();
     }
-    let path = format!(
-        "{}/../../validation/fixtures/ns3/{name}.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    serde_json::from_str(
-        &std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("no case {name}")),
-    )
-    .expect("record parses")
+    let path = format!("{}/../../validation/fixtures/ns3/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("no case {name}"))).expect("record parses")
 }
 
 /// The TCP options of a case: `base` (the `ns3.44` profile, except for the default-profile
@@ -64,10 +49,7 @@ fn case_tcp_typed(mut t: TcpConfig, a: &serde_json::Value, ty: &str) -> TcpConfi
     t.snd_buf = a["sndbuf"].as_u64().unwrap();
     t.rcv_buf = a["rcvbuf"].as_u64().unwrap();
     // ns3_dumbbell.py records optional flags as given on its command line (strings).
-    if let Some(n) = a["init_cwnd"]
-        .as_u64()
-        .or_else(|| a["init_cwnd"].as_str().and_then(|v| v.parse().ok()))
-    {
+    if let Some(n) = a["init_cwnd"].as_u64().or_else(|| a["init_cwnd"].as_str().and_then(|v| v.parse().ok())) {
         t.iw = InitialWindow::Segments(n as u32);
     }
     if a["recovery"] == "classic" {
@@ -80,10 +62,7 @@ fn case_tcp_typed(mut t: TcpConfig, a: &serde_json::Value, ty: &str) -> TcpConfi
     if a["ecn"] == true {
         t.ecn = true;
     }
-    if let Some(n) = a["delack"]
-        .as_u64()
-        .or_else(|| a["delack"].as_str().and_then(|v| v.parse().ok()))
-    {
+    if let Some(n) = a["delack"].as_u64().or_else(|| a["delack"].as_str().and_then(|v| v.parse().ok())) {
         if let DelAck::On { count, .. } = &mut t.delack {
             *count = n as u32;
         }
@@ -96,12 +75,7 @@ fn case_tcp_typed(mut t: TcpConfig, a: &serde_json::Value, ty: &str) -> TcpConfi
 
 /// The case's ns-3 TCP types (`--tcp`, comma-separated: flow k has the k-th, cycled).
 fn tcp_types(a: &serde_json::Value) -> Vec<&str> {
-    a["tcp"]
-        .as_str()
-        .unwrap_or("ns3::TcpNewReno")
-        .split(',')
-        .map(str::trim)
-        .collect()
+    a["tcp"].as_str().unwrap_or("ns3::TcpNewReno").split(',').map(str::trim).collect()
 }
 
 /// Sluice's equivalent of an ns-3 TCP type (`cc`; TcpLinuxReno is `linux_reno`).
@@ -124,20 +98,8 @@ fn case_qdisc(a: &serde_json::Value) -> Option<QdiscConfig> {
     let ecn = a["ecn"] == true;
     match a["qdisc"].as_str().unwrap_or("fifo") {
         "fifo" => None,
-        "codel" => Some(QdiscConfig::Codel(CodelConfig {
-            limit: buffer,
-            target: dur(&a["codel_target"]),
-            interval: dur(&a["codel_interval"]),
-            ecn,
-            ..CodelConfig::for_profile(Profile::Ns3_44)
-        })),
-        "fq_codel" => Some(QdiscConfig::FqCodel(FqCodelConfig {
-            limit: buffer,
-            target: dur(&a["codel_target"]),
-            interval: dur(&a["codel_interval"]),
-            ecn,
-            ..FqCodelConfig::for_profile(Profile::Ns3_44)
-        })),
+        "codel" => Some(QdiscConfig::Codel(CodelConfig { limit: buffer, target: dur(&a["codel_target"]), interval: dur(&a["codel_interval"]), ecn, ..CodelConfig::for_profile(Profile::Ns3_44) })),
+        "fq_codel" => Some(QdiscConfig::FqCodel(FqCodelConfig { limit: buffer, target: dur(&a["codel_target"]), interval: dur(&a["codel_interval"]), ecn, ..FqCodelConfig::for_profile(Profile::Ns3_44) })),
         other => panic!("no Sluice equivalent wired for qdisc {other:?}"),
     }
 }
@@ -152,14 +114,8 @@ pub fn run_case(name: &str) -> (Summary, serde_json::Value) {
 /// reference's cases too, it carries what the reference does not (exact start times, the
 /// departure fingerprint).
 fn own_record(name: &str) -> serde_json::Value {
-    let path = format!(
-        "{}/../../validation/fixtures/ns3/{name}.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    serde_json::from_str(
-        &std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("no record {path}")),
-    )
-    .expect("record parses")
+    let path = format!("{}/../../validation/fixtures/ns3/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("no record {path}"))).expect("record parses")
 }
 
 /// [`run_case`], and with `departures` the run's departure fingerprint on A->B over
@@ -169,11 +125,7 @@ fn run_case_with(name: &str, departures: bool) -> (Summary, serde_json::Value, O
 }
 
 /// [`run_case_with`] from `base` TCP options instead of the `ns3.44` profile's.
-fn run_case_tcp(
-    name: &str,
-    departures: bool,
-    base: TcpConfig,
-) -> (Summary, serde_json::Value, Option<Departures>) {
+fn run_case_tcp(name: &str, departures: bool, base: TcpConfig) -> (Summary, serde_json::Value, Option<Departures>) {
     let case = case(name);
     let a = &case["args"];
     let flows = case["flows"].as_array().unwrap();
@@ -192,29 +144,11 @@ fn run_case_tcp(
         seed: 1,
     };
     // Exact start times (ns) from our ns-3 runs; the reference lists them rounded to 1 µs.
-    let exact_path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../validation/fixtures/ns3/start_times.json"
-    );
-    let exact: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(exact_path).expect("start times present"))
-            .expect("parses");
+    let exact_path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../validation/fixtures/ns3/start_times.json");
+    let exact: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(exact_path).expect("start times present")).expect("parses");
     let starts: Vec<StartSpec> = match exact[name].as_array() {
-        Some(ns) => ns
-            .iter()
-            .map(|t| StartSpec::At(Time(t.as_u64().unwrap())))
-            .collect(),
-        None => flows
-            .iter()
-            .map(|f| {
-                StartSpec::At(
-                    f["start_ns"]
-                        .as_u64()
-                        .map(Time)
-                        .unwrap_or_else(|| Time::from_secs_f64(f["start_s"].as_f64().unwrap())),
-                )
-            })
-            .collect(),
+        Some(ns) => ns.iter().map(|t| StartSpec::At(Time(t.as_u64().unwrap()))).collect(),
+        None => flows.iter().map(|f| StartSpec::At(f["start_ns"].as_u64().map(Time).unwrap_or_else(|| Time::from_secs_f64(f["start_s"].as_f64().unwrap())))).collect(),
     };
     // ns-3's BulkSendApplication writes `send_size` bytes at a time into the send buffer.
     let write = a["send_size"].as_u64().expect("send_size in the fixture");
@@ -233,10 +167,7 @@ fn run_case_tcp(
     }
     // Loss on the bottleneck, as ns3_dumbbell.py's --loss (A->B) and --reverse-loss (B->A).
     let bottleneck = m.links.last_mut().unwrap();
-    for (key, dir) in [
-        ("loss", &mut bottleneck.ab),
-        ("reverse_loss", &mut bottleneck.ba),
-    ] {
+    for (key, dir) in [("loss", &mut bottleneck.ab), ("reverse_loss", &mut bottleneck.ba)] {
         if let Some(spec) = a[key].as_str() {
             dir.loss = ns3_loss_spec(spec);
         }
@@ -252,14 +183,7 @@ fn run_case_tcp(
     bottleneck.ab.pcap = true;
     m.monitor.pcap_snaplen = 64;
     let dir = TempDir::new(name);
-    let out = run_model(
-        &m,
-        &RunOptions {
-            out_dir: Some(dir.0.clone()),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let out = run_model(&m, &RunOptions { out_dir: Some(dir.0.clone()), ..Default::default() }).unwrap();
     let window = [m.warmup.0, m.duration.0];
     let fp = departures_from_pcap(&dir.0.join("A-to-B.pcap"), window);
     (out.summary, case, Some(fp))
@@ -268,34 +192,17 @@ fn run_case_tcp(
 /// An ns3_dumbbell.py `--loss` value (validation/ns3_loss.py) as Sluice's loss model.
 fn ns3_loss_spec(spec: &str) -> LossModel {
     let (kind, rest) = spec.split_once(':').expect("KIND:PARAMS");
-    let nums = |s: &str| {
-        s.split(',')
-            .filter(|x| !x.is_empty())
-            .map(|x| x.parse::<f64>().expect("a number"))
-            .collect::<Vec<_>>()
-    };
+    let nums = |s: &str| s.split(',').filter(|x| !x.is_empty()).map(|x| x.parse::<f64>().expect("a number")).collect::<Vec<_>>();
     match kind {
         "bernoulli" => LossModel::Bernoulli { p: nums(rest)[0] },
         "gilbert_elliott" => {
             let v = nums(rest);
-            LossModel::GilbertElliott {
-                p_gb: v[0],
-                p_bg: v[1],
-                loss_good: v.get(2).copied().unwrap_or(0.0),
-                loss_bad: v.get(3).copied().unwrap_or(1.0),
-            }
+            LossModel::GilbertElliott { p_gb: v[0], p_bg: v[1], loss_good: v.get(2).copied().unwrap_or(0.0), loss_bad: v.get(3).copied().unwrap_or(1.0) }
         }
         "list" => {
             let (matching, packets) = rest.split_once(':').expect("list:MATCH:N1,..");
-            let matching = if matching == "data" {
-                ListMatch::Data
-            } else {
-                ListMatch::All
-            };
-            LossModel::List {
-                packets: nums(packets).into_iter().map(|n| n as u64).collect(),
-                matching,
-            }
+            let matching = if matching == "data" { ListMatch::Data } else { ListMatch::All };
+            LossModel::List { packets: nums(packets).into_iter().map(|n| n as u64).collect(), matching }
         }
         other => panic!("unknown loss kind {other}"),
     }
@@ -315,11 +222,7 @@ fn compare_q(name: &str) -> (f64, f64, f64, f64) {
     let ns_drop = case["drop_ratio"].as_f64().unwrap();
     let ns_jain = case["jain"].as_f64().unwrap();
     let gp = (s.aggregate_goodput_bps - ns_gp).abs() / ns_gp;
-    let dr = if ns_drop > 0.0 {
-        (q.drop_ratio - ns_drop).abs() / ns_drop
-    } else {
-        q.drop_ratio
-    };
+    let dr = if ns_drop > 0.0 { (q.drop_ratio - ns_drop).abs() / ns_drop } else { q.drop_ratio };
     let jn = (s.jain_goodput - ns_jain).abs();
     eprintln!(
         "{name}: goodput {:.3} vs {:.3} Mbps | drop {:.3e} vs {:.3e} | jain {:.3} vs {:.3} | queue {:.1} vs {:.1} pkts | wall {:.2}s vs {:.1}s",
@@ -341,16 +244,8 @@ fn compare_q(name: &str) -> (f64, f64, f64, f64) {
 
 fn assert_agrees(name: &str) {
     let (gp, dr, jn) = compare(name);
-    assert!(
-        gp <= 0.05,
-        "{name}: aggregate goodput differs from ns-3 by {:.1}%",
-        gp * 100.0
-    );
-    assert!(
-        dr <= 0.25,
-        "{name}: drop ratio differs from ns-3 by {:.1}%",
-        dr * 100.0
-    );
+    assert!(gp <= 0.05, "{name}: aggregate goodput differs from ns-3 by {:.1}%", gp * 100.0);
+    assert!(dr <= 0.25, "{name}: drop ratio differs from ns-3 by {:.1}%", dr * 100.0);
     assert!(jn <= 0.1, "{name}: Jain index differs from ns-3 by {jn:.3}");
 }
 
@@ -391,30 +286,11 @@ fn assert_aqm_agrees(name: &str, marks: bool) {
     let q = s.queues.iter().find(|q| q.name == "A->B").unwrap();
     let ns_q = case["queue_mean_pkts"].as_f64().unwrap();
     let dq = (q.mean_len_pkts - ns_q).abs() / ns_q;
-    eprintln!(
-        "{name}: queue {:.1} vs {ns_q:.1} pkts; marked {} vs {}; drops {:?}, marks {:?}; ns-3 {}",
-        q.mean_len_pkts,
-        q.marked,
-        case["qdisc_window"]["marked"],
-        q.drops_by_reason,
-        q.marks_by_reason,
-        case["qdisc_window"]
-    );
-    assert!(
-        dq <= 0.2,
-        "{name}: mean queue differs from ns-3's by {:.1}%",
-        dq * 100.0
-    );
-    if let Some(m) = case["qdisc_window"]["marked"]
-        .as_u64()
-        .filter(|&m| m > 0 && marks)
-    {
+    eprintln!("{name}: queue {:.1} vs {ns_q:.1} pkts; marked {} vs {}; drops {:?}, marks {:?}; ns-3 {}", q.mean_len_pkts, q.marked, case["qdisc_window"]["marked"], q.drops_by_reason, q.marks_by_reason, case["qdisc_window"]);
+    assert!(dq <= 0.2, "{name}: mean queue differs from ns-3's by {:.1}%", dq * 100.0);
+    if let Some(m) = case["qdisc_window"]["marked"].as_u64().filter(|&m| m > 0 && marks) {
         let dm = (q.marked as f64 - m as f64).abs() / m as f64;
-        assert!(
-            dm <= 0.25,
-            "{name}: marks differ from ns-3's by {:.1}%",
-            dm * 100.0
-        );
+        assert!(dm <= 0.25, "{name}: marks differ from ns-3's by {:.1}%", dm * 100.0);
     }
     assert_eq!(q.drops_by_reason.values().sum::<u64>(), q.dropped);
     assert_eq!(q.marks_by_reason.values().sum::<u64>(), q.marked);
@@ -426,11 +302,7 @@ fn assert_aqm_agrees(name: &str, marks: bool) {
 // identical cases); here the tolerances, marks included.
 #[test]
 fn access90_newreno_fq_codel_and_ecn_match_ns3() {
-    for (name, marks) in [
-        ("b-access90-newreno-fqcodel-20s", true),
-        ("b-access90-newreno-codel-ecn-20s", true),
-        ("b-access90-newreno-fqcodel-ecn-20s", true),
-    ] {
+    for (name, marks) in [("b-access90-newreno-fqcodel-20s", true), ("b-access90-newreno-codel-ecn-20s", true), ("b-access90-newreno-fqcodel-ecn-20s", true)] {
         assert_agrees(name);
         assert_aqm_agrees(name, marks);
     }
@@ -461,33 +333,15 @@ fn identical_case_differences(name: &str) -> Vec<String> {
     let (s, case, fp) = run_case_with(name, true);
     let fp = fp.expect("captured");
     let mut out = Vec::new();
-    let ns: Vec<f64> = case["flows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["goodput_mbps"].as_f64().unwrap())
-        .collect();
+    let ns: Vec<f64> = case["flows"].as_array().unwrap().iter().map(|f| f["goodput_mbps"].as_f64().unwrap()).collect();
     assert_eq!(s.flows.len(), ns.len());
     // ns-3's script divides every flow's bytes by the window; Sluice's goodput of a file
     // transfer is over the transfer's own duration, so compare the bytes over the window.
     let window_s = s.sim_time_s - s.warmup_s;
-    let mbps = |f: &sluice_sim::monitor::summary::FlowSummary| {
-        if f.kind == "file" {
-            f.bytes_delivered as f64 * 8.0 / window_s / 1e6
-        } else {
-            f.goodput_bps / 1e6
-        }
-    };
-    let d = s
-        .flows
-        .iter()
-        .zip(&ns)
-        .map(|(f, &n)| (mbps(f) - n).abs() / n.max(1e-9))
-        .fold(0.0, f64::max);
+    let mbps = |f: &sluice_sim::monitor::summary::FlowSummary| if f.kind == "file" { f.bytes_delivered as f64 * 8.0 / window_s / 1e6 } else { f.goodput_bps / 1e6 };
+    let d = s.flows.iter().zip(&ns).map(|(f, &n)| (mbps(f) - n).abs() / n.max(1e-9)).fold(0.0, f64::max);
     if d >= 1e-5 {
-        out.push(format!(
-            "{name}: a flow's goodput differs from ns-3's by {d:.2e}"
-        ));
+        out.push(format!("{name}: a flow's goodput differs from ns-3's by {d:.2e}"));
     }
     match Departures::from_record(&own_record(name)) {
         None => out.push(format!("{name}: validation/fixtures/ns3/{name}.json has no departure fingerprint")),
@@ -497,12 +351,7 @@ fn identical_case_differences(name: &str) -> Vec<String> {
         )),
         Some(_) => {}
     }
-    eprintln!(
-        "{name}: {} departures, sha256 {}{}",
-        fp.count,
-        fp.sha256,
-        if out.is_empty() { " (as ns-3)" } else { "" }
-    );
+    eprintln!("{name}: {} departures, sha256 {}{}", fp.count, fp.sha256, if out.is_empty() { " (as ns-3)" } else { "" });
     out
 }
 
@@ -517,42 +366,10 @@ fn identical_case_differences(name: &str) -> Vec<String> {
 #[test]
 fn identical_cases_agree_flow_by_flow() {
     let mut failures = Vec::new();
-    for name in [
-        "e-single-newreno-fifo",
-        "a-access9-newreno-fifo",
-        "d-dc90-newreno-fifo-10s",
-        "f-access9-ns330-10mbps",
-        "g-access9-nosack-10mbps",
-        "b-access90-newreno-fifo",
-        "x-access90-newreno-fifo-jitter120us-drawn",
-        "h-access20-newreno-20mbps",
-        "i-access12-nosack-64k-10mbps",
-        "j-access12-nosack-minrto200ms-10mbps",
-        "k-access12-sack-minrto200ms-10mbps",
-        "l-access12-nosack-minrto200ms-iw4-10mbps",
-        "m-access16-delack1-15mbps",
-        "n-access30-buf10-5mbps",
-        "q-single-cubic",
-        "q-access9-cubic",
-        "r-single-vegas",
-        "r-access9-vegas",
-        "b-access90-newreno-codel",
-        "b-access90-newreno-codel-ecn-20s",
-        "b-access90-newreno-fqcodel-20s",
-        "b-access90-newreno-fqcodel-ecn-20s",
-        "c-access90-cubic-codel",
-        "s-single-linuxreno",
-        "s-access9-linuxreno",
-        "t-access9-mixed",
-        "c-access90-cubic-fifo",
-    ] {
+    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo", "x-access90-newreno-fifo-jitter120us-drawn", "h-access20-newreno-20mbps", "i-access12-nosack-64k-10mbps", "j-access12-nosack-minrto200ms-10mbps", "k-access12-sack-minrto200ms-10mbps", "l-access12-nosack-minrto200ms-iw4-10mbps", "m-access16-delack1-15mbps", "n-access30-buf10-5mbps", "q-single-cubic", "q-access9-cubic", "r-single-vegas", "r-access9-vegas", "b-access90-newreno-codel", "b-access90-newreno-codel-ecn-20s", "b-access90-newreno-fqcodel-20s", "b-access90-newreno-fqcodel-ecn-20s", "c-access90-cubic-codel", "s-single-linuxreno", "s-access9-linuxreno", "t-access9-mixed", "c-access90-cubic-fifo"] {
         failures.extend(identical_case_differences(name));
     }
-    assert!(
-        failures.is_empty(),
-        "cases that part from ns-3:\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "cases that part from ns-3:\n{}", failures.join("\n"));
 }
 
 /// What each ns-3 behaviour of the profile does on its own on the reference cases: Sluice's
@@ -570,80 +387,33 @@ fn default_profile_options() {
         ("syn_rto", |t, n| t.syn_rto = n.syn_rto),
         ("wnd_update", |t, n| t.wnd_update = n.wnd_update),
         ("dupack", |t, n| t.dupack = n.dupack),
-        ("syn_mss_option", |t, n| {
-            t.compat.syn_mss_option = n.compat.syn_mss_option
-        }),
-        ("ack_first_segment", |t, n| {
-            t.compat.ack_first_segment = n.compat.ack_first_segment
-        }),
-        ("first_data_delay", |t, n| {
-            t.compat.first_data_delay = n.compat.first_data_delay
-        }),
-        ("prr_u32_product", |t, n| {
-            t.compat.prr_u32_product = n.compat.prr_u32_product
-        }),
-        ("prr_u32_limit", |t, n| {
-            t.compat.prr_u32_limit = n.compat.prr_u32_limit
-        }),
-        ("partial_ack_nextseg", |t, n| {
-            t.compat.partial_ack_nextseg = n.compat.partial_ack_nextseg
-        }),
-        ("pipe_counts_sacked_retx", |t, n| {
-            t.compat.pipe_counts_sacked_retx = n.compat.pipe_counts_sacked_retx
-        }),
-        ("exit_ack_grows", |t, n| {
-            t.compat.exit_ack_grows = n.compat.exit_ack_grows
-        }),
-        ("ooo_shrinks_window", |t, n| {
-            t.compat.ooo_shrinks_window = n.compat.ooo_shrinks_window
-        }),
-        ("slow_start_capped", |t, n| {
-            t.compat.slow_start_capped = n.compat.slow_start_capped
-        }),
-        ("retx_merge", |t, n| {
-            t.compat.retx_merge = n.compat.retx_merge
-        }),
-        ("rtt_from_ts", |t, n| {
-            t.compat.rtt_from_ts = n.compat.rtt_from_ts
-        }),
-        ("ts_recent_in_order", |t, n| {
-            t.compat.ts_recent_in_order = n.compat.ts_recent_in_order
-        }),
+        ("syn_mss_option", |t, n| t.compat.syn_mss_option = n.compat.syn_mss_option),
+        ("ack_first_segment", |t, n| t.compat.ack_first_segment = n.compat.ack_first_segment),
+        ("first_data_delay", |t, n| t.compat.first_data_delay = n.compat.first_data_delay),
+        ("prr_u32_product", |t, n| t.compat.prr_u32_product = n.compat.prr_u32_product),
+        ("prr_u32_limit", |t, n| t.compat.prr_u32_limit = n.compat.prr_u32_limit),
+        ("partial_ack_nextseg", |t, n| t.compat.partial_ack_nextseg = n.compat.partial_ack_nextseg),
+        ("pipe_counts_sacked_retx", |t, n| t.compat.pipe_counts_sacked_retx = n.compat.pipe_counts_sacked_retx),
+        ("exit_ack_grows", |t, n| t.compat.exit_ack_grows = n.compat.exit_ack_grows),
+        ("ooo_shrinks_window", |t, n| t.compat.ooo_shrinks_window = n.compat.ooo_shrinks_window),
+        ("slow_start_capped", |t, n| t.compat.slow_start_capped = n.compat.slow_start_capped),
+        ("retx_merge", |t, n| t.compat.retx_merge = n.compat.retx_merge),
+        ("rtt_from_ts", |t, n| t.compat.rtt_from_ts = n.compat.rtt_from_ts),
+        ("ts_recent_in_order", |t, n| t.compat.ts_recent_in_order = n.compat.ts_recent_in_order),
         ("edge_clip", |t, n| t.compat.edge_clip = n.compat.edge_clip),
-        ("acked_whole_segments", |t, n| {
-            t.compat.acked_whole_segments = n.compat.acked_whole_segments
-        }),
-        ("sack_report", |t, n| {
-            t.compat.sack_report = n.compat.sack_report
-        }),
+        ("acked_whole_segments", |t, n| t.compat.acked_whole_segments = n.compat.acked_whole_segments),
+        ("sack_report", |t, n| t.compat.sack_report = n.compat.sack_report),
         ("nextseg", |t, n| t.compat.nextseg = n.compat.nextseg),
-        ("dup_ack_restarts_rto", |t, n| {
-            t.compat.dup_ack_restarts_rto = n.compat.dup_ack_restarts_rto
-        }),
-        ("rto_holds_ssthresh", |t, n| {
-            t.compat.rto_holds_ssthresh = n.compat.rto_holds_ssthresh
-        }),
-        ("ack_duplicate_synack", |t, n| {
-            t.compat.ack_duplicate_synack = n.compat.ack_duplicate_synack
-        }),
-        ("pace_fast_retransmit", |t, n| {
-            t.compat.pace_fast_retransmit = n.compat.pace_fast_retransmit
-        }),
-        ("ecn_echo_rfc", |t, n| {
-            t.compat.ecn_echo_rfc = n.compat.ecn_echo_rfc
-        }),
-        ("timer_ties_as_set", |t, n| {
-            t.compat.timer_ties_as_set = n.compat.timer_ties_as_set
-        }),
+        ("dup_ack_restarts_rto", |t, n| t.compat.dup_ack_restarts_rto = n.compat.dup_ack_restarts_rto),
+        ("rto_holds_ssthresh", |t, n| t.compat.rto_holds_ssthresh = n.compat.rto_holds_ssthresh),
+        ("ack_duplicate_synack", |t, n| t.compat.ack_duplicate_synack = n.compat.ack_duplicate_synack),
+        ("pace_fast_retransmit", |t, n| t.compat.pace_fast_retransmit = n.compat.pace_fast_retransmit),
+        ("ecn_echo_rfc", |t, n| t.compat.ecn_echo_rfc = n.compat.ecn_echo_rfc),
+        ("timer_ties_as_set", |t, n| t.compat.timer_ties_as_set = n.compat.timer_ties_as_set),
         ("data_retries", |t, n| t.data_retries = n.data_retries),
         ("(all: ns3.44)", |t, n| *t = n.clone()),
     ];
-    for name in [
-        "e-single-newreno-fifo",
-        "a-access9-newreno-fifo",
-        "b-access90-newreno-fifo",
-        "d-dc90-newreno-fifo-10s",
-    ] {
+    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "b-access90-newreno-fifo", "d-dc90-newreno-fifo-10s"] {
         let c = case(name);
         println!(
             "{name}: ns-3 goodput {:.2} Mb/s, drop ratio {:.3e}, Jain {:.3}",
@@ -652,21 +422,11 @@ fn default_profile_options() {
             c["jain"].as_f64().unwrap()
         );
         for (opt, set) in &options {
-            let mut t = TcpConfig {
-                snd_buf: 8 << 20,
-                rcv_buf: 8 << 20,
-                ..TcpConfig::default()
-            };
+            let mut t = TcpConfig { snd_buf: 8 << 20, rcv_buf: 8 << 20, ..TcpConfig::default() };
             set(&mut t, &ns3);
             let (s, _, _) = run_case_tcp(name, false, t);
             let q = s.queues.iter().find(|q| q.name == "A->B").unwrap();
-            println!(
-                "  {opt:24} goodput {:8.2}  drop {:.3e}  Jain {:.3}  queue {:6.1}",
-                s.aggregate_goodput_bps / 1e6,
-                q.drop_ratio,
-                s.jain_goodput,
-                q.mean_len_pkts
-            );
+            println!("  {opt:24} goodput {:8.2}  drop {:.3e}  Jain {:.3}  queue {:6.1}", s.aggregate_goodput_bps / 1e6, q.drop_ratio, s.jain_goodput, q.mean_len_pkts);
         }
     }
 }
@@ -694,49 +454,26 @@ fn scripted_loss_cases_agree_packet_for_packet() {
         let mut parts = identical_case_differences(name);
         let (s, case) = run_case(name);
         let q = s.queues.iter().find(|q| q.name == "A->B").unwrap();
-        let ns_losses = case["link_losses_window"]
-            .as_u64()
-            .expect("a --loss record counts the link's losses");
+        let ns_losses = case["link_losses_window"].as_u64().expect("a --loss record counts the link's losses");
         if q.link_losses != ns_losses {
-            parts.push(format!(
-                "{name}: {} packets lost on A->B, ns-3 {ns_losses}",
-                q.link_losses
-            ));
+            parts.push(format!("{name}: {} packets lost on A->B, ns-3 {ns_losses}", q.link_losses));
         }
         for (f, n) in s.flows.iter().zip(case["flows"].as_array().unwrap()) {
             let ours = (f.timeout_episodes, f.recovery_episodes);
-            let theirs = (
-                n["timeout_episodes"].as_u64().unwrap(),
-                n["recovery_episodes"].as_u64().unwrap(),
-            );
+            let theirs = (n["timeout_episodes"].as_u64().unwrap(), n["recovery_episodes"].as_u64().unwrap());
             if ours != theirs {
-                parts.push(format!(
-                    "{name}: flow {} (timeout, recovery) episodes {ours:?}, ns-3 {theirs:?}",
-                    f.id
-                ));
+                parts.push(format!("{name}: flow {} (timeout, recovery) episodes {ours:?}, ns-3 {theirs:?}", f.id));
             }
         }
         failures.extend(parts);
     }
-    assert!(
-        failures.is_empty(),
-        "cases that part from ns-3:\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "cases that part from ns-3:\n{}", failures.join("\n"));
 }
 
 /// The other congestion controls' ns-3 cases (docs/validation.md, "Other congestion controls"):
 /// CUBIC and Vegas, one flow and nine, Linux's Reno, and a type per flow, all identical packet
 /// for packet (asserted with the NewReno cases above).
-const OTHER_CC_CASES: [&str; 7] = [
-    "q-single-cubic",
-    "q-access9-cubic",
-    "r-single-vegas",
-    "r-access9-vegas",
-    "s-single-linuxreno",
-    "s-access9-linuxreno",
-    "t-access9-mixed",
-];
+const OTHER_CC_CASES: [&str; 7] = ["q-single-cubic", "q-access9-cubic", "r-single-vegas", "r-access9-vegas", "s-single-linuxreno", "s-access9-linuxreno", "t-access9-mixed"];
 
 // Prints, for each other-CC case, the comparison and whether the departures are ns-3's.
 #[test]
@@ -744,21 +481,9 @@ const OTHER_CC_CASES: [&str; 7] = [
 fn other_cc_cases_report() {
     for name in OTHER_CC_CASES {
         let (gp, dr, jn, qd) = compare_q(name);
-        eprintln!(
-            "{name}: goodput {:.2}% drop {:.1}% jain {jn:.3} queue {:.1}%",
-            gp * 100.0,
-            dr * 100.0,
-            qd * 100.0
-        );
+        eprintln!("{name}: goodput {:.2}% drop {:.1}% jain {jn:.3} queue {:.1}%", gp * 100.0, dr * 100.0, qd * 100.0);
         let d = identical_case_differences(name);
-        eprintln!(
-            "{name}: {}",
-            if d.is_empty() {
-                "identical".to_string()
-            } else {
-                d.join("; ")
-            }
-        );
+        eprintln!("{name}: {}", if d.is_empty() { "identical".to_string() } else { d.join("; ") });
     }
 }
 
@@ -767,21 +492,10 @@ fn other_cc_cases_report() {
 // device's MTU, the point-to-point device's 1500).
 #[test]
 fn ns3_profile_queue_defaults_are_ns3s() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../validation/fixtures/ns3/qdisc-defaults.json"
-    );
-    let d: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("record present"))
-            .expect("parses");
-    let limit = |v: &serde_json::Value| {
-        sluice_core::units::parse_queue_limit(&v.as_str().unwrap().replace("p", "pkt")).unwrap()
-    };
-    let (c, f, dev) = (
-        &d["ns3::CoDelQueueDisc"],
-        &d["ns3::FqCoDelQueueDisc"],
-        &d["ns3::PointToPointNetDevice"],
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../validation/fixtures/ns3/qdisc-defaults.json");
+    let d: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).expect("record present")).expect("parses");
+    let limit = |v: &serde_json::Value| sluice_core::units::parse_queue_limit(&v.as_str().unwrap().replace("p", "pkt")).unwrap();
+    let (c, f, dev) = (&d["ns3::CoDelQueueDisc"], &d["ns3::FqCoDelQueueDisc"], &d["ns3::PointToPointNetDevice"]);
     let codel = CodelConfig::for_profile(Profile::Ns3_44);
     assert_eq!(codel.target, dur(&c["Target"]));
     assert_eq!(codel.interval, dur(&c["Interval"]));
@@ -793,23 +507,11 @@ fn ns3_profile_queue_defaults_are_ns3s() {
     assert_eq!(fq.interval, dur(&f["Interval"]));
     assert_eq!(fq.limit, limit(&f["MaxSize"]));
     assert_eq!(fq.flows.to_string(), f["Flows"].as_str().unwrap());
-    assert_eq!(
-        fq.drop_batch.to_string(),
-        f["DropBatchSize"].as_str().unwrap()
-    );
+    assert_eq!(fq.drop_batch.to_string(), f["DropBatchSize"].as_str().unwrap());
     assert_eq!(fq.ecn.to_string(), f["UseEcn"].as_str().unwrap());
-    assert_eq!(
-        fq.perturbation,
-        sluice_core::qdisc::Perturbation::Fixed(
-            f["Perturbation"].as_str().unwrap().parse().unwrap()
-        )
-    );
+    assert_eq!(fq.perturbation, sluice_core::qdisc::Perturbation::Fixed(f["Perturbation"].as_str().unwrap().parse().unwrap()));
     assert_eq!(fq.quantum.to_string(), dev["Mtu"].as_str().unwrap());
-    assert_eq!(
-        fq.mtu.to_string(),
-        c["MinBytes"].as_str().unwrap(),
-        "each queue's CoDel keeps CoDel's MinBytes"
-    );
+    assert_eq!(fq.mtu.to_string(), c["MinBytes"].as_str().unwrap(), "each queue's CoDel keeps CoDel's MinBytes");
     // ns-3 classifies by its hash modulo Flows (`h = flowHash % m_flows`): set-associative
     // hashing is off by default, which is what `hash = "ns3"` reproduces.
     assert_eq!(f["EnableSetAssociativeHash"], "false");
@@ -824,23 +526,13 @@ fn pcap_tcp(path: &std::path::Path) -> Vec<(u64, u32, u8, u32)> {
     let mut out = Vec::new();
     let mut off = 24;
     while off + 16 <= b.len() {
-        let (sec, nsec, incl) = (
-            u32le(off) as u64,
-            u32le(off + 4) as u64,
-            u32le(off + 8) as usize,
-        );
+        let (sec, nsec, incl) = (u32le(off) as u64, u32le(off + 4) as u64, u32le(off + 8) as usize);
         let ip = &b[off + 18..off + 16 + incl];
         off += 16 + incl;
         let ihl = (ip[0] & 15) as usize * 4;
         let tcp = &ip[ihl..];
-        let len =
-            u16::from_be_bytes([ip[2], ip[3]]) as u32 - ihl as u32 - (tcp[12] >> 4) as u32 * 4;
-        out.push((
-            sec * 1_000_000_000 + nsec,
-            u32::from_be_bytes(ip[12..16].try_into().unwrap()),
-            tcp[13],
-            len,
-        ));
+        let len = u16::from_be_bytes([ip[2], ip[3]]) as u32 - ihl as u32 - (tcp[12] >> 4) as u32 * 4;
+        out.push((sec * 1_000_000_000 + nsec, u32::from_be_bytes(ip[12..16].try_into().unwrap()), tcp[13], len));
     }
     out
 }
@@ -872,44 +564,21 @@ fn ns3_timer_sorts_as_of_when_it_was_set() {
     };
     let (r0, r1) = (0x0a00_0003u32, 0x0a00_0004u32);
     let run = |start1: u64, as_set: bool| {
-        let mut m =
-            sluice_sim::scenario::load_str(&scenario(&format!("{start1}ns")), None).unwrap();
+        let mut m = sluice_sim::scenario::load_str(&scenario(&format!("{start1}ns")), None).unwrap();
         for f in &mut m.flows {
             f.tcp.compat.timer_ties_as_set = as_set;
         }
         let dir = TempDir::new(&format!("ties-{as_set}-{start1}"));
-        run_model(
-            &m,
-            &RunOptions {
-                out_dir: Some(dir.0.clone()),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        let acks = |name: &str| {
-            pcap_tcp(&dir.0.join(name))
-                .into_iter()
-                .filter(|p| p.3 == 0)
-                .map(|p| p.0)
-                .collect::<Vec<u64>>()
-        };
+        run_model(&m, &RunOptions { out_dir: Some(dir.0.clone()), ..Default::default() }).unwrap();
+        let acks = |name: &str| pcap_tcp(&dir.0.join(name)).into_iter().filter(|p| p.3 == 0).map(|p| p.0).collect::<Vec<u64>>();
         // r0's pure ACKs: the SYN-ACK, the ACKs of 1, 3, 5, 7 and 9, then the timer's for 10
         // (index 6); r1's: the SYN-ACK, then its first data segment's (index 1).
         let (a0, a1) = (acks("r0-to-B.pcap"), acks("r1-to-B.pcap"));
-        let order: Vec<u32> = pcap_tcp(&dir.0.join("B-to-A.pcap"))
-            .into_iter()
-            .filter(|p| p.0 > a0[6] && p.3 == 0)
-            .take(2)
-            .map(|p| p.1)
-            .collect();
+        let order: Vec<u32> = pcap_tcp(&dir.0.join("B-to-A.pcap")).into_iter().filter(|p| p.0 > a0[6] && p.3 == 0).take(2).map(|p| p.1).collect();
         (a0[6], a0[5], a1[1], order)
     };
     let (t, before, arrive, _) = run(500_000_000, true);
-    assert!(
-        t - before > 199_000_000,
-        "r0's ACK at T is its timer's ({} ns after the previous)",
-        t - before
-    );
+    assert!(t - before > 199_000_000, "r0's ACK at T is its timer's ({} ns after the previous)", t - before);
     let start1 = 500_000_000 + t - arrive;
     for as_set in [true, false] {
         let (t2, _, arrive2, order) = run(start1, as_set);

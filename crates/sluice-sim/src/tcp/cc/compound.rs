@@ -72,15 +72,7 @@ impl Default for CompoundConfig {
     /// segments, η 1 (`TCP_COMPOUND_ALPHA` 3 as a shift, `TCP_COMPOUND_BETA`,
     /// `TCP_COMPOUND_GAMMA` 30); γ tuning off (the Linux module has none).
     fn default() -> Self {
-        CompoundConfig {
-            variant: CompoundVariant::Draft,
-            alpha: 0.125,
-            beta: 0.5,
-            k: 0.75,
-            gamma: 30.0,
-            eta: 1.0,
-            gamma_tuning: false,
-        }
+        CompoundConfig { variant: CompoundVariant::Draft, alpha: 0.125, beta: 0.5, k: 0.75, gamma: 30.0, eta: 1.0, gamma_tuning: false }
     }
 }
 
@@ -95,10 +87,7 @@ impl CompoundConfig {
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         let positive = |v: f64| v.is_finite() && v > 0.0;
         if !positive(self.alpha) {
-            return Err((
-                "alpha",
-                format!("must be a positive number, got {}", self.alpha),
-            ));
+            return Err(("alpha", format!("must be a positive number, got {}", self.alpha)));
         }
         if !(self.beta > 0.0 && self.beta < 1.0) {
             return Err(("beta", format!("must be in (0, 1), got {}", self.beta)));
@@ -107,16 +96,10 @@ impl CompoundConfig {
             return Err(("k", format!("must be in (0, 1], got {}", self.k)));
         }
         if !positive(self.gamma) {
-            return Err((
-                "gamma",
-                format!("must be a positive number of segments, got {}", self.gamma),
-            ));
+            return Err(("gamma", format!("must be a positive number of segments, got {}", self.gamma)));
         }
         if !positive(self.eta) {
-            return Err((
-                "eta",
-                format!("must be a positive number, got {}", self.eta),
-            ));
+            return Err(("eta", format!("must be a positive number, got {}", self.eta)));
         }
         if self.gamma_tuning && self.variant == CompoundVariant::Linux {
             return Err(("gamma_tuning", "only variant = \"draft\" tunes γ (the Linux module has a fixed γ), got variant = \"linux\"".to_string()));
@@ -288,16 +271,10 @@ impl CongestionControl for Compound {
         }
         // Slow start by the whole window (the draft), or by the Reno part alone, up to and
         // including ssthresh (the Linux module).
-        let slow_start = if self.linux() {
-            self.cwnd <= w.ssthresh
-        } else {
-            w.cwnd < w.ssthresh
-        };
+        let slow_start = if self.linux() { self.cwnd <= w.ssthresh } else { w.cwnd < w.ssthresh };
         // The delay part, once per round, before this ACK's Reno step.
         if self.doing && ack.ack > self.beg_snd_nxt {
-            let old_wnd = self
-                .beg_snd_una
-                .map_or(w.cwnd, |u| self.beg_snd_nxt.saturating_sub(u));
+            let old_wnd = self.beg_snd_una.map_or(w.cwnd, |u| self.beg_snd_nxt.saturating_sub(u));
             self.beg_snd_una = Some(self.beg_snd_nxt);
             self.beg_snd_nxt = ack.snd_nxt;
             if let (Some(base), Some(rtt)) = (self.base_rtt, self.min_rtt) {
@@ -325,19 +302,12 @@ impl CongestionControl for Compound {
     /// A loss, ECN-Echo or timeout leaves `win·(1 − β)` (at least 2 SMSS): the draft halves the
     /// Reno part and gives dwnd the rest; the Linux module splits `win·(1 − β)` by its rule (dwnd
     /// kept if both parts fit, else all to cwnd). γ tuning runs here.
-    fn ssthresh_after_loss(
-        &mut self,
-        w: &CwndState,
-        _in_flight: u64,
-        _cause: LossCause,
-        _now: Time,
-    ) -> u64 {
+    fn ssthresh_after_loss(&mut self, w: &CwndState, _in_flight: u64, _cause: LossCause, _now: Time) -> u64 {
         self.sync(w);
         let smss = w.smss as u64;
         if let Some(d) = self.diff_reno.take() {
             if self.cfg.gamma_tuning {
-                self.gamma =
-                    (self.gamma + LAMBDA * (0.75 * d - self.gamma)).clamp(GAMMA_LOW, GAMMA_HIGH);
+                self.gamma = (self.gamma + LAMBDA * (0.75 * d - self.gamma)).clamp(GAMMA_LOW, GAMMA_HIGH);
             }
         }
         let target = (w.cwnd as f64 * (1.0 - self.cfg.beta)).round() as u64;
@@ -362,14 +332,7 @@ impl CongestionControl for Compound {
         self.dwnd = 0;
     }
 
-    fn on_state_change(
-        &mut self,
-        _w: &mut CwndState,
-        _from: CaState,
-        to: CaState,
-        snd_nxt: u64,
-        _now: Time,
-    ) {
+    fn on_state_change(&mut self, _w: &mut CwndState, _from: CaState, to: CaState, snd_nxt: u64, _now: Time) {
         if to == CaState::Open {
             // A full round of fresh samples before the next update.
             self.doing = true;
@@ -400,27 +363,14 @@ mod tests {
     const SMSS: u64 = 1448;
 
     fn ack(ack: u64, snd_nxt: u64) -> AckSample {
-        AckSample {
-            bytes_acked: SMSS,
-            rtt: None,
-            min_rtt: None,
-            srtt: None,
-            in_flight: 0,
-            ece: false,
-            ack,
-            snd_nxt,
-            cwnd_limited: true,
-        }
+        AckSample { bytes_acked: SMSS, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack, snd_nxt, cwnd_limited: true }
     }
 
     /// Compound in avoidance with cwnd 80 and dwnd 20 segments (win 100, ssthresh 50), baseRTT
     /// 100 ms, a round of three samples whose smallest is `rtt_ms`, the previous round 100
     /// segments long; one ACK ends the round. Returns (dwnd in bytes, the algorithm, window).
     fn round_end(variant: CompoundVariant, rtt_ms: u64) -> (u64, Compound, CwndState) {
-        let mut c = Compound::new(CompoundConfig {
-            variant,
-            ..CompoundConfig::default()
-        });
+        let mut c = Compound::new(CompoundConfig { variant, ..CompoundConfig::default() });
         c.cwnd = 80 * SMSS;
         c.dwnd = 20 * SMSS;
         c.base_rtt = Some(Dur::from_millis(100));
@@ -428,17 +378,9 @@ mod tests {
         c.cnt_rtt = 3;
         c.beg_snd_una = Some(1);
         c.beg_snd_nxt = 1 + 100 * SMSS;
-        let mut w = CwndState {
-            cwnd: 100 * SMSS,
-            ssthresh: 50 * SMSS,
-            smss: SMSS as u32,
-        };
+        let mut w = CwndState { cwnd: 100 * SMSS, ssthresh: 50 * SMSS, smss: SMSS as u32 };
         c.on_ack(&mut w, &ack(2 + 100 * SMSS, 1 + 200 * SMSS), Time::ZERO);
-        assert_eq!(
-            (c.beg_snd_una, c.beg_snd_nxt, c.cnt_rtt),
-            (Some(1 + 100 * SMSS), 1 + 200 * SMSS, 0),
-            "a new round"
-        );
+        assert_eq!((c.beg_snd_una, c.beg_snd_nxt, c.cnt_rtt), (Some(1 + 100 * SMSS), 1 + 200 * SMSS, 0), "a new round");
         (c.dwnd, c, w)
     }
 
@@ -453,10 +395,7 @@ mod tests {
         let (d, c, w) = round_end(CompoundVariant::Draft, 110);
         assert_eq!(d, 20 * SMSS + 4275);
         assert!((c.diff - 9.0909).abs() < 1e-3, "diff {}", c.diff);
-        assert_eq!(
-            (c.cwnd, w.cwnd),
-            (80 * SMSS + 14, 80 * SMSS + 14 + 20 * SMSS + 4275)
-        );
+        assert_eq!((c.cwnd, w.cwnd), (80 * SMSS + 14, 80 * SMSS + 14 + 20 * SMSS + 4275));
         let (d, c, _) = round_end(CompoundVariant::Linux, 110);
         assert_eq!((d, c.diff), (22 * SMSS, 9.5));
         assert_eq!(round_end(CompoundVariant::Draft, 200).0, 0);
@@ -467,19 +406,9 @@ mod tests {
         assert_eq!(round_end(CompoundVariant::Draft, 143).0, 0);
         // A smaller η keeps part of dwnd: γ 10, η ½, RTT 125 ms ⇒ diff = 100·25/125 = 20 ≥ 10 ⇒
         // dwnd = 20 − ½·20 = 10 segments.
-        let mut c = Compound::new(CompoundConfig {
-            gamma: 10.0,
-            eta: 0.5,
-            ..CompoundConfig::default()
-        });
+        let mut c = Compound::new(CompoundConfig { gamma: 10.0, eta: 0.5, ..CompoundConfig::default() });
         c.dwnd = 20 * SMSS;
-        c.update_dwnd(
-            100 * SMSS,
-            100 * SMSS,
-            SMSS,
-            Dur::from_millis(100),
-            Dur::from_millis(125),
-        );
+        c.update_dwnd(100 * SMSS, 100 * SMSS, SMSS, Dur::from_millis(100), Dur::from_millis(125));
         assert_eq!(c.dwnd, 10 * SMSS);
     }
 
@@ -494,31 +423,15 @@ mod tests {
         c.base_rtt = Some(Dur::from_millis(100));
         c.min_rtt = Some(Dur::from_millis(200));
         c.cnt_rtt = 2;
-        let mut w = CwndState {
-            cwnd: 100 * SMSS,
-            ssthresh: 50 * SMSS,
-            smss: SMSS as u32,
-        };
+        let mut w = CwndState { cwnd: 100 * SMSS, ssthresh: 50 * SMSS, smss: SMSS as u32 };
         c.on_ack(&mut w, &ack(5000, 900_000), Time::ZERO);
         assert_eq!(c.dwnd, 20 * SMSS);
-        c.on_state_change(
-            &mut w,
-            CaState::Open,
-            CaState::Disorder,
-            900_000,
-            Time::ZERO,
-        );
+        c.on_state_change(&mut w, CaState::Open, CaState::Disorder, 900_000, Time::ZERO);
         c.min_rtt = Some(Dur::from_millis(200));
         c.cnt_rtt = 5;
         c.on_ack(&mut w, &ack(950_000, 990_000), Time::ZERO);
         assert_eq!(c.dwnd, 20 * SMSS, "off outside Open");
-        c.on_state_change(
-            &mut w,
-            CaState::Disorder,
-            CaState::Open,
-            990_000,
-            Time::ZERO,
-        );
+        c.on_state_change(&mut w, CaState::Disorder, CaState::Open, 990_000, Time::ZERO);
         assert_eq!((c.cnt_rtt, c.min_rtt, c.beg_snd_nxt), (0, None, 990_000));
     }
 
@@ -532,18 +445,10 @@ mod tests {
     #[test]
     fn loss_split_by_variant() {
         let split = |variant, beta, cwnd: u64, dwnd: u64, cause| {
-            let mut c = Compound::new(CompoundConfig {
-                variant,
-                beta,
-                ..CompoundConfig::default()
-            });
+            let mut c = Compound::new(CompoundConfig { variant, beta, ..CompoundConfig::default() });
             c.cwnd = cwnd * SMSS;
             c.dwnd = dwnd * SMSS;
-            let w = CwndState {
-                cwnd: (cwnd + dwnd) * SMSS,
-                ssthresh: u64::MAX,
-                smss: SMSS as u32,
-            };
+            let w = CwndState { cwnd: (cwnd + dwnd) * SMSS, ssthresh: u64::MAX, smss: SMSS as u32 };
             let ss = c.ssthresh_after_loss(&w, 0, cause, Time::ZERO);
             assert_eq!(ss, c.cwnd + c.dwnd);
             (c.cwnd / SMSS, c.dwnd / SMSS)
@@ -559,30 +464,14 @@ mod tests {
             assert_eq!(split(Linux, 0.3, 40, 60, cause), (10, 60));
         }
         let mut c = Compound::new(CompoundConfig::default());
-        let mut w = CwndState {
-            cwnd: 100 * SMSS,
-            ssthresh: u64::MAX,
-            smss: SMSS as u32,
-        };
+        let mut w = CwndState { cwnd: 100 * SMSS, ssthresh: u64::MAX, smss: SMSS as u32 };
         c.dwnd = 20 * SMSS;
         w.ssthresh = c.ssthresh_after_loss(&w, 0, LossCause::Rto, Time::ZERO);
         c.on_rto(&mut w, Time::ZERO);
         assert_eq!((w.cwnd, c.cwnd, c.dwnd), (SMSS, SMSS, 0));
         // A tiny window keeps the 2-SMSS floor.
-        let w = CwndState {
-            cwnd: SMSS,
-            ssthresh: u64::MAX,
-            smss: SMSS as u32,
-        };
-        assert_eq!(
-            Compound::new(CompoundConfig::default()).ssthresh_after_loss(
-                &w,
-                0,
-                LossCause::DupAcks,
-                Time::ZERO
-            ),
-            2 * SMSS
-        );
+        let w = CwndState { cwnd: SMSS, ssthresh: u64::MAX, smss: SMSS as u32 };
+        assert_eq!(Compound::new(CompoundConfig::default()).ssthresh_after_loss(&w, 0, LossCause::DupAcks, Time::ZERO), 2 * SMSS);
     }
 
     // tests the split's bookkeeping when the endpoint sets the window (Linux's rule): at the
@@ -595,11 +484,7 @@ mod tests {
         c.cwnd = 40 * SMSS;
         c.dwnd = 10 * SMSS;
         for (total, want) in [(50, (40, 10)), (45, (35, 10)), (8, (8, 0))] {
-            c.sync(&CwndState {
-                cwnd: total * SMSS,
-                ssthresh: 0,
-                smss: SMSS as u32,
-            });
+            c.sync(&CwndState { cwnd: total * SMSS, ssthresh: 0, smss: SMSS as u32 });
             assert_eq!((c.cwnd / SMSS, c.dwnd / SMSS), want, "window {total}");
         }
     }
@@ -611,53 +496,21 @@ mod tests {
     // (22⁴ = 234,256 ≤ 262,144 < 23⁴), ⌊22/8⌋ = 2 ⇒ + 1 segment.
     #[test]
     fn slow_start_draft_holds_dwnd_linux_steps() {
-        assert_eq!(
-            (
-                floor_pow(16, 0.75),
-                floor_pow(32, 0.75),
-                floor_pow(64, 0.75),
-                floor_pow(100, 0.75)
-            ),
-            (8, 13, 22, 31)
-        );
+        assert_eq!((floor_pow(16, 0.75), floor_pow(32, 0.75), floor_pow(64, 0.75), floor_pow(100, 0.75)), (8, 13, 22, 31));
         let step = |variant, wnd: u64| {
-            let mut c = Compound::new(CompoundConfig {
-                variant,
-                ..CompoundConfig::default()
-            });
+            let mut c = Compound::new(CompoundConfig { variant, ..CompoundConfig::default() });
             c.base_rtt = Some(Dur::from_millis(100));
             c.min_rtt = Some(Dur::from_millis(100));
             c.cnt_rtt = 3;
             c.beg_snd_una = Some(1);
             c.beg_snd_nxt = 1 + wnd * SMSS;
-            let mut w = CwndState {
-                cwnd: wnd * SMSS,
-                ssthresh: 100 * SMSS,
-                smss: SMSS as u32,
-            };
+            let mut w = CwndState { cwnd: wnd * SMSS, ssthresh: 100 * SMSS, smss: SMSS as u32 };
             c.on_ack(&mut w, &ack(2 + wnd * SMSS, 1 + 3 * wnd * SMSS), Time::ZERO);
-            assert_eq!(
-                c.cwnd,
-                (wnd + 1) * SMSS,
-                "slow start: one segment for the ACK"
-            );
+            assert_eq!(c.cwnd, (wnd + 1) * SMSS, "slow start: one segment for the ACK");
             c.dwnd / SMSS
         };
-        assert_eq!(
-            (
-                step(CompoundVariant::Draft, 16),
-                step(CompoundVariant::Draft, 64)
-            ),
-            (0, 0)
-        );
-        assert_eq!(
-            (
-                step(CompoundVariant::Linux, 16),
-                step(CompoundVariant::Linux, 32),
-                step(CompoundVariant::Linux, 64)
-            ),
-            (0, 0, 1)
-        );
+        assert_eq!((step(CompoundVariant::Draft, 16), step(CompoundVariant::Draft, 64)), (0, 0));
+        assert_eq!((step(CompoundVariant::Linux, 16), step(CompoundVariant::Linux, 32), step(CompoundVariant::Linux, 64)), (0, 0, 1));
     }
 
     // tests γ tuning (draft): a round with the Reno part 40 segments at its start, RTT 200 ms
@@ -666,23 +519,10 @@ mod tests {
     #[test]
     fn gamma_tuning_at_loss() {
         for tuning in [true, false] {
-            let mut c = Compound::new(CompoundConfig {
-                gamma_tuning: tuning,
-                ..CompoundConfig::default()
-            });
+            let mut c = Compound::new(CompoundConfig { gamma_tuning: tuning, ..CompoundConfig::default() });
             c.round_cwnd = 40 * SMSS;
-            c.update_dwnd(
-                60 * SMSS,
-                60 * SMSS,
-                SMSS,
-                Dur::from_millis(100),
-                Dur::from_millis(200),
-            );
-            let w = CwndState {
-                cwnd: 60 * SMSS,
-                ssthresh: 10 * SMSS,
-                smss: SMSS as u32,
-            };
+            c.update_dwnd(60 * SMSS, 60 * SMSS, SMSS, Dur::from_millis(100), Dur::from_millis(200));
+            let w = CwndState { cwnd: 60 * SMSS, ssthresh: 10 * SMSS, smss: SMSS as u32 };
             c.ssthresh_after_loss(&w, 0, LossCause::DupAcks, Time::ZERO);
             assert_eq!(c.gamma, if tuning { 22.5 } else { 30.0 });
             c.ssthresh_after_loss(&w, 0, LossCause::DupAcks, Time::ZERO);
@@ -690,15 +530,8 @@ mod tests {
         }
         // Clipped: diff_reno 2 each time ⇒ g 1.5: 30 + ½·(1.5 − 30) = 15.75, then 8.625, 5.0625,
         // then 3.28… clipped to 5.
-        let mut c = Compound::new(CompoundConfig {
-            gamma_tuning: true,
-            ..CompoundConfig::default()
-        });
-        let w = CwndState {
-            cwnd: 60 * SMSS,
-            ssthresh: 10 * SMSS,
-            smss: SMSS as u32,
-        };
+        let mut c = Compound::new(CompoundConfig { gamma_tuning: true, ..CompoundConfig::default() });
+        let w = CwndState { cwnd: 60 * SMSS, ssthresh: 10 * SMSS, smss: SMSS as u32 };
         for want in [15.75, 8.625, 5.0625, 5.0] {
             c.diff_reno = Some(2.0);
             c.ssthresh_after_loss(&w, 0, LossCause::DupAcks, Time::ZERO);
@@ -715,25 +548,9 @@ mod tests {
         assert_eq!(bad(CompoundConfig { alpha: 0.0, ..d }), "alpha");
         assert_eq!(bad(CompoundConfig { beta: 1.2, ..d }), "beta");
         assert_eq!(bad(CompoundConfig { k: 1.5, ..d }), "k");
-        assert_eq!(
-            bad(CompoundConfig {
-                gamma: f64::NAN,
-                ..d
-            }),
-            "gamma"
-        );
+        assert_eq!(bad(CompoundConfig { gamma: f64::NAN, ..d }), "gamma");
         assert_eq!(bad(CompoundConfig { eta: -1.0, ..d }), "eta");
-        assert_eq!(
-            bad(CompoundConfig {
-                variant: CompoundVariant::Linux,
-                gamma_tuning: true,
-                ..d
-            }),
-            "gamma_tuning"
-        );
-        assert_eq!(
-            CompoundConfig { beta: 1.2, ..d }.validate().unwrap_err().1,
-            "must be in (0, 1), got 1.2"
-        );
+        assert_eq!(bad(CompoundConfig { variant: CompoundVariant::Linux, gamma_tuning: true, ..d }), "gamma_tuning");
+        assert_eq!(CompoundConfig { beta: 1.2, ..d }.validate().unwrap_err().1, "must be in (0, 1), got 1.2");
     }
 }

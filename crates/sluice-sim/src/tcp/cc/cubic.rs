@@ -62,13 +62,7 @@ impl Default for CubicConfig {
     /// RFC 9438 §5 and Linux `tcp_cubic.c`: C 0.4 (Linux `bic_scale` 41 → 410/1024), β 0.7
     /// (Linux 717/1024), fast convergence, the Reno-friendly region and HyStart on.
     fn default() -> Self {
-        CubicConfig {
-            c: 0.4,
-            beta: 0.7,
-            fast_convergence: true,
-            tcp_friendliness: true,
-            hystart: Hystart::Linux,
-        }
+        CubicConfig { c: 0.4, beta: 0.7, fast_convergence: true, tcp_friendliness: true, hystart: Hystart::Linux }
     }
 }
 
@@ -76,10 +70,7 @@ impl CubicConfig {
     /// Checks the values; `Err((key, message))`.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         if !(self.c.is_finite() && self.c > 0.0) {
-            return Err((
-                "c",
-                format!("must be a positive number of segments/s³, got {}", self.c),
-            ));
+            return Err(("c", format!("must be a positive number of segments/s³, got {}", self.c)));
         }
         if !(self.beta > 0.0 && self.beta < 1.0) {
             return Err(("beta", format!("must be in (0, 1), got {}", self.beta)));
@@ -201,20 +192,12 @@ impl Cubic {
         // delay_min (ns-3) since the round began.
         if now.since(self.last_ack) <= HYSTART_ACK_DELTA {
             self.last_ack = now;
-            let threshold = if linux {
-                Dur(delay_min.0 / 2)
-            } else {
-                delay_min
-            };
+            let threshold = if linux { Dur(delay_min.0 / 2) } else { delay_min };
             if now.since(self.round_start) > threshold {
                 self.found = true;
             }
         }
-        let thresh = if linux {
-            Dur((delay_min.0 / 8).clamp(4_000_000, 16_000_000))
-        } else {
-            Dur(delay_min.0.clamp(4_000_000, 1_000_000_000))
-        };
+        let thresh = if linux { Dur((delay_min.0 / 8).clamp(4_000_000, 16_000_000)) } else { Dur(delay_min.0.clamp(4_000_000, 1_000_000_000)) };
         if linux {
             // Every sample of the round updates its minimum.
             if self.curr_rtt.is_none_or(|c| c > delay) {
@@ -264,16 +247,8 @@ impl Cubic {
         let t = (now.since(epoch_start) + self.delay_min.unwrap_or(Dur::ZERO)).as_secs_f64();
         let offs = (t - self.k).abs();
         let delta = (c * offs.powi(3)) as u32;
-        let target = if t < self.k {
-            self.origin.saturating_sub(delta)
-        } else {
-            self.origin.saturating_add(delta)
-        };
-        let mut cnt = if target > seg_cwnd {
-            seg_cwnd / (target - seg_cwnd)
-        } else {
-            100 * seg_cwnd
-        };
+        let target = if t < self.k { self.origin.saturating_sub(delta) } else { self.origin.saturating_add(delta) };
+        let mut cnt = if target > seg_cwnd { seg_cwnd / (target - seg_cwnd) } else { 100 * seg_cwnd };
         if self.w_max == 0 && cnt > CNT_CLAMP {
             cnt = CNT_CLAMP;
         }
@@ -325,21 +300,14 @@ impl CongestionControl for Cubic {
         let Some(delay) = sample else { return };
         let delay = Dur(delay.0.max(1));
         // Discard samples right after a reduction: 1 s (Linux HZ) or 10 ms (ns-3 CubicDelta).
-        let discard = if self.linux {
-            Dur::from_secs(1)
-        } else {
-            Dur::from_millis(10)
-        };
+        let discard = if self.linux { Dur::from_secs(1) } else { Dur::from_millis(10) };
         if self.epoch_start.is_some_and(|t| now.since(t) < discard) {
             return;
         }
         if self.delay_min.is_none_or(|d| d > delay) {
             self.delay_min = Some(delay);
         }
-        if self.cfg.hystart == Hystart::Off
-            || self.found
-            || w.cwnd < HYSTART_LOW_WINDOW * w.smss as u64
-        {
+        if self.cfg.hystart == Hystart::Off || self.found || w.cwnd < HYSTART_LOW_WINDOW * w.smss as u64 {
             return;
         }
         match self.cfg.hystart {
@@ -400,32 +368,15 @@ impl CongestionControl for Cubic {
     /// RFC 9438 §4.6–4.7 (Linux `bictcp_recalc_ssthresh`, ns-3 `GetSsThresh`): `W_max` with fast
     /// convergence, `ssthresh = max(⌊cwnd·β⌋, 2)` segments, and the epoch ends. From cwnd, not
     /// the flight, as both do; the same for loss, ECN-Echo and timeout.
-    fn ssthresh_after_loss(
-        &mut self,
-        w: &CwndState,
-        _in_flight: u64,
-        _cause: LossCause,
-        _now: Time,
-    ) -> u64 {
+    fn ssthresh_after_loss(&mut self, w: &CwndState, _in_flight: u64, _cause: LossCause, _now: Time) -> u64 {
         let smss = w.smss as u64;
         let seg = (w.cwnd / smss).min(u32::MAX as u64) as u32;
         self.epoch_start = None;
-        self.w_max = if seg < self.w_max && self.cfg.fast_convergence {
-            (seg as f64 * (1.0 + self.cfg.beta) / 2.0) as u32
-        } else {
-            seg
-        };
+        self.w_max = if seg < self.w_max && self.cfg.fast_convergence { (seg as f64 * (1.0 + self.cfg.beta) / 2.0) as u32 } else { seg };
         ((seg as f64 * self.cfg.beta) as u64).max(2) * smss
     }
 
-    fn on_state_change(
-        &mut self,
-        _w: &mut CwndState,
-        _from: CaState,
-        to: CaState,
-        snd_nxt: u64,
-        now: Time,
-    ) {
+    fn on_state_change(&mut self, _w: &mut CwndState, _from: CaState, to: CaState, snd_nxt: u64, now: Time) {
         if to == CaState::Loss {
             self.reset(snd_nxt, now);
         }
@@ -452,32 +403,11 @@ mod tests {
 
     fn ev(ack: u64, snd_nxt: u64, rtt_ms: u64) -> AckEvent {
         let r = Some(Dur::from_millis(rtt_ms));
-        AckEvent {
-            ca: CaState::Open,
-            rtt: r,
-            srtt: r,
-            min_rtt: None,
-            ack,
-            snd_nxt,
-            prior_in_flight: 0,
-            delivered: SMSS,
-            lost: 0,
-            dup: false,
-        }
+        AckEvent { ca: CaState::Open, rtt: r, srtt: r, min_rtt: None, ack, snd_nxt, prior_in_flight: 0, delivered: SMSS, lost: 0, dup: false }
     }
 
     fn sample(bytes: u64, ack: u64) -> AckSample {
-        AckSample {
-            bytes_acked: bytes,
-            rtt: None,
-            min_rtt: None,
-            srtt: None,
-            in_flight: 0,
-            ece: false,
-            ack,
-            snd_nxt: ack,
-            cwnd_limited: true,
-        }
+        AckSample { bytes_acked: bytes, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack, snd_nxt: ack, cwnd_limited: true }
     }
 
     // tests RFC 9438 eqs. 1-2 with W_max 100, β 0.7, C 0.4: K = ∛(100·0.3/0.4) = ∛75 =
@@ -488,13 +418,7 @@ mod tests {
     fn window_function_hand_values() {
         let k = cubic_k(100.0, 70.0, 0.4);
         assert!(close(k, 4.2172, 5e-5), "K {k}");
-        for (t, want) in [
-            (0.0, 70.00),
-            (1.0, 86.68),
-            (2.0, 95.64),
-            (k, 100.0),
-            (6.0, 102.27),
-        ] {
+        for (t, want) in [(0.0, 70.00), (1.0, 86.68), (2.0, 95.64), (k, 100.0), (6.0, 102.27)] {
             let got = w_cubic(t, k, 100.0, 0.4);
             assert!(close(got, want, 0.005), "W({t}) = {got}, want {want}");
         }
@@ -510,64 +434,26 @@ mod tests {
         for linux in [true, false] {
             let mut cc = Cubic::new(CubicConfig::default(), linux);
             cc.w_max = 100;
-            let w = CwndState {
-                cwnd: 80 * SMSS,
-                ssthresh: u64::MAX,
-                smss: SMSS as u32,
-            };
-            assert_eq!(
-                cc.ssthresh_after_loss(&w, 0, LossCause::DupAcks, Time::ZERO),
-                56 * SMSS
-            );
+            let w = CwndState { cwnd: 80 * SMSS, ssthresh: u64::MAX, smss: SMSS as u32 };
+            assert_eq!(cc.ssthresh_after_loss(&w, 0, LossCause::DupAcks, Time::ZERO), 56 * SMSS);
             assert_eq!(cc.w_max, 68);
             assert_eq!(cc.metrics().as_slice()[0], ("w_max", 68.0));
-            let w = CwndState {
-                cwnd: 120 * SMSS,
-                ..w
-            };
-            assert_eq!(
-                cc.ssthresh_after_loss(&w, 0, LossCause::Ecn, Time::ZERO),
-                84 * SMSS
-            );
+            let w = CwndState { cwnd: 120 * SMSS, ..w };
+            assert_eq!(cc.ssthresh_after_loss(&w, 0, LossCause::Ecn, Time::ZERO), 84 * SMSS);
             assert_eq!(cc.w_max, 120);
-            let w = CwndState {
-                cwnd: 2 * SMSS,
-                ..w
-            };
-            assert_eq!(
-                cc.ssthresh_after_loss(&w, 0, LossCause::Rto, Time::ZERO),
-                2 * SMSS,
-                "floor 2 segments"
-            );
+            let w = CwndState { cwnd: 2 * SMSS, ..w };
+            assert_eq!(cc.ssthresh_after_loss(&w, 0, LossCause::Rto, Time::ZERO), 2 * SMSS, "floor 2 segments");
         }
-        let mut cc = Cubic::new(
-            CubicConfig {
-                fast_convergence: false,
-                ..CubicConfig::default()
-            },
-            true,
-        );
+        let mut cc = Cubic::new(CubicConfig { fast_convergence: false, ..CubicConfig::default() }, true);
         cc.w_max = 100;
-        let w = CwndState {
-            cwnd: 80 * SMSS,
-            ssthresh: u64::MAX,
-            smss: SMSS as u32,
-        };
+        let w = CwndState { cwnd: 80 * SMSS, ssthresh: u64::MAX, smss: SMSS as u32 };
         cc.ssthresh_after_loss(&w, 0, LossCause::DupAcks, Time::ZERO);
         assert_eq!(cc.w_max, 80);
         // A loss exactly at W_max is not below it: no fast convergence, W_max stays 100 (not
         // 100·1.7/2 = 85).
         let mut cc = Cubic::new(CubicConfig::default(), true);
         cc.w_max = 100;
-        cc.ssthresh_after_loss(
-            &CwndState {
-                cwnd: 100 * SMSS,
-                ..w
-            },
-            0,
-            LossCause::DupAcks,
-            Time::ZERO,
-        );
+        cc.ssthresh_after_loss(&CwndState { cwnd: 100 * SMSS, ..w }, 0, LossCause::DupAcks, Time::ZERO);
         assert_eq!(cc.w_max, 100);
     }
 
@@ -579,19 +465,9 @@ mod tests {
     // two ACKed.
     #[test]
     fn epoch_and_counter() {
-        let mut cc = Cubic::new(
-            CubicConfig {
-                tcp_friendliness: false,
-                ..CubicConfig::default()
-            },
-            true,
-        );
+        let mut cc = Cubic::new(CubicConfig { tcp_friendliness: false, ..CubicConfig::default() }, true);
         cc.w_max = 100;
-        let mut w = CwndState {
-            cwnd: 70 * SMSS,
-            ssthresh: 70 * SMSS,
-            smss: SMSS as u32,
-        };
+        let mut w = CwndState { cwnd: 70 * SMSS, ssthresh: 70 * SMSS, smss: SMSS as u32 };
         cc.on_ack(&mut w, &sample(SMSS, 1), Time::ZERO);
         assert!(close(cc.k, 4.2172, 5e-5));
         assert_eq!((cc.origin, cc.cnt, w.cwnd), (100, 7000, 70 * SMSS));
@@ -606,23 +482,10 @@ mod tests {
     // with no history grows at least one segment per 20 ACKed; and the 1.5×-per-RTT floor cnt ≥ 2.
     #[test]
     fn counter_clamps() {
-        let mut cc = Cubic::new(
-            CubicConfig {
-                tcp_friendliness: false,
-                ..CubicConfig::default()
-            },
-            true,
-        );
-        let mut w = CwndState {
-            cwnd: 100 * SMSS,
-            ssthresh: 50 * SMSS,
-            smss: SMSS as u32,
-        };
+        let mut cc = Cubic::new(CubicConfig { tcp_friendliness: false, ..CubicConfig::default() }, true);
+        let mut w = CwndState { cwnd: 100 * SMSS, ssthresh: 50 * SMSS, smss: SMSS as u32 };
         cc.on_ack(&mut w, &sample(SMSS, 1), Time::ZERO);
-        assert_eq!(
-            cc.cnt, CNT_CLAMP,
-            "origin = cwnd, target = cwnd: cnt 100·cwnd clamped to 20"
-        );
+        assert_eq!(cc.cnt, CNT_CLAMP, "origin = cwnd, target = cwnd: cnt 100·cwnd clamped to 20");
         // Far past K the target is far above cwnd: cnt = cwnd/(target − cwnd) = 0, floored to 2.
         cc.on_ack(&mut w, &sample(SMSS, 2), Time::ZERO + Dur::from_secs(100));
         assert_eq!(cc.cnt, 2);
@@ -636,11 +499,7 @@ mod tests {
     fn reno_friendly_estimate_bounds_cnt() {
         let mut cc = Cubic::new(CubicConfig::default(), true);
         cc.w_max = 20;
-        let mut w = CwndState {
-            cwnd: 20 * SMSS,
-            ssthresh: 20 * SMSS,
-            smss: SMSS as u32,
-        };
+        let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: 20 * SMSS, smss: SMSS as u32 };
         cc.on_ack(&mut w, &sample(SMSS, 1), Time::ZERO);
         assert_eq!(cc.cnt, 2000);
         cc.on_ack(&mut w, &sample(37 * SMSS, 2), Time::ZERO);
@@ -651,29 +510,14 @@ mod tests {
     // acknowledged segment (unlimited ABC), past ssthresh too.
     #[test]
     fn slow_start_linux_and_ns3() {
-        let cfg = CubicConfig {
-            hystart: Hystart::Off,
-            ..CubicConfig::default()
-        };
-        let mut w = CwndState {
-            cwnd: 10 * SMSS,
-            ssthresh: 11 * SMSS,
-            smss: SMSS as u32,
-        };
+        let cfg = CubicConfig { hystart: Hystart::Off, ..CubicConfig::default() };
+        let mut w = CwndState { cwnd: 10 * SMSS, ssthresh: 11 * SMSS, smss: SMSS as u32 };
         Cubic::new(cfg, false).on_ack(&mut w, &sample(3 * SMSS, 1), Time::ZERO);
         assert_eq!(w.cwnd, 13 * SMSS);
-        let mut w = CwndState {
-            cwnd: 10 * SMSS,
-            ssthresh: 11 * SMSS,
-            smss: SMSS as u32,
-        };
+        let mut w = CwndState { cwnd: 10 * SMSS, ssthresh: 11 * SMSS, smss: SMSS as u32 };
         let mut cc = Cubic::new(cfg, true);
         cc.on_ack(&mut w, &sample(3 * SMSS, 1), Time::ZERO);
-        assert_eq!(
-            w.cwnd,
-            11 * SMSS,
-            "to ssthresh; the two left are avoidance, cnt 20 (no loss yet)"
-        );
+        assert_eq!(w.cwnd, 11 * SMSS, "to ssthresh; the two left are avoidance, cnt 20 (no loss yet)");
         assert_eq!((cc.cwnd_cnt, cc.cnt), (2, 20));
     }
 
@@ -684,29 +528,14 @@ mod tests {
     // At 5 s: t = 5.1 > K, 0.4·1.416³ = 1.14 → 101, cnt ⌊80/21⌋ = 3.
     #[test]
     fn counter_from_the_window_function_one_rtt_ahead() {
-        let mut cc = Cubic::new(
-            CubicConfig {
-                tcp_friendliness: false,
-                hystart: Hystart::Off,
-                ..CubicConfig::default()
-            },
-            true,
-        );
+        let mut cc = Cubic::new(CubicConfig { tcp_friendliness: false, hystart: Hystart::Off, ..CubicConfig::default() }, true);
         cc.w_max = 100;
         cc.delay_min = Some(Dur::from_millis(100));
-        let mut w = CwndState {
-            cwnd: 80 * SMSS,
-            ssthresh: 80 * SMSS,
-            smss: SMSS as u32,
-        };
+        let mut w = CwndState { cwnd: 80 * SMSS, ssthresh: 80 * SMSS, smss: SMSS as u32 };
         let mut cnts = Vec::new();
         for (i, t) in [0u64, 2, 5].into_iter().enumerate() {
             w.cwnd = 80 * SMSS;
-            cc.on_ack(
-                &mut w,
-                &sample(SMSS, 1 + i as u64),
-                Time::ZERO + Dur::from_secs(t),
-            );
+            cc.on_ack(&mut w, &sample(SMSS, 1 + i as u64), Time::ZERO + Dur::from_secs(t));
             cnts.push(cc.cnt);
         }
         assert!(close(cc.k, 3.6840, 5e-5), "K {}", cc.k);
@@ -719,19 +548,9 @@ mod tests {
     // 21, cnt = 20/(21 − 20) = 20. One more (38 > 37): W_est 22, 1 left, cnt = ⌊20/2⌋ = 10.
     #[test]
     fn reno_friendly_counter_edges() {
-        let mut cc = Cubic::new(
-            CubicConfig {
-                hystart: Hystart::Off,
-                ..CubicConfig::default()
-            },
-            true,
-        );
+        let mut cc = Cubic::new(CubicConfig { hystart: Hystart::Off, ..CubicConfig::default() }, true);
         cc.w_max = 20;
-        let mut w = CwndState {
-            cwnd: 20 * SMSS,
-            ssthresh: 20 * SMSS,
-            smss: SMSS as u32,
-        };
+        let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: 20 * SMSS, smss: SMSS as u32 };
         cc.on_ack(&mut w, &sample(SMSS, 1), Time::ZERO);
         w.cwnd = 20 * SMSS;
         cc.on_ack(&mut w, &sample(73 * SMSS, 2), Time::ZERO);
@@ -747,19 +566,8 @@ mod tests {
     // 0); an ACK of 45 segments grows one segment, counter 25.
     #[test]
     fn ns3_avoidance_one_segment_per_ack_at_most() {
-        let mut cc = Cubic::new(
-            CubicConfig {
-                tcp_friendliness: false,
-                hystart: Hystart::Off,
-                ..CubicConfig::default()
-            },
-            false,
-        );
-        let mut w = CwndState {
-            cwnd: 100 * SMSS,
-            ssthresh: 50 * SMSS,
-            smss: SMSS as u32,
-        };
+        let mut cc = Cubic::new(CubicConfig { tcp_friendliness: false, hystart: Hystart::Off, ..CubicConfig::default() }, false);
+        let mut w = CwndState { cwnd: 100 * SMSS, ssthresh: 50 * SMSS, smss: SMSS as u32 };
         for i in 1..=19 {
             cc.on_ack(&mut w, &sample(SMSS, i), Time::ZERO);
         }
@@ -775,28 +583,14 @@ mod tests {
     // add the segment: 20 → 21; avoidance with cnt 20 adds nothing yet).
     #[test]
     fn growth_needs_a_limiting_window_in_ns3_and_slow_start_ends_at_ssthresh() {
-        let cfg = CubicConfig {
-            hystart: Hystart::Off,
-            ..CubicConfig::default()
-        };
-        let idle = AckSample {
-            cwnd_limited: false,
-            ..sample(SMSS, 1)
-        };
+        let cfg = CubicConfig { hystart: Hystart::Off, ..CubicConfig::default() };
+        let idle = AckSample { cwnd_limited: false, ..sample(SMSS, 1) };
         for (linux, want) in [(false, 10), (true, 11)] {
-            let mut w = CwndState {
-                cwnd: 10 * SMSS,
-                ssthresh: 100 * SMSS,
-                smss: SMSS as u32,
-            };
+            let mut w = CwndState { cwnd: 10 * SMSS, ssthresh: 100 * SMSS, smss: SMSS as u32 };
             Cubic::new(cfg, linux).on_ack(&mut w, &idle, Time::ZERO);
             assert_eq!(w.cwnd, want * SMSS, "linux {linux}");
         }
-        let mut w = CwndState {
-            cwnd: 20 * SMSS,
-            ssthresh: 20 * SMSS,
-            smss: SMSS as u32,
-        };
+        let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: 20 * SMSS, smss: SMSS as u32 };
         Cubic::new(cfg, false).on_ack(&mut w, &sample(SMSS, 1), Time::ZERO);
         assert_eq!(w.cwnd, 20 * SMSS);
     }
@@ -808,28 +602,11 @@ mod tests {
     #[test]
     fn ns3_hystart_round_starts_in_the_window_increase() {
         let run = |hystart, linux, ack: u64| {
-            let mut cc = Cubic::new(
-                CubicConfig {
-                    hystart,
-                    ..CubicConfig::default()
-                },
-                linux,
-            );
+            let mut cc = Cubic::new(CubicConfig { hystart, ..CubicConfig::default() }, linux);
             cc.hystart_reset(Time::ZERO, 1000);
-            let mut w = CwndState {
-                cwnd: 10 * SMSS,
-                ssthresh: 100 * SMSS,
-                smss: SMSS as u32,
-            };
+            let mut w = CwndState { cwnd: 10 * SMSS, ssthresh: 100 * SMSS, smss: SMSS as u32 };
             let now = Time::ZERO + Dur::from_millis(7);
-            cc.on_ack(
-                &mut w,
-                &AckSample {
-                    snd_nxt: 5000,
-                    ..sample(SMSS, ack)
-                },
-                now,
-            );
+            cc.on_ack(&mut w, &AckSample { snd_nxt: 5000, ..sample(SMSS, ack) }, now);
             (cc.end_seq, cc.round_start == now)
         };
         assert_eq!(run(Hystart::Ns3, false, 1000), (1000, false));
@@ -843,28 +620,14 @@ mod tests {
     #[test]
     fn samples_after_an_epoch_start_and_delay_min() {
         for (linux, quiet) in [(true, Dur::from_secs(1)), (false, Dur::from_millis(10))] {
-            let mut cc = Cubic::new(
-                CubicConfig {
-                    hystart: Hystart::Off,
-                    ..CubicConfig::default()
-                },
-                linux,
-            );
-            let mut w = CwndState {
-                cwnd: 20 * SMSS,
-                ssthresh: 20 * SMSS,
-                smss: SMSS as u32,
-            };
+            let mut cc = Cubic::new(CubicConfig { hystart: Hystart::Off, ..CubicConfig::default() }, linux);
+            let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: 20 * SMSS, smss: SMSS as u32 };
             let t0 = Time::ZERO + Dur::from_secs(3);
             cc.epoch_start = Some(t0);
             cc.on_ack_event(&mut w, &ev(1, 1, 50), t0 + Dur(quiet.0 / 2));
             assert_eq!(cc.delay_min, None, "linux {linux}: inside the quiet time");
             cc.on_ack_event(&mut w, &ev(2, 2, 100), t0 + quiet);
-            assert_eq!(
-                cc.delay_min,
-                Some(Dur::from_millis(100)),
-                "linux {linux}: at its end"
-            );
+            assert_eq!(cc.delay_min, Some(Dur::from_millis(100)), "linux {linux}: at its end");
             cc.on_ack_event(&mut w, &ev(3, 3, 80), t0 + quiet);
             cc.on_ack_event(&mut w, &ev(4, 4, 90), t0 + quiet);
             assert_eq!(cc.delay_min, Some(Dur::from_millis(80)));
@@ -874,50 +637,20 @@ mod tests {
     /// One HyStart round with delay_min 100 ms: the window `(cwnd, ssthresh)` in segments,
     /// `found` beforehand, and samples of `delays_ns` 10 ms apart (no ACK train) inside a round
     /// ending far ahead. Returns ssthresh in segments (None: unset) and `found`.
-    fn hystart_round(
-        hystart: Hystart,
-        linux: bool,
-        w: (u64, u64),
-        found: bool,
-        delays_ns: &[u64],
-    ) -> (Option<u64>, bool) {
-        let mut cc = Cubic::new(
-            CubicConfig {
-                hystart,
-                ..CubicConfig::default()
-            },
-            linux,
-        );
+    fn hystart_round(hystart: Hystart, linux: bool, w: (u64, u64), found: bool, delays_ns: &[u64]) -> (Option<u64>, bool) {
+        let mut cc = Cubic::new(CubicConfig { hystart, ..CubicConfig::default() }, linux);
         cc.delay_min = Some(Dur::from_millis(100));
         cc.found = found;
-        let mut cw = CwndState {
-            cwnd: w.0 * SMSS,
-            ssthresh: w.1.saturating_mul(SMSS),
-            smss: SMSS as u32,
-        };
+        let mut cw = CwndState { cwnd: w.0 * SMSS, ssthresh: w.1.saturating_mul(SMSS), smss: SMSS as u32 };
         let mut now = Time::ZERO + Dur::from_millis(100);
         cc.hystart_reset(now, 1_000_000);
         for (i, d) in delays_ns.iter().enumerate() {
             now += Dur::from_millis(10);
             let r = Some(Dur(*d));
-            let e = AckEvent {
-                ca: CaState::Open,
-                rtt: r,
-                srtt: r,
-                min_rtt: None,
-                ack: 20_000 + i as u64,
-                snd_nxt: 1_000_000,
-                prior_in_flight: 0,
-                delivered: SMSS,
-                lost: 0,
-                dup: false,
-            };
+            let e = AckEvent { ca: CaState::Open, rtt: r, srtt: r, min_rtt: None, ack: 20_000 + i as u64, snd_nxt: 1_000_000, prior_in_flight: 0, delivered: SMSS, lost: 0, dup: false };
             cc.on_ack_event(&mut cw, &e, now);
         }
-        (
-            (cw.ssthresh != u64::MAX).then_some(cw.ssthresh / SMSS),
-            cc.found,
-        )
+        ((cw.ssthresh != u64::MAX).then_some(cw.ssthresh / SMSS), cc.found)
     }
 
     // tests when HyStart runs at all, with nine samples of 250 ms after delay_min 100 ms (an
@@ -929,46 +662,16 @@ mod tests {
     fn hystart_runs_from_the_low_window_in_slow_start_once() {
         let slow = [250_000_000; 9];
         let max = u64::MAX;
-        assert_eq!(
-            hystart_round(Hystart::Linux, true, (20, max), false, &slow),
-            (Some(20), true)
-        );
-        assert_eq!(
-            hystart_round(Hystart::Linux, true, (16, max), false, &slow),
-            (Some(16), true)
-        );
-        assert_eq!(
-            hystart_round(Hystart::Linux, true, (10, max), false, &slow),
-            (None, false)
-        );
-        assert_eq!(
-            hystart_round(Hystart::Ns3, false, (10, max), false, &slow),
-            (None, false)
-        );
-        assert_eq!(
-            hystart_round(Hystart::Linux, true, (20, max), true, &slow),
-            (None, true)
-        );
-        assert_eq!(
-            hystart_round(Hystart::Linux, true, (20, 20), false, &slow),
-            (Some(20), false)
-        );
-        assert_eq!(
-            hystart_round(Hystart::Ns3, false, (20, 20), false, &slow),
-            (Some(20), true)
-        );
-        assert_eq!(
-            hystart_round(Hystart::Linux, true, (30, 20), false, &slow),
-            (Some(20), false)
-        );
-        assert_eq!(
-            hystart_round(Hystart::Ns3, false, (30, 20), false, &slow),
-            (Some(20), false)
-        );
-        assert_eq!(
-            hystart_round(Hystart::Off, true, (20, max), false, &slow),
-            (None, false)
-        );
+        assert_eq!(hystart_round(Hystart::Linux, true, (20, max), false, &slow), (Some(20), true));
+        assert_eq!(hystart_round(Hystart::Linux, true, (16, max), false, &slow), (Some(16), true));
+        assert_eq!(hystart_round(Hystart::Linux, true, (10, max), false, &slow), (None, false));
+        assert_eq!(hystart_round(Hystart::Ns3, false, (10, max), false, &slow), (None, false));
+        assert_eq!(hystart_round(Hystart::Linux, true, (20, max), true, &slow), (None, true));
+        assert_eq!(hystart_round(Hystart::Linux, true, (20, 20), false, &slow), (Some(20), false));
+        assert_eq!(hystart_round(Hystart::Ns3, false, (20, 20), false, &slow), (Some(20), true));
+        assert_eq!(hystart_round(Hystart::Linux, true, (30, 20), false, &slow), (Some(20), false));
+        assert_eq!(hystart_round(Hystart::Ns3, false, (30, 20), false, &slow), (Some(20), false));
+        assert_eq!(hystart_round(Hystart::Off, true, (20, max), false, &slow), (None, false));
     }
 
     // tests the delay thresholds at equality (an exit needs the round's minimum above
@@ -978,25 +681,13 @@ mod tests {
     #[test]
     fn hystart_delay_thresholds_at_equality_and_ns3_minimum() {
         let max = u64::MAX;
-        assert_eq!(
-            hystart_round(Hystart::Linux, true, (20, max), false, &[112_500_000; 9]),
-            (None, false)
-        );
-        assert_eq!(
-            hystart_round(Hystart::Ns3, false, (20, max), false, &[200_000_000; 9]),
-            (None, false)
-        );
+        assert_eq!(hystart_round(Hystart::Linux, true, (20, max), false, &[112_500_000; 9]), (None, false));
+        assert_eq!(hystart_round(Hystart::Ns3, false, (20, max), false, &[200_000_000; 9]), (None, false));
         let mut d = [250_000_000u64; 9];
         d[1] = 190_000_000;
-        assert_eq!(
-            hystart_round(Hystart::Ns3, false, (20, max), false, &d),
-            (None, false)
-        );
+        assert_eq!(hystart_round(Hystart::Ns3, false, (20, max), false, &d), (None, false));
         d[1] = 250_000_000;
-        assert_eq!(
-            hystart_round(Hystart::Ns3, false, (20, max), false, &d),
-            (Some(20), true)
-        );
+        assert_eq!(hystart_round(Hystart::Ns3, false, (20, max), false, &d), (Some(20), true));
     }
 
     // tests where Linux starts HyStart's round: on the ACK event of an ACK past the round's end
@@ -1004,46 +695,20 @@ mod tests {
     #[test]
     fn linux_hystart_round_starts_past_the_end() {
         let mut cc = Cubic::new(CubicConfig::default(), true);
-        let mut w = CwndState {
-            cwnd: 20 * SMSS,
-            ssthresh: u64::MAX,
-            smss: SMSS as u32,
-        };
+        let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: u64::MAX, smss: SMSS as u32 };
         cc.hystart_reset(Time::ZERO, 1000);
-        cc.on_ack_event(
-            &mut w,
-            &ev(500, 2000, 100),
-            Time::ZERO + Dur::from_millis(10),
-        );
-        cc.on_ack_event(
-            &mut w,
-            &ev(1000, 9000, 100),
-            Time::ZERO + Dur::from_millis(20),
-        );
+        cc.on_ack_event(&mut w, &ev(500, 2000, 100), Time::ZERO + Dur::from_millis(10));
+        cc.on_ack_event(&mut w, &ev(1000, 9000, 100), Time::ZERO + Dur::from_millis(20));
         assert_eq!((cc.end_seq, cc.sample_cnt), (1000, 2));
-        cc.on_ack_event(
-            &mut w,
-            &ev(1001, 9000, 100),
-            Time::ZERO + Dur::from_millis(30),
-        );
+        cc.on_ack_event(&mut w, &ev(1001, 9000, 100), Time::ZERO + Dur::from_millis(30));
         assert_eq!((cc.end_seq, cc.sample_cnt), (9000, 1));
     }
 
     /// A round of HyStart samples: a first round sets delay_min = 100 ms; the second gives
     /// `n` samples of `rtt_ms`, 10 ms apart (no ACK train). Returns whether slow start ended.
     fn hystart_second_round(hystart: Hystart, linux: bool, rtt_ms: u64, n: u32) -> bool {
-        let mut cc = Cubic::new(
-            CubicConfig {
-                hystart,
-                ..CubicConfig::default()
-            },
-            linux,
-        );
-        let mut w = CwndState {
-            cwnd: 20 * SMSS,
-            ssthresh: u64::MAX,
-            smss: SMSS as u32,
-        };
+        let mut cc = Cubic::new(CubicConfig { hystart, ..CubicConfig::default() }, linux);
+        let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: u64::MAX, smss: SMSS as u32 };
         let mut now = Time::ZERO + Dur::from_millis(100);
         cc.hystart_reset(now, 10_000);
         cc.on_ack_event(&mut w, &ev(5_000, 10_000, 100), now);
@@ -1079,25 +744,12 @@ mod tests {
     #[test]
     fn hystart_round_minimum_linux_running_ns3_first_eight() {
         let run = |hystart, linux, base: u64| {
-            let mut cc = Cubic::new(
-                CubicConfig {
-                    hystart,
-                    ..CubicConfig::default()
-                },
-                linux,
-            );
-            let mut w = CwndState {
-                cwnd: 20 * SMSS,
-                ssthresh: u64::MAX,
-                smss: SMSS as u32,
-            };
+            let mut cc = Cubic::new(CubicConfig { hystart, ..CubicConfig::default() }, linux);
+            let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: u64::MAX, smss: SMSS as u32 };
             let mut now = Time::ZERO + Dur::from_millis(100);
             cc.delay_min = Some(Dur::from_millis(base));
             cc.hystart_reset(now, 1_000_000);
-            for (i, r) in [120, 120, 120, 120, 120, 120, 120, 120, 105]
-                .into_iter()
-                .enumerate()
-            {
+            for (i, r) in [120, 120, 120, 120, 120, 120, 120, 120, 105].into_iter().enumerate() {
                 now += Dur::from_millis(10);
                 cc.on_ack_event(&mut w, &ev(20_000 + i as u64, 1_000_000, r), now);
             }
@@ -1116,18 +768,8 @@ mod tests {
     #[test]
     fn hystart_ack_train() {
         let run = |hystart, n: u64| {
-            let mut cc = Cubic::new(
-                CubicConfig {
-                    hystart,
-                    ..CubicConfig::default()
-                },
-                true,
-            );
-            let mut w = CwndState {
-                cwnd: 20 * SMSS,
-                ssthresh: u64::MAX,
-                smss: SMSS as u32,
-            };
+            let mut cc = Cubic::new(CubicConfig { hystart, ..CubicConfig::default() }, true);
+            let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: u64::MAX, smss: SMSS as u32 };
             let mut now = Time::ZERO + Dur::from_millis(100);
             cc.delay_min = Some(Dur::from_millis(40));
             cc.hystart_reset(now, 1_000_000);
@@ -1149,41 +791,11 @@ mod tests {
     #[test]
     fn validate_bounds_beta_and_c() {
         let bad = |cfg: CubicConfig| cfg.validate().unwrap_err().0;
-        assert_eq!(
-            bad(CubicConfig {
-                beta: 0.0,
-                ..CubicConfig::default()
-            }),
-            "beta"
-        );
-        assert_eq!(
-            bad(CubicConfig {
-                beta: 1.0,
-                ..CubicConfig::default()
-            }),
-            "beta"
-        );
-        assert_eq!(
-            bad(CubicConfig {
-                c: 0.0,
-                ..CubicConfig::default()
-            }),
-            "c"
-        );
-        assert_eq!(
-            bad(CubicConfig {
-                c: f64::INFINITY,
-                ..CubicConfig::default()
-            }),
-            "c"
-        );
-        assert!(CubicConfig {
-            beta: 0.999,
-            c: 1e-3,
-            ..CubicConfig::default()
-        }
-        .validate()
-        .is_ok());
+        assert_eq!(bad(CubicConfig { beta: 0.0, ..CubicConfig::default() }), "beta");
+        assert_eq!(bad(CubicConfig { beta: 1.0, ..CubicConfig::default() }), "beta");
+        assert_eq!(bad(CubicConfig { c: 0.0, ..CubicConfig::default() }), "c");
+        assert_eq!(bad(CubicConfig { c: f64::INFINITY, ..CubicConfig::default() }), "c");
+        assert!(CubicConfig { beta: 0.999, c: 1e-3, ..CubicConfig::default() }.validate().is_ok());
     }
 
     // tests the timeout: Linux forgets W_max (the next epoch starts at K = 0 from cwnd, with the
@@ -1195,11 +807,7 @@ mod tests {
             cc.w_max = 100;
             cc.delay_min = Some(Dur::from_millis(50));
             cc.found = true;
-            let mut w = CwndState {
-                cwnd: 80 * SMSS,
-                ssthresh: u64::MAX,
-                smss: SMSS as u32,
-            };
+            let mut w = CwndState { cwnd: 80 * SMSS, ssthresh: u64::MAX, smss: SMSS as u32 };
             w.ssthresh = cc.ssthresh_after_loss(&w, 0, LossCause::Rto, Time::ZERO);
             cc.on_state_change(&mut w, CaState::Open, CaState::Loss, 7, Time::ZERO);
             assert_eq!(cc.w_max, if linux { 0 } else { 68 });

@@ -79,13 +79,7 @@ impl CongestionControl for LinuxReno {
         cong_avoid_ai(w, &mut self.cwnd_cnt, per, segs.min(u32::MAX as u64) as u32);
     }
 
-    fn ssthresh_after_loss(
-        &mut self,
-        w: &CwndState,
-        _in_flight: u64,
-        _cause: LossCause,
-        _now: Time,
-    ) -> u64 {
+    fn ssthresh_after_loss(&mut self, w: &CwndState, _in_flight: u64, _cause: LossCause, _now: Time) -> u64 {
         let smss = w.smss as u64;
         if self.linux {
             (w.cwnd / smss / 2).max(2) * smss
@@ -94,14 +88,7 @@ impl CongestionControl for LinuxReno {
         }
     }
 
-    fn on_state_change(
-        &mut self,
-        _w: &mut CwndState,
-        _from: CaState,
-        to: CaState,
-        _snd_nxt: u64,
-        _now: Time,
-    ) {
+    fn on_state_change(&mut self, _w: &mut CwndState, _from: CaState, to: CaState, _snd_nxt: u64, _now: Time) {
         if self.linux && matches!(to, CaState::Recovery | CaState::Cwr | CaState::Loss) {
             self.cwnd_cnt = 0;
         }
@@ -115,17 +102,7 @@ mod tests {
     const SMSS: u64 = 1448;
 
     fn ack(bytes: u64, cwnd_limited: bool) -> AckSample {
-        AckSample {
-            bytes_acked: bytes,
-            rtt: None,
-            min_rtt: None,
-            srtt: None,
-            in_flight: 0,
-            ece: false,
-            ack: 0,
-            snd_nxt: 0,
-            cwnd_limited,
-        }
+        AckSample { bytes_acked: bytes, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 0, snd_nxt: 0, cwnd_limited }
     }
 
     // tests slow start by whole segments to ssthresh: cwnd 10, ssthresh 12, an ACK of 3
@@ -136,18 +113,10 @@ mod tests {
     fn slow_start_in_segments_and_the_leftover() {
         for (linux, cnt) in [(true, 1), (false, 0)] {
             let mut cc = LinuxReno::new(linux);
-            let mut w = CwndState {
-                cwnd: 10 * SMSS,
-                ssthresh: 12 * SMSS,
-                smss: SMSS as u32,
-            };
+            let mut w = CwndState { cwnd: 10 * SMSS, ssthresh: 12 * SMSS, smss: SMSS as u32 };
             cc.on_ack(&mut w, &ack(3 * SMSS, true), Time::ZERO);
             assert_eq!((w.cwnd, cc.cwnd_cnt), (12 * SMSS, cnt), "linux {linux}");
-            let mut w = CwndState {
-                cwnd: 4 * SMSS,
-                ssthresh: 100 * SMSS,
-                smss: SMSS as u32,
-            };
+            let mut w = CwndState { cwnd: 4 * SMSS, ssthresh: 100 * SMSS, smss: SMSS as u32 };
             cc.on_ack(&mut w, &ack(2 * SMSS, true), Time::ZERO);
             assert_eq!(w.cwnd, 6 * SMSS);
         }
@@ -159,11 +128,7 @@ mod tests {
     #[test]
     fn avoidance_one_segment_per_window() {
         let mut cc = LinuxReno::new(true);
-        let mut w = CwndState {
-            cwnd: 4 * SMSS,
-            ssthresh: 4 * SMSS,
-            smss: SMSS as u32,
-        };
+        let mut w = CwndState { cwnd: 4 * SMSS, ssthresh: 4 * SMSS, smss: SMSS as u32 };
         for i in 1..=3 {
             cc.on_ack(&mut w, &ack(SMSS, true), Time::ZERO);
             assert_eq!((w.cwnd, cc.cwnd_cnt), (4 * SMSS, i));
@@ -174,11 +139,7 @@ mod tests {
         assert_eq!((w.cwnd, cc.cwnd_cnt), (7 * SMSS, 1));
         // A counter already at w (cwnd shrank under it) pays its step first: cnt 7 ≥ w 5 → cwnd
         // 6, counter 0 + 1.
-        let mut w = CwndState {
-            cwnd: 5 * SMSS,
-            ssthresh: 5 * SMSS,
-            smss: SMSS as u32,
-        };
+        let mut w = CwndState { cwnd: 5 * SMSS, ssthresh: 5 * SMSS, smss: SMSS as u32 };
         cc.cwnd_cnt = 7;
         cc.on_ack(&mut w, &ack(SMSS, true), Time::ZERO);
         assert_eq!((w.cwnd, cc.cwnd_cnt), (6 * SMSS, 1));
@@ -193,18 +154,10 @@ mod tests {
         for linux in [true, false] {
             let mut cc = LinuxReno::new(linux);
             cc.cwnd_cnt = 2;
-            let mut w = CwndState {
-                cwnd: 2 * SMSS + 724,
-                ssthresh: 2 * SMSS + 724,
-                smss: SMSS as u32,
-            };
+            let mut w = CwndState { cwnd: 2 * SMSS + 724, ssthresh: 2 * SMSS + 724, smss: SMSS as u32 };
             cc.on_ack(&mut w, &ack(0, true), Time::ZERO);
             assert_eq!((w.cwnd, cc.cwnd_cnt), (3 * SMSS + 724, 0), "linux {linux}");
-            let mut w = CwndState {
-                cwnd: 2 * SMSS,
-                ssthresh: 10 * SMSS,
-                smss: SMSS as u32,
-            };
+            let mut w = CwndState { cwnd: 2 * SMSS, ssthresh: 10 * SMSS, smss: SMSS as u32 };
             cc.on_ack(&mut w, &ack(0, true), Time::ZERO);
             assert_eq!(w.cwnd, 2 * SMSS);
         }
@@ -214,28 +167,16 @@ mod tests {
     // grows nothing; slow start is not suppressed. Linux (here) grows either way.
     #[test]
     fn ns3_grows_avoidance_only_when_cwnd_limited() {
-        let mut w = CwndState {
-            cwnd: 4 * SMSS,
-            ssthresh: 4 * SMSS,
-            smss: SMSS as u32,
-        };
+        let mut w = CwndState { cwnd: 4 * SMSS, ssthresh: 4 * SMSS, smss: SMSS as u32 };
         let mut ns3 = LinuxReno::new(false);
         ns3.on_ack(&mut w, &ack(4 * SMSS, false), Time::ZERO);
         assert_eq!((w.cwnd, ns3.cwnd_cnt), (4 * SMSS, 0));
         ns3.on_ack(&mut w, &ack(4 * SMSS, true), Time::ZERO);
         assert_eq!(w.cwnd, 5 * SMSS);
-        let mut w = CwndState {
-            cwnd: 4 * SMSS,
-            ssthresh: 10 * SMSS,
-            smss: SMSS as u32,
-        };
+        let mut w = CwndState { cwnd: 4 * SMSS, ssthresh: 10 * SMSS, smss: SMSS as u32 };
         ns3.on_ack(&mut w, &ack(SMSS, false), Time::ZERO);
         assert_eq!(w.cwnd, 5 * SMSS);
-        let mut w = CwndState {
-            cwnd: 4 * SMSS,
-            ssthresh: 4 * SMSS,
-            smss: SMSS as u32,
-        };
+        let mut w = CwndState { cwnd: 4 * SMSS, ssthresh: 4 * SMSS, smss: SMSS as u32 };
         let mut lnx = LinuxReno::new(true);
         lnx.on_ack(&mut w, &ack(4 * SMSS, false), Time::ZERO);
         assert_eq!(w.cwnd, 5 * SMSS);
@@ -246,31 +187,12 @@ mod tests {
     // Linux clears the counter entering recovery; ns-3 keeps it.
     #[test]
     fn ssthresh_from_cwnd_and_the_counter_on_reduction() {
-        let w = CwndState {
-            cwnd: 21 * SMSS + 700,
-            ssthresh: u64::MAX,
-            smss: SMSS as u32,
-        };
-        assert_eq!(
-            LinuxReno::new(true).ssthresh_after_loss(&w, 4 * SMSS, LossCause::DupAcks, Time::ZERO),
-            10 * SMSS
-        );
-        assert_eq!(
-            LinuxReno::new(false).ssthresh_after_loss(&w, 4 * SMSS, LossCause::DupAcks, Time::ZERO),
-            (21 * SMSS + 700) / 2
-        );
-        let tiny = CwndState {
-            cwnd: 3 * SMSS,
-            ..w
-        };
-        assert_eq!(
-            LinuxReno::new(true).ssthresh_after_loss(&tiny, 0, LossCause::Ecn, Time::ZERO),
-            2 * SMSS
-        );
-        assert_eq!(
-            LinuxReno::new(false).ssthresh_after_loss(&tiny, 0, LossCause::Rto, Time::ZERO),
-            2 * SMSS
-        );
+        let w = CwndState { cwnd: 21 * SMSS + 700, ssthresh: u64::MAX, smss: SMSS as u32 };
+        assert_eq!(LinuxReno::new(true).ssthresh_after_loss(&w, 4 * SMSS, LossCause::DupAcks, Time::ZERO), 10 * SMSS);
+        assert_eq!(LinuxReno::new(false).ssthresh_after_loss(&w, 4 * SMSS, LossCause::DupAcks, Time::ZERO), (21 * SMSS + 700) / 2);
+        let tiny = CwndState { cwnd: 3 * SMSS, ..w };
+        assert_eq!(LinuxReno::new(true).ssthresh_after_loss(&tiny, 0, LossCause::Ecn, Time::ZERO), 2 * SMSS);
+        assert_eq!(LinuxReno::new(false).ssthresh_after_loss(&tiny, 0, LossCause::Rto, Time::ZERO), 2 * SMSS);
         for (linux, kept) in [(true, 0), (false, 3)] {
             let mut cc = LinuxReno::new(linux);
             cc.cwnd_cnt = 3;

@@ -118,6 +118,10 @@ pub struct RateEvent {
     /// This ACK's RTT sample, if it gave one.
     pub rtt: Option<Dur>,
     pub srtt: Option<Dur>,
+    /// How much the bytes marked lost changed over the ACK, either way: ns-3's reading of the
+    /// sample's losses (`TcpSocketBase::ReceivedAck` hands `CongControl` the absolute difference
+    /// of `GetLost()`, so lost bytes acknowledged after their retransmission count again).
+    pub lost_change: u64,
 }
 
 /// How an algorithm answers loss detected by duplicate ACKs (RFC 5681 §3.2, RFC 6582).
@@ -162,27 +166,13 @@ pub trait CongestionControl {
     /// New data acknowledged in Open/Disorder state: grow cwnd.
     fn on_ack(&mut self, w: &mut CwndState, ack: &AckSample, now: Time);
     /// Loss or ECN detected: return the new ssthresh (do not set it).
-    fn ssthresh_after_loss(
-        &mut self,
-        w: &CwndState,
-        in_flight: u64,
-        cause: LossCause,
-        now: Time,
-    ) -> u64;
+    fn ssthresh_after_loss(&mut self, w: &CwndState, in_flight: u64, cause: LossCause, now: Time) -> u64;
     /// Retransmission timeout: set the loss window (default 1 SMSS, RFC 5681 §3.1).
     fn on_rto(&mut self, w: &mut CwndState, _now: Time) {
         w.cwnd = w.smss as u64;
     }
     /// The congestion state changes; `snd_nxt`: SND.NXT at the change.
-    fn on_state_change(
-        &mut self,
-        _w: &mut CwndState,
-        _from: CaState,
-        _to: CaState,
-        _snd_nxt: u64,
-        _now: Time,
-    ) {
-    }
+    fn on_state_change(&mut self, _w: &mut CwndState, _from: CaState, _to: CaState, _snd_nxt: u64, _now: Time) {}
     /// Every ACK that acknowledges or SACKs data or counts as a duplicate, in any state,
     /// before the endpoint acts on it (see [`AckEvent`]).
     fn on_ack_event(&mut self, _w: &mut CwndState, _ev: &AckEvent, _now: Time) {}
@@ -196,14 +186,7 @@ pub trait CongestionControl {
     /// Fast recovery begins and the algorithm owns cwnd in recovery
     /// ([`AnyCc::owns_recovery_cwnd`]): set it, given the bytes in flight and what the ACK
     /// delivered.
-    fn on_recovery_start(
-        &mut self,
-        _w: &mut CwndState,
-        _in_flight: u64,
-        _delivered: u64,
-        _now: Time,
-    ) {
-    }
+    fn on_recovery_start(&mut self, _w: &mut CwndState, _in_flight: u64, _delivered: u64, _now: Time) {}
     /// Pacing rate, if the algorithm paces (BBR).
     fn pacing_rate(&self) -> Option<Rate> {
         None
@@ -250,13 +233,7 @@ impl CongestionControl for FixedRate {
     fn on_ack(&mut self, w: &mut CwndState, ack: &AckSample, now: Time) {
         NewReno::default().on_ack(w, ack, now)
     }
-    fn ssthresh_after_loss(
-        &mut self,
-        w: &CwndState,
-        in_flight: u64,
-        cause: LossCause,
-        now: Time,
-    ) -> u64 {
+    fn ssthresh_after_loss(&mut self, w: &CwndState, in_flight: u64, cause: LossCause, now: Time) -> u64 {
         NewReno::default().ssthresh_after_loss(w, in_flight, cause, now)
     }
     fn pacing_rate(&self) -> Option<Rate> {
@@ -267,25 +244,12 @@ impl CongestionControl for FixedRate {
 impl AnyCc {
     pub fn new(cfg: &TcpConfig) -> AnyCc {
         match cfg.cc {
-            CcKind::NewReno => AnyCc::NewReno(NewReno {
-                capped: cfg.compat.slow_start_capped,
-                response: LossResponse::NewReno,
-            }),
-            CcKind::Reno => AnyCc::NewReno(NewReno {
-                capped: cfg.compat.slow_start_capped,
-                response: LossResponse::Reno,
-            }),
-            CcKind::Tahoe => AnyCc::NewReno(NewReno {
-                capped: cfg.compat.slow_start_capped,
-                response: LossResponse::Tahoe,
-            }),
+            CcKind::NewReno => AnyCc::NewReno(NewReno { capped: cfg.compat.slow_start_capped, response: LossResponse::NewReno }),
+            CcKind::Reno => AnyCc::NewReno(NewReno { capped: cfg.compat.slow_start_capped, response: LossResponse::Reno }),
+            CcKind::Tahoe => AnyCc::NewReno(NewReno { capped: cfg.compat.slow_start_capped, response: LossResponse::Tahoe }),
             CcKind::LinuxReno => AnyCc::LinuxReno(LinuxReno::new(cfg.compat.cc_linux)),
             CcKind::Cubic => AnyCc::Cubic(Box::new(Cubic::new(cfg.cubic, cfg.compat.cc_linux))),
-            CcKind::Vegas => AnyCc::Vegas(Box::new(Vegas::new(
-                cfg.vegas,
-                cfg.compat.cc_linux,
-                cfg.compat.slow_start_capped,
-            ))),
+            CcKind::Vegas => AnyCc::Vegas(Box::new(Vegas::new(cfg.vegas, cfg.compat.cc_linux, cfg.compat.slow_start_capped))),
             CcKind::Compound => AnyCc::Compound(Box::new(Compound::new(cfg.compound))),
             CcKind::Bbr => AnyCc::Bbr(Box::new(Bbr::new(cfg.bbr))),
             CcKind::None => AnyCc::None(NoCc),
@@ -366,26 +330,13 @@ impl CongestionControl for AnyCc {
     fn on_ack(&mut self, w: &mut CwndState, ack: &AckSample, now: Time) {
         dispatch!(self, c => c.on_ack(w, ack, now))
     }
-    fn ssthresh_after_loss(
-        &mut self,
-        w: &CwndState,
-        in_flight: u64,
-        cause: LossCause,
-        now: Time,
-    ) -> u64 {
+    fn ssthresh_after_loss(&mut self, w: &CwndState, in_flight: u64, cause: LossCause, now: Time) -> u64 {
         dispatch!(self, c => c.ssthresh_after_loss(w, in_flight, cause, now))
     }
     fn on_rto(&mut self, w: &mut CwndState, now: Time) {
         dispatch!(self, c => c.on_rto(w, now))
     }
-    fn on_state_change(
-        &mut self,
-        w: &mut CwndState,
-        from: CaState,
-        to: CaState,
-        snd_nxt: u64,
-        now: Time,
-    ) {
+    fn on_state_change(&mut self, w: &mut CwndState, from: CaState, to: CaState, snd_nxt: u64, now: Time) {
         dispatch!(self, c => c.on_state_change(w, from, to, snd_nxt, now))
     }
     #[inline]

@@ -16,21 +16,14 @@ pub struct NewReno {
 
 impl Default for NewReno {
     fn default() -> Self {
-        NewReno {
-            capped: true,
-            response: LossResponse::NewReno,
-        }
+        NewReno { capped: true, response: LossResponse::NewReno }
     }
 }
 
 /// RFC 5681 §3.1 growth: slow start `cwnd += min(N, SMSS)` (to ssthresh if `capped`), the
 /// leftover segments and congestion avoidance `cwnd += max(1, SMSS²/cwnd)` per ACK.
 pub(super) fn reno_grow(w: &mut CwndState, bytes_acked: u64, capped: bool) {
-    NewReno {
-        capped,
-        response: LossResponse::NewReno,
-    }
-    .grow(w, bytes_acked)
+    NewReno { capped, response: LossResponse::NewReno }.grow(w, bytes_acked)
 }
 
 /// RFC 5681 §3.1 slow start only (no avoidance step): `cwnd += min(N, SMSS)`, to ssthresh if
@@ -89,13 +82,7 @@ impl CongestionControl for NewReno {
         self.grow(w, ack.bytes_acked);
     }
 
-    fn ssthresh_after_loss(
-        &mut self,
-        w: &CwndState,
-        in_flight: u64,
-        _cause: LossCause,
-        _now: Time,
-    ) -> u64 {
+    fn ssthresh_after_loss(&mut self, w: &CwndState, in_flight: u64, _cause: LossCause, _now: Time) -> u64 {
         // RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2·SMSS).
         (in_flight / 2).max(2 * w.smss as u64)
     }
@@ -106,44 +93,23 @@ mod tests {
     use super::*;
 
     fn ack(bytes: u64) -> AckSample {
-        AckSample {
-            bytes_acked: bytes,
-            rtt: None,
-            min_rtt: None,
-            srtt: None,
-            in_flight: 0,
-            ece: false,
-            ack: 0,
-            snd_nxt: 0,
-            cwnd_limited: true,
-        }
+        AckSample { bytes_acked: bytes, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 0, snd_nxt: 0, cwnd_limited: true }
     }
 
     // tests RFC 5681 §3.1: slow start adds min(N, SMSS); avoidance ~1 SMSS per window.
     #[test]
     fn growth_rules() {
         let mut cc = NewReno::default();
-        let mut w = CwndState {
-            cwnd: 10 * 1448,
-            ssthresh: u64::MAX,
-            smss: 1448,
-        };
+        let mut w = CwndState { cwnd: 10 * 1448, ssthresh: u64::MAX, smss: 1448 };
         cc.on_ack(&mut w, &ack(2 * 1448), Time::ZERO);
-        assert_eq!(
-            w.cwnd,
-            11 * 1448,
-            "delayed ACK of 2 segments grows by one SMSS"
-        );
+        assert_eq!(w.cwnd, 11 * 1448, "delayed ACK of 2 segments grows by one SMSS");
         w.ssthresh = w.cwnd;
         let before = w.cwnd;
         for _ in 0..11 {
             cc.on_ack(&mut w, &ack(1448), Time::ZERO);
         }
         let grown = w.cwnd - before;
-        assert!(
-            (1300..=1448).contains(&grown),
-            "one window of ACKs grows cwnd by about one SMSS, got {grown}"
-        );
+        assert!((1300..=1448).contains(&grown), "one window of ACKs grows cwnd by about one SMSS, got {grown}");
     }
 
     // tests the slow-start crossing with ssthresh between two whole segments: Linux stops at
@@ -151,35 +117,15 @@ mod tests {
     // segment (`TcpNewReno::SlowStart`) and, nothing of the ACK being left, no avoidance step.
     #[test]
     fn slow_start_past_ssthresh_linux_and_ns3() {
-        let mut w = CwndState {
-            cwnd: 4 * 1448,
-            ssthresh: 4 * 1448 + 724,
-            smss: 1448,
-        };
+        let mut w = CwndState { cwnd: 4 * 1448, ssthresh: 4 * 1448 + 724, smss: 1448 };
         NewReno::default().on_ack(&mut w, &ack(1448), Time::ZERO);
         assert_eq!(w.cwnd, 4 * 1448 + 724 + 1448 * 1448 / (4 * 1448 + 724));
-        let mut w = CwndState {
-            cwnd: 4 * 1448,
-            ssthresh: 4 * 1448 + 724,
-            smss: 1448,
-        };
-        NewReno {
-            capped: false,
-            response: LossResponse::NewReno,
-        }
-        .on_ack(&mut w, &ack(1448), Time::ZERO);
+        let mut w = CwndState { cwnd: 4 * 1448, ssthresh: 4 * 1448 + 724, smss: 1448 };
+        NewReno { capped: false, response: LossResponse::NewReno }.on_ack(&mut w, &ack(1448), Time::ZERO);
         assert_eq!(w.cwnd, 5 * 1448);
         // A delayed ACK of two segments: the second goes to avoidance in both.
-        let mut w = CwndState {
-            cwnd: 4 * 1448,
-            ssthresh: 4 * 1448 + 724,
-            smss: 1448,
-        };
-        NewReno {
-            capped: false,
-            response: LossResponse::NewReno,
-        }
-        .on_ack(&mut w, &ack(2 * 1448), Time::ZERO);
+        let mut w = CwndState { cwnd: 4 * 1448, ssthresh: 4 * 1448 + 724, smss: 1448 };
+        NewReno { capped: false, response: LossResponse::NewReno }.on_ack(&mut w, &ack(2 * 1448), Time::ZERO);
         assert_eq!(w.cwnd, 5 * 1448 + 1448 * 1448 / (5 * 1448));
     }
 
@@ -189,27 +135,15 @@ mod tests {
     fn slow_start_stops_at_ssthresh_and_the_rest_is_avoidance() {
         let mut cc = NewReno::default();
         // A delayed ACK of 2 segments at cwnd 4 SMSS, ssthresh 5 SMSS: +1 SMSS, then one step.
-        let mut w = CwndState {
-            cwnd: 4 * 1448,
-            ssthresh: 5 * 1448,
-            smss: 1448,
-        };
+        let mut w = CwndState { cwnd: 4 * 1448, ssthresh: 5 * 1448, smss: 1448 };
         cc.on_ack(&mut w, &ack(2 * 1448), Time::ZERO);
         assert_eq!(w.cwnd, 5 * 1448 + 1448 * 1448 / (5 * 1448));
         // One segment that slow start uses whole: no avoidance step.
-        let mut w = CwndState {
-            cwnd: 4 * 1448,
-            ssthresh: 5 * 1448,
-            smss: 1448,
-        };
+        let mut w = CwndState { cwnd: 4 * 1448, ssthresh: 5 * 1448, smss: 1448 };
         cc.on_ack(&mut w, &ack(1448), Time::ZERO);
         assert_eq!(w.cwnd, 5 * 1448);
         // One segment of which slow start uses 500 B: capped at ssthresh, then one step.
-        let mut w = CwndState {
-            cwnd: 5 * 1448 - 500,
-            ssthresh: 5 * 1448,
-            smss: 1448,
-        };
+        let mut w = CwndState { cwnd: 5 * 1448 - 500, ssthresh: 5 * 1448, smss: 1448 };
         cc.on_ack(&mut w, &ack(1448), Time::ZERO);
         assert_eq!(w.cwnd, 5 * 1448 + 1448 * 1448 / (5 * 1448));
     }
@@ -220,16 +154,8 @@ mod tests {
     #[test]
     fn cwnd_equal_to_ssthresh_is_congestion_avoidance() {
         for capped in [true, false] {
-            let mut w = CwndState {
-                cwnd: 4 * 1448,
-                ssthresh: 4 * 1448,
-                smss: 1448,
-            };
-            NewReno {
-                capped,
-                response: LossResponse::NewReno,
-            }
-            .on_ack(&mut w, &ack(1448), Time::ZERO);
+            let mut w = CwndState { cwnd: 4 * 1448, ssthresh: 4 * 1448, smss: 1448 };
+            NewReno { capped, response: LossResponse::NewReno }.on_ack(&mut w, &ack(1448), Time::ZERO);
             assert_eq!(w.cwnd, 4 * 1448 + 362, "capped {capped}");
         }
     }
@@ -239,18 +165,8 @@ mod tests {
     fn ssthresh_is_half_the_flight_with_floor() {
         let mut cc = NewReno::default();
         assert_eq!(cc.name(), crate::tcp::CcKind::NewReno.as_str());
-        let w = CwndState {
-            cwnd: 10 * 1448,
-            ssthresh: u64::MAX,
-            smss: 1448,
-        };
-        assert_eq!(
-            cc.ssthresh_after_loss(&w, 10 * 1448, LossCause::DupAcks, Time::ZERO),
-            5 * 1448
-        );
-        assert_eq!(
-            cc.ssthresh_after_loss(&w, 1448, LossCause::DupAcks, Time::ZERO),
-            2 * 1448
-        );
+        let w = CwndState { cwnd: 10 * 1448, ssthresh: u64::MAX, smss: 1448 };
+        assert_eq!(cc.ssthresh_after_loss(&w, 10 * 1448, LossCause::DupAcks, Time::ZERO), 5 * 1448);
+        assert_eq!(cc.ssthresh_after_loss(&w, 1448, LossCause::DupAcks, Time::ZERO), 2 * 1448);
     }
 }

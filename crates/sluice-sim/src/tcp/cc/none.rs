@@ -20,13 +20,7 @@ impl CongestionControl for NoCc {
     fn on_ack(&mut self, w: &mut CwndState, _ack: &AckSample, _now: Time) {
         w.cwnd = UNBOUNDED;
     }
-    fn ssthresh_after_loss(
-        &mut self,
-        w: &CwndState,
-        _in_flight: u64,
-        _cause: LossCause,
-        _now: Time,
-    ) -> u64 {
+    fn ssthresh_after_loss(&mut self, w: &CwndState, _in_flight: u64, _cause: LossCause, _now: Time) -> u64 {
         w.ssthresh
     }
     fn on_rto(&mut self, w: &mut CwndState, _now: Time) {
@@ -49,31 +43,14 @@ mod tests {
         let mut cc = NoCc;
         assert_eq!(UNBOUNDED, 1_073_741_824);
         assert_eq!(cc.name(), crate::tcp::CcKind::None.as_str());
-        let mut w = CwndState {
-            cwnd: 1448,
-            ssthresh: 7 * 1448,
-            smss: 1448,
-        };
-        let ack = AckSample {
-            bytes_acked: 1448,
-            rtt: None,
-            min_rtt: None,
-            srtt: None,
-            in_flight: 0,
-            ece: false,
-            ack: 0,
-            snd_nxt: 0,
-            cwnd_limited: true,
-        };
+        let mut w = CwndState { cwnd: 1448, ssthresh: 7 * 1448, smss: 1448 };
+        let ack = AckSample { bytes_acked: 1448, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 0, snd_nxt: 0, cwnd_limited: true };
         cc.on_ack(&mut w, &ack, Time::ZERO);
         assert_eq!(w.cwnd, UNBOUNDED);
         w.cwnd = 1448;
         cc.on_rto(&mut w, Time::ZERO);
         assert_eq!(w.cwnd, UNBOUNDED);
-        assert_eq!(
-            cc.ssthresh_after_loss(&w, 10 * 1448, LossCause::DupAcks, Time::ZERO),
-            7 * 1448
-        );
+        assert_eq!(cc.ssthresh_after_loss(&w, 10 * 1448, LossCause::DupAcks, Time::ZERO), 7 * 1448);
         assert_eq!(cc.loss_response(), LossResponse::RtoOnly);
     }
 }

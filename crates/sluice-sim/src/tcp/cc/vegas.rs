@@ -51,12 +51,7 @@ impl Default for VegasConfig {
     /// Brakmo & Peterson's values as ns-3 (`TcpVegas` Alpha 2, Beta 4, Gamma 1) and Linux
     /// (`alpha = 2`, `beta = 4`, `gamma = 1`) set them; ns-3's diff.
     fn default() -> Self {
-        VegasConfig {
-            alpha: 2,
-            beta: 4,
-            gamma: 1,
-            diff: VegasDiff::Ns3,
-        }
+        VegasConfig { alpha: 2, beta: 4, gamma: 1, diff: VegasDiff::Ns3 }
     }
 }
 
@@ -64,10 +59,7 @@ impl VegasConfig {
     /// Checks the values; `Err((key, message))`.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.alpha > self.beta {
-            return Err((
-                "alpha",
-                format!("must not exceed beta ({}), got {}", self.beta, self.alpha),
-            ));
+            return Err(("alpha", format!("must not exceed beta ({}), got {}", self.beta, self.alpha)));
         }
         Ok(())
     }
@@ -103,17 +95,7 @@ pub struct Vegas {
 
 impl Vegas {
     pub fn new(cfg: VegasConfig, linux_samples: bool, capped: bool) -> Vegas {
-        Vegas {
-            cfg,
-            linux_samples,
-            capped,
-            doing: true,
-            beg_snd_nxt: 0,
-            base_rtt: None,
-            min_rtt: None,
-            cnt_rtt: 0,
-            diff: 0,
-        }
+        Vegas { cfg, linux_samples, capped, doing: true, beg_snd_nxt: 0, base_rtt: None, min_rtt: None, cnt_rtt: 0, diff: 0 }
     }
 
     /// `loss` ssthresh of Vegas's own cuts (ns-3 `GetSsThresh`; Linux `tcp_vegas_ssthresh`):
@@ -138,8 +120,7 @@ impl Vegas {
             }
             VegasDiff::Linux => {
                 let target = (seg as u128 * base.0 as u128 / min.0.max(1) as u128) as u64;
-                let diff = (seg as u128 * (min.0.saturating_sub(base.0)) as u128
-                    / base.0.max(1) as u128) as u64;
+                let diff = (seg as u128 * (min.0.saturating_sub(base.0)) as u128 / base.0.max(1) as u128) as u64;
                 (target, diff)
             }
         };
@@ -185,17 +166,11 @@ impl CongestionControl for Vegas {
             return;
         }
         // ns-3 ends the round at an ACK ≥ the mark, Linux past it.
-        let round_over = if self.cfg.diff == VegasDiff::Linux {
-            ack.ack > self.beg_snd_nxt
-        } else {
-            ack.ack >= self.beg_snd_nxt
-        };
+        let round_over = if self.cfg.diff == VegasDiff::Linux { ack.ack > self.beg_snd_nxt } else { ack.ack >= self.beg_snd_nxt };
         if round_over {
             self.beg_snd_nxt = ack.snd_nxt;
             match (self.base_rtt, self.min_rtt) {
-                (Some(base), Some(min)) if self.cnt_rtt > 2 => {
-                    self.adjust(w, ack.bytes_acked, base, min)
-                }
+                (Some(base), Some(min)) if self.cnt_rtt > 2 => self.adjust(w, ack.bytes_acked, base, min),
                 _ => reno_grow(w, ack.bytes_acked, self.capped),
             }
             self.cnt_rtt = 0;
@@ -205,13 +180,7 @@ impl CongestionControl for Vegas {
         }
     }
 
-    fn ssthresh_after_loss(
-        &mut self,
-        w: &CwndState,
-        _in_flight: u64,
-        _cause: LossCause,
-        _now: Time,
-    ) -> u64 {
+    fn ssthresh_after_loss(&mut self, w: &CwndState, _in_flight: u64, _cause: LossCause, _now: Time) -> u64 {
         let smss = w.smss as u64;
         match self.cfg.diff {
             // ns-3 TcpVegas::GetSsThresh, for every reduction.
@@ -221,14 +190,7 @@ impl CongestionControl for Vegas {
         }
     }
 
-    fn on_state_change(
-        &mut self,
-        _w: &mut CwndState,
-        _from: CaState,
-        to: CaState,
-        snd_nxt: u64,
-        _now: Time,
-    ) {
+    fn on_state_change(&mut self, _w: &mut CwndState, _from: CaState, to: CaState, snd_nxt: u64, _now: Time) {
         if to == CaState::Open {
             self.doing = true;
             self.beg_snd_nxt = snd_nxt;
@@ -256,34 +218,13 @@ mod tests {
     /// One round's end with cwnd 20, avoidance (ssthresh 10), baseRTT 100 ms and the round's
     /// minimum `min_ms`, three samples: the cwnd after it.
     fn round(diff: VegasDiff, min_ms: u64) -> u64 {
-        let mut v = Vegas::new(
-            VegasConfig {
-                diff,
-                ..VegasConfig::default()
-            },
-            true,
-            true,
-        );
+        let mut v = Vegas::new(VegasConfig { diff, ..VegasConfig::default() }, true, true);
         v.base_rtt = Some(Dur::from_millis(100));
         v.min_rtt = Some(Dur::from_millis(min_ms));
         v.cnt_rtt = 3;
         v.beg_snd_nxt = 1000;
-        let mut w = CwndState {
-            cwnd: 20 * SMSS,
-            ssthresh: 10 * SMSS,
-            smss: SMSS as u32,
-        };
-        let ack = AckSample {
-            bytes_acked: SMSS,
-            rtt: None,
-            min_rtt: None,
-            srtt: None,
-            in_flight: 0,
-            ece: false,
-            ack: 2000,
-            snd_nxt: 50_000,
-            cwnd_limited: true,
-        };
+        let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: 10 * SMSS, smss: SMSS as u32 };
+        let ack = AckSample { bytes_acked: SMSS, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 2000, snd_nxt: 50_000, cwnd_limited: true };
         v.on_ack(&mut w, &ack, Time::ZERO);
         assert_eq!(v.beg_snd_nxt, 50_000, "the next round ends past SND.NXT");
         w.cwnd / SMSS
@@ -311,22 +252,8 @@ mod tests {
         v.base_rtt = Some(Dur::from_millis(100));
         v.min_rtt = Some(Dur::from_millis(150));
         v.cnt_rtt = 3;
-        let mut w = CwndState {
-            cwnd: 20 * SMSS,
-            ssthresh: 100 * SMSS,
-            smss: SMSS as u32,
-        };
-        let ack = AckSample {
-            bytes_acked: SMSS,
-            rtt: None,
-            min_rtt: None,
-            srtt: None,
-            in_flight: 0,
-            ece: false,
-            ack: 2000,
-            snd_nxt: 50_000,
-            cwnd_limited: true,
-        };
+        let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: 100 * SMSS, smss: SMSS as u32 };
+        let ack = AckSample { bytes_acked: SMSS, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 2000, snd_nxt: 50_000, cwnd_limited: true };
         v.on_ack(&mut w, &ack, Time::ZERO);
         assert_eq!((w.cwnd, w.ssthresh), (14 * SMSS, 13 * SMSS));
     }
@@ -339,22 +266,8 @@ mod tests {
         v.base_rtt = Some(Dur::from_millis(100));
         v.min_rtt = Some(Dur::from_millis(150));
         v.cnt_rtt = 2;
-        let mut w = CwndState {
-            cwnd: 20 * SMSS,
-            ssthresh: 10 * SMSS,
-            smss: SMSS as u32,
-        };
-        let ack = AckSample {
-            bytes_acked: SMSS,
-            rtt: None,
-            min_rtt: None,
-            srtt: None,
-            in_flight: 0,
-            ece: false,
-            ack: 2000,
-            snd_nxt: 50_000,
-            cwnd_limited: true,
-        };
+        let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: 10 * SMSS, smss: SMSS as u32 };
+        let ack = AckSample { bytes_acked: SMSS, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack: 2000, snd_nxt: 50_000, cwnd_limited: true };
         v.on_ack(&mut w, &ack, Time::ZERO);
         assert_eq!(w.cwnd, 20 * SMSS + 72);
         v.on_state_change(&mut w, CaState::Open, CaState::Recovery, 0, Time::ZERO);
@@ -366,42 +279,14 @@ mod tests {
 
     /// One ACK with baseRTT 100 ms, the round's minimum `min_ms` and three samples, the round
     /// ending at SND.NXT 1000: `(cwnd, ssthresh)` in bytes after it.
-    fn ack_in_round(
-        diff: VegasDiff,
-        capped: bool,
-        w: (u64, u64),
-        min_ms: u64,
-        bytes_acked: u64,
-        ack: u64,
-    ) -> (u64, u64) {
-        let mut v = Vegas::new(
-            VegasConfig {
-                diff,
-                ..VegasConfig::default()
-            },
-            true,
-            capped,
-        );
+    fn ack_in_round(diff: VegasDiff, capped: bool, w: (u64, u64), min_ms: u64, bytes_acked: u64, ack: u64) -> (u64, u64) {
+        let mut v = Vegas::new(VegasConfig { diff, ..VegasConfig::default() }, true, capped);
         v.base_rtt = Some(Dur::from_millis(100));
         v.min_rtt = Some(Dur::from_millis(min_ms));
         v.cnt_rtt = 3;
         v.beg_snd_nxt = 1000;
-        let mut cw = CwndState {
-            cwnd: w.0 * SMSS,
-            ssthresh: w.1 * SMSS,
-            smss: SMSS as u32,
-        };
-        let a = AckSample {
-            bytes_acked,
-            rtt: None,
-            min_rtt: None,
-            srtt: None,
-            in_flight: 0,
-            ece: false,
-            ack,
-            snd_nxt: 50_000,
-            cwnd_limited: true,
-        };
+        let mut cw = CwndState { cwnd: w.0 * SMSS, ssthresh: w.1 * SMSS, smss: SMSS as u32 };
+        let a = AckSample { bytes_acked, rtt: None, min_rtt: None, srtt: None, in_flight: 0, ece: false, ack, snd_nxt: 50_000, cwnd_limited: true };
         v.on_ack(&mut cw, &a, Time::ZERO);
         (cw.cwnd, cw.ssthresh)
     }
@@ -413,18 +298,9 @@ mod tests {
     #[test]
     fn avoidance_holds_inside_the_band() {
         let held = (20 * SMSS, 15 * SMSS);
-        assert_eq!(
-            ack_in_round(VegasDiff::Ns3, true, (20, 10), 110, SMSS, 2000),
-            held
-        );
-        assert_eq!(
-            ack_in_round(VegasDiff::Ns3, true, (20, 10), 115, SMSS, 2000),
-            held
-        );
-        assert_eq!(
-            ack_in_round(VegasDiff::Linux, true, (20, 10), 115, SMSS, 2000),
-            held
-        );
+        assert_eq!(ack_in_round(VegasDiff::Ns3, true, (20, 10), 110, SMSS, 2000), held);
+        assert_eq!(ack_in_round(VegasDiff::Ns3, true, (20, 10), 115, SMSS, 2000), held);
+        assert_eq!(ack_in_round(VegasDiff::Linux, true, (20, 10), 115, SMSS, 2000), held);
     }
 
     // tests slow start's end under both diffs and at its edges, cwnd 20, ssthresh 100:
@@ -435,18 +311,9 @@ mod tests {
     // - diff 1 with a 500-byte ACK: slow start +500 B (avoidance would give 21 segments).
     #[test]
     fn slow_start_exit_by_diff_and_at_gamma() {
-        assert_eq!(
-            ack_in_round(VegasDiff::Linux, true, (20, 100), 150, SMSS, 2000),
-            (14 * SMSS, 13 * SMSS)
-        );
-        assert_eq!(
-            ack_in_round(VegasDiff::Ns3, true, (20, 100), 105, SMSS, 2000),
-            (21 * SMSS, 100 * SMSS)
-        );
-        assert_eq!(
-            ack_in_round(VegasDiff::Ns3, true, (20, 100), 105, 500, 2000),
-            (20 * SMSS + 500, 100 * SMSS)
-        );
+        assert_eq!(ack_in_round(VegasDiff::Linux, true, (20, 100), 150, SMSS, 2000), (14 * SMSS, 13 * SMSS));
+        assert_eq!(ack_in_round(VegasDiff::Ns3, true, (20, 100), 105, SMSS, 2000), (21 * SMSS, 100 * SMSS));
+        assert_eq!(ack_in_round(VegasDiff::Ns3, true, (20, 100), 105, 500, 2000), (20 * SMSS + 500, 100 * SMSS));
     }
 
     // tests cwnd = ssthresh (20, uncapped slow start) at a round's end: that is avoidance, not
@@ -455,14 +322,8 @@ mod tests {
     // 500-byte ACK: +1 segment → 21 (slow start would add 500 B), ssthresh stays 20.
     #[test]
     fn at_ssthresh_a_round_end_is_avoidance() {
-        assert_eq!(
-            ack_in_round(VegasDiff::Ns3, false, (20, 20), 150, SMSS, 2000),
-            (19 * SMSS, 18 * SMSS)
-        );
-        assert_eq!(
-            ack_in_round(VegasDiff::Ns3, false, (20, 20), 105, 500, 2000),
-            (21 * SMSS, 20 * SMSS)
-        );
+        assert_eq!(ack_in_round(VegasDiff::Ns3, false, (20, 20), 150, SMSS, 2000), (19 * SMSS, 18 * SMSS));
+        assert_eq!(ack_in_round(VegasDiff::Ns3, false, (20, 20), 105, 500, 2000), (21 * SMSS, 20 * SMSS));
     }
 
     // tests the floors at a tiny window: cwnd 2, ssthresh 100, minRTT 400 ms: target ⌊2/4⌋ = 0,
@@ -473,18 +334,9 @@ mod tests {
     // 1), 2) = 2 SMSS.
     #[test]
     fn tiny_window_floors_by_variant() {
-        assert_eq!(
-            ack_in_round(VegasDiff::Ns3, true, (2, 100), 400, SMSS, 2000),
-            (SMSS, 2 * SMSS)
-        );
-        assert_eq!(
-            ack_in_round(VegasDiff::Linux, true, (2, 100), 400, SMSS, 2000),
-            (2 * SMSS, 2172)
-        );
-        assert_eq!(
-            ack_in_round(VegasDiff::Ns3, true, (3, 100), 300, SMSS, 2000),
-            (2 * SMSS, 2 * SMSS)
-        );
+        assert_eq!(ack_in_round(VegasDiff::Ns3, true, (2, 100), 400, SMSS, 2000), (SMSS, 2 * SMSS));
+        assert_eq!(ack_in_round(VegasDiff::Linux, true, (2, 100), 400, SMSS, 2000), (2 * SMSS, 2172));
+        assert_eq!(ack_in_round(VegasDiff::Ns3, true, (3, 100), 300, SMSS, 2000), (2 * SMSS, 2 * SMSS));
     }
 
     // tests where a round ends: ns-3 at an ACK reaching the mark (ACK = 1000 adjusts: minRTT 150
@@ -492,55 +344,25 @@ mod tests {
     // holds until the round ends; ACK 1001 adjusts: diff 10 → 19).
     #[test]
     fn a_round_ends_at_the_mark_in_ns3_past_it_in_linux() {
-        assert_eq!(
-            ack_in_round(VegasDiff::Ns3, true, (20, 10), 150, SMSS, 1000).0,
-            19 * SMSS
-        );
-        assert_eq!(
-            ack_in_round(VegasDiff::Linux, true, (20, 10), 150, SMSS, 1000),
-            (20 * SMSS, 10 * SMSS)
-        );
-        assert_eq!(
-            ack_in_round(VegasDiff::Linux, true, (20, 10), 150, SMSS, 1001).0,
-            19 * SMSS
-        );
+        assert_eq!(ack_in_round(VegasDiff::Ns3, true, (20, 10), 150, SMSS, 1000).0, 19 * SMSS);
+        assert_eq!(ack_in_round(VegasDiff::Linux, true, (20, 10), 150, SMSS, 1000), (20 * SMSS, 10 * SMSS));
+        assert_eq!(ack_in_round(VegasDiff::Linux, true, (20, 10), 150, SMSS, 1001).0, 19 * SMSS);
     }
 
     // tests ACKs inside a round: slow start grows by the bytes acknowledged (20 → 21 below
     // ssthresh 100); at cwnd = ssthresh (uncapped) or above it nothing moves until the round ends.
     #[test]
     fn inside_a_round_only_slow_start_grows() {
-        assert_eq!(
-            ack_in_round(VegasDiff::Ns3, false, (20, 100), 150, SMSS, 500).0,
-            21 * SMSS
-        );
-        assert_eq!(
-            ack_in_round(VegasDiff::Ns3, false, (20, 20), 150, SMSS, 500).0,
-            20 * SMSS
-        );
-        assert_eq!(
-            ack_in_round(VegasDiff::Ns3, false, (20, 10), 150, SMSS, 500).0,
-            20 * SMSS
-        );
+        assert_eq!(ack_in_round(VegasDiff::Ns3, false, (20, 100), 150, SMSS, 500).0, 21 * SMSS);
+        assert_eq!(ack_in_round(VegasDiff::Ns3, false, (20, 20), 150, SMSS, 500).0, 20 * SMSS);
+        assert_eq!(ack_in_round(VegasDiff::Ns3, false, (20, 10), 150, SMSS, 500).0, 20 * SMSS);
     }
 
     // tests the parameters' check: α = β is a valid (zero-width) band, α above β is refused by name.
     #[test]
     fn alpha_may_equal_beta_not_exceed_it() {
-        assert!(VegasConfig {
-            alpha: 3,
-            beta: 3,
-            ..VegasConfig::default()
-        }
-        .validate()
-        .is_ok());
-        let e = VegasConfig {
-            alpha: 5,
-            beta: 4,
-            ..VegasConfig::default()
-        }
-        .validate()
-        .unwrap_err();
+        assert!(VegasConfig { alpha: 3, beta: 3, ..VegasConfig::default() }.validate().is_ok());
+        let e = VegasConfig { alpha: 5, beta: 4, ..VegasConfig::default() }.validate().unwrap_err();
         assert_eq!(e.0, "alpha");
         assert!(e.1.contains("must not exceed beta (4), got 5"), "{}", e.1);
     }
@@ -550,22 +372,11 @@ mod tests {
     // for an ECN-Echo too.
     #[test]
     fn loss_ssthresh_by_variant() {
-        let w = CwndState {
-            cwnd: 20 * SMSS,
-            ssthresh: 30 * SMSS,
-            smss: SMSS as u32,
-        };
+        let w = CwndState { cwnd: 20 * SMSS, ssthresh: 30 * SMSS, smss: SMSS as u32 };
         for cause in [LossCause::DupAcks, LossCause::Ecn, LossCause::Rto] {
             let mut ns3 = Vegas::new(VegasConfig::default(), false, false);
             assert_eq!(ns3.ssthresh_after_loss(&w, 0, cause, Time::ZERO), 19 * SMSS);
-            let mut lnx = Vegas::new(
-                VegasConfig {
-                    diff: VegasDiff::Linux,
-                    ..VegasConfig::default()
-                },
-                true,
-                true,
-            );
+            let mut lnx = Vegas::new(VegasConfig { diff: VegasDiff::Linux, ..VegasConfig::default() }, true, true);
             assert_eq!(lnx.ssthresh_after_loss(&w, 0, cause, Time::ZERO), 10 * SMSS);
         }
     }
@@ -573,31 +384,13 @@ mod tests {
     // tests the samples: Linux counts each ACK's own sample, ns-3 the SRTT (every ACK).
     #[test]
     fn samples_by_flavour() {
-        let mut w = CwndState {
-            cwnd: 20 * SMSS,
-            ssthresh: 10 * SMSS,
-            smss: SMSS as u32,
-        };
-        let ev = AckEvent {
-            ca: CaState::Open,
-            rtt: None,
-            srtt: Some(Dur::from_millis(120)),
-            min_rtt: None,
-            ack: 1,
-            snd_nxt: 1,
-            prior_in_flight: 0,
-            delivered: 0,
-            lost: 0,
-            dup: true,
-        };
+        let mut w = CwndState { cwnd: 20 * SMSS, ssthresh: 10 * SMSS, smss: SMSS as u32 };
+        let ev = AckEvent { ca: CaState::Open, rtt: None, srtt: Some(Dur::from_millis(120)), min_rtt: None, ack: 1, snd_nxt: 1, prior_in_flight: 0, delivered: 0, lost: 0, dup: true };
         let mut lnx = Vegas::new(VegasConfig::default(), true, true);
         lnx.on_ack_event(&mut w, &ev, Time::ZERO);
         assert_eq!(lnx.cnt_rtt, 0);
         let mut ns3 = Vegas::new(VegasConfig::default(), false, false);
         ns3.on_ack_event(&mut w, &ev, Time::ZERO);
-        assert_eq!(
-            (ns3.cnt_rtt, ns3.base_rtt),
-            (1, Some(Dur::from_millis(120)))
-        );
+        assert_eq!((ns3.cnt_rtt, ns3.base_rtt), (1, Some(Dur::from_millis(120))));
     }
 }

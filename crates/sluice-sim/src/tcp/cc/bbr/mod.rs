@@ -213,7 +213,8 @@ pub struct Bbr {
     delivered: u64,
     /// Bytes in flight after the ACK being processed.
     in_flight: u64,
-    /// Bytes lost per the ACK being processed (ProbeBW's phase test).
+    /// Bytes lost per the ACK being processed: newly marked lost (the draft), or ns-3's change
+    /// of the bytes marked lost either way ([`RateEvent::lost_change`]).
     lost: u64,
     initial_cwnd: u64,
     smss: u64,
@@ -368,7 +369,10 @@ impl Bbr {
         self.ca = ev.ca;
         self.delivered = ev.delivered;
         self.in_flight = ev.in_flight;
-        self.lost = ev.rs.lost;
+        self.lost = match self.cfg.target {
+            BbrTarget::Draft => ev.rs.lost,
+            BbrTarget::Ns3 => ev.lost_change,
+        };
         if ev.rtt.is_some() {
             self.last_rtt = ev.rtt;
         }
@@ -500,8 +504,8 @@ impl Bbr {
     /// Losses come off cwnd (at least 1 SMSS left); in packet conservation cwnd covers what is
     /// in flight plus what this ACK delivered. Returns whether packet conservation holds.
     fn modulate_for_recovery(&mut self, w: &mut CwndState, ev: &RateEvent) -> bool {
-        if ev.rs.lost > 0 {
-            w.cwnd = w.cwnd.saturating_sub(ev.rs.lost).max(self.smss);
+        if self.lost > 0 {
+            w.cwnd = w.cwnd.saturating_sub(self.lost).max(self.smss);
         }
         if self.packet_conservation {
             w.cwnd = w.cwnd.max(ev.in_flight + ev.rs.acked_sacked);

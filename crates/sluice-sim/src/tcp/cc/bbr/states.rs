@@ -87,7 +87,7 @@ impl Bbr {
             full_length
         } else if self.pacing_gain > 1.0 {
             full_length
-                && (ev.rs.lost > 0 || ev.rs.prior_in_flight >= self.inflight(self.pacing_gain))
+                && (self.lost > 0 || ev.rs.prior_in_flight >= self.inflight(self.pacing_gain))
         } else {
             full_length || ev.rs.prior_in_flight <= self.inflight(1.0)
         };

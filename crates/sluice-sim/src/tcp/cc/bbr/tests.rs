@@ -70,6 +70,7 @@ fn ack(
         in_flight,
         rtt,
         srtt: rtt,
+        lost_change: 0,
     }
 }
 
