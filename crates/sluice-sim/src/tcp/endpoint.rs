@@ -272,7 +272,9 @@ impl Endpoint {
 
     fn new(cfg: Arc<TcpConfig>, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
         let cc = AnyCc::new(&cfg);
-        let rate = cc.wants_rate_samples().then(Box::default);
+        // ns-3's sampler keeps its sample between ACKs; BBR's `target = "ns3"` takes that reading.
+        let keep = cfg.bbr.target == super::config::BbrTarget::Ns3;
+        let rate = cc.wants_rate_samples().then(|| Box::new(RateSampler::new(keep)));
         let smss = cfg.mss;
         let cwnd = cc.initial_cwnd(cfg.iw, smss);
         let rcv_shift = if cfg.window_scaling { wscale_for_buffer(cfg.rcv_buf) } else { 0 };

@@ -84,9 +84,18 @@ pub struct RateSampler {
     is_app_limited: bool,
     /// `delivered` at the start of the ACK being processed.
     ack_start: u64,
+    /// ns-3's reading (`TcpRateLinux` keeps its sample between ACKs): the reference segment
+    /// carries over to later ACKs until one delivers a segment sent later, and an ACK that
+    /// delivers nothing repeats the last sample.
+    pub keep_between_acks: bool,
 }
 
 impl RateSampler {
+    /// A sampler; `keep_between_acks`: ns-3's reading (see the field).
+    pub fn new(keep_between_acks: bool) -> RateSampler {
+        RateSampler { keep_between_acks, ..RateSampler::default() }
+    }
+
     /// A segment `[start, end)` leaves (first time or again); `idle`: nothing was in flight
     /// (the draft restarts the sampling clocks then).
     pub fn on_send(&mut self, start: u64, end: u64, idle: bool, now: Time) {
@@ -128,8 +137,10 @@ impl RateSampler {
     /// Start of an ACK's processing.
     pub fn begin_ack(&mut self) {
         self.ack_start = self.delivered;
-        self.prior_time = None;
-        self.prior_delivered = 0;
+        if !self.keep_between_acks {
+            self.prior_time = None;
+            self.prior_delivered = 0;
+        }
     }
 
     fn deliver(&mut self, i: usize, now: Time) {
@@ -142,7 +153,7 @@ impl RateSampler {
         self.delivered_time = now;
         // The newest-sent segment this ACK delivers is the sample's reference (draft:
         // `P.delivered > rs.prior_delivered`, the ACK's first delivered segment in any case).
-        if self.prior_time.is_none() || s.delivered > self.prior_delivered {
+        if self.prior_time.is_none() || (self.keep_between_acks && self.prior_delivered == 0) || s.delivered > self.prior_delivered {
             self.prior_delivered = s.delivered;
             self.prior_time = Some(s.delivered_time);
             self.is_app_limited = s.is_app_limited;
@@ -321,5 +332,42 @@ mod tests {
             (s.delivered, s.interval, s.rate_bps()),
             (1000, Dur(40 * MS), 200_000)
         );
+    }
+}
+
+#[cfg(test)]
+mod tests_ns3 {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    // tests ns-3's reading (`keep_between_acks`: `TcpRateLinux` keeps its sample between ACKs).
+    // Segs 1–2 leave at 0 and are acknowledged at 50 ms (delivered 2000, first_sent 0); segs 3
+    // and 4 leave at 50 and 51 ms stamped delivered 2000, delivered_time 50 ms, first_sent 0.
+    //   Seg 3's ACK at 100 ms: reference seg 3: max(50 − 0, 100 − 50) = 50 ms, 1000 B: 160 kb/s.
+    //   Seg 4's ACK at 101 ms: the draft's per-ACK sample takes seg 4: max(51 − 0, 101 − 50) =
+    //   51 ms for 4000 − 2000 = 2000 B, 313,725 b/s; ns-3 keeps seg 3 (seg 4's delivered 2000 is
+    //   not above the kept 2000): 2000 B over seg 3's 50 ms, 320 kb/s. An ACK that delivers
+    //   nothing then repeats ns-3's sample and gives none in the draft's.
+    #[test]
+    fn ns3_keeps_the_reference_between_acks() {
+        for (keep, want) in [(false, (2000, Dur(51 * MS), 313_725)), (true, (2000, Dur(50 * MS), 320_000))] {
+            let mut r = RateSampler::new(keep);
+            r.on_send(1, 1001, true, Time(0));
+            r.on_send(1001, 2001, false, Time(0));
+            r.begin_ack();
+            r.on_acked(2001, Time(50 * MS));
+            r.on_send(2001, 3001, false, Time(50 * MS));
+            r.on_send(3001, 4001, false, Time(51 * MS));
+            r.begin_ack();
+            r.on_acked(3001, Time(100 * MS));
+            assert_eq!(r.sample(0, 2000, None).rate_bps(), 160_000);
+            r.begin_ack();
+            r.on_acked(4001, Time(101 * MS));
+            let s = r.sample(0, 1000, None);
+            assert_eq!((s.delivered, s.interval, s.rate_bps()), want, "keep {keep}");
+            r.begin_ack();
+            assert_eq!(r.sample(0, 0, None).valid(), keep);
+        }
     }
 }
