@@ -53,9 +53,9 @@ fn mean(xs: impl Iterator<Item = f64>) -> f64 {
 
 // tests BBR against ns-3.44's TcpBbr (validation/bbr_seeds.py): Sluice's seeds 1..5 against
 // ns-3's recorded runs (`--run` 1, 2, …; each side draws ProbeBW's cycle start and the start
-// times from its own generator), on the nine-flow access link with a 900- and a 50-packet
-// buffer: the seed means of aggregate goodput within 5 %, of the mean queue within 25 %, of
-// Jain's index within 0.1. ns-3's runs are slow here (38 min of wall time for the 900-packet
+// times from its own generator), on the nine-flow access link with each drop-tail buffer the
+// fixture records (900 packets; 50 when its runs are in): the seed means of aggregate goodput
+// within 5 %, of the mean queue within 25 %, of Jain's index within 0.1. ns-3's runs are slow here (38 min of wall time for the 900-packet
 // one on this shared machine, 4.7 million events), so the fixture may hold fewer than five
 // (docs/validation.md gives the count).
 #[test]
