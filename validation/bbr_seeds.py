@@ -153,7 +153,7 @@ def main() -> int:
                 delta = (a - c) / c if c else 0.0
                 ok, dtxt, tt = abs(delta) <= TOLERANCE[tol], f"{100 * delta:+.1f}%", f"{100 * TOLERANCE[tol]:.0f}%"
             fmt = "{:.3e}" if key == "drop_ratio" else "{:.3f}" if key == "jain" else "{:.2f}"
-            lines.append(f"| {fx['buffers'][b]} pkt | {name} | {fmt.format(a)} ({fmt.format(sa)}) | {fmt.format(c)} ({fmt.format(sc)}) [{len(theirs)}] | {dtxt} | {tt} | {'yes' if ok else 'NO'} |")
+            lines.append(f"| {fx['buffers'][b]} pkt | {name} | {fmt.format(a)} ({fmt.format(sa)}) | {fmt.format(c)} ({fmt.format(sc)}) [{len(theirs)}] | {dtxt} | {tt} | {'–' if tol is None else 'yes' if ok else 'NO'} |")
             if not ok:
                 bad.append(f"{b} {name}")
     table = "\n".join(lines)
