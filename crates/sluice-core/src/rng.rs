@@ -16,6 +16,8 @@ pub enum StreamKey<'a> {
     App(&'a str),
     Qdisc(&'a str),
     Endpoint(&'a str),
+    /// A flow's congestion control (BBR's ProbeBW cycle start).
+    Cc(&'a str),
     Other(&'a str),
 }
 
@@ -28,6 +30,7 @@ impl StreamKey<'_> {
             StreamKey::App(n) => ("app", n),
             StreamKey::Qdisc(n) => ("qdisc", n),
             StreamKey::Endpoint(n) => ("endpoint", n),
+            StreamKey::Cc(n) => ("cc", n),
             StreamKey::Other(n) => ("other", n),
         }
     }

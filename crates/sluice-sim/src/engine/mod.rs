@@ -264,6 +264,10 @@ impl<'m> Sim<'m> {
                 };
                 let mut c = Endpoint::client(cfg.clone(), client_addr, server_addr, erng.next_u32(), f as u32);
                 let mut s = Endpoint::server(cfg, server_addr, client_addr, erng.next_u32(), f as u32);
+                if c.cc_draws() {
+                    // The sender's congestion control draws from a stream of the flow's own.
+                    c.set_cc_rng(RngStream::derive(model.seed, StreamKey::Cc(&fl.name)));
+                }
                 if model.monitor.rtt_trace {
                     c.log_rtt();
                     s.log_rtt();

@@ -58,6 +58,14 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
             return err(format!("{path}.compound.{key}"), msg);
         }
     }
+    if let Some(x) = &t.bbr {
+        let k = &mut c.bbr;
+        macro_rules! take { ($($f:ident),*) => { $( if let Some(v) = x.$f { k.$f = v; } )* } }
+        take!(target, cycle_start, high_gain, pacing_margin);
+        if let Err((key, msg)) = k.validate() {
+            return err(format!("{path}.bbr.{key}"), msg);
+        }
+    }
     if let Some(v) = t.mss {
         if !(64..=65_495).contains(&v) {
             return err(format!("{path}.mss"), format!("must be between 64 and 65495 bytes, got {v}"));
@@ -657,7 +665,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
         };
         // An algorithm's table in a flow's own [tcp] applies to that flow's algorithm only.
         if let Some(t) = &fl.tcp {
-            for (given, kind, key) in [(t.cubic.is_some(), Cc::Cubic, "cubic"), (t.vegas.is_some(), Cc::Vegas, "vegas"), (t.compound.is_some(), Cc::Compound, "compound")] {
+            for (given, kind, key) in [(t.cubic.is_some(), Cc::Cubic, "cubic"), (t.vegas.is_some(), Cc::Vegas, "vegas"), (t.compound.is_some(), Cc::Compound, "compound"), (t.bbr.is_some(), Cc::Bbr, "bbr")] {
                 if given && ftcp.cc != kind {
                     return err(format!("{p}.tcp.{key}"), format!("this flow runs cc = \"{}\", not \"{key}\"", ftcp.cc.as_str()));
                 }
@@ -715,7 +723,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
     }
     // A [tcp.<algorithm>] table that no flow uses is a mistake (a misspelt cc, or a table left
     // over): said, not ignored.
-    for (given, kind, key) in [(f.tcp.cubic.is_some(), Cc::Cubic, "cubic"), (f.tcp.vegas.is_some(), Cc::Vegas, "vegas"), (f.tcp.compound.is_some(), Cc::Compound, "compound")] {
+    for (given, kind, key) in [(f.tcp.cubic.is_some(), Cc::Cubic, "cubic"), (f.tcp.vegas.is_some(), Cc::Vegas, "vegas"), (f.tcp.compound.is_some(), Cc::Compound, "compound"), (f.tcp.bbr.is_some(), Cc::Bbr, "bbr")] {
         if given && !flows.iter().any(|fl: &FlowSpec| fl.tcp.cc == kind) {
             return err(format!("tcp.{key}"), format!("no flow runs cc = \"{key}\""));
         }

@@ -57,6 +57,8 @@ pub struct TcpTable {
     pub vegas: Option<VegasTable>,
     /// `[tcp.compound]`: Compound TCP's parameters (docs/algorithms/compound.md).
     pub compound: Option<CompoundTable>,
+    /// `[tcp.bbr]`: BBR's parameters (docs/algorithms/bbr.md).
+    pub bbr: Option<BbrTable>,
     pub mss: Option<u32>,
     pub sack: Option<bool>,
     pub timestamps: Option<bool>,
@@ -124,6 +126,16 @@ pub struct CompoundTable {
     pub gamma: Option<f64>,
     pub eta: Option<f64>,
     pub gamma_tuning: Option<bool>,
+}
+
+/// `[tcp.bbr]`; every key optional.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct BbrTable {
+    pub target: Option<crate::tcp::BbrTarget>,
+    pub cycle_start: Option<crate::tcp::BbrCycleStart>,
+    pub high_gain: Option<f64>,
+    pub pacing_margin: Option<f64>,
 }
 
 macro_rules! choice {

@@ -733,7 +733,7 @@ fn flow_sample_and_efficiency_options() {
 fn congestion_control_tables() {
     let e = error_of("[topology]", "[tcp]\ncc = \"cubc\"\n[topology]");
     assert_eq!(e.path, "tcp.cc");
-    assert!(e.to_string().contains("unknown variant `cubc`, expected one of `new_reno`, `reno`, `tahoe`, `linux_reno`, `cubic`, `vegas`, `compound`, `none`"), "{e}");
+    assert!(e.to_string().contains("unknown variant `cubc`, expected one of `new_reno`, `reno`, `tahoe`, `linux_reno`, `cubic`, `vegas`, `compound`, `bbr`, `none`"), "{e}");
     let e = error_of("[topology]", "[tcp]\ncc = \"cubic\"\ncubic = { beta = 1.2 }\n[topology]");
     assert_eq!(e.to_string(), "tcp.cubic.beta: must be in (0, 1), got 1.2");
     let e = error_of("[topology]", "[tcp]\ncubic = { c = 0 }\n[topology]");
@@ -794,6 +794,40 @@ fn congestion_control_tables() {
     // The ns-3 profile: ns-3's HyStart and Vegas diff.
     let m = load_str(&BASE.replacen("[topology]", "[tcp]\nvalidate = \"ns3.44\"\ncc = \"cubic\"\n[topology]", 1), None).unwrap();
     assert_eq!(m.flows[0].tcp.cubic.hystart, crate::tcp::Hystart::Ns3);
+}
+
+// tests `[tcp.bbr]` (docs/algorithms/bbr.md): its keys are checked, one line naming the key;
+// it must serve some flow; a flow's own table only for a flow running BBR; the ns-3 profile
+// takes ns-3's target and cycle start; BBR mixes per flow with other algorithms.
+#[test]
+fn bbr_table() {
+    use crate::tcp::{BbrCycleStart, BbrTarget, CcKind};
+    let e = error_of("[topology]", "[tcp]\ncc = \"bbr\"\n[tcp.bbr]\ncycle_start = \"linux\"\n[topology]");
+    assert_eq!(e.path, "tcp.bbr.cycle_start");
+    assert!(e.to_string().contains("unknown variant `linux`, expected `draft` or `ns3`"), "{e}");
+    let e = error_of("[topology]", "[tcp]\ncc = \"bbr\"\n[tcp.bbr]\ntarget = \"linux\"\n[topology]");
+    assert_eq!(e.path, "tcp.bbr.target");
+    let e = error_of("[topology]", "[tcp]\ncc = \"bbr\"\nbbr = { high_gain = 0.5 }\n[topology]");
+    assert_eq!(e.to_string(), "tcp.bbr.high_gain: must be a number above 1, got 0.5");
+    let e = error_of("[topology]", "[tcp]\ncc = \"bbr\"\nbbr = { pacing_margin = 1.5 }\n[topology]");
+    assert_eq!(e.to_string(), "tcp.bbr.pacing_margin: must be in [0, 1), got 1.5");
+    let e = error_of("[topology]", "[tcp.bbr]\ntarget = \"ns3\"\n[topology]");
+    assert_eq!(e.to_string(), "tcp.bbr: no flow runs cc = \"bbr\"");
+    // The second flow group runs the scenario's NewReno and gives a BBR table.
+    let second = "app = { kind = \"bulk\" }\n[[flows]]\nname = \"x\"\nsrc = \"senders\"\ndst = \"receivers\"\napp = { kind = \"bulk\" }\ntcp = { bbr = { target = \"ns3\" } }\n";
+    let e = error_of("app = { kind = \"bulk\" }\n", second);
+    assert_eq!(e.to_string(), "flows[1].tcp.bbr: this flow runs cc = \"new_reno\", not \"bbr\"");
+    // Mixed: the first group BBR (draft, ns-3 cycle start), the second CUBIC.
+    let text = BASE.replacen("app = { kind = \"bulk\" }\n", "app = { kind = \"bulk\" }\ntcp = { cc = \"bbr\", bbr = { cycle_start = \"ns3\" } }\n[[flows]]\nname = \"c\"\nsrc = \"senders\"\ndst = \"receivers\"\napp = { kind = \"bulk\" }\ntcp = { cc = \"cubic\" }\n", 1);
+    let m = load_str(&text, None).unwrap();
+    let (a, c) = (&m.flows[0].tcp, &m.flows[2].tcp);
+    assert_eq!((a.cc, a.bbr.target, a.bbr.cycle_start), (CcKind::Bbr, BbrTarget::Draft, BbrCycleStart::Ns3));
+    assert_eq!(c.cc, CcKind::Cubic);
+    let d = a.describe();
+    assert!(d.contains(&("bbr.cycle_start", "ns3".to_string())) && d.contains(&("bbr.pacing_margin", "0".to_string())), "{d:?}");
+    let m = load_str(&BASE.replacen("[topology]", "[tcp]\nvalidate = \"ns3.44\"\ncc = \"bbr\"\n[topology]", 1), None).unwrap();
+    let b = m.flows[0].tcp.bbr;
+    assert_eq!((b.target, b.cycle_start, b.high_gain, b.pacing_margin), (BbrTarget::Ns3, BbrCycleStart::Ns3, 2.89, 0.01));
 }
 
 // Queue tables: the kind picks the discipline's own table; every error names the key.

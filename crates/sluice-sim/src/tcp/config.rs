@@ -4,6 +4,7 @@
 
 use sluice_core::Dur;
 
+pub use super::cc::bbr::{BbrConfig, BbrCycleStart, BbrTarget};
 pub use super::cc::compound::{CompoundConfig, CompoundVariant};
 pub use super::cc::cubic::{CubicConfig, Hystart};
 pub use super::cc::vegas::{VegasConfig, VegasDiff};
@@ -36,6 +37,10 @@ pub enum CcKind {
     /// `[tcp.compound]` options.
     #[serde(rename = "compound")]
     Compound,
+    /// BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00; ns-3 `TcpBbr`), with `[tcp.bbr]`
+    /// options.
+    #[serde(rename = "bbr")]
+    Bbr,
     /// "Plain RFC 793": no congestion window; only the peer's window limits the sender (RFC 793
     /// predates congestion control).
     #[serde(rename = "none")]
@@ -52,6 +57,7 @@ impl CcKind {
             CcKind::Cubic => "cubic",
             CcKind::Vegas => "vegas",
             CcKind::Compound => "compound",
+            CcKind::Bbr => "bbr",
             CcKind::None => "none",
         }
     }
@@ -307,6 +313,8 @@ pub struct TcpConfig {
     pub vegas: VegasConfig,
     /// Compound TCP's parameters (`[tcp.compound]`; used when `cc = "compound"`).
     pub compound: CompoundConfig,
+    /// BBR's parameters (`[tcp.bbr]`; used when `cc = "bbr"`).
+    pub bbr: BbrConfig,
     /// Sender's maximum segment size (payload bytes).
     pub mss: u32,
     pub sack: bool,
@@ -639,6 +647,7 @@ impl Default for TcpConfig {
             cubic: CubicConfig::default(),
             vegas: VegasConfig::default(),
             compound: CompoundConfig::default(),
+            bbr: BbrConfig::default(),
             mss: 1448,
             sack: true,
             timestamps: true,
@@ -677,8 +686,9 @@ impl Default for TcpConfig {
 impl TcpConfig {
     /// The `validate = "ns3.44"` profile: Sluice defaults with ns-3's choices where they differ:
     /// ns-3's SYN timer, window-update and duplicate-ACK rules, DataRetries 6, and every
-    /// [`Ns3Compat`] switch at ns-3's value. (Recovery, PRR variant, ECN cut and full ACK are
-    /// the defaults, which are ns-3's too.)
+    /// [`Ns3Compat`] switch at ns-3's value, and the algorithms' ns-3 options (CUBIC's HyStart
+    /// and Reno-friendly region, Vegas's diff, BBR's `TcpBbr` values). (Recovery, PRR variant,
+    /// ECN cut and full ACK are the defaults, which are ns-3's too.)
     pub fn ns3_44() -> Self {
         TcpConfig {
             syn_rto: SynRto::Ns3,
@@ -691,6 +701,7 @@ impl TcpConfig {
             compat: Ns3Compat::NS3_44,
             cubic: CubicConfig { tcp_friendliness: true, hystart: Hystart::Ns3, ..CubicConfig::default() },
             vegas: VegasConfig { diff: VegasDiff::Ns3, ..VegasConfig::default() },
+            bbr: BbrConfig::ns3(),
             profile: "ns3.44",
             ..TcpConfig::default()
         }
@@ -828,6 +839,7 @@ impl TcpConfig {
             CcKind::Cubic => self.cubic.describe(),
             CcKind::Vegas => self.vegas.describe(),
             CcKind::Compound => self.compound.describe(),
+            CcKind::Bbr => self.bbr.describe(),
             _ => Vec::new(),
         }
     }

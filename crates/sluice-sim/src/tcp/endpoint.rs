@@ -3,6 +3,7 @@
 use super::cc::{AnyCc, CaState, CwndState};
 use super::config::{SynRto, TcpConfig};
 use super::delayed_ack::LinuxDelAck;
+use super::rate::RateSampler;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use crate::prefetch::Lines;
@@ -227,6 +228,9 @@ pub struct Endpoint {
     pub(super) rtt_log: Vec<(Time, Dur)>,
     /// Linux's delayed-ACK engine (used only with `delack = "linux"`).
     pub(super) lnx_ack: LinuxDelAck,
+    /// Delivery-rate sampling, kept only for an algorithm that takes samples
+    /// ([`AnyCc::wants_rate_samples`]).
+    pub(super) rate: Option<Box<RateSampler>>,
 }
 
 impl Endpoint {
@@ -270,6 +274,9 @@ impl Endpoint {
 
     fn new(cfg: Arc<TcpConfig>, local: SockAddr, remote: SockAddr, iss: u32, flow: u32) -> Self {
         let cc = AnyCc::new(&cfg);
+        // ns-3's sampler keeps its sample between ACKs; BBR's `target = "ns3"` takes that reading.
+        let keep = cfg.bbr.target == super::config::BbrTarget::Ns3;
+        let rate = cc.wants_rate_samples().then(|| Box::new(RateSampler::new(keep)));
         let smss = cfg.mss;
         let cwnd = cc.initial_cwnd(cfg.iw, smss);
         let rcv_shift = if cfg.window_scaling { wscale_for_buffer(cfg.rcv_buf) } else { 0 };
@@ -336,6 +343,7 @@ impl Endpoint {
             unacked_segs: 0,
             delack_at: NEVER,
             lnx_ack: LinuxDelAck::default(),
+            rate,
             ts_recent: 0,
             last_ack_sent: 0,
             right_edge: 0,
@@ -360,6 +368,17 @@ impl Endpoint {
         let mut e = Endpoint::new(cfg, local, remote, iss, flow);
         e.state = ConnState::Listen;
         e
+    }
+
+    /// Hands the congestion control its random stream (BBR's ProbeBW cycle start; the engine
+    /// derives it from the flow's name).
+    pub fn set_cc_rng(&mut self, rng: sluice_core::rng::RngStream) {
+        self.cc.set_rng(rng);
+    }
+
+    /// Whether the congestion control draws random numbers (and so wants [`Self::set_cc_rng`]).
+    pub fn cc_draws(&self) -> bool {
+        self.cc.draws_random()
     }
 
     /// Keep every RTT sample from now on (see [`Endpoint::rtt_log`]).
@@ -589,7 +608,7 @@ impl Endpoint {
                             self.rtt.sample(r, 1, 1);
                         }
                     }
-                    self.on_established();
+                    self.on_established(now);
                     self.state = ConnState::Established;
                     self.send_ack(now, out);
                     if self.cfg.compat.first_data_delay == Dur::ZERO {
@@ -612,7 +631,7 @@ impl Endpoint {
                     self.snd_wnd = (window as u64) << self.snd_shift;
                     self.wl1 = unwrap_near(self.irs, seq, self.rcv_nxt);
                     self.wl2 = 1;
-                    self.on_established();
+                    self.on_established(now);
                     self.state = ConnState::Established;
                     self.established_segment(pkt, now, out);
                 }
@@ -662,7 +681,9 @@ impl Endpoint {
         self.w.cwnd = self.cc.initial_cwnd(self.cfg.iw, self.smss);
     }
 
-    fn on_established(&mut self) {
+    fn on_established(&mut self, now: Time) {
+        use super::cc::CongestionControl;
+        self.cc.on_established(&mut self.w, self.rtt.srtt, now);
         self.rto_at = NEVER;
         self.syn_tries = 0;
         if self.syn_retransmitted && self.cfg.syn_rto == SynRto::Rfc6298 {

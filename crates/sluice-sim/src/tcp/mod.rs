@@ -12,8 +12,9 @@
 //! | `receiver.rs` | reassembly, SACK blocks, delayed ACK, ECN echo, timestamps |
 //! | `scoreboard.rs` | outstanding segments with SACK / lost / retransmitted marks, RFC 6675 pipe |
 //! | `delayed_ack.rs` | Linux's delayed-ACK engine (quick-ACK mode, adaptive ATO) for `delack = "linux"` |
+//! | `rate.rs` | delivery-rate sampling (send-time stamps, per-ACK samples) for BBR |
 //! | `rtt.rs` | RTO estimators (RFC 6298, Linux, ns-3 legacy, RFC 793) with backoff |
-//! | `cc/` | congestion controls (`new_reno` with Reno and Tahoe, `cubic`, `vegas`, `compound`, `none`) behind one trait |
+//! | `cc/` | congestion controls (`new_reno` with Reno and Tahoe, `cubic`, `vegas`, `compound`, `bbr`, `none`) behind one trait |
 //!
 //! Stream positions are 64-bit offsets from the initial sequence number (the SYN is offset 0,
 //! data starts at 1); only segment construction and parsing convert to 32-bit wire numbers.
@@ -23,6 +24,7 @@ pub mod config;
 pub mod delayed_ack;
 mod endpoint;
 mod receiver;
+pub mod rate;
 pub mod rtt;
 pub mod scoreboard;
 mod sender;

@@ -6,7 +6,7 @@
 //! the departure sits in a helper named `ns3_*` (or behind a test of a
 //! [`super::config::Ns3Compat`] switch), documented with the ns-3 code it mirrors.
 
-use super::cc::{AckEvent, AckSample, CaState, CongestionControl, LossCause, LossResponse};
+use super::cc::{AckEvent, AckSample, CaState, CongestionControl, LossCause, LossResponse, RateEvent};
 use super::config::{DupAckRule, EcnCut, FullAck, NextSeg, Pacing, PrrVariant, Recovery, WndUpdateRule};
 use super::endpoint::{ts_clock, ConnState, Endpoint, NEVER, PERSIST_TIMEOUT};
 use super::scoreboard::Acked;
@@ -114,7 +114,12 @@ impl Endpoint {
         let wnd_bytes = (window as u64) << self.snd_shift;
         let carries_data = pkt.payload > 0 || flags & (F::SYN | F::FIN) != 0;
         // Bytes in flight before this ACK, for an algorithm that takes every ACK's event.
-        let prior_in_flight = if self.cc.wants_ack_events() { self.pipe() } else { 0 };
+        let rate_on = self.cc.wants_rate_samples();
+        let prior_in_flight = if self.cc.wants_ack_events() || rate_on { self.pipe() } else { 0 };
+        let lost_before = self.sb.lost_bytes;
+        if rate_on {
+            self.rate_mut().begin_ack();
+        }
 
         // SACK information first (RFC 6675 §5: update the scoreboard on every ACK).
         let mut newly_sacked = 0;
@@ -125,6 +130,9 @@ impl Endpoint {
                 let r = unwrap_near(self.iss, r, self.snd_una);
                 if r > l && l >= ack && r <= self.snd_max {
                     newly_sacked += self.sb.sack(l, r);
+                    if rate_on {
+                        self.rate_mut().on_sacked(l, r, now);
+                    }
                 }
             }
             // RFC 6675 §5: the scoreboard, loss marks included, follows every ACK that brings
@@ -147,8 +155,13 @@ impl Endpoint {
         // The congestion control hears of the ACK before the endpoint acts on it (Linux
         // `pkts_acked`), or where ns-3's ProcessAck calls `PktsAcked` (`Ns3Compat::cc_linux` off).
         let early = self.cfg.compat.cc_linux;
+        let mut ack_rtt = None;
         if ack > snd_una_before {
+            if rate_on {
+                self.rate_mut().on_acked(ack, now);
+            }
             let n = self.take_cumulative_ack(ack, newly_sacked, sack_dup, ece, opts, now);
+            ack_rtt = n.rtt;
             let ev = AckEventArgs { rtt: n.rtt, delivered: n.delivered, prior_in_flight, lost: newly_lost, dup: sack_dup };
             if early {
                 self.ack_event(ev, now);
@@ -181,6 +194,12 @@ impl Endpoint {
             }
         }
         self.last_wnd_field = Some(window);
+        // The delivery-rate sample, after the ACK was acted on (ns-3 `CongControl`), for an ACK
+        // while data was outstanding.
+        if rate_on && ack >= snd_una_before && snd_una_before < self.snd_max {
+            let lost_change = self.sb.lost_bytes.abs_diff(lost_before);
+            self.rate_event(newly_lost, lost_change, prior_in_flight, ack_rtt, now);
+        }
         // An ECN-Echo on an ACK that moved SND.UNA was answered in `new_ack`, before the ACK
         // could grow cwnd; this one is on a duplicate (ns-3 ignores it: `Ns3Compat::ecn_echo_rfc`).
         if ece && self.cfg.compat.ecn_echo_rfc && self.ecn_response_due() {
@@ -464,7 +483,9 @@ impl Endpoint {
             }
             return;
         }
-        self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
+        if !self.cc.owns_recovery_cwnd() {
+            self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
+        }
         self.set_ca(CaState::Open, now);
         if self.cfg.compat.exit_ack_grows {
             let by = self.ns3_exit_growth(n, CaState::Cwr);
@@ -478,7 +499,9 @@ impl Endpoint {
     /// CWR is not answered; the next ECE is.)
     fn ns3_cwr_ends_before_the_echo(&mut self, n: &NewAck, now: Time) {
         if self.ca == CaState::Cwr && n.ack > self.recover && self.cfg.ecn_cut == EcnCut::Prr {
-            self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
+            if !self.cc.owns_recovery_cwnd() {
+                self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
+            }
             self.set_ca(CaState::Open, now);
         }
     }
@@ -536,6 +559,22 @@ impl Endpoint {
             cwnd_limited: self.cwnd_limited,
         };
         self.cc.on_ack(&mut self.w, &s, now);
+    }
+
+    /// The delivery-rate sampler (kept when the congestion control takes samples).
+    #[inline]
+    fn rate_mut(&mut self) -> &mut super::rate::RateSampler {
+        self.rate.as_mut().expect("rate sampling is kept for an algorithm that takes samples")
+    }
+
+    /// Hands the congestion control this ACK's delivery-rate sample (see [`RateEvent`]).
+    fn rate_event(&mut self, lost: u64, lost_change: u64, prior_in_flight: u64, rtt: Option<Dur>, now: Time) {
+        let min_rtt = self.rtt.min_rtt;
+        let r = self.rate_mut();
+        let rs = r.sample(lost, prior_in_flight, min_rtt);
+        let delivered = r.delivered;
+        let ev = RateEvent { rs, ca: self.ca, delivered, in_flight: self.pipe(), rtt, srtt: self.rtt.srtt, lost_change };
+        self.cc.on_rate_sample(&mut self.w, &ev, now);
     }
 
     /// Tells the congestion control of an ACK that acknowledged or SACKed data or counted as a
@@ -636,6 +675,7 @@ impl Endpoint {
                     self.sb.add_reno_sack();
                 } else if !self.sack_ok {
                     match self.cfg.recovery {
+                        Recovery::Classic if self.cc.owns_recovery_cwnd() => {}
                         Recovery::Classic => self.w.cwnd += self.smss as u64,
                         Recovery::Prr(_) => self.reno_dup_bytes += self.smss as u64,
                     }
@@ -739,6 +779,10 @@ impl Endpoint {
     /// `delivered`: bytes newly delivered by the ACK that triggers it (the first PRR step
     /// counts them, as ns-3 does).
     fn enter_recovery(&mut self, delivered: u64, now: Time, out: &mut Vec<SimPacket>) {
+        let owns = self.cc.owns_recovery_cwnd();
+        // What an algorithm that owns cwnd in recovery sees in flight: before the head is
+        // marked lost (ns-3 hands `CongestionStateSet` the value it read before `EnterRecovery`).
+        let pipe_at_entry = if owns { self.pipe() } else { 0 };
         self.sb.mark_head_lost();
         let outstanding = self.snd_max - self.snd_una;
         let flight = if self.sack_ok {
@@ -760,6 +804,7 @@ impl Endpoint {
         self.counters.fast_retransmits += 1;
         self.set_ca(CaState::Recovery, now);
         match self.cfg.recovery {
+            _ if owns => self.cc.on_recovery_start(&mut self.w, pipe_at_entry, delivered, now),
             Recovery::Classic => {
                 // SACK: cwnd = ssthresh and pipe governs (RFC 6675); Reno: inflate by the
                 // duplicates already seen (RFC 5681 §3.2 step 3).
@@ -800,6 +845,9 @@ impl Endpoint {
     /// emulated marks; see the duplicate-ACK path).
     fn recovery_ack(&mut self, delivered: u64, is_dup: bool, acked_retx: bool, pipe: Option<u64>, now: Time) {
         let _ = now;
+        if self.cc.owns_recovery_cwnd() {
+            return;
+        }
         let Recovery::Prr(variant) = self.cfg.recovery else {
             if !self.sack_ok && !self.cfg.compat.reno_sack_marks && !is_dup && delivered > 0 {
                 // RFC 6582 §3.2 step 5: deflate by the amount acked, add back one SMSS.
@@ -842,6 +890,12 @@ impl Endpoint {
 
     fn exit_recovery(&mut self, now: Time) {
         let smss = self.smss as u64;
+        if self.cc.owns_recovery_cwnd() {
+            // The algorithm restores cwnd itself on the state change.
+            self.reno_dup_bytes = 0;
+            self.set_ca(CaState::Open, now);
+            return;
+        }
         self.w.cwnd = match (self.cfg.recovery, self.cfg.full_ack) {
             (Recovery::Classic, FullAck::FlightSize) if !self.sack_ok => {
                 let flight = self.snd_max - self.snd_una;
@@ -861,6 +915,7 @@ impl Endpoint {
         self.cwr_pending = true;
         self.recover = self.snd_max;
         match self.cfg.ecn_cut {
+            EcnCut::Immediate if self.cc.owns_recovery_cwnd() => {}
             EcnCut::Immediate => {
                 self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
             }
@@ -1010,7 +1065,11 @@ impl Endpoint {
         if self.cfg.compat.retx_merge {
             self.sb.merge_next(i, self.smss as u64, self.app_end);
         }
+        let idle = self.cc.wants_rate_samples() && self.pipe() == 0;
         let (start, end) = self.sb.retransmit(i, now);
+        if self.cc.wants_rate_samples() {
+            self.rate_mut().on_send(start, end, idle, now);
+        }
         let len = self.emit_data(start, end, false, now, out);
         self.counters.retx_bytes += len;
         self.counters.retx_pkts += 1;
@@ -1023,6 +1082,10 @@ impl Endpoint {
     }
 
     fn send_new(&mut self, start: u64, end: u64, now: Time, out: &mut Vec<SimPacket>) {
+        if self.cc.wants_rate_samples() {
+            let idle = self.pipe() == 0;
+            self.rate_mut().on_send(start, end, idle, now);
+        }
         self.sb.push(start, end, now);
         self.snd_max = end;
         self.emit_data(start, end, true, now, out);
@@ -1080,6 +1143,23 @@ impl Endpoint {
     /// Send whatever the windows allow: lost segments first (RFC 6675 NextSeg rule 1), then new
     /// data, then FIN.
     pub(super) fn send_pending(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        self.send_what_the_windows_allow(now, out);
+        if self.cc.wants_rate_samples() && self.is_synchronized() {
+            self.check_app_limited();
+        }
+    }
+
+    /// Delivery-rate sampling's application-limited mark (draft-cheng-iccrg-delivery-rate-
+    /// estimation; ns-3 `CalculateAppLimited`): less than a segment left to send, cwnd not
+    /// filled, and no lost segment waiting for its retransmission.
+    fn check_app_limited(&mut self) {
+        let pipe = self.pipe();
+        if self.app_buffered.saturating_sub(self.snd_max) < self.smss as u64 && pipe < self.w.cwnd && self.next_lost().is_none() {
+            self.rate_mut().mark_app_limited(pipe);
+        }
+    }
+
+    fn send_what_the_windows_allow(&mut self, now: Time, out: &mut Vec<SimPacket>) {
         if !self.is_synchronized() {
             return;
         }

@@ -181,6 +181,11 @@ fn walk<C: CongestionControl>(cc: &mut C, cfg: &TcpConfig, seed: u64, check: boo
     let (mut now, mut una, mut nxt) = (Time::ZERO, 1u64, 1 + w.cwnd);
     let mut ca = CaState::Open;
     let mut trace = Vec::new();
+    // An algorithm that owns cwnd in recovery (BBR) takes a delivery-rate sample on every ACK
+    // and sets cwnd on entering recovery; the walk then draws those too.
+    let owns = AnyCc::new(cfg).owns_recovery_cwnd();
+    let mut delivered = 0u64;
+    cc.on_established(&mut w, Some(Dur(40_000_000)), now);
     for step in 0..3000 {
         now += Dur(1 + rng.below(50_000_000));
         let r = Some(Dur(1_000 + rng.below(2_000_000_000)));
@@ -191,13 +196,27 @@ fn walk<C: CongestionControl>(cc: &mut C, cfg: &TcpConfig, seed: u64, check: boo
                 nxt = nxt.max(una) + rng.below(3 * smss);
                 let ev = cc::AckEvent { ca, rtt: r, srtt: r, min_rtt: r, ack: una, snd_nxt: nxt, prior_in_flight: nxt - una, delivered: acked, lost: 0, dup: acked == 0 };
                 cc.on_ack_event(&mut w, &ev, now);
+                if owns {
+                    delivered += acked;
+                    let interval = if rng.below(8) == 0 { Dur::ZERO } else { Dur(1 + rng.below(200_000_000)) };
+                    let lost = if rng.below(10) == 0 { rng.below(3 * smss) } else { 0 };
+                    let rs = crate::tcp::rate::RateSample { delivered: acked * (1 + rng.below(40)), interval, prior_delivered: delivered.saturating_sub(rng.below(60 * smss)), is_app_limited: rng.below(5) == 0, acked_sacked: acked, lost, prior_in_flight: nxt - una + acked };
+                    let lost_change = if rng.below(10) == 0 { rng.below(3 * smss) } else { 0 };
+                    let rev = cc::RateEvent { rs, ca, delivered, in_flight: nxt - una, rtt: r, srtt: r, lost_change };
+                    cc.on_rate_sample(&mut w, &rev, now);
+                    if check && acked > 0 && ca != CaState::Recovery {
+                        // BBR's floor: 4 segments whenever it sets cwnd outside fast recovery's
+                        // packet conservation.
+                        assert!(w.cwnd >= 4 * smss, "{:?} seed {seed} step {step}: cwnd {}", cfg.cc, w.cwnd);
+                    }
+                }
                 if matches!(ca, CaState::Open | CaState::Loss) {
                     let s = cc::AckSample { bytes_acked: acked, rtt: r, min_rtt: r, srtt: r, in_flight: nxt - una, ece: false, ack: una, snd_nxt: nxt, cwnd_limited: rng.below(4) != 0 };
                     cc.on_ack(&mut w, &s, now);
                 }
                 if ca != CaState::Open && rng.below(4) == 0 {
                     // Recovery, CWR or the loss state ends at cwnd = ssthresh (floor 1 SMSS).
-                    if ca != CaState::Loss {
+                    if ca != CaState::Loss && !owns {
                         w.cwnd = w.ssthresh.max(smss);
                     }
                     cc.on_state_change(&mut w, ca, CaState::Open, nxt, now);
@@ -209,6 +228,9 @@ fn walk<C: CongestionControl>(cc: &mut C, cfg: &TcpConfig, seed: u64, check: boo
                 w.ssthresh = cc.ssthresh_after_loss(&w, nxt - una, cause, now);
                 let to = if cause == LossCause::Ecn { CaState::Cwr } else { CaState::Recovery };
                 cc.on_state_change(&mut w, ca, to, nxt, now);
+                if owns && to == CaState::Recovery {
+                    cc.on_recovery_start(&mut w, nxt - una, rng.below(2 * smss), now);
+                }
                 ca = to;
                 if check && cfg.cc != CcKind::None {
                     assert!(w.ssthresh >= 2 * smss, "{:?} seed {seed} step {step}: ssthresh {}", cfg.cc, w.ssthresh);
@@ -248,6 +270,10 @@ fn walk_configs() -> Vec<TcpConfig> {
     // Far from the defaults: fast growth (α 1, k 1), a tiny γ, a small β and η, γ tuning.
     kinds.push(TcpConfig { cc: CcKind::Compound, compound: CompoundConfig { alpha: 1.0, k: 1.0, gamma: 0.5, beta: 0.05, eta: 0.1, gamma_tuning: true, ..CompoundConfig::default() }, ..TcpConfig::default() });
     kinds.push(TcpConfig { cc: CcKind::Compound, compound: CompoundConfig { variant: CompoundVariant::Linux, alpha: 1.0, k: 1.0, beta: 0.9, eta: 3.0, ..CompoundConfig::default() }, ..TcpConfig::default() });
+    // BBR: the draft, ns-3's, and a large gain with a large margin.
+    kinds.push(TcpConfig { cc: CcKind::Bbr, ..TcpConfig::default() });
+    kinds.push(TcpConfig { cc: CcKind::Bbr, ..TcpConfig::ns3_44() });
+    kinds.push(TcpConfig { cc: CcKind::Bbr, bbr: BbrConfig { high_gain: 8.0, pacing_margin: 0.5, ..BbrConfig::default() }, ..TcpConfig::default() });
     kinds
 }
 
@@ -276,6 +302,7 @@ fn any_cc_dispatches_every_hook_to_its_algorithm() {
             CcKind::Vegas => walk(&mut cc::vegas::Vegas::new(cfg.vegas, cfg.compat.cc_linux, cfg.compat.slow_start_capped), cfg, seed, false),
             CcKind::LinuxReno => walk(&mut cc::LinuxReno::new(cfg.compat.cc_linux), cfg, seed, false),
             CcKind::Compound => walk(&mut cc::compound::Compound::new(cfg.compound), cfg, seed, false),
+            CcKind::Bbr => walk(&mut cc::bbr::Bbr::new(cfg.bbr), cfg, seed, false),
             _ => continue,
         };
         assert_eq!(through_any, own, "{:?} ({i})", cfg.cc);
@@ -308,10 +335,13 @@ fn cc_metrics_keep_the_first_four_values() {
 // summary's `cc`); without congestion control the initial window is unbounded.
 #[test]
 fn any_cc_names_and_ack_events_per_algorithm() {
-    let expect = [(CcKind::NewReno, "new_reno", false), (CcKind::Reno, "reno", false), (CcKind::Tahoe, "tahoe", false), (CcKind::LinuxReno, "linux_reno", false), (CcKind::Cubic, "cubic", true), (CcKind::Vegas, "vegas", true), (CcKind::Compound, "compound", true), (CcKind::None, "none", false)];
+    let expect = [(CcKind::NewReno, "new_reno", false), (CcKind::Reno, "reno", false), (CcKind::Tahoe, "tahoe", false), (CcKind::LinuxReno, "linux_reno", false), (CcKind::Cubic, "cubic", true), (CcKind::Vegas, "vegas", true), (CcKind::Compound, "compound", true), (CcKind::Bbr, "bbr", false), (CcKind::None, "none", false)];
     for (kind, name, events) in expect {
         let c = AnyCc::new(&TcpConfig { cc: kind, ..TcpConfig::default() });
         assert_eq!((c.name(), c.wants_ack_events()), (name, events), "{kind:?}");
+        // Only BBR takes rate samples, owns cwnd in recovery and draws random numbers.
+        let bbr = kind == CcKind::Bbr;
+        assert_eq!((c.wants_rate_samples(), c.owns_recovery_cwnd(), c.draws_random()), (bbr, bbr, bbr), "{kind:?}");
         // ns-3's `m_isCwndLimited` is kept for those that read it: the ACK-event algorithms
         // and Linux's Reno.
         assert_eq!(c.reads_cwnd_limited(), events || kind == CcKind::LinuxReno, "{kind:?}");

@@ -5,6 +5,7 @@ mod fidelity;
 mod loss;
 mod reference;
 mod aqm;
+mod bbr;
 mod compound;
 mod cc_behaviour;
 mod metrics;

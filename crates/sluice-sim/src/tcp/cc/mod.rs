@@ -5,6 +5,7 @@
 //! `tcp_congestion_ops` (`cong_avoid`, `ssthresh`) and ns-3's `TcpCongestionOps` /
 //! `TcpRecoveryOps`, with the state lent as `&mut` instead of shared. Windows are in bytes.
 
+pub mod bbr;
 pub mod compound;
 pub mod cubic;
 mod linux_reno;
@@ -12,6 +13,7 @@ mod new_reno;
 mod none;
 pub mod vegas;
 
+pub use bbr::Bbr;
 pub use compound::Compound;
 pub use cubic::Cubic;
 pub use linux_reno::LinuxReno;
@@ -20,6 +22,8 @@ pub use none::NoCc;
 pub use vegas::Vegas;
 
 use super::config::{CcKind, InitialWindow, TcpConfig};
+use super::rate::RateSample;
+use sluice_core::rng::RngStream;
 use sluice_core::{Dur, Rate, Time};
 
 /// The window state the endpoint owns and lends to the algorithm.
@@ -74,8 +78,8 @@ pub struct AckSample {
 /// `cong_control` and ns-3's `CongControl` also see). Delay-based and model-based algorithms
 /// take their samples here; the window grows only through [`CongestionControl::on_ack`].
 ///
-/// No delivery-rate sample yet: BBR needs one (RFC-draft "delivery rate estimation", ns-3
-/// `TcpRateOps`), to be kept beside the scoreboard.
+/// The delivery-rate sample of an ACK comes separately, as a [`RateEvent`], to the algorithms
+/// that ask for one ([`AnyCc::wants_rate_samples`]).
 #[derive(Copy, Clone, Debug)]
 pub struct AckEvent {
     /// The congestion state when the event is delivered: before the ACK is acted on (Linux
@@ -96,6 +100,28 @@ pub struct AckEvent {
     pub lost: u64,
     /// The ACK counted as a duplicate.
     pub dup: bool,
+}
+
+/// Every ACK's delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation), with the
+/// connection state a model-based algorithm reads, after the endpoint has acted on the ACK
+/// (where ns-3 calls `CongControl` and Linux `cong_control`). Only for algorithms that ask
+/// ([`AnyCc::wants_rate_samples`]): BBR.
+#[derive(Copy, Clone, Debug)]
+pub struct RateEvent {
+    pub rs: RateSample,
+    /// The congestion state after the ACK.
+    pub ca: CaState,
+    /// Bytes delivered (acknowledged or SACKed) since the connection began.
+    pub delivered: u64,
+    /// Bytes in flight (RFC 6675 pipe) after the ACK.
+    pub in_flight: u64,
+    /// This ACK's RTT sample, if it gave one.
+    pub rtt: Option<Dur>,
+    pub srtt: Option<Dur>,
+    /// How much the bytes marked lost changed over the ACK, either way: ns-3's reading of the
+    /// sample's losses (`TcpSocketBase::ReceivedAck` hands `CongControl` the absolute difference
+    /// of `GetLost()`, so lost bytes acknowledged after their retransmission count again).
+    pub lost_change: u64,
 }
 
 /// How an algorithm answers loss detected by duplicate ACKs (RFC 5681 §3.2, RFC 6582).
@@ -151,6 +177,16 @@ pub trait CongestionControl {
     /// before the endpoint acts on it (see [`AckEvent`]).
     fn on_ack_event(&mut self, _w: &mut CwndState, _ev: &AckEvent, _now: Time) {}
     fn on_sent(&mut self, _bytes: u64, _in_flight: u64, _now: Time) {}
+    /// The connection is established (cwnd is the initial window; `srtt` from the handshake,
+    /// if it gave a sample).
+    fn on_established(&mut self, _w: &mut CwndState, _srtt: Option<Dur>, _now: Time) {}
+    /// Every ACK's delivery-rate sample, after the endpoint acted on the ACK (algorithms with
+    /// [`AnyCc::wants_rate_samples`]).
+    fn on_rate_sample(&mut self, _w: &mut CwndState, _ev: &RateEvent, _now: Time) {}
+    /// Fast recovery begins and the algorithm owns cwnd in recovery
+    /// ([`AnyCc::owns_recovery_cwnd`]): set it, given the bytes in flight and what the ACK
+    /// delivered.
+    fn on_recovery_start(&mut self, _w: &mut CwndState, _in_flight: u64, _delivered: u64, _now: Time) {}
     /// Pacing rate, if the algorithm paces (BBR).
     fn pacing_rate(&self) -> Option<Rate> {
         None
@@ -176,6 +212,7 @@ pub enum AnyCc {
     Cubic(Box<Cubic>),
     Vegas(Box<Vegas>),
     Compound(Box<Compound>),
+    Bbr(Box<Bbr>),
     None(NoCc),
     /// NewReno that paces at a fixed rate: the pacing seam's tests, until an algorithm of
     /// its own sets a rate.
@@ -214,6 +251,7 @@ impl AnyCc {
             CcKind::Cubic => AnyCc::Cubic(Box::new(Cubic::new(cfg.cubic, cfg.compat.cc_linux))),
             CcKind::Vegas => AnyCc::Vegas(Box::new(Vegas::new(cfg.vegas, cfg.compat.cc_linux, cfg.compat.slow_start_capped))),
             CcKind::Compound => AnyCc::Compound(Box::new(Compound::new(cfg.compound))),
+            CcKind::Bbr => AnyCc::Bbr(Box::new(Bbr::new(cfg.bbr))),
             CcKind::None => AnyCc::None(NoCc),
         }
     }
@@ -222,6 +260,34 @@ impl AnyCc {
     #[inline]
     pub fn wants_ack_events(&self) -> bool {
         matches!(self, AnyCc::Cubic(_) | AnyCc::Vegas(_) | AnyCc::Compound(_))
+    }
+
+    /// Whether the algorithm takes a delivery-rate sample on every ACK ([`RateEvent`]): the
+    /// endpoint keeps the send-time stamps and builds samples only for those that do.
+    #[inline]
+    pub fn wants_rate_samples(&self) -> bool {
+        matches!(self, AnyCc::Bbr(_))
+    }
+
+    /// Whether the algorithm sets cwnd itself in loss recovery and CWR (BBR's packet
+    /// conservation and restore) instead of the endpoint's PRR or classic recovery and the
+    /// `cwnd = ssthresh` at their end.
+    #[inline]
+    pub fn owns_recovery_cwnd(&self) -> bool {
+        matches!(self, AnyCc::Bbr(_))
+    }
+
+    /// Whether the algorithm draws random numbers (BBR's ProbeBW cycle start).
+    pub fn draws_random(&self) -> bool {
+        matches!(self, AnyCc::Bbr(_))
+    }
+
+    /// Hands the algorithm its random stream (derived from the flow's name by the engine);
+    /// only BBR draws.
+    pub fn set_rng(&mut self, rng: RngStream) {
+        if let AnyCc::Bbr(b) = self {
+            b.set_rng(rng);
+        }
     }
 
     /// Whether the algorithm reads [`AckSample::cwnd_limited`] (ns-3's `m_isCwndLimited`): the
@@ -274,6 +340,7 @@ macro_rules! dispatch {
             AnyCc::Cubic($c) => $e,
             AnyCc::Vegas($c) => $e,
             AnyCc::Compound($c) => $e,
+            AnyCc::Bbr($c) => $e,
             AnyCc::None($c) => $e,
             #[cfg(test)]
             AnyCc::FixedRate($c) => $e,
@@ -302,7 +369,7 @@ impl CongestionControl for AnyCc {
     fn on_ack_event(&mut self, w: &mut CwndState, ev: &AckEvent, now: Time) {
         match self {
             // Nothing to do for the window-only algorithms: keep their ACKs off the dispatch.
-            AnyCc::NewReno(_) | AnyCc::LinuxReno(_) | AnyCc::None(_) => {}
+            AnyCc::NewReno(_) | AnyCc::LinuxReno(_) | AnyCc::None(_) | AnyCc::Bbr(_) => {}
             AnyCc::Cubic(c) => c.on_ack_event(w, ev, now),
             AnyCc::Vegas(c) => c.on_ack_event(w, ev, now),
             AnyCc::Compound(c) => c.on_ack_event(w, ev, now),
@@ -318,6 +385,15 @@ impl CongestionControl for AnyCc {
     }
     fn pacing_rate(&self) -> Option<Rate> {
         dispatch!(self, c => c.pacing_rate())
+    }
+    fn on_established(&mut self, w: &mut CwndState, srtt: Option<Dur>, now: Time) {
+        dispatch!(self, c => c.on_established(w, srtt, now))
+    }
+    fn on_rate_sample(&mut self, w: &mut CwndState, ev: &RateEvent, now: Time) {
+        dispatch!(self, c => c.on_rate_sample(w, ev, now))
+    }
+    fn on_recovery_start(&mut self, w: &mut CwndState, in_flight: u64, delivered: u64, now: Time) {
+        dispatch!(self, c => c.on_recovery_start(w, in_flight, delivered, now))
     }
     #[inline]
     fn loss_response(&self) -> LossResponse {

@@ -1,0 +1,436 @@
+//! BBR's hand-checked values (docs/algorithms/bbr.md, "Tests").
+
+use super::*;
+use crate::tcp::rate::RateSample;
+use sluice_core::rng::StreamKey;
+
+const SMSS: u64 = 1460;
+const MS: u64 = 1_000_000;
+
+fn ms(n: u64) -> Dur {
+    Dur(n * MS)
+}
+
+/// A BBR started with IW 10 segments and a 40-ms handshake RTT, and its window.
+fn started(cfg: BbrConfig) -> (Bbr, CwndState) {
+    let mut b = Bbr::new(cfg);
+    let mut w = CwndState {
+        cwnd: 10 * SMSS,
+        ssthresh: u32::MAX as u64,
+        smss: SMSS as u32,
+    };
+    b.on_established(&mut w, Some(ms(40)), Time::ZERO);
+    (b, w)
+}
+
+/// A BBR in ProbeBW with BtlBw 10 Mb/s and RTprop 40 ms, at gain-cycle phase `phase`.
+fn probing(cfg: BbrConfig, phase: usize) -> (Bbr, CwndState) {
+    let (mut b, w) = started(cfg);
+    b.bw = MaxFilter::reset(1, 10_000_000);
+    b.rtprop = MinRtt {
+        value: Some(ms(40)),
+        stamp: Time::ZERO,
+    };
+    b.filled_pipe = true;
+    b.mode = Mode::ProbeBw;
+    b.cwnd_gain = 2.0;
+    b.cycle_index = phase;
+    b.pacing_gain = GAIN_CYCLE[phase];
+    b.set_pacing_rate(b.pacing_gain);
+    b.set_send_quantum();
+    (b, w)
+}
+
+/// An ACK's event: `acked` bytes newly delivered (the connection's total `delivered`), a sample
+/// of `rate_bps` over 40 ms from `prior_delivered`, `in_flight` after it.
+#[allow(clippy::too_many_arguments)]
+fn ack(
+    delivered: u64,
+    prior_delivered: u64,
+    rate_bps: u64,
+    acked: u64,
+    in_flight: u64,
+    rtt: Option<Dur>,
+    ca: CaState,
+) -> RateEvent {
+    // rate · 40 ms / 8 bytes over a 40-ms interval.
+    let rs = RateSample {
+        delivered: rate_bps * 40 / 8_000,
+        interval: ms(40),
+        prior_delivered,
+        is_app_limited: false,
+        acked_sacked: acked,
+        lost: 0,
+        prior_in_flight: in_flight + acked,
+    };
+    RateEvent {
+        rs,
+        ca,
+        delivered,
+        in_flight,
+        rtt,
+        srtt: rtt,
+        lost_change: 0,
+    }
+}
+
+// tests the target window and pacing rate (draft-cardwell-iccrg-bbr-congestion-control-00 and
+// ns-3 `InFlight`): BtlBw 10 Mb/s, RTprop 40 ms → BDP = 10⁷·0.040/8 = 50,000 B.
+//   draft: pacing 10 Mb/s < 24 Mb/s → send quantum 2 MSS = 2920 B, target 2·50,000 + 3·2920 =
+//     108,760 B; in the 5/4 phase the pacing rate is 1.25·10 Mb/s = 12.5 Mb/s (quantum still
+//     2 MSS, target unchanged: cwnd_gain is 2 in every phase).
+//   ns3: quantum 1 MSS: 2·50,000 + 3·1460 = 104,380 B; the 5/4 phase adds 2·1460: 107,300 B;
+//     the pacing rate keeps a 1 % margin: 12.5 Mb/s · 0.99 = 12.375 Mb/s.
+#[test]
+fn target_window_and_pacing_from_btlbw_and_rtprop() {
+    let (b, _) = probing(BbrConfig::default(), 2);
+    assert_eq!(b.bdp(), Some(50_000.0));
+    assert_eq!(b.send_quantum, 2 * SMSS);
+    assert_eq!(b.inflight(2.0), 108_760);
+    assert_eq!(b.pacing_rate(), Some(Rate(10_000_000)));
+    let (b, _) = probing(BbrConfig::default(), 0);
+    assert_eq!(b.pacing_rate(), Some(Rate(12_500_000)));
+    assert_eq!((b.send_quantum, b.inflight(2.0)), (2 * SMSS, 108_760));
+    let (b, _) = probing(BbrConfig::ns3(), 2);
+    assert_eq!((b.send_quantum, b.inflight(2.0)), (SMSS, 104_380));
+    let (b, _) = probing(BbrConfig::ns3(), 0);
+    assert_eq!(b.inflight(2.0), 107_300);
+    assert_eq!(b.pacing_rate(), Some(Rate(12_375_000)));
+    // Above 24 Mb/s the draft's quantum is 1 ms of the pacing rate: 100 Mb/s → 12,500 B.
+    let (mut b, _) = probing(BbrConfig::default(), 2);
+    b.bw = MaxFilter::reset(1, 100_000_000);
+    b.set_pacing_rate(1.0);
+    b.set_send_quantum();
+    assert_eq!(b.send_quantum, 12_500);
+}
+
+// tests the cwnd the per-ACK update sets in ProbeBW: it grows by what was acknowledged up to
+// the target (108,760 B, draft) and stays there; with the pipe full it never passes it.
+#[test]
+fn cwnd_grows_to_the_target_and_stops() {
+    let (mut b, mut w) = probing(BbrConfig::default(), 2);
+    w.cwnd = 100_000;
+    let mut delivered = 1_000_000;
+    // An ACK of 5 segments: 100,000 + 7300 = 107,300 ≤ 108,760.
+    delivered += 5 * SMSS;
+    b.on_rate_sample(
+        &mut w,
+        &ack(
+            delivered,
+            delivered - 50_000,
+            10_000_000,
+            5 * SMSS,
+            80_000,
+            Some(ms(41)),
+            CaState::Open,
+        ),
+        Time(ms(10).0),
+    );
+    assert_eq!(w.cwnd, 107_300);
+    delivered += 5 * SMSS;
+    b.on_rate_sample(
+        &mut w,
+        &ack(
+            delivered,
+            delivered - 50_000,
+            10_000_000,
+            5 * SMSS,
+            80_000,
+            Some(ms(41)),
+            CaState::Open,
+        ),
+        Time(ms(11).0),
+    );
+    assert_eq!(w.cwnd, 108_760);
+}
+
+// tests the 4-segment floor: BtlBw 100 kb/s, RTprop 10 ms → BDP 125 B; the pacing rate
+// (100 kb/s) is under 1.2 Mb/s, so the quantum is 1 MSS and the target 2·125 + 3·1460 =
+// 4630 B < 4·1460 = 5840 B: cwnd is held at 5840, not the target.
+#[test]
+fn cwnd_never_goes_below_four_segments() {
+    let (mut b, mut w) = probing(BbrConfig::default(), 2);
+    b.bw = MaxFilter::reset(1, 100_000);
+    b.rtprop = MinRtt {
+        value: Some(ms(10)),
+        stamp: Time::ZERO,
+    };
+    w.cwnd = 3 * SMSS;
+    let d = 1_000_000;
+    b.on_rate_sample(
+        &mut w,
+        &ack(
+            d,
+            d - 1250,
+            100_000,
+            SMSS,
+            SMSS,
+            Some(ms(10)),
+            CaState::Open,
+        ),
+        Time(ms(5).0),
+    );
+    assert_eq!(b.target_cwnd, 4630);
+    assert_eq!(w.cwnd, 4 * SMSS);
+}
+
+// tests the full-pipe test and Drain (draft §4.3.2.2): one round per ACK (each sample's
+// prior_delivered reaches the round's end). BtlBw by round: 1, 2, 2.4, 2.4, 2.4 Mb/s.
+//   round 1: 1 ≥ 1.25·0 → full_bw 1; round 2: 2 ≥ 1.25 → full_bw 2; rounds 3–5: 2.4 < 2.5 →
+//   count 1, 2, 3 → the pipe is full at round 5: Drain (pacing gain 1/2.885), ssthresh =
+//   inflight(1) = 2.4·10⁶·0.040/8 + 3·2920 = 20,760 B (Startup's pacing rate, 8.4 Mb/s, gave a
+//   2-MSS quantum). Drain paces at 2.4/2.885 = 0.83 Mb/s < 1.2 Mb/s, so the quantum is then
+//   1 MSS and Drain ends once in flight ≤ 12,000 + 3·1460 = 16,380 B.
+#[test]
+fn startup_ends_after_three_rounds_under_25_percent_growth() {
+    let (mut b, mut w) = started(BbrConfig::default());
+    assert_eq!(b.mode, Mode::Startup);
+    assert!((b.pacing_gain - 2.885).abs() < 1e-3);
+    let mut delivered = 0;
+    let rates = [1_000_000, 2_000_000, 2_400_000, 2_400_000, 2_400_000];
+    for (i, rate) in rates.into_iter().enumerate() {
+        let prior = delivered;
+        delivered += 10 * SMSS;
+        b.on_rate_sample(
+            &mut w,
+            &ack(
+                delivered,
+                prior,
+                rate,
+                10 * SMSS,
+                60_000,
+                Some(ms(40)),
+                CaState::Open,
+            ),
+            Time((i as u64 + 1) * 40 * MS),
+        );
+        assert_eq!(b.round_count, i as u64 + 1);
+        let want = if i < 4 { Mode::Startup } else { Mode::Drain };
+        assert_eq!(b.mode, want, "round {}", i + 1);
+    }
+    assert_eq!(b.full_bw_count, 3);
+    assert!((b.pacing_gain - 1.0 / b.cfg.high_gain).abs() < 1e-12);
+    assert_eq!(w.ssthresh, 20_760);
+    // Still 60,000 B in flight: Drain holds; at 16,381 B too; at 16,380 B it ends in ProbeBW.
+    let prior = delivered;
+    delivered += SMSS;
+    b.on_rate_sample(
+        &mut w,
+        &ack(
+            delivered,
+            prior - 1,
+            2_400_000,
+            SMSS,
+            16_381,
+            Some(ms(40)),
+            CaState::Open,
+        ),
+        Time(250 * MS),
+    );
+    assert_eq!((b.mode, b.send_quantum), (Mode::Drain, SMSS));
+    delivered += SMSS;
+    b.on_rate_sample(
+        &mut w,
+        &ack(
+            delivered,
+            prior - 1,
+            2_400_000,
+            SMSS,
+            16_380,
+            Some(ms(40)),
+            CaState::Open,
+        ),
+        Time(251 * MS),
+    );
+    assert_eq!(b.mode, Mode::ProbeBw);
+    assert_eq!(b.cwnd_gain, 2.0);
+    assert_ne!(b.pacing_gain, 0.75, "ProbeBW never starts in the 3/4 phase");
+}
+
+// tests ProbeRTT (draft §4.3.5): RTprop (40 ms, stamped at 0) expires after 10 s; the ACK at
+// 10.001 s enters ProbeRTT, saves cwnd (100,000) and caps it at 4·1460 = 5840 B. The 200-ms
+// hold starts at the first ACK with in flight ≤ 5840 (at 10.050 s, so it ends at 10.250 s)
+// and also needs a round to end: at 10.150 s (a round start) cwnd is still 5840; at exactly
+// 10.250 s it holds (not yet past); at 10.251 s RTprop is restamped, cwnd restored to 100,000
+// and ProbeBW resumes, where this ACK's segment adds 1460 B (the target, now with RTprop
+// 45 ms: 2·56,250 + 3·2920 = 121,260 B, is above).
+#[test]
+fn probe_rtt_holds_200_ms_at_four_segments() {
+    let (mut b, mut w) = probing(BbrConfig::default(), 2);
+    w.cwnd = 100_000;
+    let t = |ms_: u64| Time(ms_ * MS);
+    let mut d = 5_000_000;
+    let mut step = |b: &mut Bbr, w: &mut CwndState, prior: u64, in_flight: u64, at: Time| {
+        d += SMSS;
+        b.on_rate_sample(
+            w,
+            &ack(
+                d,
+                prior,
+                10_000_000,
+                SMSS,
+                in_flight,
+                Some(ms(45)),
+                CaState::Open,
+            ),
+            at,
+        );
+        d
+    };
+    // Not a round start (prior_delivered below the round's end).
+    b.next_round_delivered = u64::MAX;
+    step(&mut b, &mut w, 0, 50_000, t(10_001));
+    assert_eq!(b.mode, Mode::ProbeRtt);
+    assert_eq!((w.cwnd, b.prior_cwnd), (4 * SMSS, 100_000));
+    step(&mut b, &mut w, 0, 10_000, t(10_020));
+    assert_eq!(
+        (b.mode, b.probe_rtt_done),
+        (Mode::ProbeRtt, None),
+        "in flight still above 4 segments"
+    );
+    let d1 = step(&mut b, &mut w, 0, 4 * SMSS, t(10_050));
+    assert_eq!(b.probe_rtt_done, Some(t(10_250)));
+    // The round that began at the hold ends with an ACK of data sent after it.
+    step(&mut b, &mut w, d1, 4 * SMSS, t(10_150));
+    assert!(b.probe_rtt_round_done);
+    assert_eq!((b.mode, w.cwnd), (Mode::ProbeRtt, 4 * SMSS));
+    step(&mut b, &mut w, 0, 4 * SMSS, t(10_250));
+    assert_eq!(
+        (b.mode, w.cwnd),
+        (Mode::ProbeRtt, 4 * SMSS),
+        "200 ms not yet past"
+    );
+    step(&mut b, &mut w, 0, 4 * SMSS, t(10_251));
+    assert_eq!(b.mode, Mode::ProbeBw);
+    assert_eq!(w.cwnd, 100_000 + SMSS);
+    assert_eq!(b.rtprop.stamp, t(10_251));
+}
+
+// tests loss (draft §4.2.3.2–3): fast recovery starts at in flight + delivered (30 + 1
+// segments = 45,260 B) with cwnd 100,000 saved; packet conservation then keeps cwnd at least
+// in flight + delivered (here 40 + 1 segments = 59,860 B) until a round ends; at the end of
+// recovery cwnd is restored to 100,000 (draft) or set to ssthresh (ns-3's ProcessAck).
+// A timeout leaves 1 segment, and the next ACK puts it back at the 4-segment floor.
+#[test]
+fn recovery_conserves_packets_then_restores_cwnd() {
+    for cfg in [BbrConfig::default(), BbrConfig::ns3()] {
+        let (mut b, mut w) = probing(cfg, 2);
+        w.cwnd = 100_000;
+        w.ssthresh = 70_000;
+        b.next_round_delivered = u64::MAX;
+        assert_eq!(
+            b.ssthresh_after_loss(&w, 90_000, LossCause::DupAcks, Time::ZERO),
+            70_000,
+            "ssthresh untouched"
+        );
+        b.on_state_change(&mut w, CaState::Disorder, CaState::Recovery, 0, Time::ZERO);
+        b.on_recovery_start(&mut w, 30 * SMSS, SMSS, Time::ZERO);
+        assert_eq!(w.cwnd, 31 * SMSS);
+        let d = 1_000_000;
+        b.on_rate_sample(
+            &mut w,
+            &ack(
+                d,
+                0,
+                10_000_000,
+                SMSS,
+                40 * SMSS,
+                Some(ms(40)),
+                CaState::Recovery,
+            ),
+            Time(ms(1).0),
+        );
+        assert_eq!(w.cwnd, 41 * SMSS, "{:?}", cfg.target);
+        b.on_state_change(&mut w, CaState::Recovery, CaState::Open, 0, Time(ms(50).0));
+        let want = if cfg.target == BbrTarget::Draft {
+            100_000
+        } else {
+            70_000
+        };
+        assert_eq!(w.cwnd, want, "{:?}", cfg.target);
+        b.on_rto(&mut w, Time(ms(60).0));
+        assert_eq!(w.cwnd, SMSS);
+        b.on_state_change(&mut w, CaState::Open, CaState::Loss, 0, Time(ms(60).0));
+        b.on_rate_sample(
+            &mut w,
+            &ack(
+                d + SMSS,
+                0,
+                10_000_000,
+                SMSS,
+                0,
+                Some(ms(40)),
+                CaState::Loss,
+            ),
+            Time(ms(70).0),
+        );
+        assert_eq!(w.cwnd, 4 * SMSS);
+    }
+}
+
+// tests the cycle start: ProbeBW's first phase over 700 draws from a seeded stream: the draft
+// (7 − U{0..6}, then advanced) gives phases {2..7, 0}, each about 100 times, never 1 (3/4);
+// ns-3 (7 − ⌊U[0, 6)⌋) gives {3..7, 0}, never 1 or 2.
+#[test]
+fn cycle_start_draws_every_phase_but_the_drain_phase() {
+    for (cfg, never) in [
+        (BbrConfig::default(), vec![1]),
+        (BbrConfig::ns3(), vec![1, 2]),
+    ] {
+        let (mut b, _) = started(cfg);
+        b.set_rng(RngStream::derive(1, StreamKey::Cc("f0")));
+        let mut seen = [0u32; 8];
+        for _ in 0..700 {
+            b.enter_probe_bw(Time::ZERO);
+            seen[b.cycle_index] += 1;
+        }
+        for (phase, n) in seen.iter().enumerate() {
+            if never.contains(&phase) {
+                assert_eq!(*n, 0, "{:?} phase {phase}", cfg.cycle_start);
+            } else {
+                assert!(*n > 50, "{:?} phase {phase}: {n}", cfg.cycle_start);
+            }
+        }
+    }
+}
+
+// tests the initial pacing rate (draft BBRInitPacingRate): high_gain · IW / RTT =
+// 2.885 · 14,600 B · 8 / 40 ms = 2.885 · 2.92 Mb/s ≈ 8.42 Mb/s; ns-3 (2.89 and whole
+// milliseconds): 2.89 · 2,920,000 = 8,438,800 b/s, and BtlBw seeded with 2.92 Mb/s.
+#[test]
+fn initial_pacing_rate_is_high_gain_times_iw_over_rtt() {
+    let (b, _) = started(BbrConfig::default());
+    let want = 2.0 / std::f64::consts::LN_2 * 2_920_000.0;
+    assert!(
+        (b.pacing_rate as f64 - want).abs() <= 4.0,
+        "{}",
+        b.pacing_rate
+    );
+    assert_eq!(b.btl_bw(), 0);
+    let (b, _) = started(BbrConfig::ns3());
+    assert_eq!((b.pacing_rate, b.btl_bw()), (8_438_800, 2_920_000));
+}
+
+// tests the option checks and the recorded options.
+#[test]
+fn config_validates_and_describes() {
+    assert!(BbrConfig::default().validate().is_ok());
+    assert!(BbrConfig::ns3().validate().is_ok());
+    let e = BbrConfig {
+        high_gain: 1.0,
+        ..BbrConfig::default()
+    }
+    .validate()
+    .unwrap_err();
+    assert_eq!(e.0, "high_gain");
+    let e = BbrConfig {
+        pacing_margin: 1.0,
+        ..BbrConfig::default()
+    }
+    .validate()
+    .unwrap_err();
+    assert_eq!(e.0, "pacing_margin");
+    let d = BbrConfig::ns3().describe();
+    assert_eq!(d[0], ("bbr.target", "ns3".to_string()));
+    assert_eq!(d[1], ("bbr.cycle_start", "ns3".to_string()));
+}

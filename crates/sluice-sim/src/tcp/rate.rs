@@ -1,0 +1,373 @@
+//! Delivery-rate sampling (draft-cheng-iccrg-delivery-rate-estimation; Linux `tcp_rate.c`,
+//! ns-3 `TcpRateLinux`): each segment is stamped when sent with the connection's delivery
+//! count and clock, and each ACK turns the newest stamp it delivers into a rate sample —
+//! bytes delivered over `max(send elapsed, ACK elapsed)`.
+//!
+//! Kept only for a congestion control that asks for samples ([`super::cc::AnyCc::wants_rate_samples`]):
+//! the stamps live here, beside the scoreboard, in their own ring, so the scoreboard's segments
+//! (and every other algorithm's ACKs) carry nothing for it.
+
+use sluice_core::{Dur, Time};
+use std::collections::VecDeque;
+
+/// The send-time stamps of one outstanding segment (the draft's `P.delivered`, …).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Stamp {
+    start: u64,
+    end: u64,
+    /// The connection's `delivered` when the segment (last) left.
+    delivered: u64,
+    /// The connection's `delivered_time` then.
+    delivered_time: Time,
+    /// The connection's `first_sent_time` then.
+    first_sent_time: Time,
+    /// When it (last) left.
+    sent_time: Time,
+    is_app_limited: bool,
+    /// Already counted delivered (SACKed before its cumulative ACK).
+    done: bool,
+}
+
+/// One ACK's rate sample (the draft's `rs`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct RateSample {
+    /// Bytes delivered over the interval (`delivered − prior_delivered`); 0 when invalid.
+    pub delivered: u64,
+    /// `max(send_elapsed, ack_elapsed)`; zero when the sample is invalid (no stamp delivered
+    /// yet, or an interval shorter than the minimum RTT).
+    pub interval: Dur,
+    /// The connection's `delivered` when the sample's reference segment left.
+    pub prior_delivered: u64,
+    /// The reference segment left while the sender was application-limited.
+    pub is_app_limited: bool,
+    /// Bytes this ACK newly acknowledged or SACKed.
+    pub acked_sacked: u64,
+    /// Bytes this ACK's SACK information newly marked lost.
+    pub lost: u64,
+    /// Bytes in flight before the ACK.
+    pub prior_in_flight: u64,
+}
+
+impl RateSample {
+    /// Whether it carries a delivery rate.
+    pub fn valid(&self) -> bool {
+        self.interval > Dur::ZERO
+    }
+
+    /// The delivery rate, bit/s (0 when invalid).
+    pub fn rate_bps(&self) -> u64 {
+        if !self.valid() {
+            return 0;
+        }
+        (self.delivered as u128 * 8_000_000_000 / self.interval.0 as u128).min(u64::MAX as u128)
+            as u64
+    }
+}
+
+/// The connection's rate state (the draft's `C.delivered`, …) and the stamps of the outstanding
+/// segments.
+#[derive(Clone, Debug, Default)]
+pub struct RateSampler {
+    /// Bytes delivered (acknowledged or SACKed) so far.
+    pub delivered: u64,
+    delivered_time: Time,
+    first_sent_time: Time,
+    /// Nonzero while application-limited: the `delivered` mark the bubble ends at.
+    pub app_limited: u64,
+    stamps: VecDeque<Stamp>,
+    // The sample being built from this ACK's deliveries: the reference segment's stamps (the
+    // draft's and Linux's per-ACK `rs`; an ACK that delivers nothing gives no sample).
+    prior_delivered: u64,
+    prior_time: Option<Time>,
+    send_elapsed: Dur,
+    ack_elapsed: Dur,
+    is_app_limited: bool,
+    /// `delivered` at the start of the ACK being processed.
+    ack_start: u64,
+    /// ns-3's reading (`TcpRateLinux` keeps its sample between ACKs): the reference segment
+    /// carries over to later ACKs until one delivers a segment sent later, and an ACK that
+    /// delivers nothing repeats the last sample.
+    pub keep_between_acks: bool,
+}
+
+impl RateSampler {
+    /// A sampler; `keep_between_acks`: ns-3's reading (see the field).
+    pub fn new(keep_between_acks: bool) -> RateSampler {
+        RateSampler { keep_between_acks, ..RateSampler::default() }
+    }
+
+    /// A segment `[start, end)` leaves (first time or again); `idle`: nothing was in flight
+    /// (the draft restarts the sampling clocks then).
+    pub fn on_send(&mut self, start: u64, end: u64, idle: bool, now: Time) {
+        if idle {
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        let st = Stamp {
+            start,
+            end,
+            delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            first_sent_time: self.first_sent_time,
+            sent_time: now,
+            is_app_limited: self.app_limited != 0,
+            done: false,
+        };
+        match self.stamps.back() {
+            Some(b) if b.end > start => {
+                // A retransmission: restamp what it covers.
+                let i = self.stamps.partition_point(|s| s.end <= start);
+                for s in self.stamps.range_mut(i..) {
+                    if s.start >= end {
+                        break;
+                    }
+                    if !s.done {
+                        *s = Stamp {
+                            start: s.start,
+                            end: s.end,
+                            ..st
+                        };
+                    }
+                }
+            }
+            _ => self.stamps.push_back(st),
+        }
+    }
+
+    /// Start of an ACK's processing.
+    pub fn begin_ack(&mut self) {
+        self.ack_start = self.delivered;
+        if !self.keep_between_acks {
+            self.prior_time = None;
+            self.prior_delivered = 0;
+        }
+    }
+
+    fn deliver(&mut self, i: usize, now: Time) {
+        let s = self.stamps[i];
+        if s.done {
+            return;
+        }
+        self.stamps[i].done = true;
+        self.delivered += s.end - s.start;
+        self.delivered_time = now;
+        // The newest-sent segment this ACK delivers is the sample's reference (draft:
+        // `P.delivered > rs.prior_delivered`, the ACK's first delivered segment in any case).
+        if self.prior_time.is_none() || (self.keep_between_acks && self.prior_delivered == 0) || s.delivered > self.prior_delivered {
+            self.prior_delivered = s.delivered;
+            self.prior_time = Some(s.delivered_time);
+            self.is_app_limited = s.is_app_limited;
+            self.send_elapsed = s.sent_time.since(s.first_sent_time);
+            self.ack_elapsed = now.since(s.delivered_time);
+            self.first_sent_time = s.sent_time;
+        }
+    }
+
+    /// `[l, r)` was newly SACKed: the segments inside it are delivered.
+    pub fn on_sacked(&mut self, l: u64, r: u64, now: Time) {
+        let mut i = self.stamps.partition_point(|s| s.start < l);
+        while i < self.stamps.len() && self.stamps[i].end <= r {
+            self.deliver(i, now);
+            i += 1;
+        }
+    }
+
+    /// The cumulative ACK moved to `ack`: every segment below it is delivered and forgotten.
+    pub fn on_acked(&mut self, ack: u64, now: Time) {
+        while self.stamps.front().is_some_and(|s| s.end <= ack) {
+            self.deliver(0, now);
+            self.stamps.pop_front();
+        }
+    }
+
+    /// The ACK's sample, after its deliveries (draft "upon receiving ACK", ns-3
+    /// `GenerateSample`): invalid without a delivered stamp, or when the interval is shorter
+    /// than `min_rtt` (a compressed ACK train would overstate the rate).
+    pub fn sample(&mut self, lost: u64, prior_in_flight: u64, min_rtt: Option<Dur>) -> RateSample {
+        if self.app_limited != 0 && self.delivered > self.app_limited {
+            self.app_limited = 0;
+        }
+        let mut rs = RateSample {
+            acked_sacked: self.delivered - self.ack_start,
+            lost,
+            prior_in_flight,
+            prior_delivered: self.prior_delivered,
+            is_app_limited: self.is_app_limited,
+            ..RateSample::default()
+        };
+        if self.prior_time.is_none() {
+            return rs;
+        }
+        let interval = self.send_elapsed.max(self.ack_elapsed);
+        if min_rtt.is_some_and(|m| interval < m) || interval == Dur::ZERO {
+            return rs;
+        }
+        rs.interval = interval;
+        rs.delivered = self.delivered - self.prior_delivered;
+        rs
+    }
+
+    /// The sender has less than a segment to send and room in cwnd with no lost segment
+    /// waiting: mark the connection application-limited until what is in flight now is
+    /// delivered (draft "application-limited", ns-3 `CalculateAppLimited`).
+    pub fn mark_app_limited(&mut self, in_flight: u64) {
+        self.app_limited = (self.delivered + in_flight).max(1);
+    }
+
+    #[cfg(test)]
+    fn outstanding(&self) -> usize {
+        self.stamps.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    // tests the sampler on a hand trace (draft-cheng-iccrg-delivery-rate-estimation): four
+    // 1000-B segments leave 1 ms apart from idle at t = 0 (each stamped delivered 0,
+    // delivered_time 0, first_sent 0); ACKs arrive from t = 50 ms, 1 ms apart.
+    //   ACK of seg 1 at 50 ms: reference seg 1 (sent 0): send_elapsed 0, ack_elapsed 50 ms,
+    //     delivered 1000 − 0 → 1000 B / 50 ms = 160 kb/s.
+    //     first_sent moves to seg 1's send time, 0.
+    //   ACK of seg 2 at 51 ms: reference seg 2 (sent 1 ms, stamped delivered 0): send_elapsed
+    //     1 − 0 = 1 ms, ack_elapsed 51 − 0 = 51 ms → 2000 B / 51 ms = 313,725 b/s; first_sent
+    //     moves to 1 ms.
+    //   Seg 5 leaves at 51 ms stamped delivered 2000, delivered_time 51 ms, first_sent 1 ms.
+    //   SACK of seg 5 at 100 ms (segs 3, 4 still out): reference seg 5: send_elapsed 51 − 1 =
+    //     50 ms, ack_elapsed 100 − 51 = 49 ms → interval 50 ms, delivered 3000 − 2000 = 1000.
+    //   ACK of 3 and 4 at 101 ms: reference seg 3 (sent 2 ms, delivered 0, first_sent 0):
+    //     5000 B over max(2, 101) = 101 ms.
+    #[test]
+    fn rate_samples_follow_the_hand_trace() {
+        let mut r = RateSampler::default();
+        for k in 0..4u64 {
+            r.on_send(1 + k * 1000, 1 + (k + 1) * 1000, k == 0, Time(k * MS));
+        }
+        r.begin_ack();
+        r.on_acked(1001, Time(50 * MS));
+        let s = r.sample(0, 4000, Some(Dur(40 * MS)));
+        assert_eq!(
+            (s.delivered, s.interval, s.prior_delivered, s.acked_sacked),
+            (1000, Dur(50 * MS), 0, 1000)
+        );
+        assert_eq!(s.rate_bps(), 160_000);
+        r.begin_ack();
+        r.on_acked(2001, Time(51 * MS));
+        let s = r.sample(0, 3000, Some(Dur(40 * MS)));
+        assert_eq!(
+            (s.delivered, s.interval, s.rate_bps()),
+            (2000, Dur(51 * MS), 313_725)
+        );
+        r.on_send(4001, 5001, false, Time(51 * MS));
+        r.begin_ack();
+        r.on_sacked(4001, 5001, Time(100 * MS));
+        let s = r.sample(0, 3000, Some(Dur(40 * MS)));
+        assert_eq!(
+            (s.delivered, s.interval, s.prior_delivered, s.acked_sacked),
+            (1000, Dur(50 * MS), 2000, 1000)
+        );
+        // The SACKed segment is not counted again when the cumulative ACK covers it: only
+        // segs 3 and 4 are new.
+        r.begin_ack();
+        r.on_acked(5001, Time(101 * MS));
+        assert_eq!(r.delivered, 5000);
+        let s = r.sample(0, 0, None);
+        assert_eq!(
+            (s.acked_sacked, s.delivered, s.interval),
+            (2000, 5000, Dur(101 * MS))
+        );
+        assert_eq!(r.outstanding(), 0);
+        // An interval below the minimum RTT gives no rate (101 ms < 120 ms); nor does an ACK
+        // that delivers nothing.
+        assert!(!r.sample(0, 0, Some(Dur(120 * MS))).valid());
+        r.begin_ack();
+        assert!(!r.sample(0, 0, None).valid());
+    }
+
+    // tests application-limited marking: with 2000 B delivered and 1000 B in flight the bubble
+    // ends at 3000; segments sent inside it carry the flag into their samples, and the mark
+    // clears once delivered passes 3000 (at 4000 here, after the ACK of the app-limited segment).
+    #[test]
+    fn app_limited_marks_samples_until_the_bubble_is_delivered() {
+        let mut r = RateSampler::default();
+        r.on_send(1, 1001, true, Time(0));
+        r.on_send(1001, 2001, false, Time(0));
+        r.begin_ack();
+        r.on_acked(2001, Time(50 * MS));
+        assert!(!r.sample(0, 2000, None).is_app_limited);
+        r.on_send(2001, 3001, true, Time(50 * MS));
+        r.mark_app_limited(1000);
+        assert_eq!(r.app_limited, 3000);
+        r.on_send(3001, 4001, false, Time(51 * MS));
+        r.begin_ack();
+        r.on_acked(3001, Time(100 * MS));
+        // Reference: seg 3, sent before the mark (2000 B delivered over max(0, 50) ms).
+        let s = r.sample(0, 2000, None);
+        assert!(!s.is_app_limited);
+        assert_eq!(r.app_limited, 3000, "delivered 3000 is not past the mark");
+        r.begin_ack();
+        r.on_acked(4001, Time(101 * MS));
+        let s = r.sample(0, 1000, None);
+        assert!(s.is_app_limited, "seg 4 left inside the bubble");
+        assert_eq!(r.app_limited, 0, "delivered 4000 > 3000 clears it");
+        // seg 4: delivered 2000 at send, so 2000 B over max(51 − 50, 101 − 50) = 51 ms.
+        assert_eq!((s.delivered, s.interval), (2000, Dur(51 * MS)));
+    }
+
+    // tests a retransmission restamps the segment: after a timeout at 300 ms the lost segment
+    // leaves again from idle (first_sent, delivered_time = 300 ms); its ACK at 340 ms gives
+    // 1000 B over 40 ms = 200 kb/s, not an interval from the original send.
+    #[test]
+    fn a_retransmission_is_sampled_from_its_new_send_time() {
+        let mut r = RateSampler::default();
+        r.on_send(1, 1001, true, Time(0));
+        r.on_send(1, 1001, true, Time(300 * MS));
+        r.begin_ack();
+        r.on_acked(1001, Time(340 * MS));
+        let s = r.sample(0, 1000, None);
+        assert_eq!(
+            (s.delivered, s.interval, s.rate_bps()),
+            (1000, Dur(40 * MS), 200_000)
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests_ns3 {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    // tests ns-3's reading (`keep_between_acks`: `TcpRateLinux` keeps its sample between ACKs).
+    // Segs 1–2 leave at 0 and are acknowledged at 50 ms (delivered 2000, first_sent 0); segs 3
+    // and 4 leave at 50 and 51 ms stamped delivered 2000, delivered_time 50 ms, first_sent 0.
+    //   Seg 3's ACK at 100 ms: reference seg 3: max(50 − 0, 100 − 50) = 50 ms, 1000 B: 160 kb/s.
+    //   Seg 4's ACK at 101 ms: the draft's per-ACK sample takes seg 4: max(51 − 0, 101 − 50) =
+    //   51 ms for 4000 − 2000 = 2000 B, 313,725 b/s; ns-3 keeps seg 3 (seg 4's delivered 2000 is
+    //   not above the kept 2000): 2000 B over seg 3's 50 ms, 320 kb/s. An ACK that delivers
+    //   nothing then repeats ns-3's sample and gives none in the draft's.
+    #[test]
+    fn ns3_keeps_the_reference_between_acks() {
+        for (keep, want) in [(false, (2000, Dur(51 * MS), 313_725)), (true, (2000, Dur(50 * MS), 320_000))] {
+            let mut r = RateSampler::new(keep);
+            r.on_send(1, 1001, true, Time(0));
+            r.on_send(1001, 2001, false, Time(0));
+            r.begin_ack();
+            r.on_acked(2001, Time(50 * MS));
+            r.on_send(2001, 3001, false, Time(50 * MS));
+            r.on_send(3001, 4001, false, Time(51 * MS));
+            r.begin_ack();
+            r.on_acked(3001, Time(100 * MS));
+            assert_eq!(r.sample(0, 2000, None).rate_bps(), 160_000);
+            r.begin_ack();
+            r.on_acked(4001, Time(101 * MS));
+            let s = r.sample(0, 1000, None);
+            assert_eq!((s.delivered, s.interval, s.rate_bps()), want, "keep {keep}");
+            r.begin_ack();
+            assert_eq!(r.sample(0, 0, None).valid(), keep);
+        }
+    }
+}
