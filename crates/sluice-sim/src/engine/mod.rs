@@ -296,6 +296,7 @@ impl<'m> Sim<'m> {
                 nr: sluice_core::control::NetworkReturn::new(spec.flow_table.clone(), &spec.controller),
                 trace: model.monitor.rewrite_trace.then(Vec::new),
                 reduction_bytes: 0,
+                shifts: vec![gateway::UNKNOWN_SHIFT; 2 * model.flows.len()],
             });
         }
         let wake: Vec<WakeSlot> = eps.iter().map(|e| WakeSlot { as_set: e.timer_ties_as_set(), ..WakeSlot::IDLE }).collect();
