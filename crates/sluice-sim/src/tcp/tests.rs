@@ -1453,3 +1453,51 @@ fn a_duplicate_leaves_the_echo_under_ns3() {
         assert_eq!(p.s.ts_recent != echo, moves, "ts_recent_in_order {in_order}");
     }
 }
+
+/// Sets an ACK's window field (what a network-return gateway writes).
+fn set_window_field(p: &mut SimPacket, field: u16) {
+    if let Transport::Tcp { window, .. } = &mut p.transport {
+        *window = field;
+    }
+}
+
+// tests a right edge lowered by a gateway: the sender sends nothing past SND.UNA + SND.WND. On a
+// new ACK every rule takes the lower window; on a pure duplicate ACK (the same ACK and sequence
+// number) only rfc9293 takes it (SEG.SEQ = WL1 and SEG.ACK ≥ WL2, RFC 9293 §3.10.7.4), while
+// ns-3 (a smaller window only with a new ACK or sequence number) and Linux
+// (`tcp_may_update_window`: a larger or zero window on the same ACK) keep the old one until the
+// next new ACK. Window fields count the server's shift: 4 segments are 4·1448 >> shift.
+#[test]
+fn lowered_window_bounds_the_sender_by_update_rule() {
+    for (rule, duplicate_applies) in [(WndUpdateRule::Rfc9293, true), (WndUpdateRule::Ns3, false), (WndUpdateRule::Linux, false)] {
+        let mut p = Pair::new(TcpConfig { wnd_update: rule, ..reno_cfg() }, Some(100 * MSS));
+        let shift = p.c.snd_shift;
+        let burst = p.client_sends();
+        assert_eq!(burst.len(), 10, "{rule:?}");
+        // The ACK of the first segment, lowered to 4 segments: SND.UNA + 4 segments is below the
+        // 10 sent, so nothing new goes out (slow start alone would send two).
+        let mut ack1 = p.deliver_to_server(&burst[..1]);
+        let four = ((4 * MSS) >> shift) as u16;
+        set_window_field(&mut ack1[0], four);
+        assert!(p.deliver_to_client(&ack1).is_empty(), "{rule:?}: a new ACK's lower window holds the sender");
+        assert_eq!(p.c.snd_wnd, (four as u64) << shift, "{rule:?}");
+        // The ACK of the second segment, as the server wrote it: the window opens again and the
+        // sender fills cwnd (12 segments after two ACKs in slow start, 8 of the 10 still in flight).
+        let ack2 = p.deliver_to_server(&burst[1..2]);
+        let out = p.deliver_to_client(&ack2);
+        assert_eq!(out.len(), 4, "{rule:?}: cwnd 12 with 8 in flight releases 4 segments");
+        let wide = p.c.snd_wnd;
+        assert!(wide > 20 * MSS, "{rule:?}");
+        // The same ACK again with the window lowered to 4 segments: a pure duplicate.
+        let mut dup = ack2.clone();
+        set_window_field(&mut dup[0], four);
+        // It counts as the first duplicate: limited transmit (RFC 3042) releases one new segment
+        // if the window the sender holds allows it, and only then.
+        let max_before = p.c.snd_max;
+        let out = p.deliver_to_client(&dup);
+        let want = if duplicate_applies { (four as u64) << shift } else { wide };
+        assert_eq!(p.c.snd_wnd, want, "{rule:?}: a duplicate ACK's lower window");
+        assert_eq!(out.len(), if duplicate_applies { 0 } else { 1 }, "{rule:?}");
+        assert!(p.c.snd_max <= (p.c.snd_una + p.c.snd_wnd).max(max_before), "{rule:?}: nothing past the right edge");
+    }
+}
