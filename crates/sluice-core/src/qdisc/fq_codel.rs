@@ -234,8 +234,9 @@ pub struct FqCodel<P> {
     salt: u32,
     ns3: bool,
     hash: FqHash,
-    /// `hash = "ns3"`: ns-3's 13 tuple bytes per [`Queued::flow_key`] (set by the simulator).
-    ns3_tuples: Vec<[u8; 13]>,
+    /// `hash = "ns3"`: the queue of each entry of the table of ns-3's 5-tuples, indexed by
+    /// [`Queued::flow_key`] (set by the simulator): hashed once, not per packet.
+    ns3_buckets: Vec<u32>,
     packets: u32,
     bytes: u64,
 }
@@ -272,7 +273,7 @@ impl<P: Queued> FqCodel<P> {
             salt,
             ns3: cfg.arith == CodelArith::Ns3,
             hash: cfg.hash,
-            ns3_tuples: Vec::new(),
+            ns3_buckets: Vec::new(),
             packets: 0,
             bytes: 0,
         }
@@ -281,26 +282,36 @@ impl<P: Queued> FqCodel<P> {
     /// The queue a packet belongs to.
     #[inline]
     pub fn bucket(&self, p: &P) -> usize {
-        let h = match self.hash {
-            FqHash::Sluice => fmix32(p.flow_hash() ^ self.salt),
-            FqHash::Ns3 => {
-                // ns-3's 17 bytes: the 5-tuple, then the perturbation (big-endian). A packet
-                // the table does not describe hashes its own hash in the address field.
-                let mut buf = [0u8; 17];
-                match self.ns3_tuples.get(p.flow_key() as usize) {
-                    Some(t) => buf[..13].copy_from_slice(t),
-                    None => buf[..4].copy_from_slice(&p.flow_hash().to_be_bytes()),
-                }
-                buf[13..].copy_from_slice(&self.salt.to_be_bytes());
-                murmur3_32(&buf, NS3_HASH_SEED)
-            }
-        };
+        match self.hash {
+            FqHash::Sluice => self.reduce(fmix32(p.flow_hash() ^ self.salt)),
+            FqHash::Ns3 => match self.ns3_buckets.get(p.flow_key() as usize) {
+                Some(&b) => b as usize,
+                // A packet the table does not describe hashes its own hash in the address field.
+                None => self.ns3_bucket(None, p.flow_hash()),
+            },
+        }
+    }
+
+    /// ns-3's queue for a 5-tuple (or, without one, for `hash` in the address field): its 17
+    /// bytes, the 5-tuple then the perturbation (big-endian), through MurmurHash3.
+    fn ns3_bucket(&self, tuple: Option<&[u8; 13]>, hash: u32) -> usize {
+        let mut buf = [0u8; 17];
+        match tuple {
+            Some(t) => buf[..13].copy_from_slice(t),
+            None => buf[..4].copy_from_slice(&hash.to_be_bytes()),
+        }
+        buf[13..].copy_from_slice(&self.salt.to_be_bytes());
+        self.reduce(murmur3_32(&buf, NS3_HASH_SEED))
+    }
+
+    #[inline]
+    fn reduce(&self, h: u32) -> usize {
         (h % self.flows.len() as u32) as usize
     }
 
     /// `hash = "ns3"`: the 5-tuples ns-3 would hash, indexed by [`Queued::flow_key`].
     pub fn set_ns3_tuples(&mut self, tuples: Vec<[u8; 13]>) {
-        self.ns3_tuples = tuples;
+        self.ns3_buckets = tuples.iter().map(|t| self.ns3_bucket(Some(t), 0) as u32).collect();
     }
 
     /// Whether this queue wants [`FqCodel::set_ns3_tuples`].
@@ -660,6 +671,12 @@ mod tests {
         // TestPkt's flow_key is its flow: entry 0 of the table.
         let p = TestPkt { flow: 0, ..TestPkt::new(0, 1500) };
         assert_eq!(q.bucket(&p), 565);
+        // A packet the table does not describe (entry 1) hashes its own hash (TestPkt's: its
+        // flow) in the address field.
+        let beyond = TestPkt { flow: 1, ..TestPkt::new(0, 1500) };
+        let mut own = [0u8; 17];
+        own[3] = 1;
+        assert_eq!(q.bucket(&beyond), (murmur3_32(&own, NS3_HASH_SEED) % 1024) as usize);
         let mut q1 = fq(FqCodelConfig { perturbation: Perturbation::Fixed(1), ..FqCodelConfig::for_profile(Profile::Ns3_44) });
         q1.set_ns3_tuples(vec![t]);
         bytes[16] = 1;
