@@ -208,12 +208,15 @@ enum Status {
     Old,
 }
 
+/// One queue's state.
 #[derive(Debug)]
 struct Flow<P> {
     q: Fifo<P>,
-    codel: CodelState,
     deficit: i64,
     status: Status,
+    /// ns-3 arithmetic: whether ns-3 would have created this queue yet.
+    used: bool,
+    codel: CodelState,
 }
 
 /// An FQ-CoDel queue.
@@ -225,7 +228,6 @@ pub struct FqCodel<P> {
     /// ns-3 arithmetic: queues in the order they were first used (ns-3 creates them on first
     /// use and looks for the fattest in that order; Linux in index order).
     created: Vec<u32>,
-    used: Vec<bool>,
     params: CodelParams,
     quantum: i64,
     limit: u32,
@@ -260,11 +262,10 @@ impl<P: Queued> FqCodel<P> {
         let n = cfg.flows as usize;
         let QueueLimit::Packets(limit) = cfg.limit else { panic!("FQ-CoDel's limit is in packets (checked by validate)") };
         FqCodel {
-            flows: (0..n).map(|_| Flow { q: Fifo::default(), codel: CodelState::new(), deficit: 0, status: Status::Inactive }).collect(),
+            flows: (0..n).map(|_| Flow { q: Fifo::default(), deficit: 0, status: Status::Inactive, used: false, codel: CodelState::new() }).collect(),
             new: VecDeque::new(),
             old: VecDeque::new(),
             created: Vec::new(),
-            used: vec![false; if cfg.arith == CodelArith::Ns3 { n } else { 0 }],
             params: CodelParams::new(cfg.target, cfg.interval, cfg.mtu, cfg.ecn, cfg.arith),
             quantum: cfg.quantum as i64,
             limit,
@@ -360,11 +361,11 @@ impl<P: Queued> QueueDisc<P> for FqCodel<P> {
 
     fn enqueue(&mut self, mut pkt: P, now: Time, cx: &mut QdiscCx<'_, P>) -> Enqueue<P> {
         let i = self.bucket(&pkt);
-        if self.ns3 && !self.used[i] {
-            self.used[i] = true;
+        let f = &mut self.flows[i];
+        if self.ns3 && !f.used {
+            f.used = true;
             self.created.push(i as u32);
         }
-        let f = &mut self.flows[i];
         if f.status == Status::Inactive {
             f.status = Status::New;
             f.deficit = self.quantum;
