@@ -120,6 +120,9 @@ pub struct FlowSpec {
     pub name: String,
     pub src: usize,
     pub dst: usize,
+    /// The responder's port: the TCP server's (5001 by default), or a UDP flow's destination
+    /// port (9, discard, by default). Clients take 49152 + the flow's index.
+    pub port: u16,
     pub app: AppSpec,
     pub start: StartSpec,
     /// Stop sending at this time (None: run to the end).

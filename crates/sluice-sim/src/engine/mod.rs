@@ -251,8 +251,8 @@ impl<'m> Sim<'m> {
                 StartSpec::At(t) => t,
                 StartSpec::Uniform(lo, hi) => Time(lo.0 + rng.below((hi.0 - lo.0).max(1))),
             };
-            let client_addr = SockAddr { addr: node_addr(fl.src), port: 49_152 + (f as u16 % 16_000) };
-            let server_addr = SockAddr { addr: node_addr(fl.dst), port: crate::net::SERVER_PORT };
+            let client_addr = SockAddr { addr: node_addr(fl.src), port: crate::net::CLIENT_PORTS + (f as u16 % 16_000) };
+            let server_addr = SockAddr { addr: node_addr(fl.dst), port: fl.port };
             if fl.app.is_tcp() {
                 let mut erng = RngStream::derive(model.seed, StreamKey::Endpoint(&fl.name));
                 let cfg = match configs.iter().find(|c| ***c == fl.tcp) {
@@ -976,7 +976,7 @@ impl<'m> Sim<'m> {
             src: node_addr(fl.src),
             dst: node_addr(fl.dst),
             sport: 40_000 + (flow as u16 % 20_000),
-            dport: 9,
+            dport: fl.port,
             dscp: 0,
             ecn: Ecn::NotEct,
             ttl: 64,
@@ -1086,7 +1086,7 @@ const PREFETCH_ABOVE: usize = 512 * 1024;
 /// gives the dumbbell as validation/ns3_dumbbell.py builds it: one /24 per access link, in the
 /// order s0's, r0's, s1's, r1's, … (link i is 10.⌊i/250⌋.(i mod 250).0), the sender `s{k}` at
 /// .1 of link 2k and the receiver `r{k}` at .2 of link 2k + 1; a client's port is its node's
-/// next ephemeral port (49153 for the first socket), the server's 5001. Nodes named otherwise
+/// next ephemeral port (49153 for the first socket), the server's its flow's `port` (5001). Nodes named otherwise
 /// keep Sluice's own address; clients on them their own port.
 fn ns3_tuples(model: &Model) -> Vec<[u8; 13]> {
     // ns-3's address of a dumbbell host, if the node is one.
@@ -1112,10 +1112,10 @@ fn ns3_tuples(model: &Model) -> Vec<[u8; 13]> {
                 }
                 (a, p)
             }
-            None => (node_addr(fl.src), 49_152 + (f as u16 % 16_000)),
+            None => (node_addr(fl.src), crate::net::CLIENT_PORTS + (f as u16 % 16_000)),
         };
-        out.push(sluice_core::qdisc::fq_codel::ns3_tuple(c, s, 6, cport, crate::net::SERVER_PORT));
-        out.push(sluice_core::qdisc::fq_codel::ns3_tuple(s, c, 6, crate::net::SERVER_PORT, cport));
+        out.push(sluice_core::qdisc::fq_codel::ns3_tuple(c, s, 6, cport, fl.port));
+        out.push(sluice_core::qdisc::fq_codel::ns3_tuple(s, c, 6, fl.port, cport));
     }
     out
 }
@@ -1236,6 +1236,7 @@ app = { kind = "file", size = "200kB" }
         assert_eq!(t[250], tuple([10, 1, 0, 1], [10, 1, 1, 2], 49_153, 5_001));
         // And a packet's key picks its entry: flow · 2, + 1 from the server's port.
         let mut p = PLACEHOLDER;
+        p.transport = crate::packet::Transport::Tcp { seq: 1, ack: 1, flags: 0x10, window: 100, opts: Default::default() };
         (p.flow, p.sport, p.dport) = (125, 49_277, crate::net::SERVER_PORT);
         assert_eq!(sluice_core::qdisc::Queued::flow_key(&QPkt::of(0, &p)), 250);
         (p.sport, p.dport) = (crate::net::SERVER_PORT, 49_277);
@@ -1354,6 +1355,7 @@ app = { kind = "file", size = "200kB" }
                 name: format!("f{k}"),
                 src: 0,
                 dst: n - 1,
+                port: if app.is_tcp() { crate::net::SERVER_PORT } else { crate::net::UDP_PORT },
                 app: app.clone(),
                 start: StartSpec::At(Time(*start)),
                 stop: stop.map(Time),

@@ -67,8 +67,15 @@ impl NextHop {
     }
 }
 
-/// The port every TCP server listens on (clients take 49152 + flow index).
+/// The port a TCP server listens on unless its flow gives `port` (clients take 49152 + flow
+/// index, so a server's port is below 49152).
 pub const SERVER_PORT: u16 = 5_001;
+
+/// A UDP flow's destination port unless it gives `port` (discard).
+pub const UDP_PORT: u16 = 9;
+
+/// The first port of the clients' range.
+pub const CLIENT_PORTS: u16 = 49_152;
 
 impl Queued for QPkt {
     #[inline]
@@ -106,7 +113,7 @@ impl QPkt {
         let mut h = (p.src as u64) << 32 | p.dst as u64;
         h ^= (p.sport as u64) << 16 | p.dport as u64;
         h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let key = p.flow.wrapping_mul(2) | (p.sport == SERVER_PORT) as u32;
+        let key = p.flow.wrapping_mul(2) | (matches!(p.transport, crate::packet::Transport::Tcp { .. }) && p.sport < CLIENT_PORTS) as u32;
         QPkt { id, len: p.ip_len(), enq: Time::ZERO, ecn: p.ecn, hash: (h >> 32) as u32, key, next: NextHop::NONE }
     }
 }
@@ -576,6 +583,12 @@ mod tests {
         let mut q = QPkt::of(9, &p);
         assert_eq!((q.id, q.len_bytes(), q.flow_key(), q.flow_hash()), (9, p.ip_len(), 6, 0xb5e3_1e28));
         assert_eq!(QPkt::of(9, &tcp_packet(b, a, SERVER_PORT, 49152, 3)).flow_key(), 7, "from the server");
+        // Any server port (below the clients' 49152) is the server's; a UDP packet is its
+        // flow's one direction whatever its port.
+        assert_eq!(QPkt::of(9, &tcp_packet(b, a, 80, 49152, 3)).flow_key(), 7, "from a server on port 80");
+        assert_eq!(QPkt::of(9, &tcp_packet(a, b, 49152, 80, 3)).flow_key(), 6, "to a server on port 80");
+        let udp = SimPacket { transport: crate::packet::Transport::Udp, sport: 40_003, dport: UDP_PORT, ..tcp_packet(a, b, 0, 0, 3) };
+        assert_eq!(QPkt::of(9, &udp).flow_key(), 6, "UDP");
         assert_eq!(QPkt::of(9, &tcp_packet(a, b, 49152, 5003, 3)).flow_hash(), 0x7974_2ab5);
         for other in [tcp_packet(a + 2, b, 49152, SERVER_PORT, 3), tcp_packet(a, b + 2, 49152, SERVER_PORT, 3), tcp_packet(a, b, 49153, SERVER_PORT, 3), tcp_packet(a, b, 49152, 5002, 3)] {
             assert_ne!(QPkt::of(9, &other).flow_hash(), q.flow_hash(), "{other:?}");

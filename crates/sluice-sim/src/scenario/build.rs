@@ -680,6 +680,15 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
         if first_write > ftcp.snd_buf {
             return err(format!("{p}.app.write_size"), format!("{first_write} B can never fit in the send buffer of {} B (tcp.snd_buf): at most that", ftcp.snd_buf));
         }
+        // TCP clients take ports from 49152 up, so a server's port lies below them.
+        let port = match (fl.port, app.is_tcp()) {
+            (None, true) => crate::net::SERVER_PORT,
+            (None, false) => crate::net::UDP_PORT,
+            (Some(v), true) if (1..49_152).contains(&v) => v as u16,
+            (Some(v), true) => return err(format!("{p}.port"), format!("must be from 1 to 49151 (ports from 49152 are the clients'), got {v}")),
+            (Some(v), false) if (1..=65_535).contains(&v) => v as u16,
+            (Some(v), false) => return err(format!("{p}.port"), format!("must be from 1 to 65535, got {v}")),
+        };
         let base = fl.name.clone().unwrap_or_else(|| format!("f{i}"));
         for k in 0..count {
             let (s, d) = (src[k % src.len()], dst[k % dst.len()]);
@@ -718,7 +727,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
                 // Names key each flow's random stream: two flows with one name would draw alike.
                 return err(format!("{p}.name"), format!("flow name {name:?} is already used; flow names must be unique"));
             }
-            flows.push(FlowSpec { name, src: s, dst: d, app: app.clone(), start, stop, tcp: ftcp.clone() });
+            flows.push(FlowSpec { name, src: s, dst: d, port, app: app.clone(), start, stop, tcp: ftcp.clone() });
         }
     }
     // A [tcp.<algorithm>] table that no flow uses is a mistake (a misspelt cc, or a table left

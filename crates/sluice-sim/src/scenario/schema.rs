@@ -409,6 +409,9 @@ pub struct FlowTable {
     pub dst: Endpoints,
     #[serde(default)]
     pub count: Option<u32>,
+    /// The responder's port (checked in the scenario layer, which names the range).
+    #[serde(default)]
+    pub port: Option<i64>,
     pub app: AppTable,
     #[serde(default)]
     pub start: Option<StartTable>,

@@ -104,6 +104,7 @@ impl Dumbbell {
                 name: format!("f{k}"),
                 src: k % n,
                 dst: n + k % n,
+                port: if app.is_tcp() { sluice_sim::net::SERVER_PORT } else { sluice_sim::net::UDP_PORT },
                 app: app.clone(),
                 start: starts.get(k).cloned().unwrap_or(StartSpec::At(Time::ZERO)),
                 stop: None,

@@ -124,6 +124,67 @@ start = "0s"
     assert!(capped["gateways"][0]["lowered"].as_u64().unwrap() > 0);
 }
 
+// RWM's classes go by the responder's port. Four flows on an uncongested 1 Gb/s path (base RTT
+// 40 ms): two to port 80 in class "web" (share 0.75), two to the default port 5001 in the
+// default class (the remaining 0.25). With C = 10 Mb/s and a configured RTT of 40 ms each class
+// splits C·share·RTT among its flows: web 0.75 · 1,250,000 B/s · 0.04 s / 2 = 18,750 B each,
+// the others 0.25 · 50,000 B / 2 = 6,250 B each. Window-limited over about 40 ms, a web flow
+// gets about 18,750 B / 40 ms = 3.75 Mb/s and another about 1.25 Mb/s: three times as much.
+#[test]
+fn rwm_classes_go_by_the_responders_port() {
+    let text = r#"name = "rwm-classes"
+duration = "20s"
+warmup = "5s"
+[tcp]
+snd_buf = "4MB"
+rcv_buf = "4MB"
+[topology]
+kind = "dumbbell"
+pairs = 4
+access_rate = "1Gbps"
+access_delay = "1ms"
+bottleneck = { rate = "1Gbps", delay = "18ms" }
+queue = { kind = "drop_tail", limit = "1000pkt" }
+[[flows]]
+name = "web"
+count = 2
+src = ["s0", "s1"]
+dst = ["r0", "r1"]
+port = 80
+app = { kind = "bulk" }
+[[flows]]
+name = "other"
+count = 2
+src = ["s2", "s3"]
+dst = ["r2", "r3"]
+app = { kind = "bulk" }
+[[gateways]]
+node = "A"
+controller = { kind = "rwm", capacity = "10Mbps", bdp_source = "configured_rtt", configured_rtt = "40ms", classes = [{ name = "web", ports = [80], share = 0.75 }] }
+"#;
+    let s = summary_of(text);
+    let goodput = |name: &str| s["flows"].as_array().unwrap().iter().find(|f| f["name"] == name).unwrap()["goodput_bps"].as_f64().unwrap();
+    let (w0, w1, o0, o1) = (goodput("web0"), goodput("web1"), goodput("other0"), goodput("other1"));
+    for (w, o) in [(w0, o0), (w1, o1)] {
+        assert!((w / o - 3.0).abs() < 0.3, "web {w}, other {o}: ratio {}", w / o);
+    }
+    assert!((w0 + w1) > 6.5e6 && (w0 + w1) < 7.6e6, "web class {} b/s, at most 0.75 of 10 Mb/s", w0 + w1);
+    assert!((o0 + o1) > 2.1e6 && (o0 + o1) < 2.6e6, "default class {} b/s, at most 0.25 of 10 Mb/s", o0 + o1);
+}
+
+// A flow's port: a TCP server's lies below the clients' range; a UDP flow's is its destination.
+#[test]
+fn flow_ports_are_checked() {
+    let err = |port: &str| sluice_sim::scenario::load_str(&dumbbell("").replace("count = 9\n", &format!("count = 9\nport = {port}\n")), None).unwrap_err().to_string();
+    let e = err("49152");
+    assert!(e.contains("flows[0].port") && e.contains("from 1 to 49151"), "{e}");
+    let e = err("0");
+    assert!(e.contains("flows[0].port"), "{e}");
+    let m = sluice_sim::scenario::load_str(&dumbbell("").replace("count = 9\n", "count = 9\nport = 443\n"), None).unwrap();
+    assert!(m.flows.iter().all(|f| f.port == 443));
+    assert!(sluice_sim::scenario::load_str(&dumbbell(""), None).unwrap().flows.iter().all(|f| f.port == 5001), "default 5001");
+}
+
 // The default monitored queue is the bottleneck towards the other router, even where the
 // access links are as fast as it (the 100 Mb/s access-link study): A->B, not A->s0.
 #[test]
