@@ -28,8 +28,10 @@
 //! table. Three intrusive lists ordered by recency make eviction and expiry O(1) per flow.
 //!
 //! **Lookup hash.** A 5-tuple is found through a hash map whose hasher is specified here, not
-//! `RandomState`: FNV-1a (64-bit) over the key's bytes, starting from the FNV offset basis
-//! XOR-ed with `hash_seed`, finished with the SplitMix64 mixer ([`FlowHasher`]). Nothing
+//! `RandomState`: the key as two 64-bit words (`address << 16 | port` of the lower end, then of
+//! the higher), each folded in by one FNV-1a step (XOR, then multiply by the 64-bit FNV prime),
+//! starting from the FNV offset basis XOR-ed with `hash_seed`, finished with the SplitMix64
+//! mixer ([`FlowHasher`]). Nothing
 //! iterates the map: flows are visited in slot order, which depends only on the sequence of
 //! packets, so a run is deterministic. A gateway facing untrusted traffic should set a secret
 //! `hash_seed`.
@@ -50,10 +52,19 @@ pub struct Endpoint {
 
 /// A TCP 5-tuple normalised so both directions map to it: `lo < hi` (by address, then port).
 /// The protocol is always TCP.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct FlowKey {
     pub lo: Endpoint,
     pub hi: Endpoint,
+}
+
+impl std::hash::Hash for FlowKey {
+    /// Two 64-bit words, `addr << 16 | port` of each end, low end first (the module doc's
+    /// lookup hash).
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_u64((self.lo.addr as u64) << 16 | self.lo.port as u64);
+        h.write_u64((self.hi.addr as u64) << 16 | self.hi.port as u64);
+    }
 }
 
 impl FlowKey {
@@ -361,16 +372,23 @@ pub enum FlowEvent {
     MinRttChanged(FlowId),
 }
 
-/// The specified lookup hasher: FNV-1a 64 over the bytes written, SplitMix64 at the end.
+/// The specified lookup hasher: FNV-1a 64 steps (XOR, then multiply by the FNV prime) over
+/// each byte written, or over each 64-bit word written whole; SplitMix64 at the end.
 #[derive(Clone, Debug)]
 pub struct FlowHasher(u64);
+
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
 impl Hasher for FlowHasher {
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
             self.0 ^= b as u64;
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+            self.0 = self.0.wrapping_mul(FNV_PRIME);
         }
+    }
+    #[inline]
+    fn write_u64(&mut self, w: u64) {
+        self.0 = (self.0 ^ w).wrapping_mul(FNV_PRIME);
     }
     fn finish(&self) -> u64 {
         let mut z = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -416,6 +434,12 @@ pub struct FlowTable {
     heads: [u32; 3],
     tails: [u32; 3],
     lens: [u32; 3],
+    /// No entry's time is up before this: `expire` has nothing to do until then. A lower
+    /// bound, kept by `expire` (the earliest list head) and `link_tail` (each entry linked).
+    next_expiry: Time,
+    /// The key and slot `observe` last touched: a gateway looks a segment up again at its
+    /// rewrite point, usually right after forwarding it.
+    last: Option<(FlowKey, u32)>,
     events: Vec<FlowEvent>,
     evicted: u64,
     rejected: u64,
@@ -434,6 +458,8 @@ impl FlowTable {
             heads: [NIL; 3],
             tails: [NIL; 3],
             lens: [0; 3],
+            next_expiry: Time::MAX,
+            last: None,
             events: Vec::new(),
             evicted: 0,
             rejected: 0,
@@ -465,7 +491,15 @@ impl FlowTable {
     }
     /// The entry of the connection a segment from `src` to `dst` belongs to.
     pub fn lookup(&self, src: Endpoint, dst: Endpoint) -> Option<&FlowEntry> {
-        let &s = self.index.get(&FlowKey::new(src, dst))?;
+        let key = FlowKey::new(src, dst);
+        if let Some((k, s)) = self.last {
+            // Its slot may have been freed since (then it is empty): only `observe` fills a
+            // slot, and it sets `last`.
+            if k == key {
+                return self.slots[s as usize].entry.as_ref();
+            }
+        }
+        let &s = self.index.get(&key)?;
         self.slots[s as usize].entry.as_ref()
     }
     /// The entry `seg` belongs to (TCP only).
@@ -506,6 +540,17 @@ impl FlowTable {
     pub fn take_events(&mut self, out: &mut Vec<FlowEvent>) {
         out.append(&mut self.events);
     }
+    /// Whether [`FlowTable::expire`] at `now` may remove a flow (false: it certainly removes
+    /// none).
+    #[inline]
+    pub fn expiry_due(&self, now: Time) -> bool {
+        now >= self.next_expiry
+    }
+    /// Whether events wait for [`FlowTable::take_events`].
+    #[inline]
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
     /// The UDP rate estimator of the monitored egress.
     pub fn udp(&self) -> &UdpRate {
         &self.udp
@@ -519,6 +564,9 @@ impl FlowTable {
     /// `idle_timeout`. [`FlowTable::observe`] calls it first; call it before reading counts
     /// when no packet passed for a while.
     pub fn expire(&mut self, now: Time) {
+        if !self.expiry_due(now) {
+            return;
+        }
         loop {
             let h = self.heads[CLOSED];
             if h == NIL {
@@ -544,6 +592,25 @@ impl FlowTable {
                     break;
                 }
             }
+        }
+        // Each list is in time order: its head is the first of it to go.
+        self.next_expiry = Time::MAX;
+        for list in [CLOSED, HALF_OPEN, OPEN] {
+            let h = self.heads[list];
+            if h != NIL {
+                self.next_expiry = self.next_expiry.min(self.expiry(h, list));
+            }
+        }
+    }
+
+    /// When the entry in slot `s`, on `list`, goes: `fin_linger` after it closed, or
+    /// `idle_timeout` after it was last seen.
+    fn expiry(&self, s: u32, list: usize) -> Time {
+        let e = self.slots[s as usize].entry.as_ref().expect("listed slots hold entries");
+        if list == CLOSED {
+            e.closed_at.map_or(Time::ZERO, |c| c + self.cfg.fin_linger)
+        } else {
+            e.last_seen + self.cfg.idle_timeout
         }
     }
 
@@ -594,6 +661,7 @@ impl FlowTable {
             }
         };
         let id = self.update(s, seg, src, flags, seq, now);
+        self.last = Some((key, s));
         Some(id)
     }
 
@@ -700,6 +768,7 @@ impl FlowTable {
         }
         self.tails[list] = s;
         self.lens[list] += 1;
+        self.next_expiry = self.next_expiry.min(self.expiry(s, list));
     }
 
     fn unlink(&mut self, s: u32) {

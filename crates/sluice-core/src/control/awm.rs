@@ -103,6 +103,9 @@ impl WindowController for Awm {
     fn name(&self) -> &'static str {
         "awm"
     }
+    fn reads_queue(&self) -> bool {
+        true
+    }
     fn on_queue(&mut self, ev: &QueueEvent, gw: &GatewayView<'_>) {
         let mss = self.cfg.mss as f64;
         let b = gw.queue.capacity_bytes(self.cfg.mtu);

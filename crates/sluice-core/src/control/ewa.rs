@@ -207,6 +207,9 @@ impl WindowController for Ewa {
     fn name(&self) -> &'static str {
         "ewa"
     }
+    fn reads_queue(&self) -> bool {
+        true
+    }
     fn on_queue(&mut self, ev: &QueueEvent, gw: &GatewayView<'_>) {
         let b = gw.queue.capacity_bytes(self.cfg.mtu);
         self.catch_up(gw.now, b);

@@ -137,6 +137,11 @@ pub trait WindowController {
     fn on_queue(&mut self, ev: &QueueEvent, gw: &GatewayView<'_>) {
         let _ = (ev, gw);
     }
+    /// Whether [`WindowController::on_queue`] does anything: a datapath may skip queue events
+    /// for a controller that does not read them ([`NetworkReturn::queue_event_matters`]).
+    fn reads_queue(&self) -> bool {
+        false
+    }
     /// A flow was registered or removed (RWM). `gw.flows` already shows the change.
     fn on_flow_event(&mut self, ev: &FlowEvent, gw: &GatewayView<'_>) {
         let _ = (ev, gw);
@@ -247,6 +252,9 @@ impl WindowController for AnyController {
     fn on_queue(&mut self, ev: &QueueEvent, gw: &GatewayView<'_>) {
         dispatch!(self, c => c.on_queue(ev, gw))
     }
+    fn reads_queue(&self) -> bool {
+        dispatch!(self, c => c.reads_queue())
+    }
     fn on_flow_event(&mut self, ev: &FlowEvent, gw: &GatewayView<'_>) {
         dispatch!(self, c => c.on_flow_event(ev, gw))
     }
@@ -308,11 +316,16 @@ impl NetworkReturn {
         NetworkReturn { flows: FlowTable::new(flows), controller: AnyController::new(controller), stats: RewriteStats::default(), events: Vec::new() }
     }
 
+    #[inline]
     fn deliver_events(&mut self, r: Readings, now: Time) {
-        self.flows.take_events(&mut self.events);
-        if self.events.is_empty() {
-            return;
+        if self.flows.has_events() {
+            self.deliver_events_now(r, now);
         }
+    }
+
+    #[inline(never)]
+    fn deliver_events_now(&mut self, r: Readings, now: Time) {
+        self.flows.take_events(&mut self.events);
         let gw = GatewayView { queue: r.queue, link: r.link, flows: &self.flows, now, oracle_flows: r.oracle_flows };
         for ev in self.events.drain(..) {
             self.controller.on_flow_event(&ev, &gw);
@@ -330,6 +343,14 @@ impl NetworkReturn {
         let gw = GatewayView { queue: r.queue, link: r.link, flows: &self.flows, now, oracle_flows: r.oracle_flows };
         let flow = id.and_then(|id| self.flows.get(id));
         self.controller.on_forward(seg, flow, &gw);
+    }
+
+    /// Whether [`NetworkReturn::on_queue`] at `now` would do anything: the controller reads
+    /// queue events, or a flow's time may be up, or flow events wait. When it would not, a
+    /// datapath may skip the call (and the readings it needs) with the same outcome.
+    #[inline]
+    pub fn queue_event_matters(&self, now: Time) -> bool {
+        self.controller.reads_queue() || self.flows.expiry_due(now) || self.flows.has_events()
     }
 
     /// The monitored queue changed at `now`; `r.queue` shows the state after `ev`.
@@ -500,6 +521,37 @@ mod tests {
         assert!(e.contains("unknown field `strat`"), "{e}");
         let e = serde_json::from_str::<ControllerConfig>(r#"{"kind": "ewt", "start": "thirty"}"#).unwrap_err().to_string();
         assert!(e.contains("expected a level like"), "{e}");
+    }
+
+    // A controller that says it does not read queue events (so a datapath may skip them) is
+    // left exactly as it was by one, after a handshake, at an empty, a half-full and a full
+    // queue; AWM and EWA read them.
+    #[test]
+    fn only_controllers_that_read_queue_events_change_on_them() {
+        use crate::qdisc::Occupancy;
+        use testutil::{handshake, ms, CLIENT};
+        let mut flows = FlowTable::new(crate::flows::FlowTableConfig::default());
+        handshake(&mut flows, CLIENT, Some(7), Some(7), ms(0));
+        let mut reading = Vec::new();
+        for kind in ControllerConfig::KINDS {
+            let cfg: ControllerConfig = serde_json::from_str(&format!(r#"{{"kind": "{kind}"}}"#)).unwrap();
+            let mut c = AnyController::new(&cfg);
+            let before = format!("{c:?}");
+            for (k, pkts) in [0u32, 50, 100].into_iter().enumerate() {
+                let occ = |p: u32| Occupancy { packets: p, bytes: p as u64 * 1500 };
+                let queue = QueueReading { bytes: pkts as u64 * 1500, packets: pkts, limit: QueueLimit::Packets(100) };
+                let gw = GatewayView { queue, link: Rate::mbps(10), flows: &flows, now: ms(100 * (k as u64 + 1)), oracle_flows: Some(1) };
+                let ev = QueueEvent { kind: QueueEventKind::Enqueue, len_bytes: 1500, before: occ(pkts.saturating_sub(1)), after: occ(pkts) };
+                c.on_queue(&ev, &gw);
+            }
+            if c.reads_queue() {
+                reading.push(*kind);
+                assert_ne!(format!("{c:?}"), before, "{kind} reads queue events and they move it");
+            } else {
+                assert_eq!(format!("{c:?}"), before, "{kind} says it ignores queue events");
+            }
+        }
+        assert_eq!(reading, ["ewa", "awm"]);
     }
 
     // Levels: a fraction of B or a size; B of a packet limit counts the MTU.

@@ -118,6 +118,26 @@ fn idle_flows_expire_after_ten_seconds() {
     assert!(t.get(id).is_none());
 }
 
+// A lookup right after the segment's own observe (the gateway's rewrite point) finds the same
+// entry as the index; once the flow is gone it finds nothing, even when its slot is refilled.
+#[test]
+fn lookup_after_observe_and_after_removal() {
+    let (mut t, id) = one_flow(Some(7), Some(7));
+    let ack = Seg::ack_from_client(100);
+    t.observe(&ack, ms(100));
+    assert_eq!(t.lookup_segment(&ack).map(|e| e.id), Some(id));
+    let back = Seg::tcp(SERVER, CLIENT, tcp_flags::ACK);
+    assert_eq!(t.lookup_segment(&back).map(|e| e.id), Some(id), "either direction");
+    t.expire(ms(10_100));
+    assert!(t.lookup_segment(&ack).is_none(), "expired");
+    // Another connection takes the freed slot; the old one's segments find nothing.
+    let other = Seg::tcp((CLIENT.0, CLIENT.1 + 1), SERVER, tcp_flags::SYN);
+    t.observe(&other, ms(10_200));
+    t.expire(ms(10_200));
+    assert!(t.lookup_segment(&ack).is_none());
+    assert!(t.lookup_segment(&other).is_some());
+}
+
 // tests docs/algorithms/network-return.md, "Flow table": FIN from both sides, then 2 s.
 #[test]
 fn fin_from_both_sides_then_two_seconds() {
@@ -276,7 +296,10 @@ fn ongoing_rtt_skips_retransmitted_ranges() {
 }
 
 // The lookup hash is FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3) before
-// the SplitMix64 finish: FNV-1a("a") = 0xaf63dc4c8601ec8c (the FNV reference vector).
+// the SplitMix64 finish: FNV-1a("a") = 0xaf63dc4c8601ec8c (the FNV reference vector). A key
+// folds in two words whole: 1:2 <-> 3:4 gives the words 0x10002 and 0x30004, FNV state
+// 0x7139500a9d332f73, and after SplitMix64 0x2ef8a9ebed1e0b58 (computed by hand in Python's
+// integers, masking to 64 bits).
 #[test]
 fn lookup_hash_is_the_specified_one() {
     let mut h = FlowHashBuilder(0).build_hasher();
@@ -284,6 +307,11 @@ fn lookup_hash_is_the_specified_one() {
     assert_eq!(h.0, 0xaf63_dc4c_8601_ec8c);
     // Same key, same hash, in any table: no per-process randomness.
     let k = FlowKey::new(Endpoint { addr: 1, port: 2 }, Endpoint { addr: 3, port: 4 });
+    let mut w = FlowHashBuilder(0).build_hasher();
+    std::hash::Hash::hash(&k, &mut w);
+    assert_eq!(w.0, 0x7139_500a_9d33_2f73);
+    assert_eq!(FlowHashBuilder(0).hash_one(k), 0x2ef8_a9eb_ed1e_0b58);
+    assert_eq!(FlowHashBuilder(0).hash_one(FlowKey::new(Endpoint { addr: 3, port: 4 }, Endpoint { addr: 1, port: 2 })), 0x2ef8_a9eb_ed1e_0b58, "either direction");
     assert_eq!(FlowHashBuilder(0).hash_one(k), FlowHashBuilder(0).hash_one(k));
     assert_ne!(FlowHashBuilder(0).hash_one(k), FlowHashBuilder(1).hash_one(k));
 }

@@ -123,7 +123,7 @@ impl<'m> Sim<'m> {
     /// The monitored queue of gateway `g` changed: `before` → now, by a packet of `len` bytes.
     pub(super) fn gw_queue(&mut self, iface: u32, kind: QueueEventKind, len: u32, before: Occupancy) {
         let g = self.node_gw[self.ifaces[iface as usize].node as usize] as usize;
-        if self.gateways[g].monitor != iface {
+        if self.gateways[g].monitor != iface || !self.gateways[g].nr.queue_event_matters(self.now) {
             return;
         }
         let r = self.gw_readings(g);
@@ -137,7 +137,7 @@ impl<'m> Sim<'m> {
     /// instant), then the rewrite point.
     pub(super) fn gw_pass(&mut self, iface: u32, id: u32, len: u32) {
         let g = self.node_gw[self.ifaces[iface as usize].node as usize] as usize;
-        if self.gateways[g].monitor == iface {
+        if self.gateways[g].monitor == iface && self.gateways[g].nr.queue_event_matters(self.now) {
             let mut r = self.gw_readings(g);
             let empty = Occupancy { packets: r.queue.packets, bytes: r.queue.bytes };
             let one = Occupancy { packets: empty.packets + 1, bytes: empty.bytes + len as u64 };
