@@ -79,21 +79,24 @@ def table1_cells(results: Path) -> tuple[dict[tuple[str, int], tuple[float, ...]
 def fct_cells(results: Path) -> tuple[dict[tuple[int, int, str], dict[str, float]], int]:
     """Per (RTT ms, transfers, control): the transfers' FCTs pooled over seeds (each transfer one
     event, as Fig. 3) as quartiles, the median of each run's slowest transfer (Fig. 5), the mean
-    of Jain's index over the transfers' goodputs, and the number of seeds."""
+    and smallest value of Jain's index over the transfers' goodputs, the largest gap between a run's
+    first and last finishing transfer, and the number of seeds."""
     res, runs = _done(results)
     out, seeds = {}, 0
     for (rtt, flows, control), sub in runs.groupby(["rtt", "flows", "control"]):
-        fcts, slowest, jains = [], [], []
+        fcts, slowest, jains, spread = [], [], [], []
         for r in sub["run"]:
             s = res.results.summary(r)
             f = [float(x["fct_s"]) if x.get("fct_s") is not None else math.inf for x in s["flows"]]
             fcts += f
             slowest.append(max(f))
+            spread.append(max(f) - min(f))
             jains.append(float(s["jain_goodput"]))
         q1, med, q3 = np.percentile(fcts, [25, 50, 75])
         out[(int(rtt), int(flows), str(control))] = {
             "q1": float(q1), "median": float(med), "q3": float(q3),
-            "slowest": float(np.median(slowest)), "jain": float(np.mean(jains)),
+            "slowest": float(np.median(slowest)), "jain": float(np.mean(jains)), "jain_min": float(min(jains)),
+            "spread": float(max(spread)),
             "min": float(min(fcts)), "max": float(max(fcts)),
         }
         seeds = len(sub) if not seeds else min(seeds, len(sub))
@@ -141,13 +144,16 @@ def fct_markdown(cells: dict, seeds: int) -> str:
         out += ["", f"Largest improvement (exact BDP): Sluice {100 * best[0]:.1f} % at {best[1]} ms; paper up to "
                 f"{100 * PAPER_IMPROVEMENT[flows]:.0f} %.", ""]
     if 4 in {k[1] for k in cells}:
-        out += ["Four transfers: the slowest of each run (Fig. 5), median over seeds, s; Jain's index over the four goodputs, mean over seeds.", "",
-                "| RTT, ms | " + " | ".join(f"slowest {c}" for c in CONTROLS) + " | " + " | ".join(f"Jain {c}" for c in CONTROLS) + " |",
-                "|---|" + "---|" * (2 * len(CONTROLS))]
+        out += ["Four transfers: the slowest of each run (Fig. 5), median over seeds, s; Jain's index over the four goodputs, "
+                "mean (smallest) over seeds; the largest gap between the first and the last transfer of a run to finish, s.", "",
+                "| RTT, ms | " + " | ".join(f"slowest {c}" for c in CONTROLS) + " | " + " | ".join(f"Jain {c}" for c in CONTROLS)
+                + " | gap none | gap exact |",
+                "|---|" + "---|" * (2 * len(CONTROLS) + 2)]
         for rtt in rtts:
             v = [cells.get((rtt, 4, c)) for c in CONTROLS]
             out.append(f"| {rtt} | " + " | ".join(fmt(x["slowest"], 2) if x else "–" for x in v) + " | "
-                       + " | ".join(fmt(x["jain"], 3) if x else "–" for x in v) + " |")
+                       + " | ".join(f"{x['jain']:.3f} ({x['jain_min']:.3f})" if x else "–" for x in v) + " | "
+                       + " | ".join(fmt(x["spread"], 2) if x else "–" for x in v[:2]) + " |")
         r140 = improvement(cells, 140, 4, "exact") + 1
         s60 = [cells.get((60, 4, c)) for c in ("none", "exact")]
         out += ["", f"140 ms, four transfers, median FCT none / exact: Sluice {fmt(r140, 2)}, paper ≈ {PAPER_RATIO_140_4}.",
