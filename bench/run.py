@@ -279,7 +279,10 @@ def variant_costs(rounds: int) -> dict:
     network-return gateway (bench/gateway/*.toml) on the 90-flow access dumbbell against the
     drop-tail NewReno reference, interleaved in one process;
     and each congestion control's per-packet cost at 900 flows over its cost at 10."""
+    import shutil
     rows = []
+    counted = shutil.which("valgrind") is not None
+    base_instr = instructions_per_pkt(BASE_90) if counted else None
     for group in ("aqm", "cc", "gateway"):
         for f in sorted((ROOT / "bench" / group).glob("*.toml")):
             print(f"interleaved {BASE_90.name} / {group}/{f.name} ...", flush=True)
@@ -287,7 +290,8 @@ def variant_costs(rounds: int) -> dict:
             j = json.loads(out.stdout)
             rows.append({"group": group, "file": f"bench/{group}/{f.name}", "ratios": j["ratio"],
                          "base_ns": [r["ns_per_data_pkt"] for r in j["base"]["rounds"]],
-                         "other_ns": [r["ns_per_data_pkt"] for r in j["other"]["rounds"]]})
+                         "other_ns": [r["ns_per_data_pkt"] for r in j["other"]["rounds"]],
+                         "instr_ratio": instructions_per_pkt(f) / base_instr if counted else None})
     flat = []
     cases = {c[0]: c for c in CASES}
     ccs = ["new_reno"] + [f.stem.removeprefix("access90-") for f in sorted((ROOT / "bench" / "cc").glob("access90-*.toml"))]
@@ -301,7 +305,7 @@ def variant_costs(rounds: int) -> dict:
             print(f"interleaved access10 / access900, cc = {cc} ...", flush=True)
             flat.append({"cc": cc, "ratios": interleaved_ratios(files[0], files[1], rounds)})
     return {"date": time.strftime("%Y-%m-%d"), "loadavg": "/".join(f"{x:.1f}" for x in os.getloadavg()),
-            "rounds": rounds, "base": str(BASE_90.relative_to(ROOT)), "rows": rows, "flatness": flat}
+            "rounds": rounds, "base": str(BASE_90.relative_to(ROOT)), "base_instr_per_pkt": base_instr, "rows": rows, "flatness": flat}
 
 
 def merge_sittings(earlier: dict, new: dict) -> dict:
@@ -373,12 +377,30 @@ def interleaved_ratios(a: Path, b: Path, rounds: int) -> list[float]:
     return json.loads(out.stdout)["ratio"]
 
 
+def cachegrind_run(scen: Path, *args: str, cache: bool = False) -> tuple[int, str]:
+    """Run `sluice-sim` on `scen` (with extra arguments) under cachegrind: its data packets
+    and valgrind's report."""
+    sim = ["valgrind", "--tool=cachegrind", f"--cache-sim={'yes' if cache else 'no'}"] + (["--LL=1048576,16,64"] if cache else [])
+    out = subprocess.run(sim + ["--cachegrind-out-file=/dev/null", str(BIN), str(scen), *args], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)["data_packets"], out.stderr
+
+
+def valgrind_count(report: str, pattern: str) -> int:
+    import re
+    return int(re.search(pattern, report).group(1).replace(",", ""))
+
+
+def instructions_per_pkt(scen: Path) -> float:
+    """Instructions per data packet of `scen` cut to 20 s with a 5 s warm-up (deterministic)."""
+    pkts, report = cachegrind_run(scen, "--set", 'duration="20s"', "--set", 'warmup="5s"')
+    return valgrind_count(report, r"I\s+refs:\s+([\d,]+)") / pkts
+
+
 def cachegrind_counts(case: tuple) -> dict | None:
     """Instructions and last-level data misses per data packet under cachegrind (a 1 MiB, 16-way
     last-level cache, twice this machine's 512 KiB per-core L2), on the case shortened to 40 s with a 10 s
     warm-up. Deterministic, unlike wall time on a shared machine: the flatness of the work
     itself. None if valgrind is missing."""
-    import re
     import shutil
     if shutil.which("valgrind") is None:
         return None
@@ -387,11 +409,9 @@ def cachegrind_counts(case: tuple) -> dict | None:
     with tempfile.TemporaryDirectory() as d:
         scen = Path(d) / "c.toml"
         scen.write_text(scenario_text(tuple(c)))
-        out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--LL=1048576,16,64",
-                              "--cachegrind-out-file=/dev/null", str(BIN), str(scen)], capture_output=True, text=True, check=True)
-    pkts = json.loads(out.stdout)["data_packets"]
-    num = lambda pat: int(re.search(pat, out.stderr).group(1).replace(",", ""))  # noqa: E731
-    return {"instructions_per_pkt": num(r"I\s+refs:\s+([\d,]+)") / pkts, "ll_misses_per_pkt": num(r"LLd misses:\s+([\d,]+)") / pkts}
+        pkts, report = cachegrind_run(scen, cache=True)
+    return {"instructions_per_pkt": valgrind_count(report, r"I\s+refs:\s+([\d,]+)") / pkts,
+            "ll_misses_per_pkt": valgrind_count(report, r"LLd misses:\s+([\d,]+)") / pkts}
 
 
 def mib(b: float) -> str:
@@ -483,10 +503,15 @@ def render(result: dict) -> str:
                   f"100 s, with one thing changed) against `{var['base']}` (drop-tail, NewReno), run interleaved in one",
                   f"process (`sluice-bench BASE OTHER --rounds {var['rounds']}`): OTHER's cost per data packet over BASE's, median [range]",
                   f"of the rounds; target ≤ 1.2. Load average at the end: {var['loadavg']} (2 cores); both runs of a round meet the same load.", "",
-                  "| file | ratio to drop-tail NewReno | BASE ns/data pkt (median) | OTHER ns/data pkt (median) |", "|---|---|---|---|"]
+                  "The last column counts instructions instead of time (cachegrind, the same files cut to 20 s with a 5 s",
+                  f"warm-up; deterministic): OTHER's instructions per data packet over BASE's ({var.get('base_instr_per_pkt') or 0:,.0f}).",
+                  "Time and instructions part where a variant changes the traffic itself (shorter queues, more",
+                  "drops and recoveries, flows served in turn) and with it how the rest of the simulator uses the caches.", "",
+                  "| file | ratio to drop-tail NewReno | BASE ns/data pkt (median) | OTHER ns/data pkt (median) | instructions ratio |", "|---|---|---|---|---|"]
         for r in var["rows"]:
             q = sorted(r["ratios"])
-            lines.append(f"| `{r['file']}` | **{med(q):.2f}** [{q[0]:.2f}–{q[-1]:.2f}] | {med(r['base_ns']):,.0f} | {med(r['other_ns']):,.0f} |")
+            ir = f"{r['instr_ratio']:.2f}" if r.get("instr_ratio") else "–"
+            lines.append(f"| `{r['file']}` | **{med(q):.2f}** [{q[0]:.2f}–{q[-1]:.2f}] | {med(r['base_ns']):,.0f} | {med(r['other_ns']):,.0f} | {ir} |")
         lines += ["", "Per-packet cost at 900 flows over 10 (the access10/access900 cases of `Sluice alone` with `cc` set; target",
                   "≤ 1.5; the figure rises with the machine's load, as more flows' state falls out of cache, so compare the rows",
                   "with each other and with NewReno's here):", "",
