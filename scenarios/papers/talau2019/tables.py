@@ -374,7 +374,10 @@ def claims_2() -> list[tuple[str, Callable[[_View], Verdict]]]:
 
     def ewa_fairness(v: _View) -> Verdict:
         j = {lv: v.ci("EWA", lv, "jain_goodput") for lv in LEVELS}
-        ok = v.overlap("EWA", "EWT", "medium", "jain_goodput") and j["heavy"].mean + j["heavy"].half < j["medium"].mean - j["medium"].half
+        # fair through medium: within EWT's interval; less fair at heavy: below its medium figure
+        ok: Outcome = v.overlap("EWA", "EWT", "medium", "jain_goodput") and j["heavy"].mean < j["medium"].mean
+        if ok and _overlap_levels(v, "EWA", "medium", "heavy", "jain_goodput"):
+            ok = TIED
         return ok, ", ".join(f"{lv} {j[lv].text(3)}" for lv in LEVELS) + f" (EWT at medium {v.ci('EWT', 'medium', 'jain_goodput').text(3)})"
 
     def mild_gap(v: _View) -> Verdict:
