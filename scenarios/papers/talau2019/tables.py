@@ -74,7 +74,6 @@ class Ours:
     cells: dict[tuple[str, str], dict[str, Ci]]  # (method, level) -> metric -> interval
     losing_runs: dict[tuple[str, str], tuple[int, int]]  # runs with any TCP loss, runs
     udp_losing_runs: dict[tuple[str, str], tuple[int, int]]
-    max_loss: dict[tuple[str, str], float]  # largest per-run TCP loss ratio, %
     runs: int = 0
     incomplete: list[str] = field(default_factory=list)  # "run: k of n transfers unfinished"
     latest_end_s: float = math.nan  # last completion over all runs
@@ -138,7 +137,7 @@ def ours(results: Path) -> Ours:
         counts.update(entry.get("counts", {}))
     res = sluice.sweep.load(results)
     per: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    o = Ours(scenario, counts, 0, {}, {}, {}, {})
+    o = Ours(scenario, counts, 0, {}, {}, {})
     for out in res.outcomes:
         labels = out.cell.labels
         if out.status == "failed" or "level" not in labels:
@@ -156,7 +155,6 @@ def ours(results: Path) -> Ours:
         o.cells[cell] = {k: _ci(f[k] for f in figs) for k in keys}
         o.losing_runs[cell] = (sum(1 for f in figs if f["tcp_lost_packets"] > 0), len(figs))
         o.udp_losing_runs[cell] = (sum(1 for f in figs if f["udp_lost_packets"] > 0), len(figs))
-        o.max_loss[cell] = max(f["loss_pct"] for f in figs)
     o.seeds = min((len(f) for f in per.values()), default=0)
     return o
 
