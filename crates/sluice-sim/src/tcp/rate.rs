@@ -75,6 +75,9 @@ pub struct RateSampler {
     /// Nonzero while application-limited: the `delivered` mark the bubble ends at.
     pub app_limited: u64,
     stamps: VecDeque<Stamp>,
+    /// Ranges whose stamps are all delivered by SACKs (a delivery is for good), so a SACK
+    /// block reported again is not walked again.
+    sacked: super::scoreboard::KnownRanges,
     // The sample being built from this ACK's deliveries: the reference segment's stamps (the
     // draft's and Linux's per-ACK `rs`; an ACK that delivers nothing gives no sample).
     prior_delivered: u64,
@@ -165,10 +168,16 @@ impl RateSampler {
 
     /// `[l, r)` was newly SACKed: the segments inside it are delivered.
     pub fn on_sacked(&mut self, l: u64, r: u64, now: Time) {
+        let l = self.sacked.skip(l);
         let mut i = self.stamps.partition_point(|s| s.start < l);
+        let lo = self.stamps.get(i).map_or(r, |s| s.start);
         while i < self.stamps.len() && self.stamps[i].end <= r {
             self.deliver(i, now);
             i += 1;
+        }
+        // Stamps lo.. up to (not including) i are delivered, whole.
+        if let Some(hi) = i.checked_sub(1).and_then(|j| self.stamps.get(j)).map(|s| s.end).filter(|&hi| lo < hi) {
+            self.sacked.note(lo, hi);
         }
     }
 

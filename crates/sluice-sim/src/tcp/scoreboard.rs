@@ -59,7 +59,43 @@ pub struct Scoreboard {
     /// good once SACKed, lost or retransmitted, so the search never needs to look below).
     hole_hint: u64,
     /// Ranges recently marked SACKed, so a block reported again is not walked again.
-    known: [(u64, u64); 4],
+    known: KnownRanges,
+}
+
+/// Up to four ranges of sequence space whose whole segments are known to be SACKed already
+/// (the scoreboard's marks, the rate sampler's deliveries): a SACK block mostly repeats what
+/// earlier ACKs reported and grows at its top, so a block is walked from the end of the range
+/// that holds its start. Each range's edges are segment edges, so a block that skips to one
+/// misses no segment it holds whole.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct KnownRanges([(u64, u64); 4]);
+
+impl KnownRanges {
+    /// Where a block starting at `l` needs walking from.
+    #[inline]
+    pub fn skip(&self, mut l: u64) -> u64 {
+        for &(kl, kr) in &self.0 {
+            if kl <= l && l < kr {
+                l = kr;
+            }
+        }
+        l
+    }
+
+    /// Remember `[lo, hi)`, extending a range that ends at lo, else in a free slot, else in
+    /// place of the lowest range.
+    #[inline]
+    pub fn note(&mut self, lo: u64, hi: u64) {
+        let k = &mut self.0;
+        let slot = k.iter().position(|&(kl, kr)| kr == lo || (kl, kr) == (0, 0)).unwrap_or_else(|| (0..4).min_by_key(|&i| k[i].1).expect("four slots"));
+        let kl = if k[slot].1 == lo && k[slot].0 != 0 { k[slot].0 } else { lo };
+        k[slot] = (kl, hi);
+    }
+
+    /// The last slot (a field on the structure's last cache line).
+    pub fn last(&self) -> &(u64, u64) {
+        &self.0[3]
+    }
 }
 
 /// What a cumulative ACK removed from the scoreboard.
@@ -90,7 +126,7 @@ impl Scoreboard {
         p.line(&self.sacked_bytes);
         p.line(&self.segs);
         p.line(&self.lost_frontier);
-        p.line(&self.known[3]);
+        p.line(self.known.last());
     }
 
     /// The segments an ACK reads first and a new segment is written after: the ring's two ends
@@ -214,13 +250,8 @@ impl Scoreboard {
 
     /// Mark segments fully inside `[l, r)` as SACKed. Returns the bytes newly SACKed.
     pub fn sack(&mut self, l: u64, r: u64) -> u64 {
-        let mut l = l;
         // Skip the part of the block already marked (SACK blocks mostly grow at the top).
-        for &(kl, kr) in &self.known {
-            if kl <= l && l < kr {
-                l = kr;
-            }
-        }
+        let l = self.known.skip(l);
         if l >= r {
             return 0;
         }
@@ -244,14 +275,7 @@ impl Scoreboard {
             }
         }
         if lo < hi {
-            // Remember [lo, hi), extending a range that ends at lo, else in a free slot, else in
-            // place of the lowest range. Its edges are segment edges, so a later block skipped
-            // to hi misses no segment it holds whole.
-            let slot = self.known.iter().position(|&(kl, kr)| kr == lo || (kl, kr) == (0, 0)).unwrap_or_else(|| {
-                (0..4).min_by_key(|&i| self.known[i].1).expect("four slots")
-            });
-            let kl = if self.known[slot].1 == lo && self.known[slot].0 != 0 { self.known[slot].0 } else { lo };
-            self.known[slot] = (kl, hi);
+            self.known.note(lo, hi);
         }
         newly
     }
