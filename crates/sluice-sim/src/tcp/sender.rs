@@ -1183,11 +1183,15 @@ impl Endpoint {
             }
             let pipe = self.pipe();
             let cwnd = self.w.cwnd;
-            let room = cwnd.saturating_sub(pipe);
+            // Room for a retransmission: cwnd − pipe, or with `rwnd_bounds_retx` ns-3's
+            // AvailableWindow, min(cwnd, rwnd) − pipe, for every segment.
+            let rwnd_bounds = self.cfg.compat.rwnd_bounds_retx;
+            let room = if rwnd_bounds { cwnd.min(self.snd_wnd) } else { cwnd }.saturating_sub(pipe);
             if let Some(i) = self.next_lost() {
                 let s = self.sb.segs()[i];
-                // A retransmission stays inside the peer's window unless the timer fired.
-                let in_window = s.end <= self.snd_una + self.snd_wnd.max(smss) || self.ca == CaState::Loss;
+                // A retransmission stays inside the peer's window unless the timer fired (with
+                // `rwnd_bounds_retx` the window bounds it through `room` instead).
+                let in_window = rwnd_bounds || s.end <= self.snd_una + self.snd_wnd.max(smss) || self.ca == CaState::Loss;
                 // The room it needs: its own length, or with `retx_merge` (it may go out longer)
                 // a full segment unless less data than that is left (ns-3's silly-window test).
                 let need = if self.cfg.compat.retx_merge { self.app_buffered.max(s.end) - s.start } else { s.len() };

@@ -1311,6 +1311,41 @@ fn ns3_retransmission_of_a_short_segment_goes_out_full_size() {
     }
 }
 
+// tests `rwnd_bounds_retx` (ns-3 `TcpSocketBase::SendPendingData`, which sends every segment,
+// retransmissions included, within `AvailableWindow` = min(rWnd, cWnd) − BytesInFlight): the
+// initial window of ten segments is lost, the timer fires and the head goes again; its ACK
+// grows cwnd to two segments (slow start) but carries a window of 1.5 segments (a gateway
+// lowered it). Nine segments are marked lost and pipe is 0. ns-3: min(2, 1.5) − 0 = 1.5
+// segments of room, one retransmission (then 0.5 < 1 segment). Off: cwnd − pipe = 2 segments,
+// and in Loss the window does not hold a retransmission back: two go.
+#[test]
+fn ns3_retransmissions_need_room_in_the_peer_window() {
+    for bounds in [false, true] {
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { rwnd_bounds_retx: bounds, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, None);
+        let burst = p.client_sends();
+        assert_eq!(burst.len(), 10, "IW10");
+        p.now = p.c.poll_at().unwrap();
+        let mut out = Vec::new();
+        p.c.on_wakeup(p.now, &mut out);
+        assert_eq!(out.len(), 1, "the head again");
+        assert_eq!(seg_seq(&out[0]), seg_seq(&burst[0]));
+        let mut acks = p.deliver_to_server(&out);
+        assert_eq!(acks.len(), 1);
+        let field = (3 * MSS / 2) >> p.c.snd_shift;
+        if let Transport::Tcp { window, .. } = &mut acks[0].transport {
+            *window = field as u16;
+        }
+        let rtx = p.deliver_to_client(&acks);
+        assert_eq!(p.c.w.cwnd, 2 * MSS, "slow start after the timeout");
+        assert_eq!(p.c.snd_wnd, field << p.c.snd_shift, "the lowered window is taken (the ACK moves SND.UNA)");
+        let seqs: Vec<u32> = rtx.iter().map(seg_seq).collect();
+        let want: Vec<u32> = burst[1..if bounds { 2 } else { 3 }].iter().map(seg_seq).collect();
+        assert_eq!(seqs, want, "rwnd_bounds_retx = {bounds}");
+        p.c.sb.check();
+    }
+}
+
 // tests `acked_whole_segments` (ns-3 `segsAcked` with `m_bytesAckedNotProcessed`): in
 // congestion avoidance an ACK grows cwnd only if it delivers a whole segment, counting the
 // remainders of earlier ACKs; off, every ACK of new data grows it.
