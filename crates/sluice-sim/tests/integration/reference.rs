@@ -439,6 +439,7 @@ fn default_profile_options() {
         ("ooo_shrinks_window", |t, n| t.compat.ooo_shrinks_window = n.compat.ooo_shrinks_window),
         ("slow_start_capped", |t, n| t.compat.slow_start_capped = n.compat.slow_start_capped),
         ("retx_merge", |t, n| t.compat.retx_merge = n.compat.retx_merge),
+        ("rwnd_bounds_retx", |t, n| t.compat.rwnd_bounds_retx = n.compat.rwnd_bounds_retx),
         ("rtt_from_ts", |t, n| t.compat.rtt_from_ts = n.compat.rtt_from_ts),
         ("ts_recent_in_order", |t, n| t.compat.ts_recent_in_order = n.compat.ts_recent_in_order),
         ("edge_clip", |t, n| t.compat.edge_clip = n.compat.edge_clip),
