@@ -1002,13 +1002,18 @@ impl Endpoint {
         self.persist_at = now + PERSIST_TIMEOUT.saturating_mul(1 << self.persist_backoff.min(4));
     }
 
-    /// ns-3's partial ACK with SACK (`DoRetransmit`): unless the new head is a retransmission
-    /// still in flight, send one segment at once, outside cwnd: the first lost one, else new
-    /// data if the peer's window has room, else the head again.
+    /// ns-3's partial ACK with SACK (`DoRetransmit`): unless a retransmission still in flight
+    /// ends one segment above the new SND.UNA, send one segment at once, outside cwnd: the
+    /// first lost one, else new data if the peer's window has room, else the head again,
+    /// retransmitted before or not.
     fn ns3_partial_ack_nextseg(&mut self, now: Time, out: &mut Vec<SimPacket>) {
         let smss = self.smss as u64;
-        let head_in_flight = self.sb.first().is_some_and(|h| h.retrans && !h.sacked && h.end == self.snd_una + smss);
-        if head_in_flight {
+        // `TcpTxBuffer::IsRetransmittedDataAcked(ack + segment size)` looks at every segment:
+        // with full-size segments that is the head; a short head (cut at the window's edge, or
+        // by a merge) does not end there, and its partial ACK re-sends it below.
+        let una = self.snd_una;
+        let retx_in_flight = self.sb.segs().iter().any(|h| h.retrans && !h.sacked && h.end == una + smss);
+        if retx_in_flight {
             return;
         }
         if let Some(i) = self.next_lost() {
@@ -1021,6 +1026,9 @@ impl Endpoint {
             let len = (self.app_buffered - self.snd_max).min(smss).min(self.snd_wnd - outstanding);
             let start = self.snd_max;
             self.send_new(start, start + len, now, out);
+        } else if self.sb.first().is_some_and(|h| h.retrans && !h.sacked) {
+            // NextSeg found nothing and the head went before: `DoRetransmit` sends it again.
+            self.retransmit(0, now, out);
         } else {
             self.retransmit_head(now, out);
         }

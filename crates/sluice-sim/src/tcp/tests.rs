@@ -752,6 +752,45 @@ fn ns3_partial_ack_sends_next_segment_outside_cwnd() {
     assert_eq!(sent[1], (1, true), "ns-3: one segment, new data (the hole is not yet lost)");
 }
 
+// tests `partial_ack_nextseg` with a short head (ns-3's partial ACK: `DoRetransmit` unless
+// `IsRetransmittedDataAcked(ack + segment size)`, which looks for any retransmitted, un-SACKed
+// segment ending exactly there; with nothing else to send `DoRetransmit` re-sends the head,
+// retransmitted before or not). Two writes make S0 and S1, then three full segments S2-S4, all
+// sent; S0 and S1 are lost, S2-S4 SACKed, both holes retransmitted. The retransmission of S0
+// brings a partial ACK up to S1, whose retransmission is in flight; nothing is lost and
+// unsent, no new data is left. S1 full-size: it ends one segment above the ACK, so ns-3 waits.
+// S1 of half a segment: it ends half a segment above, no segment ends a whole one above (S2 is
+// SACKed), so ns-3 sends S1 again.
+#[test]
+fn ns3_partial_ack_resends_a_short_retransmitted_head() {
+    for s1 in [MSS, MSS / 2] {
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { partial_ack_nextseg: true, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(MSS + s1));
+        let mut burst = p.client_sends();
+        p.c.app_send(Some(3 * MSS), 0);
+        burst.extend(p.client_sends());
+        let lens: Vec<u64> = burst.iter().map(|s| s.payload as u64).collect();
+        assert_eq!(lens, [MSS, s1, MSS, MSS, MSS]);
+        let dups = p.deliver_to_server(&burst[2..5]);
+        let mut out = p.deliver_to_client(&dups);
+        assert_eq!(p.c.ca, CaState::Recovery);
+        // Let both holes go (PRR would space them out).
+        p.c.w.cwnd = 10 * MSS;
+        out.extend(p.client_sends());
+        let seqs: Vec<u32> = out.iter().map(seg_seq).collect();
+        assert_eq!(seqs, [seg_seq(&burst[0]), seg_seq(&burst[1])], "S0 and S1 retransmitted");
+        p.c.prr_out = 1 << 40; // nothing through PRR from here
+        let partial = p.deliver_to_server(&out[0..1]);
+        let Transport::Tcp { ack, .. } = partial[0].transport else { unreachable!() };
+        assert_eq!(ack, seg_seq(&burst[1]), "a partial ACK, up to S1");
+        let again = p.deliver_to_client(&partial);
+        assert_eq!(p.c.ca, CaState::Recovery);
+        let want: Vec<u32> = if s1 == MSS { vec![] } else { vec![seg_seq(&burst[1])] };
+        assert_eq!(again.iter().map(seg_seq).collect::<Vec<_>>(), want, "S1 of {s1} B");
+        p.c.sb.check();
+    }
+}
+
 // tests the ns-3 option `pipe_counts_sacked_retx`: a retransmitted segment that is SACKed stays
 // in pipe until it is cumulatively acknowledged (ns-3's BytesInFlight); RFC 6675's pipe drops it.
 #[test]

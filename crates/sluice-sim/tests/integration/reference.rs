@@ -317,8 +317,8 @@ fn access90_newreno_fq_codel_and_ecn_match_ns3() {
     }
 }
 
-// EWT on router A of the nine-flow access case (start point 30 % of the 900-packet buffer, MSS
-// floor 1460), against ns-3 with our EWT queue-disc hook (validation/ns3_ewt.py: it reads the
+// EWT on router A of the nine-flow access case (100 s) and the 90-flow one (40 s from 10 s;
+// start point 30 % of the 900-packet buffer, MSS floor 1460), against ns-3 with our EWT queue-disc hook (validation/ns3_ewt.py: it reads the
 // A->B queue disc and lowers the window of every ACK leaving A's queue discs, with Sluice's
 // arithmetic; docs/validation.md, "EWT against an ns-3 queue-disc hook"). The issue's
 // tolerances: aggregate goodput within 5 %, losses at A->B both zero or within 25 % relative,
@@ -326,8 +326,13 @@ fn access90_newreno_fq_codel_and_ecn_match_ns3() {
 // (`identical_cases_agree_flow_by_flow`), so EWT's own counters are ns-3's too: every ACK at
 // the rewrite point, each one lowered or left, and the mean reduction.
 #[test]
-fn access9_newreno_ewt_matches_ns3() {
-    let name = "v-access9-newreno-ewt";
+fn access9_and_access90_newreno_ewt_match_ns3() {
+    for name in ["v-access9-newreno-ewt", "v-access90-newreno-ewt-40s"] {
+        assert_ewt_agrees(name);
+    }
+}
+
+fn assert_ewt_agrees(name: &str) {
     let (gp, _, jn, qd) = compare_q(name);
     let (s, case) = run_case(name);
     let q = s.queues.iter().find(|q| q.name == "A->B").unwrap();
@@ -407,7 +412,7 @@ fn identical_case_differences(name: &str) -> Vec<String> {
 #[test]
 fn identical_cases_agree_flow_by_flow() {
     let mut failures = Vec::new();
-    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo", "x-access90-newreno-fifo-jitter120us-drawn", "h-access20-newreno-20mbps", "i-access12-nosack-64k-10mbps", "j-access12-nosack-minrto200ms-10mbps", "k-access12-sack-minrto200ms-10mbps", "l-access12-nosack-minrto200ms-iw4-10mbps", "m-access16-delack1-15mbps", "n-access30-buf10-5mbps", "q-single-cubic", "q-access9-cubic", "r-single-vegas", "r-access9-vegas", "b-access90-newreno-codel", "b-access90-newreno-codel-ecn-20s", "b-access90-newreno-fqcodel-20s", "b-access90-newreno-fqcodel-ecn-20s", "c-access90-cubic-codel", "s-single-linuxreno", "s-access9-linuxreno", "t-access9-mixed", "c-access90-cubic-fifo", "v-access9-newreno-ewt"] {
+    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo", "x-access90-newreno-fifo-jitter120us-drawn", "h-access20-newreno-20mbps", "i-access12-nosack-64k-10mbps", "j-access12-nosack-minrto200ms-10mbps", "k-access12-sack-minrto200ms-10mbps", "l-access12-nosack-minrto200ms-iw4-10mbps", "m-access16-delack1-15mbps", "n-access30-buf10-5mbps", "q-single-cubic", "q-access9-cubic", "r-single-vegas", "r-access9-vegas", "b-access90-newreno-codel", "b-access90-newreno-codel-ecn-20s", "b-access90-newreno-fqcodel-20s", "b-access90-newreno-fqcodel-ecn-20s", "c-access90-cubic-codel", "s-single-linuxreno", "s-access9-linuxreno", "t-access9-mixed", "c-access90-cubic-fifo", "v-access9-newreno-ewt", "v-access90-newreno-ewt-40s"] {
         failures.extend(identical_case_differences(name));
     }
     assert!(failures.is_empty(), "cases that part from ns-3:\n{}", failures.join("\n"));
