@@ -317,14 +317,15 @@ fn access90_newreno_fq_codel_and_ecn_match_ns3() {
     }
 }
 
-// EWT on router A of the nine-flow access case (100 s) and the 90-flow one (40 s from 10 s;
-// start point 30 % of the 900-packet buffer, MSS floor 1460), against ns-3 with our EWT queue-disc hook (validation/ns3_ewt.py: it reads the
-// A->B queue disc and lowers the window of every ACK leaving A's queue discs, with Sluice's
-// arithmetic; docs/validation.md, "Network-return: EWT against an ns-3 queue-disc hook"). The issue's
-// tolerances: aggregate goodput within 5 %, losses at A->B both zero or within 25 % relative,
-// and the mean queue within 20 %. The run is identical packet for packet
-// (`identical_cases_agree_flow_by_flow`), so EWT's own counters are ns-3's too: every ACK at
-// the rewrite point, each one lowered or left, and the mean reduction.
+// EWT on router A of the nine-flow access case (100 s) and the 90-flow one (40 s from 10 s),
+// start point 30 % of the 900-packet buffer, MSS floor 1460, against ns-3 with our EWT
+// queue-disc hook (validation/ns3_ewt.py: it reads the A->B queue disc and lowers the window of
+// every ACK leaving A's queue discs, with Sluice's arithmetic; docs/validation.md,
+// "Network-return: EWT against an ns-3 queue-disc hook"). The tolerances: aggregate
+// goodput within 5 %, losses at A->B both zero or within 25 % relative, and the mean queue
+// within 20 %. Both runs are identical packet for packet (`identical_cases_agree_flow_by_flow`),
+// so EWT's own counters are ns-3's too: every ACK at the rewrite point, each one lowered or
+// left, and the mean reduction.
 #[test]
 fn access9_and_access90_newreno_ewt_match_ns3() {
     for name in ["v-access9-newreno-ewt", "v-access90-newreno-ewt-40s"] {
