@@ -20,7 +20,8 @@ shown and not judged. Exit status 1 if any judged case disagrees.
 Usage:  python3 validation/compare.py [--markdown FILE] [--record FILE ...] [--only CASE ...]
                                       [--profile default]
 
-``--record`` adds ns-3 runs made with ``validation/ns3_dumbbell.py --out FILE`` (drop-tail cases);
+``--record`` adds ns-3 runs made with ``validation/ns3_dumbbell.py --out FILE`` (drop-tail cases;
+one made with ``--ewt`` runs Sluice with ``[[gateways]]`` EWT on router A, rewriting at dequeue);
 ``--only`` keeps the named cases; ``--profile default`` runs Sluice with its own defaults (no
 ``validate`` profile; the set-up's MSS, buffers and the options a record sets stay) and judges
 nothing. The binary is built with cargo into ``$CARGO_TARGET_DIR`` (default ``target/``).

@@ -16,6 +16,10 @@ sampled every --qsample from the warm-up on; per-flow queue-disc drops are count
 address. All probes are small C++ callbacks (compiled through cppyy), so Simulator::Run() is
 called once and ``wall_run_s`` is its wall time only.
 
+With ``--ewt`` router A runs EWT (Early Window Tailoring), which ns-3 does not have: a C++ hook
+on the Dequeue trace of A's queue discs, reading the A->B queue disc (validation/ns3_ewt.py;
+``--ewt-start``, ``--ewt-mss``, ``--ewt-trace``); the record's ``ewt`` holds its counters.
+
 Examples:
     python3 validation/ns3_dumbbell.py --case e-single-newreno-fifo         # args from the fixture
     python3 validation/ns3_dumbbell.py --case d-dc90-newreno-fifo-10s --starts fixture
