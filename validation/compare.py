@@ -20,7 +20,8 @@ shown and not judged. Exit status 1 if any judged case disagrees.
 Usage:  python3 validation/compare.py [--markdown FILE] [--record FILE ...] [--only CASE ...]
                                       [--profile default]
 
-``--record`` adds ns-3 runs made with ``validation/ns3_dumbbell.py --out FILE`` (drop-tail cases);
+``--record`` adds ns-3 runs made with ``validation/ns3_dumbbell.py --out FILE`` (drop-tail cases;
+one made with ``--ewt`` runs Sluice with ``[[gateways]]`` EWT on router A, rewriting at dequeue);
 ``--only`` keeps the named cases; ``--profile default`` runs Sluice with its own defaults (no
 ``validate`` profile; the set-up's MSS, buffers and the options a record sets stay) and judges
 nothing. The binary is built with cargo into ``$CARGO_TARGET_DIR`` (default ``target/``).
@@ -111,6 +112,11 @@ def scenario(case: dict, jitter: str | None, profile: str = "ns3.44", capture: b
         for k in range(len(flows)):
             lines += ["[[flows]]", f'name = "f{k}"', f'src = "s{k}"', f'dst = "r{k}"', app, f'start = "{each[k]}"',
                       f'tcp = {{ cc = "{NS3_CC[types[k % len(types)]]}" }}']
+    if a.get("ewt"):
+        # ns3_dumbbell.py --ewt: EWT on router A, reading A->B, rewriting at dequeue
+        # (validation/ns3_ewt.py); the start point as the same fraction of the 900-packet limit.
+        lines += ["[[gateways]]", 'node = "A"', 'rewrite_at = "dequeue"',
+                  f'controller = {{ kind = "ewt", start = "{100 * float(a["ewt_start"]):g}%", mss = {int(a["ewt_mss"])}, mtu = {int(a["mtu"])} }}']
     if capture:
         # headers only: the departure fingerprint reads the IP and TCP fixed headers
         lines += ["[monitor]", 'pcap = ["A->B"]', "pcap_snaplen = 64"]

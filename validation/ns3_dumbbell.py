@@ -16,6 +16,10 @@ sampled every --qsample from the warm-up on; per-flow queue-disc drops are count
 address. All probes are small C++ callbacks (compiled through cppyy), so Simulator::Run() is
 called once and ``wall_run_s`` is its wall time only.
 
+With ``--ewt`` router A runs EWT (Early Window Tailoring), which ns-3 does not have: a C++ hook
+on the Dequeue trace of A's queue discs, reading the A->B queue disc (validation/ns3_ewt.py;
+``--ewt-start``, ``--ewt-mss``, ``--ewt-trace``); the record's ``ewt`` holds its counters.
+
 Examples:
     python3 validation/ns3_dumbbell.py --case e-single-newreno-fifo         # args from the fixture
     python3 validation/ns3_dumbbell.py --case d-dc90-newreno-fifo-10s --starts fixture
@@ -37,6 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import departures  # noqa: E402
+import ns3_ewt  # noqa: E402
 import ns3_loss  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,7 +63,7 @@ DEFAULTS = {
     "access_delay_jitter": None, "jitter_seed": 1,
     "duration": 60.0, "warmup": 10.0, "start_window": 0.0, "file_size": 0, "send_size": 11584,
     "seed": 1, "run": 1, "qsample": "10ms", "loss": None, "reverse_loss": None,
-    "ecn": False,
+    "ecn": False, "ewt": False, "ewt_start": 0.3, "ewt_mss": 1460,
 }
 
 PROBE_CPP = r"""
@@ -278,11 +283,17 @@ HELP = {
             "gilbert_elliott:P_GB,P_BG[,LOSS_GOOD,LOSS_BAD], list:all:N1,N2,.. or list:data:N1,.. "
             "(validation/ns3_loss.py)",
     "reverse_loss": "loss on the bottleneck B->A (SYN-ACKs, ACKs), decided at A's receiving device; as --loss",
+    "ewt": "EWT on router A (validation/ns3_ewt.py): reads the occupancy of the A->B queue disc and lowers the "
+           "window of every ACK leaving any of A's queue discs, as Sluice's [[gateways]] node = \"A\", "
+           "controller = { kind = \"ewt\" } (rewrite_at = \"dequeue\")",
+    "ewt_start": "EWT's start point S as a fraction of the A->B queue disc's limit B (B = limit * --mtu for a "
+                 "packet limit); EWT acts while the occupancy is above S",
+    "ewt_mss": "EWT's floor, bytes (ns-3's TCP announces no MSS option)",
 }
 
 
 # options that only add traces; left out of the record's "args"
-TRACING = ("pcap", "until", "trace_flow", "trace_out", "queue_log", "queue_log_window", "departures_out")
+TRACING = ("pcap", "until", "trace_flow", "trace_out", "queue_log", "queue_log_window", "departures_out", "ewt_trace")
 
 
 def parse_time_s(s) -> float:
@@ -345,6 +356,7 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
     if not hasattr(cppyy.gbl, "sluice_validation"):
         cppyy.cppdef(PROBE_CPP)
         cppyy.cppdef(ns3_loss.LOSS_CPP)
+        cppyy.cppdef(ns3_ewt.EWT_CPP)
     P = cppyy.gbl.sluice_validation
 
     n = int(a["flows"])
@@ -410,10 +422,11 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
     delays = flow_delays(a)
     ra, rb = routers.Get(0), routers.Get(1)
     send_ips, recv_ips = [], []
+    a_access_qdiscs = []  # the root queue discs of A's devices towards the senders
     for k in range(n):
         sd, rd = delays[k]
         left = link(a["access_rate"], sd).Install(senders.Get(k), ra)
-        big.Install(left)
+        a_access_qdiscs.append(big.Install(left).Get(1))
         send_ips.append(assign(left).GetAddress(0))
         right = link(a["access_rate"], rd).Install(rb, receivers.Get(k))
         big.Install(right)
@@ -457,6 +470,15 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
 
     probe = P.Probe()
     probe.qd = qd
+    ewt = None
+    if a.get("ewt"):
+        # EWT on A: reads A->B, rewrites at every queue disc of A (validation/ns3_ewt.py)
+        ewt = cppyy.gbl.sluice_ewt.Ewt()
+        ewt.Configure(qd, ns3_ewt.limit_bytes(qd, int(a["mtu"])), float(a["ewt_start"]), int(a["ewt_mss"]))
+        if a.get("ewt_trace"):
+            ewt.Trace()
+        for q in [*a_access_qdiscs, qd]:
+            ewt.Hook(q)
     duration = float(a["duration"])
     port = 5001
     for k in range(n):
@@ -509,6 +531,11 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
             fh.write("t_ns,var,value\n")
             for i in range(int(probe.NChanges())):
                 fh.write(str(probe.ChangeRow(i)) + "\n")
+    if ewt is not None and a.get("ewt_trace"):
+        with open(a["ewt_trace"], "w") as fh:
+            fh.write("t_ns,src,from_field,to_field\n")
+            for i in range(int(ewt.NRows())):
+                fh.write(str(ewt.Row(i)) + "\n")
     if a.get("queue_log"):
         with open(a["queue_log"], "w") as fh:
             fh.write("t_ns,src,seq,event\n")
@@ -575,6 +602,12 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
             "link_loss_packets": [int(episodes.LostIndex(i)) for i in range(int(episodes.NLost()))]}
            if episodes is not None else {}),
         "jain": s1 * s1 / (n * s2) if s2 > 0 else 1.0,
+        # EWT's counters over the whole run, as Sluice's summary `gateways` entry
+        **({"ewt": {"monitor": "A->B", "rewrite_at": "dequeue", "capacity_bytes": int(ewt.capacity),
+                    "start_bytes": int(ewt.startBytes), "acks": int(ewt.acks), "lowered": int(ewt.lowered),
+                    "unchanged": int(ewt.unchanged), "skipped": int(ewt.skipped),
+                    "mean_reduction_bytes": int(ewt.reductionBytes) / int(ewt.lowered) if int(ewt.lowered) else 0.0}}
+           if ewt is not None else {}),
         "start_source": start_source,
         "versions": versions(),
         "args": {k: v for k, v in a.items() if k not in ("case", "start_times") + TRACING},
@@ -644,6 +677,8 @@ def main() -> int:
     ap.add_argument("--queue-log", help="CSV of every arrival at the queue disc under test (time ns, source "
                     "address, TCP sequence number, enq/drop) within --queue-log-window")
     ap.add_argument("--queue-log-window", default="0,1e9", help="T0,T1 in seconds for --queue-log")
+    ap.add_argument("--ewt-trace", help="with --ewt: CSV of every ACK whose window EWT lowered "
+                    "(t_ns,src,from_field,to_field; the time it left A)")
     ap.add_argument("--departures-out", help="CSV of every packet in the departure fingerprint "
                     "(time_ns,flow,seq,len,flags; see validation/departures.py)")
     ap.add_argument("--from-record", type=Path, help="take every set-up argument and the case name from "
@@ -684,6 +719,7 @@ def main() -> int:
     a["trace_flow"], a["trace_out"] = args.trace_flow, args.trace_out
     a["queue_log"], a["queue_log_window"] = args.queue_log, args.queue_log_window
     a["departures_out"] = args.departures_out
+    a["ewt_trace"] = args.ewt_trace
     if args.start_times:
         a["start_times"] = [float(x) for x in args.start_times.split(",")]
     rec = build_and_run(a, dry_run=args.dry_run)

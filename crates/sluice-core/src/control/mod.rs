@@ -288,8 +288,10 @@ pub struct RewriteStats {
     pub acks: u64,
     pub lowered: u64,
     pub raised: u64,
+    /// Left as they were: the controller proposed nothing (EWT at or below its start point),
+    /// or nothing below the receiver's window.
     pub unchanged: u64,
-    /// Skipped by the writer (unknown scale, ...) or left alone by the controller.
+    /// Skipped by the writer (unknown scale, ...).
     pub skipped: u64,
     /// ACKs of flows the table does not hold (full of active flows).
     pub untracked: u64,

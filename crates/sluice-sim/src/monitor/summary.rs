@@ -106,8 +106,9 @@ pub struct GatewaySummary {
     /// TCP ACKs (without SYN or RST) at the rewrite point.
     pub acks: u64,
     /// ... whose window was lowered; raised (EWT's `literal_floor` writing one MSS over a
-    /// smaller receiver window); left as it was; skipped by the writer (unknown shift) or left
-    /// alone by the controller; or of flows the table does not hold.
+    /// smaller receiver window); left as it was (no proposal from the controller, or none
+    /// below the receiver's window); skipped by the writer (unknown shift); or of flows the
+    /// table does not hold.
     pub lowered: u64,
     pub raised: u64,
     pub unchanged: u64,

@@ -518,6 +518,14 @@ pub struct Ns3Compat {
     /// (`TcpTxBuffer::GetTransmittedSegment`, `CopyFromSequence`). Off, a retransmission
     /// reuses the segment's original boundaries. ns-3: true.
     pub retx_merge: bool,
+    /// A retransmission (after a timeout, or by NextSeg rules (1), (3) and (4) in recovery)
+    /// needs room in `min(cwnd, peer's window) − pipe`, as every segment ns-3 sends from
+    /// `TcpSocketBase::SendPendingData` does (`AvailableWindow`), and has no other test against
+    /// the peer's window. Off, it needs room in `cwnd − pipe` only and must end within the
+    /// peer's window unless the timer fired (Linux `tcp_xmit_retransmit_queue` bounds
+    /// retransmissions by cwnd alone). Shows only when the peer's window is below cwnd
+    /// (window-limited flows, a gateway lowering windows). ns-3: true.
+    pub rwnd_bounds_retx: bool,
     /// Under pacing, the fast retransmission waits for the next pacing slot like every other
     /// segment (Linux). ns-3's `TcpSocketBase::DoRetransmit` sends it at once, skipping the
     /// pacing check. ns-3: false.
@@ -591,6 +599,7 @@ impl Ns3Compat {
         rto_holds_ssthresh: true,
         edge_clip: false,
         retx_merge: false,
+        rwnd_bounds_retx: false,
         pace_fast_retransmit: true,
         fin_timeout_rfc: true,
         cc_linux: true,
@@ -623,6 +632,7 @@ impl Ns3Compat {
         rto_holds_ssthresh: false,
         edge_clip: true,
         retx_merge: true,
+        rwnd_bounds_retx: true,
         pace_fast_retransmit: false,
         fin_timeout_rfc: false,
         cc_linux: false,
@@ -803,6 +813,7 @@ impl TcpConfig {
             ("ooo_shrinks_window", x.ooo_shrinks_window.to_string()),
             ("slow_start_capped", x.slow_start_capped.to_string()),
             ("retx_merge", x.retx_merge.to_string()),
+            ("rwnd_bounds_retx", x.rwnd_bounds_retx.to_string()),
             ("edge_clip", x.edge_clip.to_string()),
             ("handshake_rtt", self.handshake_rtt.to_string()),
             ("rtt_from_ts", x.rtt_from_ts.to_string()),
@@ -863,7 +874,7 @@ mod tests {
             "profile", "dupack", "wnd_update", "syn_rto", "syn_mss_option", "ack_first_segment",
             "prr_u32_product", "prr_u32_limit", "partial_ack_nextseg", "pipe_counts_sacked_retx",
             "exit_ack_grows", "reno_sack_marks", "ooo_shrinks_window", "slow_start_capped",
-            "retx_merge", "edge_clip", "rtt_from_ts", "ts_recent_in_order", "acked_whole_segments",
+            "retx_merge", "rwnd_bounds_retx", "edge_clip", "rtt_from_ts", "ts_recent_in_order", "acked_whole_segments",
             "sack_report", "nextseg", "pace_fast_retransmit", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "ecn_echo_rfc", "timer_ties_as_set", "dup_ack_restarts_rto",
             "rto_holds_ssthresh", "ack_duplicate_synack", "data_retries",
         ];

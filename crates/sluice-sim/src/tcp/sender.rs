@@ -1002,13 +1002,18 @@ impl Endpoint {
         self.persist_at = now + PERSIST_TIMEOUT.saturating_mul(1 << self.persist_backoff.min(4));
     }
 
-    /// ns-3's partial ACK with SACK (`DoRetransmit`): unless the new head is a retransmission
-    /// still in flight, send one segment at once, outside cwnd: the first lost one, else new
-    /// data if the peer's window has room, else the head again.
+    /// ns-3's partial ACK with SACK (`DoRetransmit`): unless a retransmission still in flight
+    /// ends one segment above the new SND.UNA, send one segment at once, outside cwnd: the
+    /// first lost one, else new data if the peer's window has room, else the head again,
+    /// retransmitted before or not.
     fn ns3_partial_ack_nextseg(&mut self, now: Time, out: &mut Vec<SimPacket>) {
         let smss = self.smss as u64;
-        let head_in_flight = self.sb.first().is_some_and(|h| h.retrans && !h.sacked && h.end == self.snd_una + smss);
-        if head_in_flight {
+        // `TcpTxBuffer::IsRetransmittedDataAcked(ack + segment size)` looks at every segment:
+        // with full-size segments that is the head; a short head (cut at the window's edge, or
+        // by a merge) does not end there, and its partial ACK re-sends it below.
+        let una = self.snd_una;
+        let retx_in_flight = self.sb.segs().iter().any(|h| h.retrans && !h.sacked && h.end == una + smss);
+        if retx_in_flight {
             return;
         }
         if let Some(i) = self.next_lost() {
@@ -1021,6 +1026,9 @@ impl Endpoint {
             let len = (self.app_buffered - self.snd_max).min(smss).min(self.snd_wnd - outstanding);
             let start = self.snd_max;
             self.send_new(start, start + len, now, out);
+        } else if self.sb.first().is_some_and(|h| h.retrans && !h.sacked) {
+            // NextSeg found nothing and the head went before: `DoRetransmit` sends it again.
+            self.retransmit(0, now, out);
         } else {
             self.retransmit_head(now, out);
         }
@@ -1183,11 +1191,15 @@ impl Endpoint {
             }
             let pipe = self.pipe();
             let cwnd = self.w.cwnd;
-            let room = cwnd.saturating_sub(pipe);
+            // Room for a retransmission: cwnd − pipe, or with `rwnd_bounds_retx` ns-3's
+            // AvailableWindow, min(cwnd, rwnd) − pipe, for every segment.
+            let rwnd_bounds = self.cfg.compat.rwnd_bounds_retx;
+            let room = if rwnd_bounds { cwnd.min(self.snd_wnd) } else { cwnd }.saturating_sub(pipe);
             if let Some(i) = self.next_lost() {
                 let s = self.sb.segs()[i];
-                // A retransmission stays inside the peer's window unless the timer fired.
-                let in_window = s.end <= self.snd_una + self.snd_wnd.max(smss) || self.ca == CaState::Loss;
+                // A retransmission stays inside the peer's window unless the timer fired (with
+                // `rwnd_bounds_retx` the window bounds it through `room` instead).
+                let in_window = rwnd_bounds || s.end <= self.snd_una + self.snd_wnd.max(smss) || self.ca == CaState::Loss;
                 // The room it needs: its own length, or with `retx_merge` (it may go out longer)
                 // a full segment unless less data than that is left (ns-3's silly-window test).
                 let need = if self.cfg.compat.retx_merge { self.app_buffered.max(s.end) - s.start } else { s.len() };

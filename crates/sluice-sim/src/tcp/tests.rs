@@ -752,6 +752,45 @@ fn ns3_partial_ack_sends_next_segment_outside_cwnd() {
     assert_eq!(sent[1], (1, true), "ns-3: one segment, new data (the hole is not yet lost)");
 }
 
+// tests `partial_ack_nextseg` with a short head (ns-3's partial ACK: `DoRetransmit` unless
+// `IsRetransmittedDataAcked(ack + segment size)`, which looks for any retransmitted, un-SACKed
+// segment ending exactly there; with nothing else to send `DoRetransmit` re-sends the head,
+// retransmitted before or not). Two writes make S0 and S1, then three full segments S2-S4, all
+// sent; S0 and S1 are lost, S2-S4 SACKed, both holes retransmitted. The retransmission of S0
+// brings a partial ACK up to S1, whose retransmission is in flight; nothing is lost and
+// unsent, no new data is left. S1 full-size: it ends one segment above the ACK, so ns-3 waits.
+// S1 of half a segment: it ends half a segment above, no segment ends a whole one above (S2 is
+// SACKed), so ns-3 sends S1 again.
+#[test]
+fn ns3_partial_ack_resends_a_short_retransmitted_head() {
+    for s1 in [MSS, MSS / 2] {
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { partial_ack_nextseg: true, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(MSS + s1));
+        let mut burst = p.client_sends();
+        p.c.app_send(Some(3 * MSS), 0);
+        burst.extend(p.client_sends());
+        let lens: Vec<u64> = burst.iter().map(|s| s.payload as u64).collect();
+        assert_eq!(lens, [MSS, s1, MSS, MSS, MSS]);
+        let dups = p.deliver_to_server(&burst[2..5]);
+        let mut out = p.deliver_to_client(&dups);
+        assert_eq!(p.c.ca, CaState::Recovery);
+        // Let both holes go (PRR would space them out).
+        p.c.w.cwnd = 10 * MSS;
+        out.extend(p.client_sends());
+        let seqs: Vec<u32> = out.iter().map(seg_seq).collect();
+        assert_eq!(seqs, [seg_seq(&burst[0]), seg_seq(&burst[1])], "S0 and S1 retransmitted");
+        p.c.prr_out = 1 << 40; // nothing through PRR from here
+        let partial = p.deliver_to_server(&out[0..1]);
+        let Transport::Tcp { ack, .. } = partial[0].transport else { unreachable!() };
+        assert_eq!(ack, seg_seq(&burst[1]), "a partial ACK, up to S1");
+        let again = p.deliver_to_client(&partial);
+        assert_eq!(p.c.ca, CaState::Recovery);
+        let want: Vec<u32> = if s1 == MSS { vec![] } else { vec![seg_seq(&burst[1])] };
+        assert_eq!(again.iter().map(seg_seq).collect::<Vec<_>>(), want, "S1 of {s1} B");
+        p.c.sb.check();
+    }
+}
+
 // tests the ns-3 option `pipe_counts_sacked_retx`: a retransmitted segment that is SACKed stays
 // in pipe until it is cumulatively acknowledged (ns-3's BytesInFlight); RFC 6675's pipe drops it.
 #[test]
@@ -1307,6 +1346,41 @@ fn ns3_retransmission_of_a_short_segment_goes_out_full_size() {
         let acks = p.deliver_to_server(&out);
         let next = p.deliver_to_client(&acks);
         assert_eq!(seg_seq(&next[0]), seg_seq(&burst[3]).wrapping_add(len as u32));
+        p.c.sb.check();
+    }
+}
+
+// tests `rwnd_bounds_retx` (ns-3 `TcpSocketBase::SendPendingData`, which sends every segment,
+// retransmissions included, within `AvailableWindow` = min(rWnd, cWnd) − BytesInFlight): the
+// initial window of ten segments is lost, the timer fires and the head goes again; its ACK
+// grows cwnd to two segments (slow start) but carries a window of 1.5 segments (a gateway
+// lowered it). Nine segments are marked lost and pipe is 0. ns-3: min(2, 1.5) − 0 = 1.5
+// segments of room, one retransmission (then 0.5 < 1 segment). Off: cwnd − pipe = 2 segments,
+// and in Loss the window does not hold a retransmission back: two go.
+#[test]
+fn ns3_retransmissions_need_room_in_the_peer_window() {
+    for bounds in [false, true] {
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { rwnd_bounds_retx: bounds, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, None);
+        let burst = p.client_sends();
+        assert_eq!(burst.len(), 10, "IW10");
+        p.now = p.c.poll_at().unwrap();
+        let mut out = Vec::new();
+        p.c.on_wakeup(p.now, &mut out);
+        assert_eq!(out.len(), 1, "the head again");
+        assert_eq!(seg_seq(&out[0]), seg_seq(&burst[0]));
+        let mut acks = p.deliver_to_server(&out);
+        assert_eq!(acks.len(), 1);
+        let field = (3 * MSS / 2) >> p.c.snd_shift;
+        if let Transport::Tcp { window, .. } = &mut acks[0].transport {
+            *window = field as u16;
+        }
+        let rtx = p.deliver_to_client(&acks);
+        assert_eq!(p.c.w.cwnd, 2 * MSS, "slow start after the timeout");
+        assert_eq!(p.c.snd_wnd, field << p.c.snd_shift, "the lowered window is taken (the ACK moves SND.UNA)");
+        let seqs: Vec<u32> = rtx.iter().map(seg_seq).collect();
+        let want: Vec<u32> = burst[1..if bounds { 2 } else { 3 }].iter().map(seg_seq).collect();
+        assert_eq!(seqs, want, "rwnd_bounds_retx = {bounds}");
         p.c.sb.check();
     }
 }

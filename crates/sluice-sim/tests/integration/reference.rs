@@ -6,12 +6,14 @@
 //! relative, Jain's index within 0.1.
 
 use crate::common::*;
+use sluice_core::control::{ControllerConfig, EwtConfig, Level};
+use sluice_core::flows::FlowTableConfig;
 use sluice_core::loss::{ListMatch, LossModel};
 use sluice_core::qdisc::{CodelConfig, FqCodelConfig, Profile, QdiscConfig, QdiscParams};
 use sluice_core::units::{parse_duration, parse_rate, QueueLimit};
 use sluice_core::{Dur, Time};
 use sluice_sim::engine::run_model;
-use sluice_sim::model::{AppSpec, StartSpec};
+use sluice_sim::model::{AppSpec, GatewaySpec, RewriteAt, StartSpec};
 use sluice_sim::tcp::{CcKind, DelAck, InitialWindow, Recovery, TcpConfig};
 use sluice_sim::{RunOptions, Summary};
 
@@ -172,6 +174,13 @@ fn run_case_tcp(name: &str, departures: bool, base: TcpConfig) -> (Summary, serd
             dir.loss = ns3_loss_spec(spec);
         }
     }
+    // ns3_dumbbell.py --ewt: EWT on router A reading A->B, rewriting as packets leave A's
+    // queues (validation/ns3_ewt.py), `B` the 900-packet limit times the MTU.
+    if a["ewt"] == true {
+        let node = m.nodes.iter().position(|n| n.name == "A").expect("router A");
+        let ewt = EwtConfig { start: Level::Fraction(a["ewt_start"].as_f64().unwrap()), mss: a["ewt_mss"].as_u64().unwrap() as u32, mtu: a["mtu"].as_u64().unwrap() as u32, ..EwtConfig::default() };
+        m.gateways.push(GatewaySpec { node, controller: ControllerConfig::Ewt(ewt), flow_table: FlowTableConfig::default(), monitor: "A->B".into(), rewrite_at: RewriteAt::Dequeue });
+    }
     if !departures {
         let out = run_model(&m, &RunOptions::default()).unwrap();
         return (out.summary, case, None);
@@ -308,6 +317,44 @@ fn access90_newreno_fq_codel_and_ecn_match_ns3() {
     }
 }
 
+// EWT on router A of the nine-flow access case (100 s) and the 90-flow one (40 s from 10 s),
+// start point 30 % of the 900-packet buffer, MSS floor 1460, against ns-3 with our EWT
+// queue-disc hook (validation/ns3_ewt.py: it reads the A->B queue disc and lowers the window of
+// every ACK leaving A's queue discs, with Sluice's arithmetic; docs/validation.md,
+// "Network-return: EWT against an ns-3 queue-disc hook"). The tolerances: aggregate
+// goodput within 5 %, losses at A->B both zero or within 25 % relative, and the mean queue
+// within 20 %. Both runs are identical packet for packet (`identical_cases_agree_flow_by_flow`),
+// so EWT's own counters are ns-3's too: every ACK at the rewrite point, each one lowered or
+// left, and the mean reduction.
+#[test]
+fn access9_and_access90_newreno_ewt_match_ns3() {
+    for name in ["v-access9-newreno-ewt", "v-access90-newreno-ewt-40s"] {
+        assert_ewt_agrees(name);
+    }
+}
+
+fn assert_ewt_agrees(name: &str) {
+    let (gp, _, jn, qd) = compare_q(name);
+    let (s, case) = run_case(name);
+    let q = s.queues.iter().find(|q| q.name == "A->B").unwrap();
+    let ns_drops = case["qdisc_window"]["dropped"].as_u64().unwrap();
+    assert!(gp <= 0.05, "{name}: aggregate goodput differs from ns-3 by {:.1}%", gp * 100.0);
+    assert!((q.dropped == 0) == (ns_drops == 0), "{name}: {} drops against ns-3's {ns_drops}", q.dropped);
+    if ns_drops > 0 {
+        let dd = (q.dropped as f64 - ns_drops as f64).abs() / ns_drops as f64;
+        assert!(dd <= 0.25, "{name}: drops differ from ns-3's by {:.1}%", dd * 100.0);
+    }
+    assert!(qd <= 0.2, "{name}: mean queue differs from ns-3's by {:.1}%", qd * 100.0);
+    assert!(jn <= 0.1, "{name}: Jain index differs from ns-3 by {jn:.3}");
+    let (g, e) = (&s.gateways[0], &case["ewt"]);
+    assert_eq!((g.kind.as_str(), g.monitor.as_str(), g.rewrite_at.as_str()), ("ewt", "A->B", "dequeue"));
+    let ours = [g.acks, g.lowered, g.unchanged, g.skipped + g.raised + g.untracked];
+    let theirs = [e["acks"].as_u64().unwrap(), e["lowered"].as_u64().unwrap(), e["unchanged"].as_u64().unwrap(), e["skipped"].as_u64().unwrap()];
+    assert_eq!(ours, theirs, "{name}: EWT's ACKs, lowered, unchanged, other");
+    let mr = e["mean_reduction_bytes"].as_f64().unwrap();
+    assert!((g.mean_reduction_bytes - mr).abs() <= 1e-9 * mr, "{name}: mean reduction {} B against ns-3's {mr} B", g.mean_reduction_bytes);
+}
+
 #[test]
 fn dc90_newreno_matches_ns3() {
     assert_agrees("d-dc90-newreno-fifo-10s");
@@ -366,7 +413,7 @@ fn identical_case_differences(name: &str) -> Vec<String> {
 #[test]
 fn identical_cases_agree_flow_by_flow() {
     let mut failures = Vec::new();
-    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo", "x-access90-newreno-fifo-jitter120us-drawn", "h-access20-newreno-20mbps", "i-access12-nosack-64k-10mbps", "j-access12-nosack-minrto200ms-10mbps", "k-access12-sack-minrto200ms-10mbps", "l-access12-nosack-minrto200ms-iw4-10mbps", "m-access16-delack1-15mbps", "n-access30-buf10-5mbps", "q-single-cubic", "q-access9-cubic", "r-single-vegas", "r-access9-vegas", "b-access90-newreno-codel", "b-access90-newreno-codel-ecn-20s", "b-access90-newreno-fqcodel-20s", "b-access90-newreno-fqcodel-ecn-20s", "c-access90-cubic-codel", "s-single-linuxreno", "s-access9-linuxreno", "t-access9-mixed", "c-access90-cubic-fifo"] {
+    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo", "x-access90-newreno-fifo-jitter120us-drawn", "h-access20-newreno-20mbps", "i-access12-nosack-64k-10mbps", "j-access12-nosack-minrto200ms-10mbps", "k-access12-sack-minrto200ms-10mbps", "l-access12-nosack-minrto200ms-iw4-10mbps", "m-access16-delack1-15mbps", "n-access30-buf10-5mbps", "q-single-cubic", "q-access9-cubic", "r-single-vegas", "r-access9-vegas", "b-access90-newreno-codel", "b-access90-newreno-codel-ecn-20s", "b-access90-newreno-fqcodel-20s", "b-access90-newreno-fqcodel-ecn-20s", "c-access90-cubic-codel", "s-single-linuxreno", "s-access9-linuxreno", "t-access9-mixed", "c-access90-cubic-fifo", "v-access9-newreno-ewt", "v-access90-newreno-ewt-40s"] {
         failures.extend(identical_case_differences(name));
     }
     assert!(failures.is_empty(), "cases that part from ns-3:\n{}", failures.join("\n"));
@@ -398,6 +445,7 @@ fn default_profile_options() {
         ("ooo_shrinks_window", |t, n| t.compat.ooo_shrinks_window = n.compat.ooo_shrinks_window),
         ("slow_start_capped", |t, n| t.compat.slow_start_capped = n.compat.slow_start_capped),
         ("retx_merge", |t, n| t.compat.retx_merge = n.compat.retx_merge),
+        ("rwnd_bounds_retx", |t, n| t.compat.rwnd_bounds_retx = n.compat.rwnd_bounds_retx),
         ("rtt_from_ts", |t, n| t.compat.rtt_from_ts = n.compat.rtt_from_ts),
         ("ts_recent_in_order", |t, n| t.compat.ts_recent_in_order = n.compat.ts_recent_in_order),
         ("edge_clip", |t, n| t.compat.edge_clip = n.compat.edge_clip),
