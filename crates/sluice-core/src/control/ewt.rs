@@ -95,9 +95,12 @@ impl WindowController for Ewt {
             return None;
         }
         let free = b.saturating_sub(u);
-        let field = ack.tcp_window_field()? as u128;
-        // W_ewt = W_r · B_a / B, in field units, 128-bit intermediate.
-        let w_ewt = (field * free as u128 / b as u128) as u64;
+        let field = ack.tcp_window_field()? as u64;
+        // W_ewt = W_r · B_a / B, in field units (a 128-bit product only past 2^48 bytes free).
+        let w_ewt = match field.checked_mul(free) {
+            Some(p) => p / b,
+            None => (field as u128 * free as u128 / b as u128) as u64,
+        };
         let mss = flow_mss(flow, self.cfg.mss);
         let floor = if self.cfg.literal_floor { Floor::LiteralMss(mss) } else { Floor::Mss(mss) };
         Some(Proposal { desired: Desired::Field(w_ewt), floor })
@@ -143,6 +146,17 @@ mod tests {
         assert_eq!(run(&mut ewt, &flows, id, 99_500, 60_000), 1_460);
         // U = 30,000 = S exactly: "U ≤ S: leave it".
         assert_eq!(run(&mut ewt, &flows, id, 30_000, 60_000), 60_000);
+    }
+
+    // A memory too large for a 64-bit product: B = 2^50 bytes, U = 2^49 (above S = 30 %), field
+    // 65,535: 65,535 · 2^49 overflows 64 bits; W = floor(65,535 · 2^49 / 2^50) = 32,767.
+    #[test]
+    fn ewt_with_a_memory_past_64_bit_products() {
+        let (flows, id) = one_flow(None, None);
+        let mut ewt = Ewt::new(EwtConfig::default());
+        let gw = GatewayView { queue: QueueReading { bytes: 1 << 49, packets: 0, limit: QueueLimit::Bytes(1 << 50) }, link: Rate::mbps(10), flows: &flows, now: Time(1), oracle_flows: None };
+        let p = ewt.desired_window(&Seg::ack_from_client(65_535), flows.get(id).unwrap(), &gw).unwrap();
+        assert_eq!(p.desired, Desired::Field(32_767));
     }
 
     // tests docs/algorithms/network-return.md, "EWT": shift 7, field 468 (59,904 B) at U = 50,000

@@ -21,6 +21,7 @@ use crate::model::RewriteAt;
 use sluice_core::control::{NetworkReturn, QueueEvent, QueueEventKind, QueueReading, Readings};
 use sluice_core::packet::{proto, HeaderView, WindowRewrite};
 use sluice_core::qdisc::Occupancy;
+use sluice_core::units::QueueLimit;
 use sluice_core::Rate;
 
 /// No gateway on this node.
@@ -33,6 +34,8 @@ pub(crate) struct Gateway {
     pub rewrite_at: RewriteAt,
     /// The monitored link's rate (the controller's `C`).
     pub link: Rate,
+    /// The monitored queue's limit (fixed by its configuration).
+    pub limit: QueueLimit,
     pub nr: NetworkReturn,
     /// ACKs whose window was lowered or raised, when traced.
     pub trace: Option<Vec<RewriteRow>>,
@@ -64,7 +67,7 @@ impl<'m> Sim<'m> {
         let f = &self.ifaces[gw.monitor as usize];
         let occ: Occupancy = f.qdisc.occupancy::<crate::net::QPkt>();
         Readings {
-            queue: QueueReading { bytes: occ.bytes, packets: occ.packets, limit: f.qdisc.limit::<crate::net::QPkt>() },
+            queue: QueueReading { bytes: occ.bytes, packets: occ.packets, limit: gw.limit },
             link: gw.link,
             oracle_flows: Some(self.tcp_active),
         }

@@ -293,6 +293,7 @@ impl<'m> Sim<'m> {
                 monitor,
                 rewrite_at: spec.rewrite_at,
                 link: ifaces[monitor as usize].rate,
+                limit: ifaces[monitor as usize].qdisc.limit::<crate::net::QPkt>(),
                 nr: sluice_core::control::NetworkReturn::new(spec.flow_table.clone(), &spec.controller),
                 trace: model.monitor.rewrite_trace.then(Vec::new),
                 reduction_bytes: 0,
