@@ -1801,3 +1801,147 @@ fn linux_duplicate_rule_data_and_window_updates() {
     p.deliver_to_client(&[larger]);
     assert_eq!(p.c.dupacks, 1, "a window update");
 }
+
+// tests the strict duplicate-ACK rule with SACK (`dupack = "strict"`, RFC 5681 §2 (d): the
+// window field unchanged) in and out of recovery. Segment 1 of 10 lost; the ACKs of 2-6 SACK
+// one new segment each. The first, with a changed window field, is no duplicate: nothing
+// happens (dupacks 0, cwnd 10 SMSS, no PRR accounting outside recovery). The next three, with
+// the same field, are duplicates 1-3: recovery. The last changes the field again: no
+// duplicate, but its newly SACKed segment is delivered data for PRR all the same (RFC 6937:
+// DeliveredData counts the bytes newly SACKed by every ACK): prr_delivered + 1448.
+#[test]
+fn strict_rule_a_sacking_ack_with_a_changed_window_still_feeds_prr() {
+    let mut p = Pair::new(TcpConfig { delack: DelAck::Off, dupack: DupAckRule::Strict, ..TcpConfig::default() }, Some(20 * MSS));
+    let burst = p.client_sends();
+    let dups = p.deliver_to_server(&burst[1..6]);
+    assert_eq!(dups.len(), 5);
+    let Transport::Tcp { window: w, .. } = dups[0].transport else { unreachable!() };
+    let with = |d: &SimPacket, f: u16| edited(d, |_, _, _, win, _| *win = f);
+    p.deliver_to_client(&[with(&dups[0], w - 1)]);
+    assert_eq!((p.c.dupacks, p.c.w.cwnd, p.c.prr_delivered, p.c.ca), (0, 10 * MSS, 0, CaState::Open));
+    for d in &dups[1..4] {
+        p.deliver_to_client(&[with(d, w - 1)]);
+    }
+    assert_eq!((p.c.dupacks, p.c.ca), (3, CaState::Recovery));
+    let before = p.c.prr_delivered;
+    p.deliver_to_client(&[with(&dups[4], w - 2)]);
+    assert_eq!(p.c.dupacks, 3, "no duplicate");
+    assert_eq!(p.c.prr_delivered, before + MSS);
+}
+
+// tests RFC 6582 §3.2 step 5 with the "impatient" timer (RFC 6582 §4.1): segments 3, 6 and 9
+// of 10 lost (NewReno, no SACK). The first partial ACK (through 5, 100 ms after the fast
+// retransmission) restarts the retransmission timer: RTO from then; the second (through 8,
+// 100 ms later) leaves it.
+#[test]
+fn only_the_first_partial_ack_restarts_the_timer() {
+    let mut p = Pair::new(reno_cfg(), Some(10 * MSS));
+    let burst = p.client_sends();
+    let kept: Vec<SimPacket> = [0, 1, 3, 4, 6, 7, 9].iter().map(|&i| burst[i].clone()).collect();
+    let acks = p.deliver_to_server(&kept);
+    let mut retx = p.deliver_to_client(&acks);
+    assert_eq!(p.c.ca, CaState::Recovery);
+    assert_eq!(retx.iter().map(seg_seq).collect::<Vec<_>>(), vec![seg_seq(&burst[2])]);
+    p.now += Dur::from_millis(100);
+    let partial = p.deliver_to_server(&retx);
+    retx = p.deliver_to_client(&partial);
+    assert_eq!(p.c.snd_una, seg_seq(&burst[5]) as u64 - 1_000, "a partial ACK, through 5");
+    let t1 = p.now + p.c.rtt.rto();
+    assert_eq!(p.c.rto_at, t1, "the first partial ACK restarts the timer");
+    assert_eq!(retx.iter().map(seg_seq).collect::<Vec<_>>(), vec![seg_seq(&burst[5])]);
+    p.now += Dur::from_millis(100);
+    let partial = p.deliver_to_server(&retx);
+    p.deliver_to_client(&partial);
+    assert_eq!(p.c.snd_una, seg_seq(&burst[8]) as u64 - 1_000, "a partial ACK, through 8");
+    assert_eq!(p.c.rto_at, t1, "the second leaves it");
+}
+
+// tests `acked_whole_segments` (ns-3 runs the recovery step for an ACK of at least one whole
+// segment): segments 0 and 4 of 10 lost, SACK, PRR. The retransmitted 0 brings the partial ACK
+// through 3: DeliveredData = 4 segments acknowledged − 3 SACKed before = 1448, one whole
+// segment, so the PRR step runs: prr_delivered + 1448 (as without the switch).
+#[test]
+fn ns3_whole_segment_partial_ack_runs_prr() {
+    for whole in [false, true] {
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { acked_whole_segments: whole, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(20 * MSS));
+        let burst = p.client_sends();
+        let kept: Vec<SimPacket> = [1, 2, 3, 5, 6, 7, 8, 9].iter().map(|&i| burst[i].clone()).collect();
+        let acks = p.deliver_to_server(&kept);
+        let out = p.deliver_to_client(&acks);
+        assert_eq!(p.c.ca, CaState::Recovery);
+        let retx: Vec<SimPacket> = out.into_iter().filter(|s| seg_seq(s) == seg_seq(&burst[0])).collect();
+        assert_eq!(retx.len(), 1);
+        let before = p.c.prr_delivered;
+        let partial = p.deliver_to_server(&retx);
+        p.deliver_to_client(&partial);
+        assert_eq!((p.c.ca, p.c.snd_una), (CaState::Recovery, 4 * MSS + 1), "whole {whole}");
+        assert_eq!(p.c.prr_delivered, before + MSS, "whole {whole}");
+    }
+}
+
+// tests `acked_whole_segments` in CWR (ns-3 runs the PRR step there too for an ACK of a whole
+// segment): segment 0 CE; its echo starts CWR; the ACK of segment 1 (below the recovery point)
+// delivers one whole segment: prr_delivered + 1448 (as without the switch).
+#[test]
+fn ns3_whole_segment_ack_in_cwr_runs_prr() {
+    for whole in [false, true] {
+        let cfg = TcpConfig { ecn: true, ecn_cut: EcnCut::Prr, delack: DelAck::Off, compat: Ns3Compat { acked_whole_segments: whole, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, None);
+        let mut burst = p.client_sends();
+        burst[0].ecn = Ecn::Ce;
+        let a0 = p.deliver_to_server(&burst[..1]);
+        p.deliver_to_client(&a0);
+        assert_eq!(p.c.ca, CaState::Cwr, "whole {whole}");
+        let before = p.c.prr_delivered;
+        let a1 = p.deliver_to_server(&burst[1..2]);
+        p.deliver_to_client(&a1);
+        assert_eq!(p.c.ca, CaState::Cwr);
+        assert_eq!(p.c.prr_delivered, before + MSS, "whole {whole}");
+    }
+}
+
+// tests RFC 7323 §3.2: timestamp options count only if both SYNs carried them. Without
+// timestamps, the ACK of a retransmitted segment gives no RTT sample (Karn, RFC 6298 §3) even
+// if it carries a TS option echoing a clock value 30 ms old.
+#[test]
+fn a_timestamp_without_negotiation_gives_no_sample() {
+    let mut p = Pair::new(TcpConfig { timestamps: false, ..reno_cfg() }, Some(MSS));
+    assert!(!p.c.ts_ok);
+    let first = p.client_sends();
+    let t = p.c.rto_at;
+    p.now = t;
+    let mut retx = Vec::new();
+    p.c.on_wakeup(t, &mut retx);
+    assert_eq!(retx.len(), 1, "the timeout retransmits");
+    p.now += Dur::from_millis(10);
+    let ack = p.deliver_to_server(&retx);
+    let stamped = edited(&ack[0], |_, _, _, _, o| o.ts = Some((1, super::endpoint::ts_clock(Time(p.now.0 - 30_000_000)))));
+    p.now += Dur::from_millis(10);
+    let n = p.c.counters.rtt_n;
+    p.deliver_to_client(&[stamped]);
+    assert_eq!(p.c.snd_una, p.c.snd_max);
+    assert_eq!(p.c.counters.rtt_n, n, "no sample");
+    drop(first);
+}
+
+// tests ns-3's CWR exit without an echo (`ecn_echo_rfc` off, `exit_ack_grows` off): segment 0
+// CE; CWR as in `ns3_cwr_entry_runs_prr_twice` (ssthresh 6516); the ACK of segment 10 (sent
+// with CWR, so no ECE) is above the recovery point: CWR ends with cwnd = ssthresh = 6516, and
+// the ACK does not grow it (RFC 3168 §6.1.2: the reduction ends at ssthresh).
+#[test]
+fn ns3_cwr_ends_at_ssthresh_on_an_ack_without_echo() {
+    let mut cfg = TcpConfig { ecn: true, ecn_cut: EcnCut::Prr, delack: DelAck::Off, ..TcpConfig::default() };
+    cfg.compat.ecn_echo_rfc = false;
+    let mut p = Pair::new(cfg, None);
+    let mut burst = p.client_sends();
+    burst[0].ecn = Ecn::Ce;
+    let acks = p.deliver_to_server(&burst);
+    let out = p.deliver_to_client(&acks);
+    assert_eq!((p.c.ca, p.c.w.ssthresh), (CaState::Cwr, 6_516));
+    assert!(flags(&out[0]) & F::CWR != 0);
+    let a = p.deliver_to_server(&out[..1]);
+    assert_eq!(flags(&a[0]) & F::ECE, 0, "the CWR stopped the echo");
+    p.deliver_to_client(&a);
+    assert_eq!((p.c.ca, p.c.w.cwnd), (CaState::Open, 6_516));
+}
