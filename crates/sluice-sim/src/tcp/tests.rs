@@ -1945,3 +1945,26 @@ fn ns3_cwr_ends_at_ssthresh_on_an_ack_without_echo() {
     p.deliver_to_client(&a);
     assert_eq!((p.c.ca, p.c.w.cwnd), (CaState::Open, 6_516));
 }
+
+// tests `exit_ack_grows` with `acked_whole_segments` (ns-3's ProcessAck after a full ACK:
+// IncreaseWindow with the whole segments between the old and new SND.UNA): a first window of
+// 10 segments is acknowledged (slow start: cwnd 20), segments 10-19 go, 10 is lost; the
+// full ACK (SND.UNA from 1 + 10 MSS to 1 + 20 MSS: 10 whole segments) sets cwnd = ssthresh =
+// FlightSize / 2 = 5 MSS and grows it once in congestion avoidance: + ⌊1448² / 7240⌋ = 289.
+#[test]
+fn ns3_full_ack_grows_by_whole_segments() {
+    let cfg = TcpConfig { compat: Ns3Compat { exit_ack_grows: true, acked_whole_segments: true, ..Ns3Compat::RFC }, ..reno_cfg() };
+    let mut p = Pair::new(cfg, Some(20 * MSS));
+    let first = p.client_sends();
+    let acks = p.deliver_to_server(&first);
+    let burst = p.deliver_to_client(&acks);
+    assert_eq!((burst.len(), p.c.w.cwnd), (10, 20 * MSS));
+    let dups = p.deliver_to_server(&burst[1..]);
+    p.deliver_to_client(&dups);
+    assert_eq!(p.c.ca, CaState::Recovery);
+    let full = p.deliver_to_server(&burst[0..1]);
+    p.deliver_to_client(&full);
+    assert_eq!((p.c.ca, p.c.snd_una), (CaState::Open, 20 * MSS + 1));
+    assert_eq!(p.c.w.ssthresh, 5 * MSS);
+    assert_eq!(p.c.w.cwnd, 5 * MSS + 289);
+}
