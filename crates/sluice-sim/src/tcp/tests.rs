@@ -1633,7 +1633,7 @@ fn data_or_fin_at_snd_una_is_not_a_duplicate_ack() {
 
 // tests RFC 5681 §2 conditions (a) and (e): an ACK below SND.UNA (reordered) is not a
 // duplicate, even three of them with data outstanding; nor is an ACK at SND.UNA when nothing
-// is outstanding.
+// is outstanding, which also leaves the retransmission timer off (RFC 6298 §5.2).
 #[test]
 fn old_acks_and_acks_with_nothing_outstanding_are_not_duplicates() {
     let mut p = Pair::new(reno_cfg(), Some(10 * MSS));
@@ -1649,8 +1649,10 @@ fn old_acks_and_acks_with_nothing_outstanding_are_not_duplicates() {
     let ack = p.deliver_to_server(&one);
     p.deliver_to_client(&ack);
     assert_eq!(p.c.snd_una, p.c.snd_max, "all acknowledged");
+    assert_eq!(p.c.rto_at, super::endpoint::NEVER, "RFC 6298 §5.2: no timer with nothing outstanding");
     p.deliver_to_client(&[ack[0].clone(), ack[0].clone(), ack[0].clone()]);
     assert_eq!(p.c.dupacks, 0, "nothing outstanding: not duplicates");
+    assert_eq!(p.c.rto_at, super::endpoint::NEVER);
 }
 
 // tests RFC 2018 §1: SACK blocks count only if SACK was negotiated. A non-SACK connection
