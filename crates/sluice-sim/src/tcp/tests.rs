@@ -1970,3 +1970,36 @@ fn ns3_full_ack_grows_by_whole_segments() {
     assert_eq!(p.c.w.ssthresh, 5 * MSS);
     assert_eq!(p.c.w.cwnd, 5 * MSS + 289);
 }
+
+// tests RFC 3042 §2's bounds on limited transmit (no SACK): (a) with dupthresh 5 and 10
+// segments outstanding (cwnd 10), the sender may go at most two segments beyond cwnd: the
+// first two duplicates release one new segment each (11, 12 outstanding), the third and fourth
+// nothing; (b) the new segment is the application's next data, however short: with 100 bytes
+// left after the first window, the first duplicate releases a 100-byte segment; (c) it must
+// fit the peer's window: duplicates advertising exactly the 10 outstanding segments release
+// nothing, while (d) a window with room for the 100-byte tail but not a full segment releases
+// the tail.
+#[test]
+fn limited_transmit_stays_within_two_segments_the_data_and_the_window() {
+    let dup_sends = |cfg: TcpConfig, data: u64, field: Option<u64>, n: usize| -> Vec<Vec<u32>> {
+        let mut p = Pair::new(cfg, Some(data));
+        let burst = p.client_sends();
+        assert_eq!(burst.len(), 10);
+        let shift = p.c.snd_shift;
+        (1..=n)
+            .map(|k| {
+                let mut dup = p.deliver_to_server(&burst[k..k + 1]);
+                if let Some(bytes) = field {
+                    set_window_field(&mut dup[0], bytes.div_ceil(1 << shift) as u16);
+                }
+                p.deliver_to_client(&dup).iter().map(|s| s.payload).collect()
+            })
+            .collect()
+    };
+    let five = TcpConfig { dupthresh: 5, ..reno_cfg() };
+    let m = MSS as u32;
+    assert_eq!(dup_sends(five, 20 * MSS, None, 4), vec![vec![m], vec![m], vec![], vec![]], "(a)");
+    assert_eq!(dup_sends(reno_cfg(), 10 * MSS + 100, None, 1), vec![vec![100]], "(b)");
+    assert_eq!(dup_sends(reno_cfg(), 20 * MSS, Some(10 * MSS), 2), vec![Vec::<u32>::new(), vec![]], "(c)");
+    assert_eq!(dup_sends(reno_cfg(), 10 * MSS + 100, Some(10 * MSS + 100), 1), vec![vec![100]], "(d)");
+}
