@@ -2003,3 +2003,27 @@ fn limited_transmit_stays_within_two_segments_the_data_and_the_window() {
     assert_eq!(dup_sends(reno_cfg(), 20 * MSS, Some(10 * MSS), 2), vec![Vec::<u32>::new(), vec![]], "(c)");
     assert_eq!(dup_sends(reno_cfg(), 10 * MSS + 100, Some(10 * MSS + 100), 1), vec![vec![100]], "(d)");
 }
+
+// tests a loss during CWR (RFC 3168 §6.1.2 with RFC 5681 §3.2, no SACK): segment 0 CE, so its
+// ECN-Echo starts CWR; segment 1 is lost; the ACKs of 2 and 3 are the first two duplicates:
+// CWR holds, no retransmission; the third (ACK of 4) starts fast recovery and resends 1.
+#[test]
+fn a_loss_in_cwr_waits_for_the_third_duplicate() {
+    let cfg = TcpConfig { ecn: true, ecn_cut: EcnCut::Prr, ..reno_cfg() };
+    let mut p = Pair::new(cfg, None);
+    let mut burst = p.client_sends();
+    burst[0].ecn = Ecn::Ce;
+    let a0 = p.deliver_to_server(&burst[..1]);
+    p.deliver_to_client(&a0);
+    assert_eq!(p.c.ca, CaState::Cwr);
+    for k in 2..4 {
+        let dup = p.deliver_to_server(&burst[k..k + 1]);
+        let out = p.deliver_to_client(&dup);
+        assert_eq!((p.c.ca, p.c.dupacks), (CaState::Cwr, k as u32 - 1));
+        assert!(out.iter().all(|s| seg_seq(s) != seg_seq(&burst[1])), "no retransmission yet");
+    }
+    let dup = p.deliver_to_server(&burst[4..5]);
+    let out = p.deliver_to_client(&dup);
+    assert_eq!(p.c.ca, CaState::Recovery);
+    assert_eq!(out.iter().filter(|s| seg_seq(s) == seg_seq(&burst[1])).count(), 1);
+}
