@@ -2027,3 +2027,32 @@ fn a_loss_in_cwr_waits_for_the_third_duplicate() {
     assert_eq!(p.c.ca, CaState::Recovery);
     assert_eq!(out.iter().filter(|s| seg_seq(s) == seg_seq(&burst[1])).count(), 1);
 }
+
+// tests the loss state after a timeout with SACK (RFC 5681 §3.1 slow start from 1 SMSS, every
+// outstanding segment taken as lost, SACKed ones skipped), against ns-3's reading of NextSeg
+// rule (1.b) (`nextseg = "ns3"`: only lost segments below the highest SACKed one while it lies
+// above SND.UNA). Ten segments; only segment 2 arrives (SACKed). The timeout resends 0; its ACK
+// (through 0, SACK 2) grows cwnd to 2 with nothing in flight: the default resends 1 and 3;
+// ns-3 resends 1 only (3 lies above the SACKed 2, and no new data is left).
+#[test]
+fn after_a_timeout_lost_segments_above_the_highest_sack_go_unless_ns3() {
+    for (ns3, want) in [(false, vec![1u32, 3]), (true, vec![1])] {
+        let nextseg = if ns3 { NextSeg::Ns3 } else { NextSeg::Rfc6675 };
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { nextseg, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(10 * MSS));
+        let burst = p.client_sends();
+        let dup = p.deliver_to_server(&burst[2..3]);
+        assert!(p.deliver_to_client(&dup).is_empty(), "no data left to send");
+        let t = p.c.rto_at;
+        p.now = t;
+        let mut retx = Vec::new();
+        p.c.on_wakeup(t, &mut retx);
+        assert_eq!(retx.iter().map(seg_seq).collect::<Vec<_>>(), vec![seg_seq(&burst[0])]);
+        p.now += Dur::from_millis(20);
+        let ack = p.deliver_to_server(&retx);
+        let out = p.deliver_to_client(&ack);
+        assert_eq!((p.c.ca, p.c.w.cwnd), (CaState::Loss, 2 * MSS));
+        let segs: Vec<u32> = out.iter().map(|s| (seg_seq(s) - 1_001) / MSS as u32).collect();
+        assert_eq!(segs, want, "nextseg ns3 = {ns3}");
+    }
+}
