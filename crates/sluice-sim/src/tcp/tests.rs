@@ -1575,3 +1575,558 @@ fn lowered_window_bounds_the_sender_by_update_rule() {
         assert!(p.c.snd_max <= (p.c.snd_una + p.c.snd_wnd).max(max_before), "{rule:?}: nothing past the right edge");
     }
 }
+
+// ---- Sender rules pinned down by mutation testing (docs/testing.md, "Mutation testing") ----
+
+/// A copy of `p` with its TCP header changed by `f` (SEQ, ACK, flags, window, options).
+fn edited(p: &SimPacket, f: impl FnOnce(&mut u32, &mut u32, &mut u8, &mut u16, &mut crate::packet::TcpOptions)) -> SimPacket {
+    let mut q = p.clone();
+    if let Transport::Tcp { seq, ack, flags, window, opts } = &mut q.transport {
+        f(seq, ack, flags, window, opts);
+    }
+    q
+}
+
+/// The send window (in window-field units) after the client takes, from the state left by two
+/// in-order ACKs (WL1 = SEG.SEQ = S, WL2 = SND.UNA = A, field W), segments that copy the second
+/// ACK with SEG.SEQ = S + dseq, SEG.ACK = A + dack segments and the field W·frac.
+fn window_after(rule: WndUpdateRule, steps: &[(u32, i32, f64)]) -> (u64, u64) {
+    let mut p = Pair::new(TcpConfig { wnd_update: rule, ..reno_cfg() }, Some(100 * MSS));
+    let shift = p.c.snd_shift;
+    let burst = p.client_sends();
+    let ack1 = p.deliver_to_server(&burst[..1]);
+    p.deliver_to_client(&ack1);
+    let ack2 = p.deliver_to_server(&burst[1..2]);
+    p.deliver_to_client(&ack2);
+    let w = p.c.snd_wnd >> shift;
+    for &(dseq, dack, frac) in steps {
+        let seg = edited(&ack2[0], |seq, ack, _, window, _| {
+            *seq = seq.wrapping_add(dseq);
+            *ack = ack.wrapping_add_signed(dack * MSS as i32);
+            *window = (w as f64 * frac) as u16;
+        });
+        p.deliver_to_client(&[seg]);
+    }
+    (p.c.snd_wnd >> shift, w)
+}
+
+// tests the three window-update rules (`wnd_update`) case by case. From WL1 = S, WL2 = SND.UNA
+// = A and window W:
+//   rfc9293 (RFC 9293 §3.10.7.4): SND.UNA ≤ SEG.ACK ≤ SND.NXT and (SEG.SEQ > WL1, or SEG.SEQ =
+//     WL1 and SEG.ACK ≥ WL2);
+//   ns3 (`TcpSocketBase::UpdateWindowSize`): SEG.ACK > SND.UNA, or SEG.SEQ above the highest
+//     sequence number received, or SEG.ACK = SND.UNA with a larger window;
+//   linux (`tcp_may_update_window`): SEG.ACK > SND.UNA, or SEG.SEQ > WL1, or SEG.SEQ = WL1 with
+//     a larger or a zero window.
+// Expected windows (fraction of W) per case, in the order rfc9293, ns3, linux:
+//   a. old ACK (A − 1 segment), newer SEQ (S + 1), W/2:  RFC ignores an ACK below SND.UNA: 1;
+//      ns3 and linux take it for its newer sequence number: 1/2, 1/2.
+//   b. same ACK, newer SEQ, W/2: every rule takes it (SEG.SEQ > WL1 / above the highest): 1/2.
+//   c. same ACK, SEQ S + 1 with W (taken by all), then SEQ S (older) with W/2: none takes the
+//      older segment's window: 1.
+//   d. new ACK (A + 1) with W/2 (taken by all), then the same ACK and SEQ with W: a larger
+//      window on a duplicate is taken by all: 1.
+//   e. same ACK and SEQ, zero window: RFC takes it (SEG.SEQ = WL1, SEG.ACK ≥ WL2), ns3 does not
+//      (not larger), linux does (zero): 0, 1, 0.
+//   f. new ACK (A + 1), same SEQ, W/2: every rule takes a new ACK's window: 1/2.
+#[test]
+fn window_update_rules_case_by_case() {
+    let cases: [(&str, &[(u32, i32, f64)], [f64; 3]); 6] = [
+        ("a", &[(1, -1, 0.5)], [1.0, 0.5, 0.5]),
+        ("b", &[(1, 0, 0.5)], [0.5, 0.5, 0.5]),
+        ("c", &[(1, 0, 1.0), (0, 0, 0.5)], [1.0, 1.0, 1.0]),
+        ("d", &[(0, 1, 0.5), (0, 1, 1.0)], [1.0, 1.0, 1.0]),
+        ("e", &[(0, 0, 0.0)], [0.0, 1.0, 0.0]),
+        ("f", &[(0, 1, 0.5)], [0.5, 0.5, 0.5]),
+    ];
+    for (name, steps, want) in cases {
+        for (rule, frac) in [WndUpdateRule::Rfc9293, WndUpdateRule::Ns3, WndUpdateRule::Linux].into_iter().zip(want) {
+            let (got, w) = window_after(rule, steps);
+            assert!(w > 100, "a wide window to halve");
+            assert_eq!(got, (w as f64 * frac) as u64, "case {name}, {rule:?}");
+        }
+    }
+}
+
+// tests the persist timer (RFC 9293 §3.8.6.1) against window updates: with data waiting and a
+// zero window it is armed for 6 s; at 6 s a one-byte probe goes and the timer backs off to
+// 12 s; the probe's ACK, again with a zero window, leaves the backed-off timer alone; the
+// window update that opens the window stops it, and data goes.
+#[test]
+fn persist_timer_backs_off_on_zero_windows_and_stops_when_the_window_opens() {
+    let mut p = Pair::new(TcpConfig { wnd_update: WndUpdateRule::Rfc9293, ..reno_cfg() }, Some(20 * MSS));
+    let burst = p.client_sends();
+    let acks: Vec<_> = p.deliver_to_server(&burst).iter().map(|a| edited(a, |_, _, _, w, _| *w = 0)).collect();
+    assert!(p.deliver_to_client(&acks).is_empty(), "a zero window holds the sender");
+    assert_eq!(p.c.snd_una, p.c.snd_max);
+    assert_eq!(p.c.persist_at, p.now + super::endpoint::PERSIST_TIMEOUT);
+    let t = p.c.persist_at;
+    p.now = t;
+    let mut probe = Vec::new();
+    p.c.on_wakeup(t, &mut probe);
+    assert_eq!(probe.iter().map(|s| s.payload).collect::<Vec<_>>(), vec![1], "a one-byte probe");
+    assert_eq!(p.c.persist_at, t + Dur::from_secs(12), "backed off once");
+    p.now += Dur::from_millis(10);
+    let answer = p.deliver_to_server(&probe);
+    assert_eq!(answer.len(), 1);
+    let zero = edited(&answer[0], |_, _, _, w, _| *w = 0);
+    assert!(p.deliver_to_client(&[zero]).is_empty());
+    assert_eq!(p.c.snd_wnd, 0);
+    assert_eq!(p.c.persist_at, t + Dur::from_secs(12), "a zero window leaves the backed-off timer");
+    // The server's window as it wrote it: a duplicate ACK with a larger window (SEG.SEQ = WL1,
+    // SEG.ACK ≥ WL2) opens the window.
+    let out = p.deliver_to_client(&answer);
+    assert!(!out.is_empty(), "the window opened: data goes");
+    assert_eq!(p.c.persist_at, super::endpoint::NEVER, "an open window stops the persist timer");
+}
+
+// tests RFC 5681 §2's duplicate ACK without SACK: an ACK at SND.UNA with data outstanding is a
+// duplicate only if it carries no data and neither SYN nor FIN. The peer's data segment and its
+// bare FIN are not (dupacks stays 0); the pure ACK after them is (dupacks 1).
+#[test]
+fn data_or_fin_at_snd_una_is_not_a_duplicate_ack() {
+    let mut p = Pair::new(reno_cfg(), Some(10 * MSS));
+    let burst = p.client_sends();
+    let dup = p.deliver_to_server(&burst[1..2]);
+    assert_eq!(dup.len(), 1, "segment 2 out of order: a duplicate ACK");
+    let mut data = dup[0].clone();
+    data.payload = 100;
+    p.deliver_to_client(&[data]);
+    assert_eq!(p.c.rcv_nxt, p.s.snd_max + 100, "the client took the 100 bytes");
+    assert_eq!(p.c.dupacks, 0, "a data segment is not a duplicate ACK");
+    let fin = edited(&dup[0], |seq, _, fl, _, _| {
+        *seq = seq.wrapping_add(100);
+        *fl |= F::FIN;
+    });
+    p.deliver_to_client(&[fin]);
+    assert_eq!(p.c.dupacks, 0, "a FIN is not a duplicate ACK");
+    let pure = edited(&dup[0], |seq, _, _, _, _| *seq = seq.wrapping_add(101));
+    p.deliver_to_client(&[pure]);
+    assert_eq!(p.c.dupacks, 1, "a pure ACK at SND.UNA is");
+}
+
+// tests RFC 5681 §2 conditions (a) and (e): an ACK below SND.UNA (reordered) is not a
+// duplicate, even three of them with data outstanding; nor is an ACK at SND.UNA when nothing
+// is outstanding, which also leaves the retransmission timer off (RFC 6298 §5.2).
+#[test]
+fn old_acks_and_acks_with_nothing_outstanding_are_not_duplicates() {
+    let mut p = Pair::new(reno_cfg(), Some(10 * MSS));
+    let burst = p.client_sends();
+    let acks = p.deliver_to_server(&burst[..3]);
+    p.deliver_to_client(&acks[2..]);
+    let una = p.c.snd_una;
+    p.deliver_to_client(&[acks[0].clone(), acks[1].clone(), acks[1].clone(), acks[1].clone()]);
+    assert_eq!((p.c.snd_una, p.c.dupacks), (una, 0), "ACKs below SND.UNA");
+    assert_eq!(p.c.counters.fast_retransmits, 0);
+    let mut p = Pair::new(reno_cfg(), Some(MSS));
+    let one = p.client_sends();
+    let ack = p.deliver_to_server(&one);
+    p.deliver_to_client(&ack);
+    assert_eq!(p.c.snd_una, p.c.snd_max, "all acknowledged");
+    assert_eq!(p.c.rto_at, super::endpoint::NEVER, "RFC 6298 §5.2: no timer with nothing outstanding");
+    p.deliver_to_client(&[ack[0].clone(), ack[0].clone(), ack[0].clone()]);
+    assert_eq!(p.c.dupacks, 0, "nothing outstanding: not duplicates");
+    assert_eq!(p.c.rto_at, super::endpoint::NEVER);
+}
+
+// tests RFC 2018 §1: SACK blocks count only if SACK was negotiated. A non-SACK connection
+// ignores a block on a duplicate ACK: the scoreboard holds no SACKed byte.
+#[test]
+fn sack_blocks_without_sack_permitted_are_ignored() {
+    let mut p = Pair::new(reno_cfg(), Some(10 * MSS));
+    let burst = p.client_sends();
+    let dup = p.deliver_to_server(&burst[1..2]);
+    let l = seg_seq(&burst[1]);
+    let with_block = edited(&dup[0], |_, _, _, _, o| {
+        o.sack.n = 0;
+        o.sack.push((l, l + MSS as u32));
+    });
+    p.deliver_to_client(&[with_block]);
+    assert_eq!(p.c.sb.sacked_bytes, 0);
+    assert_eq!(p.c.dupacks, 1, "still a duplicate ACK (no data, no SYN/FIN)");
+}
+
+// tests RFC 6675 §5 / RFC 2883: a SACK block below the cumulative ACK (a D-SACK reporting a
+// duplicate) is no new SACK information. The ACK of segment 1 carrying a block for segment 1
+// is a plain new ACK: no duplicate counted, cwnd grows in slow start by one SMSS (10 -> 11).
+#[test]
+fn a_block_below_the_cumulative_ack_is_not_new_sack_information() {
+    let mut p = Pair::new(TcpConfig { delack: DelAck::Off, ..TcpConfig::default() }, Some(20 * MSS));
+    let burst = p.client_sends();
+    let ack = p.deliver_to_server(&burst[..1]);
+    let l = seg_seq(&burst[0]);
+    let dsack = edited(&ack[0], |_, _, _, _, o| {
+        o.sack.n = 0;
+        o.sack.push((l, l + MSS as u32));
+    });
+    p.deliver_to_client(&[dsack]);
+    assert_eq!(p.c.dupacks, 0);
+    assert_eq!(p.c.w.cwnd, 11 * MSS);
+}
+
+// tests RFC 9293 §3.10.7.4: a segment without the ACK bit is dropped for ACK processing; its
+// acknowledgment field does not move SND.UNA.
+#[test]
+fn a_segment_without_the_ack_bit_acknowledges_nothing() {
+    let mut p = Pair::new(reno_cfg(), Some(10 * MSS));
+    let burst = p.client_sends();
+    let ack = p.deliver_to_server(&burst[..1]);
+    let una = p.c.snd_una;
+    p.deliver_to_client(&[edited(&ack[0], |_, _, fl, _, _| *fl &= !F::ACK)]);
+    assert_eq!(p.c.snd_una, una);
+    p.deliver_to_client(&ack);
+    assert_eq!(p.c.snd_una, una + MSS, "the same segment with ACK set does");
+}
+
+// tests `synack_keeps_window = false` (ns-3's DoForwardUp on a SYN): a retransmitted SYN-ACK
+// after the handshake resets cwnd to the initial window (10 · 1448) and ssthresh to the
+// initial ssthresh; by default (RFC 9293) the window is untouched.
+#[test]
+fn ns3_duplicate_synack_resets_the_window() {
+    for keeps in [true, false] {
+        let cfg = TcpConfig { compat: Ns3Compat { synack_keeps_window: keeps, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let (ca, sa) = (SockAddr { addr: 1, port: 1000 }, SockAddr { addr: 2, port: 80 });
+        let mut c = Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 7, 0);
+        let mut s = Endpoint::server(std::sync::Arc::new(cfg.clone()), sa, ca, 9, 0);
+        let mut out = Vec::new();
+        c.connect(Time::ZERO, &mut out);
+        s.on_segment(&out.pop().unwrap(), Time(1), &mut out);
+        let synack = out.pop().unwrap();
+        c.on_segment(&synack, Time(2), &mut out);
+        c.w.cwnd = 50 * MSS;
+        c.w.ssthresh = 20 * MSS;
+        c.on_segment(&synack, Time(3), &mut out);
+        let want = if keeps { (50 * MSS, 20 * MSS) } else { (10 * MSS, cfg.initial_ssthresh) };
+        assert_eq!((c.w.cwnd, c.w.ssthresh), want, "synack_keeps_window {keeps}");
+    }
+}
+
+// tests the RTT counters behind the summary's mean RTT: one data segment sent at t, delivered
+// at t + 10 ms, its ACK back at t + 20 ms: one more sample of 20 ms.
+#[test]
+fn rtt_counters_add_each_sample() {
+    let mut p = Pair::new(reno_cfg(), Some(2 * MSS));
+    let (sum0, n0) = (p.c.counters.rtt_sum_ns, p.c.counters.rtt_n);
+    let one = p.client_sends();
+    p.now += Dur::from_millis(10);
+    let acks = p.deliver_to_server(&one);
+    p.now += Dur::from_millis(10);
+    p.deliver_to_client(&acks[..1]);
+    assert_eq!((p.c.counters.rtt_sum_ns, p.c.counters.rtt_n), (sum0 + 20_000_000, n0 + 1));
+    p.deliver_to_client(&acks[1..]);
+    assert_eq!((p.c.counters.rtt_sum_ns, p.c.counters.rtt_n), (sum0 + 40_000_000, n0 + 2));
+}
+
+// tests RFC 9293 §3.10.7.4 (FIN-WAIT-1, LAST-ACK): the state moves only when the FIN itself is
+// acknowledged (SND.UNA past the last data byte), not when the data before it is: the client
+// goes FIN-WAIT-1 -> FIN-WAIT-2; the server, closing on the client's FIN, LAST-ACK -> CLOSED.
+#[test]
+fn the_state_moves_when_the_fin_is_acknowledged() {
+    let mut p = Pair::new(TcpConfig { delack: DelAck::Off, ..TcpConfig::default() }, Some(2 * MSS));
+    let sent = p.client_sends();
+    let mut fin = Vec::new();
+    p.c.app_close(p.now, &mut fin);
+    assert_eq!(p.c.state, ConnState::FinWait1);
+    let acks = p.deliver_to_server(&sent);
+    p.deliver_to_client(&acks);
+    assert_eq!(p.c.snd_una, p.c.app_end, "all data acknowledged, the FIN not");
+    assert_eq!(p.c.state, ConnState::FinWait1);
+    // The server acknowledges the FIN, then (its application closing on end of data) sends
+    // its own: it is in LAST-ACK.
+    let fin_ack = p.deliver_to_server(&fin);
+    assert_eq!(fin_ack.iter().map(|s| flags(s) & F::FIN).collect::<Vec<_>>(), vec![0, F::FIN]);
+    assert_eq!(p.s.state, ConnState::LastAck);
+    p.deliver_to_client(&fin_ack[..1]);
+    assert_eq!(p.c.state, ConnState::FinWait2);
+    let last = p.deliver_to_client(&fin_ack[1..]);
+    assert_eq!(p.c.state, ConnState::TimeWait);
+    p.deliver_to_server(&last);
+    assert_eq!(p.s.state, ConnState::Closed);
+}
+
+// tests PRR's share beyond 64 bits: ⌈2^40 · 2^40 / 2^30⌉ = 2^50 (the product taken in 128
+// bits), and ⌈(2^40 + 1) · 2^40 / 2^41⌉ = 2^39 + 1 (rounded up).
+#[test]
+fn prr_share_past_64_bits() {
+    use super::sender::prr_share;
+    assert_eq!(prr_share(1 << 40, 1 << 40, 1 << 30, false), 1 << 50);
+    assert_eq!(prr_share((1 << 40) + 1, 1 << 40, 1 << 41, false), (1 << 39) + 1);
+}
+
+// tests the Linux duplicate-ACK rule (`dupack = "linux"`, `tcp_ack`: no FLAG_DATA and no
+// FLAG_WIN_UPDATE, the latter set when `tcp_may_update_window` takes the window): at SND.UNA a
+// data segment is no duplicate; a pure ACK with a lower window is (not a window update:
+// dupacks 1); one with a larger window is a window update, no duplicate (dupacks stays 1).
+#[test]
+fn linux_duplicate_rule_data_and_window_updates() {
+    let mut p = Pair::new(TcpConfig { dupack: DupAckRule::Linux, wnd_update: WndUpdateRule::Linux, ..reno_cfg() }, Some(10 * MSS));
+    let burst = p.client_sends();
+    let dup = p.deliver_to_server(&burst[1..2]);
+    let Transport::Tcp { window: w, .. } = dup[0].transport else { unreachable!() };
+    let mut data = dup[0].clone();
+    data.payload = 100;
+    p.deliver_to_client(&[data]);
+    assert_eq!(p.c.dupacks, 0, "a data segment");
+    let lower = edited(&dup[0], |seq, _, _, win, _| {
+        *seq = seq.wrapping_add(100);
+        *win = w / 2;
+    });
+    p.deliver_to_client(&[lower]);
+    assert_eq!(p.c.dupacks, 1, "a pure ACK, lower window");
+    let larger = edited(&dup[0], |seq, _, _, _, _| *seq = seq.wrapping_add(100));
+    p.deliver_to_client(&[larger]);
+    assert_eq!(p.c.dupacks, 1, "a window update");
+}
+
+// tests the strict duplicate-ACK rule with SACK (`dupack = "strict"`, RFC 5681 §2 (d): the
+// window field unchanged) in and out of recovery. Segment 1 of 10 lost; the ACKs of 2-6 SACK
+// one new segment each. The first, with a changed window field, is no duplicate: nothing
+// happens (dupacks 0, cwnd 10 SMSS, no PRR accounting outside recovery). The next three, with
+// the same field, are duplicates 1-3: recovery. The last changes the field again: no
+// duplicate, but its newly SACKed segment is delivered data for PRR all the same (RFC 6937:
+// DeliveredData counts the bytes newly SACKed by every ACK): prr_delivered + 1448.
+#[test]
+fn strict_rule_a_sacking_ack_with_a_changed_window_still_feeds_prr() {
+    let mut p = Pair::new(TcpConfig { delack: DelAck::Off, dupack: DupAckRule::Strict, ..TcpConfig::default() }, Some(20 * MSS));
+    let burst = p.client_sends();
+    let dups = p.deliver_to_server(&burst[1..6]);
+    assert_eq!(dups.len(), 5);
+    let Transport::Tcp { window: w, .. } = dups[0].transport else { unreachable!() };
+    let with = |d: &SimPacket, f: u16| edited(d, |_, _, _, win, _| *win = f);
+    p.deliver_to_client(&[with(&dups[0], w - 1)]);
+    assert_eq!((p.c.dupacks, p.c.w.cwnd, p.c.prr_delivered, p.c.ca), (0, 10 * MSS, 0, CaState::Open));
+    for d in &dups[1..4] {
+        p.deliver_to_client(&[with(d, w - 1)]);
+    }
+    assert_eq!((p.c.dupacks, p.c.ca), (3, CaState::Recovery));
+    let before = p.c.prr_delivered;
+    p.deliver_to_client(&[with(&dups[4], w - 2)]);
+    assert_eq!(p.c.dupacks, 3, "no duplicate");
+    assert_eq!(p.c.prr_delivered, before + MSS);
+}
+
+// tests RFC 6582 §3.2 step 5 with the "impatient" timer (RFC 6582 §4.1): segments 3, 6 and 9
+// of 10 lost (NewReno, no SACK). The first partial ACK (through 5, 100 ms after the fast
+// retransmission) restarts the retransmission timer: RTO from then; the second (through 8,
+// 100 ms later) leaves it.
+#[test]
+fn only_the_first_partial_ack_restarts_the_timer() {
+    let mut p = Pair::new(reno_cfg(), Some(10 * MSS));
+    let burst = p.client_sends();
+    let kept: Vec<SimPacket> = [0, 1, 3, 4, 6, 7, 9].iter().map(|&i| burst[i].clone()).collect();
+    let acks = p.deliver_to_server(&kept);
+    let mut retx = p.deliver_to_client(&acks);
+    assert_eq!(p.c.ca, CaState::Recovery);
+    assert_eq!(retx.iter().map(seg_seq).collect::<Vec<_>>(), vec![seg_seq(&burst[2])]);
+    p.now += Dur::from_millis(100);
+    let partial = p.deliver_to_server(&retx);
+    retx = p.deliver_to_client(&partial);
+    assert_eq!(p.c.snd_una, seg_seq(&burst[5]) as u64 - 1_000, "a partial ACK, through 5");
+    let t1 = p.now + p.c.rtt.rto();
+    assert_eq!(p.c.rto_at, t1, "the first partial ACK restarts the timer");
+    assert_eq!(retx.iter().map(seg_seq).collect::<Vec<_>>(), vec![seg_seq(&burst[5])]);
+    p.now += Dur::from_millis(100);
+    let partial = p.deliver_to_server(&retx);
+    p.deliver_to_client(&partial);
+    assert_eq!(p.c.snd_una, seg_seq(&burst[8]) as u64 - 1_000, "a partial ACK, through 8");
+    assert_eq!(p.c.rto_at, t1, "the second leaves it");
+}
+
+// tests `acked_whole_segments` (ns-3 runs the recovery step for an ACK of at least one whole
+// segment): segments 0 and 4 of 10 lost, SACK, PRR. The retransmitted 0 brings the partial ACK
+// through 3: DeliveredData = 4 segments acknowledged − 3 SACKed before = 1448, one whole
+// segment, so the PRR step runs: prr_delivered + 1448 (as without the switch).
+#[test]
+fn ns3_whole_segment_partial_ack_runs_prr() {
+    for whole in [false, true] {
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { acked_whole_segments: whole, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(20 * MSS));
+        let burst = p.client_sends();
+        let kept: Vec<SimPacket> = [1, 2, 3, 5, 6, 7, 8, 9].iter().map(|&i| burst[i].clone()).collect();
+        let acks = p.deliver_to_server(&kept);
+        let out = p.deliver_to_client(&acks);
+        assert_eq!(p.c.ca, CaState::Recovery);
+        let retx: Vec<SimPacket> = out.into_iter().filter(|s| seg_seq(s) == seg_seq(&burst[0])).collect();
+        assert_eq!(retx.len(), 1);
+        let before = p.c.prr_delivered;
+        let partial = p.deliver_to_server(&retx);
+        p.deliver_to_client(&partial);
+        assert_eq!((p.c.ca, p.c.snd_una), (CaState::Recovery, 4 * MSS + 1), "whole {whole}");
+        assert_eq!(p.c.prr_delivered, before + MSS, "whole {whole}");
+    }
+}
+
+// tests `acked_whole_segments` in CWR (ns-3 runs the PRR step there too for an ACK of a whole
+// segment): segment 0 CE; its echo starts CWR; the ACK of segment 1 (below the recovery point)
+// delivers one whole segment: prr_delivered + 1448 (as without the switch).
+#[test]
+fn ns3_whole_segment_ack_in_cwr_runs_prr() {
+    for whole in [false, true] {
+        let cfg = TcpConfig { ecn: true, ecn_cut: EcnCut::Prr, delack: DelAck::Off, compat: Ns3Compat { acked_whole_segments: whole, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, None);
+        let mut burst = p.client_sends();
+        burst[0].ecn = Ecn::Ce;
+        let a0 = p.deliver_to_server(&burst[..1]);
+        p.deliver_to_client(&a0);
+        assert_eq!(p.c.ca, CaState::Cwr, "whole {whole}");
+        let before = p.c.prr_delivered;
+        let a1 = p.deliver_to_server(&burst[1..2]);
+        p.deliver_to_client(&a1);
+        assert_eq!(p.c.ca, CaState::Cwr);
+        assert_eq!(p.c.prr_delivered, before + MSS, "whole {whole}");
+    }
+}
+
+// tests RFC 7323 §3.2: timestamp options count only if both SYNs carried them. Without
+// timestamps, the ACK of a retransmitted segment gives no RTT sample (Karn, RFC 6298 §3) even
+// if it carries a TS option echoing a clock value 30 ms old.
+#[test]
+fn a_timestamp_without_negotiation_gives_no_sample() {
+    let mut p = Pair::new(TcpConfig { timestamps: false, ..reno_cfg() }, Some(MSS));
+    assert!(!p.c.ts_ok);
+    let first = p.client_sends();
+    let t = p.c.rto_at;
+    p.now = t;
+    let mut retx = Vec::new();
+    p.c.on_wakeup(t, &mut retx);
+    assert_eq!(retx.len(), 1, "the timeout retransmits");
+    p.now += Dur::from_millis(10);
+    let ack = p.deliver_to_server(&retx);
+    let stamped = edited(&ack[0], |_, _, _, _, o| o.ts = Some((1, super::endpoint::ts_clock(Time(p.now.0 - 30_000_000)))));
+    p.now += Dur::from_millis(10);
+    let n = p.c.counters.rtt_n;
+    p.deliver_to_client(&[stamped]);
+    assert_eq!(p.c.snd_una, p.c.snd_max);
+    assert_eq!(p.c.counters.rtt_n, n, "no sample");
+    drop(first);
+}
+
+// tests ns-3's CWR exit without an echo (`ecn_echo_rfc` off, `exit_ack_grows` off): segment 0
+// CE; CWR as in `ns3_cwr_entry_runs_prr_twice` (ssthresh 6516); the ACK of segment 10 (sent
+// with CWR, so no ECE) is above the recovery point: CWR ends with cwnd = ssthresh = 6516, and
+// the ACK does not grow it (RFC 3168 §6.1.2: the reduction ends at ssthresh).
+#[test]
+fn ns3_cwr_ends_at_ssthresh_on_an_ack_without_echo() {
+    let mut cfg = TcpConfig { ecn: true, ecn_cut: EcnCut::Prr, delack: DelAck::Off, ..TcpConfig::default() };
+    cfg.compat.ecn_echo_rfc = false;
+    let mut p = Pair::new(cfg, None);
+    let mut burst = p.client_sends();
+    burst[0].ecn = Ecn::Ce;
+    let acks = p.deliver_to_server(&burst);
+    let out = p.deliver_to_client(&acks);
+    assert_eq!((p.c.ca, p.c.w.ssthresh), (CaState::Cwr, 6_516));
+    assert!(flags(&out[0]) & F::CWR != 0);
+    let a = p.deliver_to_server(&out[..1]);
+    assert_eq!(flags(&a[0]) & F::ECE, 0, "the CWR stopped the echo");
+    p.deliver_to_client(&a);
+    assert_eq!((p.c.ca, p.c.w.cwnd), (CaState::Open, 6_516));
+}
+
+// tests `exit_ack_grows` with `acked_whole_segments` (ns-3's ProcessAck after a full ACK:
+// IncreaseWindow with the whole segments between the old and new SND.UNA): a first window of
+// 10 segments is acknowledged (slow start: cwnd 20), segments 10-19 go, 10 is lost; the
+// full ACK (SND.UNA from 1 + 10 MSS to 1 + 20 MSS: 10 whole segments) sets cwnd = ssthresh =
+// FlightSize / 2 = 5 MSS and grows it once in congestion avoidance: + ⌊1448² / 7240⌋ = 289.
+#[test]
+fn ns3_full_ack_grows_by_whole_segments() {
+    let cfg = TcpConfig { compat: Ns3Compat { exit_ack_grows: true, acked_whole_segments: true, ..Ns3Compat::RFC }, ..reno_cfg() };
+    let mut p = Pair::new(cfg, Some(20 * MSS));
+    let first = p.client_sends();
+    let acks = p.deliver_to_server(&first);
+    let burst = p.deliver_to_client(&acks);
+    assert_eq!((burst.len(), p.c.w.cwnd), (10, 20 * MSS));
+    let dups = p.deliver_to_server(&burst[1..]);
+    p.deliver_to_client(&dups);
+    assert_eq!(p.c.ca, CaState::Recovery);
+    let full = p.deliver_to_server(&burst[0..1]);
+    p.deliver_to_client(&full);
+    assert_eq!((p.c.ca, p.c.snd_una), (CaState::Open, 20 * MSS + 1));
+    assert_eq!(p.c.w.ssthresh, 5 * MSS);
+    assert_eq!(p.c.w.cwnd, 5 * MSS + 289);
+}
+
+// tests RFC 3042 §2's bounds on limited transmit (no SACK): (a) with dupthresh 5 and 10
+// segments outstanding (cwnd 10), the sender may go at most two segments beyond cwnd: the
+// first two duplicates release one new segment each (11, 12 outstanding), the third and fourth
+// nothing; (b) the new segment is the application's next data, however short: with 100 bytes
+// left after the first window, the first duplicate releases a 100-byte segment; (c) it must
+// fit the peer's window: duplicates advertising exactly the 10 outstanding segments release
+// nothing, while (d) a window with room for the 100-byte tail but not a full segment releases
+// the tail.
+#[test]
+fn limited_transmit_stays_within_two_segments_the_data_and_the_window() {
+    let dup_sends = |cfg: TcpConfig, data: u64, field: Option<u64>, n: usize| -> Vec<Vec<u32>> {
+        let mut p = Pair::new(cfg, Some(data));
+        let burst = p.client_sends();
+        assert_eq!(burst.len(), 10);
+        let shift = p.c.snd_shift;
+        (1..=n)
+            .map(|k| {
+                let mut dup = p.deliver_to_server(&burst[k..k + 1]);
+                if let Some(bytes) = field {
+                    set_window_field(&mut dup[0], bytes.div_ceil(1 << shift) as u16);
+                }
+                p.deliver_to_client(&dup).iter().map(|s| s.payload).collect()
+            })
+            .collect()
+    };
+    let five = TcpConfig { dupthresh: 5, ..reno_cfg() };
+    let m = MSS as u32;
+    assert_eq!(dup_sends(five, 20 * MSS, None, 4), vec![vec![m], vec![m], vec![], vec![]], "(a)");
+    assert_eq!(dup_sends(reno_cfg(), 10 * MSS + 100, None, 1), vec![vec![100]], "(b)");
+    assert_eq!(dup_sends(reno_cfg(), 20 * MSS, Some(10 * MSS), 2), vec![Vec::<u32>::new(), vec![]], "(c)");
+    assert_eq!(dup_sends(reno_cfg(), 10 * MSS + 100, Some(10 * MSS + 100), 1), vec![vec![100]], "(d)");
+}
+
+// tests a loss during CWR (RFC 3168 §6.1.2 with RFC 5681 §3.2, no SACK): segment 0 CE, so its
+// ECN-Echo starts CWR; segment 1 is lost; the ACKs of 2 and 3 are the first two duplicates:
+// CWR holds, no retransmission; the third (ACK of 4) starts fast recovery and resends 1.
+#[test]
+fn a_loss_in_cwr_waits_for_the_third_duplicate() {
+    let cfg = TcpConfig { ecn: true, ecn_cut: EcnCut::Prr, ..reno_cfg() };
+    let mut p = Pair::new(cfg, None);
+    let mut burst = p.client_sends();
+    burst[0].ecn = Ecn::Ce;
+    let a0 = p.deliver_to_server(&burst[..1]);
+    p.deliver_to_client(&a0);
+    assert_eq!(p.c.ca, CaState::Cwr);
+    for k in 2..4 {
+        let dup = p.deliver_to_server(&burst[k..k + 1]);
+        let out = p.deliver_to_client(&dup);
+        assert_eq!((p.c.ca, p.c.dupacks), (CaState::Cwr, k as u32 - 1));
+        assert!(out.iter().all(|s| seg_seq(s) != seg_seq(&burst[1])), "no retransmission yet");
+    }
+    let dup = p.deliver_to_server(&burst[4..5]);
+    let out = p.deliver_to_client(&dup);
+    assert_eq!(p.c.ca, CaState::Recovery);
+    assert_eq!(out.iter().filter(|s| seg_seq(s) == seg_seq(&burst[1])).count(), 1);
+}
+
+// tests the loss state after a timeout with SACK (RFC 5681 §3.1 slow start from 1 SMSS, every
+// outstanding segment taken as lost, SACKed ones skipped), against ns-3's reading of NextSeg
+// rule (1.b) (`nextseg = "ns3"`: only lost segments below the highest SACKed one while it lies
+// above SND.UNA). Ten segments; only segment 2 arrives (SACKed). The timeout resends 0; its ACK
+// (through 0, SACK 2) grows cwnd to 2 with nothing in flight: the default resends 1 and 3;
+// ns-3 resends 1 only (3 lies above the SACKed 2, and no new data is left).
+#[test]
+fn after_a_timeout_lost_segments_above_the_highest_sack_go_unless_ns3() {
+    for (ns3, want) in [(false, vec![1u32, 3]), (true, vec![1])] {
+        let nextseg = if ns3 { NextSeg::Ns3 } else { NextSeg::Rfc6675 };
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { nextseg, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(10 * MSS));
+        let burst = p.client_sends();
+        let dup = p.deliver_to_server(&burst[2..3]);
+        assert!(p.deliver_to_client(&dup).is_empty(), "no data left to send");
+        let t = p.c.rto_at;
+        p.now = t;
+        let mut retx = Vec::new();
+        p.c.on_wakeup(t, &mut retx);
+        assert_eq!(retx.iter().map(seg_seq).collect::<Vec<_>>(), vec![seg_seq(&burst[0])]);
+        p.now += Dur::from_millis(20);
+        let ack = p.deliver_to_server(&retx);
+        let out = p.deliver_to_client(&ack);
+        assert_eq!((p.c.ca, p.c.w.cwnd), (CaState::Loss, 2 * MSS));
+        let segs: Vec<u32> = out.iter().map(|s| (seg_seq(s) - 1_001) / MSS as u32).collect();
+        assert_eq!(segs, want, "nextseg ns3 = {ns3}");
+    }
+}

@@ -522,3 +522,20 @@ cc_trace = true
     assert!(!base.is_empty() && base.iter().all(|b| (0.024..0.03).contains(b)), "{base:?}");
     assert!(rows("gamma").all(|g| g == 30.0) && rows("diff").count() == dwnd.len());
 }
+
+// tests Tahoe's FlightSize later in a connection (RFC 5681 eq. (4): FlightSize = SND.NXT −
+// SND.UNA, not a ratio of them): 20 segments of data; the first 10 are acknowledged (cwnd 20),
+// segments 10-19 go; 10 is lost; no data is left for limited transmit, so the third duplicate
+// finds 10 segments outstanding: ssthresh = 5 SMSS, cwnd 1 SMSS, segment 10 resent.
+#[test]
+fn tahoe_flight_size_is_the_outstanding_data() {
+    let mut p = Pair::new(cfg(CcKind::Tahoe), Some(20 * MSS));
+    let first = p.client_sends();
+    let acks = p.deliver_to_server(&first);
+    let burst = p.deliver_to_client(&acks);
+    assert_eq!(burst.iter().map(seg_no).collect::<Vec<_>>(), (10..20).collect::<Vec<_>>());
+    let dups = p.deliver_to_server(&burst[1..4]);
+    let out = p.deliver_to_client(&dups);
+    assert_eq!(out.iter().map(seg_no).collect::<Vec<_>>(), [10]);
+    assert_eq!((p.c.w.cwnd, p.c.w.ssthresh, p.c.ca), (MSS, 5 * MSS, CaState::Loss));
+}
