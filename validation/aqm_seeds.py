@@ -27,16 +27,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+import seed_means
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "validation" / "fixtures" / "ns3" / "aqm-seeds.json"
-BIN = ROOT / os.environ.get("CARGO_TARGET_DIR", "target") / "release" / "sluice-sim"
 QDISCS = ("red", "ared", "pie")
 SEEDS = range(1, 6)
 TOLERANCE = {"goodput": 0.05, "queue": 0.20, "drop": 0.25, "jain": 0.1}
@@ -97,31 +95,7 @@ def load_dir(d: Path) -> dict[str, list[dict]]:
 
 
 def scenario(fx: dict, q: str, seed: int) -> str:
-    lst = lambda xs: "[" + ", ".join(f'"{x}"' for x in xs) + "]"  # noqa: E731
-    return "\n".join([
-        f'name = "aqm-{q}"', 'duration = "100s"', 'warmup = "30s"', f"seed = {seed}",
-        "[tcp]", 'validate = "ns3.44"', "mss = 1448", 'snd_buf = "8388608B"', 'rcv_buf = "8388608B"',
-        "[topology]", 'kind = "dumbbell"', f"pairs = {len(fx['sender_delays'])}", 'access_rate = "100Mbps"',
-        f"sender_delays = {lst(fx['sender_delays'])}", f"receiver_delays = {lst(fx['receiver_delays'])}",
-        'bottleneck = { rate = "100Mbps", delay = "2ms" }', f"queue = {SLUICE_QUEUE[q]}",
-        "[[flows]]", f"count = {len(fx['sender_delays'])}", 'src = "senders"', 'dst = "receivers"',
-        'app = { kind = "bulk", write_size = "11584B" }', 'start = { uniform = ["0s", "3s"] }',
-    ]) + "\n"
-
-
-def run_sluice(fx: dict, q: str, seed: int) -> dict:
-    with tempfile.TemporaryDirectory() as d:
-        p = Path(d) / "s.toml"
-        p.write_text(scenario(fx, q, seed))
-        out = subprocess.run([str(BIN), str(p), "--out", d], capture_output=True, text=True, check=True)
-    s = json.loads(out.stdout)
-    qa = next(x for x in s["queues"] if x["name"] == "A->B")
-    return {"goodput_mbps": s["aggregate_goodput_bps"] / 1e6, "queue_mean_pkts": qa["mean_len_pkts"],
-            "drop_ratio": qa["drop_ratio"], "jain": s["jain_goodput"], "wall_s": s["wall_time_s"]}
-
-
-def mean_sd(xs: list[float]) -> tuple[float, float]:
-    return statistics.fmean(xs), (statistics.stdev(xs) if len(xs) > 1 else 0.0)
+    return seed_means.scenario(fx, f"aqm-{q}", seed, "100s", "30s", [], SLUICE_QUEUE[q])
 
 
 def main() -> int:
@@ -139,34 +113,9 @@ def main() -> int:
         collect(load_dir(args.collect))
         return 0
     fx = json.loads(FIXTURE.read_text())
-    subprocess.run(["cargo", "build", "--release", "-q", "--bin", "sluice-sim"], cwd=ROOT, check=True)
-    lines = ["| queue | metric | Sluice mean (sd), 5 seeds | ns-3 mean (sd) [runs] | Δ | tolerance | agrees |", "|---|---|---|---|---|---|---|"]
-    bad = []
-    for q in QDISCS:
-        ours = [run_sluice(fx, q, s) for s in SEEDS]
-        theirs = fx["runs"][q]
-        for key, tol, name in (("goodput_mbps", "goodput", "goodput Mb/s"), ("queue_mean_pkts", "queue", "queue pkts"),
-                               ("drop_ratio", "drop", "drop ratio"), ("jain", "jain", "Jain")):
-            a, sa = mean_sd([r[key] for r in ours])
-            b, sb = mean_sd([r[key] for r in theirs])
-            if tol == "jain":
-                delta, ok, dtxt = a - b, abs(a - b) <= TOLERANCE[tol], f"{a - b:+.3f}"
-            else:
-                delta = (a - b) / b if b else 0.0
-                ok, dtxt = abs(delta) <= TOLERANCE[tol], f"{100 * delta:+.1f}%"
-            tt = f"{TOLERANCE[tol]}" if tol == "jain" else f"{100 * TOLERANCE[tol]:.0f}%"
-            fmt = "{:.3e}" if key == "drop_ratio" else "{:.3f}" if key == "jain" else "{:.2f}"
-            lines.append(f"| {q} | {name} | {fmt.format(a)} ({fmt.format(sa)}) | {fmt.format(b)} ({fmt.format(sb)}) [{len(theirs)}] | {dtxt} | {tt} | {'yes' if ok else 'NO'} |")
-            if not ok:
-                bad.append(f"{q} {name}")
-    table = "\n".join(lines)
-    print(table)
-    if args.markdown:
-        args.markdown.write_text(table + "\n")
-    if bad:
-        print("disagrees with ns-3: " + ", ".join(bad), file=sys.stderr)
-        return 1
-    return 0
+    seed_means.build()
+    groups = [(q, [seed_means.run_sluice(scenario(fx, q, s)) for s in SEEDS], fx["runs"][q]) for q in QDISCS]
+    return seed_means.compare(groups, "queue", TOLERANCE, args.markdown)
 
 
 if __name__ == "__main__":

@@ -21,16 +21,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+import seed_means
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "validation" / "fixtures" / "ns3" / "u-access9-bbr-seeds.json"
-BIN = ROOT / os.environ.get("CARGO_TARGET_DIR", "target") / "release" / "sluice-sim"
 BUFFERS = {"buf900": 900, "buf50": 50}
 SEEDS = range(1, 6)
 TOLERANCE = {"goodput": 0.05, "queue": 0.25, "jain": 0.1}
@@ -91,33 +89,7 @@ def load_dir(d: Path) -> dict[str, list[dict]]:
 
 
 def scenario(fx: dict, b: str, seed: int) -> str:
-    lst = lambda xs: "[" + ", ".join(f'"{x}"' for x in xs) + "]"  # noqa: E731
-    n = len(fx["sender_delays"])
-    return "\n".join([
-        f'name = "bbr-{b}"', 'duration = "30s"', 'warmup = "10s"', f"seed = {seed}",
-        "[tcp]", 'validate = "ns3.44"', 'cc = "bbr"', "mss = 1448", 'snd_buf = "8388608B"', 'rcv_buf = "8388608B"',
-        "[topology]", 'kind = "dumbbell"', f"pairs = {n}", 'access_rate = "100Mbps"',
-        f"sender_delays = {lst(fx['sender_delays'])}", f"receiver_delays = {lst(fx['receiver_delays'])}",
-        'bottleneck = { rate = "100Mbps", delay = "2ms" }',
-        f'queue = {{ kind = "drop_tail", limit = "{fx["buffers"][b]}pkt" }}',
-        "[[flows]]", f"count = {n}", 'src = "senders"', 'dst = "receivers"',
-        'app = { kind = "bulk", write_size = "11584B" }', 'start = { uniform = ["0s", "3s"] }',
-    ]) + "\n"
-
-
-def run_sluice(fx: dict, b: str, seed: int) -> dict:
-    with tempfile.TemporaryDirectory() as d:
-        p = Path(d) / "s.toml"
-        p.write_text(scenario(fx, b, seed))
-        out = subprocess.run([str(BIN), str(p), "--out", d], capture_output=True, text=True, check=True)
-    s = json.loads(out.stdout)
-    qa = next(x for x in s["queues"] if x["name"] == "A->B")
-    return {"goodput_mbps": s["aggregate_goodput_bps"] / 1e6, "queue_mean_pkts": qa["mean_len_pkts"],
-            "drop_ratio": qa["drop_ratio"], "jain": s["jain_goodput"], "wall_s": s["wall_time_s"]}
-
-
-def mean_sd(xs: list[float]) -> tuple[float, float]:
-    return statistics.fmean(xs), (statistics.stdev(xs) if len(xs) > 1 else 0.0)
+    return seed_means.scenario(fx, f"bbr-{b}", seed, "30s", "10s", ['cc = "bbr"'], f'{{ kind = "drop_tail", limit = "{fx["buffers"][b]}pkt" }}')
 
 
 def main() -> int:
@@ -135,35 +107,9 @@ def main() -> int:
         collect(load_dir(args.collect))
         return 0
     fx = json.loads(FIXTURE.read_text())
-    subprocess.run(["cargo", "build", "--release", "-q", "--bin", "sluice-sim"], cwd=ROOT, check=True)
-    lines = ["| buffer | metric | Sluice mean (sd), 5 seeds | ns-3 mean (sd) [runs] | Δ | tolerance | agrees |", "|---|---|---|---|---|---|---|"]
-    bad = []
-    for b in fx["runs"]:
-        ours = [run_sluice(fx, b, s) for s in SEEDS]
-        theirs = fx["runs"][b]
-        for key, tol, name in (("goodput_mbps", "goodput", "goodput Mb/s"), ("queue_mean_pkts", "queue", "queue pkts"),
-                               ("drop_ratio", None, "drop ratio"), ("jain", "jain", "Jain")):
-            a, sa = mean_sd([r[key] for r in ours])
-            c, sc = mean_sd([r[key] for r in theirs])
-            if tol is None:
-                ok, dtxt, tt = True, f"{100 * (a - c) / c:+.1f}%" if c else "", "(shown)"
-            elif tol == "jain":
-                ok, dtxt, tt = abs(a - c) <= TOLERANCE[tol], f"{a - c:+.3f}", f"{TOLERANCE[tol]}"
-            else:
-                delta = (a - c) / c if c else 0.0
-                ok, dtxt, tt = abs(delta) <= TOLERANCE[tol], f"{100 * delta:+.1f}%", f"{100 * TOLERANCE[tol]:.0f}%"
-            fmt = "{:.3e}" if key == "drop_ratio" else "{:.3f}" if key == "jain" else "{:.2f}"
-            lines.append(f"| {fx['buffers'][b]} pkt | {name} | {fmt.format(a)} ({fmt.format(sa)}) | {fmt.format(c)} ({fmt.format(sc)}) [{len(theirs)}] | {dtxt} | {tt} | {'–' if tol is None else 'yes' if ok else 'NO'} |")
-            if not ok:
-                bad.append(f"{b} {name}")
-    table = "\n".join(lines)
-    print(table)
-    if args.markdown:
-        args.markdown.write_text(table + "\n")
-    if bad:
-        print("disagrees with ns-3: " + ", ".join(bad), file=sys.stderr)
-        return 1
-    return 0
+    seed_means.build()
+    groups = [(f"{fx['buffers'][b]} pkt", [seed_means.run_sluice(scenario(fx, b, s)) for s in SEEDS], fx["runs"][b]) for b in fx["runs"]]
+    return seed_means.compare(groups, "buffer", TOLERANCE, args.markdown)
 
 
 if __name__ == "__main__":
