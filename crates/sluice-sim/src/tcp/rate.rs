@@ -296,6 +296,31 @@ mod tests {
         assert!(!r.sample(0, 0, None).valid());
     }
 
+    // A SACK block reported again delivers nothing more; one that grows delivers only what it
+    // adds; one that starts inside a segment delivers only the segments it holds whole. Ten
+    // segments of 1000 B from offset 1 (segment k = [1 + 1000k, 1001 + 1000k)):
+    //   [2001, 4001): segments 2, 3 → 2000 B;   the same block again → 0;
+    //   [2001, 6001): segments 4, 5 → 2000 B;   [2500, 7001): segment 6 only → 1000 B;
+    //   [8001, 9001): segment 8 → 1000 B;       [2001, 10001): segments 7 and 9 → 2000 B.
+    #[test]
+    fn sack_blocks_deliver_each_segment_once() {
+        let mut r = RateSampler::default();
+        for k in 0..10u64 {
+            r.on_send(1 + k * 1000, 1 + (k + 1) * 1000, k == 0, Time(k * MS));
+        }
+        let mut step = |l: u64, rr: u64| {
+            let before = r.delivered;
+            r.on_sacked(l, rr, Time(100 * MS));
+            r.delivered - before
+        };
+        assert_eq!(step(2001, 4001), 2000);
+        assert_eq!(step(2001, 4001), 0);
+        assert_eq!(step(2001, 6001), 2000);
+        assert_eq!(step(2500, 7001), 1000);
+        assert_eq!(step(8001, 9001), 1000);
+        assert_eq!(step(2001, 10001), 2000);
+    }
+
     // tests application-limited marking: with 2000 B delivered and 1000 B in flight the bubble
     // ends at 3000; segments sent inside it carry the flag into their samples, and the mark
     // clears once delivered passes 3000 (at 4000 here, after the ACK of the app-limited segment).
