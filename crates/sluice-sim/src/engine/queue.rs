@@ -377,7 +377,8 @@ impl Calendar {
             (self.min_key, self.min) = (EMPTY, NIL);
             return;
         }
-        let n = self.smallest_in(self.first_occupied(slot));
+        // A bucket is in key order: the smallest entry heads the first non-empty one.
+        let n = self.head[self.first_occupied(slot)];
         (self.min_key, self.min) = (self.nodes[n as usize].e.key, n);
     }
 
@@ -388,12 +389,6 @@ impl Calendar {
     fn first_occupied(&self, from: usize) -> usize {
         debug_assert!(self.len > 0);
         first_set_from(&self.bits, from)
-    }
-
-    /// The node with the smallest key in slot `s` (non-empty): its head.
-    #[inline]
-    fn smallest_in(&self, s: usize) -> u32 {
-        self.head[s]
     }
 }
 
