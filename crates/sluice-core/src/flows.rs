@@ -43,11 +43,49 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 
-/// One end of a connection: IPv4 address and port.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// One end of a connection: IPv4 address and port. Ordered by address, then port; compared
+/// and hashed as one word ([`Endpoint::word`]).
+#[derive(Copy, Clone, Debug, Default)]
 pub struct Endpoint {
     pub addr: u32,
     pub port: u16,
+}
+
+impl Endpoint {
+    /// `addr << 16 | port`: equal, and ordered, exactly as the endpoints.
+    #[inline]
+    pub fn word(self) -> u64 {
+        (self.addr as u64) << 16 | self.port as u64
+    }
+}
+
+impl PartialEq for Endpoint {
+    #[inline]
+    fn eq(&self, other: &Endpoint) -> bool {
+        self.word() == other.word()
+    }
+}
+
+impl Eq for Endpoint {}
+
+impl PartialOrd for Endpoint {
+    #[inline]
+    fn partial_cmp(&self, other: &Endpoint) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Endpoint {
+    #[inline]
+    fn cmp(&self, other: &Endpoint) -> std::cmp::Ordering {
+        self.word().cmp(&other.word())
+    }
+}
+
+impl std::hash::Hash for Endpoint {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_u64(self.word());
+    }
 }
 
 /// A TCP 5-tuple normalised so both directions map to it: `lo < hi` (by address, then port).
@@ -62,8 +100,8 @@ impl std::hash::Hash for FlowKey {
     /// Two 64-bit words, `addr << 16 | port` of each end, low end first (the module doc's
     /// lookup hash).
     fn hash<H: Hasher>(&self, h: &mut H) {
-        h.write_u64((self.lo.addr as u64) << 16 | self.lo.port as u64);
-        h.write_u64((self.hi.addr as u64) << 16 | self.hi.port as u64);
+        h.write_u64(self.lo.word());
+        h.write_u64(self.hi.word());
     }
 }
 
@@ -115,6 +153,54 @@ impl FlowId {
     }
     fn slot(self) -> usize {
         (self.0 & 0xffff_ffff) as usize
+    }
+}
+
+/// Per-flow state of a table's user (a controller), keyed by [`FlowId`]: one place per table
+/// slot, so a lookup is an index and a generation check. Holds at most as many places as the
+/// table has slots (its `capacity`).
+#[derive(Clone, Debug)]
+pub struct FlowMap<T> {
+    places: Vec<Option<(FlowId, T)>>,
+}
+
+impl<T> Default for FlowMap<T> {
+    fn default() -> Self {
+        FlowMap { places: Vec::new() }
+    }
+}
+
+impl<T> FlowMap<T> {
+    pub fn get(&self, id: FlowId) -> Option<&T> {
+        match self.places.get(id.slot()) {
+            Some(Some((k, v))) if *k == id => Some(v),
+            _ => None,
+        }
+    }
+    pub fn get_mut(&mut self, id: FlowId) -> Option<&mut T> {
+        match self.places.get_mut(id.slot()) {
+            Some(Some((k, v))) if *k == id => Some(v),
+            _ => None,
+        }
+    }
+    /// Store `v` for `id`; returns what `id` held before. Whatever an older flow of the same
+    /// slot left there (its removal missed) is dropped.
+    pub fn insert(&mut self, id: FlowId, v: T) -> Option<T> {
+        let s = id.slot();
+        if s >= self.places.len() {
+            self.places.resize_with(s + 1, || None);
+        }
+        match self.places[s].replace((id, v)) {
+            Some((k, old)) if k == id => Some(old),
+            _ => None,
+        }
+    }
+    pub fn remove(&mut self, id: FlowId) -> Option<T> {
+        let place = self.places.get_mut(id.slot())?;
+        match place {
+            Some((k, _)) if *k == id => place.take().map(|(_, v)| v),
+            _ => None,
+        }
     }
 }
 
@@ -437,13 +523,17 @@ pub struct FlowTable {
     /// No entry's time is up before this: `expire` has nothing to do until then. A lower
     /// bound, kept by `expire` (the earliest list head) and `link_tail` (each entry linked).
     next_expiry: Time,
-    /// The key and slot `observe` last touched: a gateway looks a segment up again at its
-    /// rewrite point, usually right after forwarding it.
+    /// The key and slot `observe` last touched, while that slot holds that key's entry
+    /// (removing the entry clears it): consecutive segments are often of one connection, and
+    /// a gateway looks a segment up again at its rewrite point, usually right after forwarding
+    /// it.
     last: Option<(FlowKey, u32)>,
     events: Vec<FlowEvent>,
     evicted: u64,
     rejected: u64,
     udp: UdpRate,
+    /// Keep the ongoing RTT estimate (on unless the table's user turns it off).
+    ongoing_rtt: bool,
 }
 
 impl FlowTable {
@@ -464,7 +554,15 @@ impl FlowTable {
             evicted: 0,
             rejected: 0,
             udp: UdpRate::default(),
+            ongoing_rtt: true,
         }
+    }
+
+    /// Keep the ongoing RTT estimate (`rtt_smoothed`, `rtt_min` and
+    /// [`FlowEvent::MinRttChanged`]) or not: a gateway whose controller reads no RTT saves its
+    /// per-segment work. On by default; the handshake RTT is kept either way.
+    pub fn set_ongoing_rtt(&mut self, on: bool) {
+        self.ongoing_rtt = on;
     }
 
     pub fn config(&self) -> &FlowTableConfig {
@@ -493,8 +591,6 @@ impl FlowTable {
     pub fn lookup(&self, src: Endpoint, dst: Endpoint) -> Option<&FlowEntry> {
         let key = FlowKey::new(src, dst);
         if let Some((k, s)) = self.last {
-            // Its slot may have been freed since (then it is empty): only `observe` fills a
-            // slot, and it sets `last`.
             if k == key {
                 return self.slots[s as usize].entry.as_ref();
             }
@@ -625,7 +721,11 @@ impl FlowTable {
         let syn = flags & tcp_flags::SYN != 0;
         let ack = flags & tcp_flags::ACK != 0;
         let seq = seg.tcp_seq().unwrap_or(0);
-        let mut slot = self.index.get(&key).copied();
+        let mut slot = match self.last {
+            // A filled slot was last filled by `observe` for `k` (a removal clears `last`).
+            Some((k, s)) if k == key => Some(s),
+            _ => self.index.get(&key).copied(),
+        };
 
         if flags & tcp_flags::RST != 0 {
             // Either direction removes (no insertion for an unknown flow).
@@ -744,6 +844,9 @@ impl FlowTable {
     }
 
     fn remove_slot(&mut self, s: u32, reason: RemoveReason) {
+        if self.last.is_some_and(|(_, l)| l == s) {
+            self.last = None;
+        }
         self.unlink(s);
         let slot = &mut self.slots[s as usize];
         let e = slot.entry.take().expect("removing an empty slot");
@@ -797,6 +900,7 @@ impl FlowTable {
         let opts = seg.tcp_options();
         let ackno = seg.tcp_ack().unwrap_or(0);
         let payload = seg.payload_len();
+        let track_rtt = self.ongoing_rtt;
         let e = self.slots[s as usize].entry.as_mut().expect("updating an empty slot");
         let id = e.id;
         let Some(side) = e.side_of(src.addr, src.port) else {
@@ -882,7 +986,7 @@ impl FlowTable {
         }
 
         // Ongoing RTT (docs/algorithms/network-return.md, "Ongoing RTT").
-        if !syn {
+        if !syn && track_rtt {
             ongoing_rtt(e, side, seq, ack.then_some(ackno), payload, fin, opts.timestamps, now);
         }
         // Sequence bookkeeping after the probes (they compare with what was sent before).
@@ -907,7 +1011,9 @@ impl FlowTable {
             _ => OPEN,
         };
         let cur = self.slots[s as usize].list;
-        if want != CLOSED || cur != CLOSED {
+        if (want != CLOSED || cur != CLOSED) && !(cur == want && self.tails[want] == s) {
+            // (Already the tail of its list: it stays there, and `next_expiry`, a lower
+            // bound, stays valid as `last_seen` only grew.)
             self.unlink(s);
             self.link_tail(s, want);
         }

@@ -106,6 +106,9 @@ impl WindowController for Awm {
     fn reads_queue(&self) -> bool {
         true
     }
+    fn reads_ongoing_rtt(&self) -> bool {
+        false
+    }
     fn on_queue(&mut self, ev: &QueueEvent, gw: &GatewayView<'_>) {
         let mss = self.cfg.mss as f64;
         let b = gw.queue.capacity_bytes(self.cfg.mtu);

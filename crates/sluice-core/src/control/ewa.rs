@@ -210,6 +210,9 @@ impl WindowController for Ewa {
     fn reads_queue(&self) -> bool {
         true
     }
+    fn reads_ongoing_rtt(&self) -> bool {
+        false
+    }
     fn on_queue(&mut self, ev: &QueueEvent, gw: &GatewayView<'_>) {
         let b = gw.queue.capacity_bytes(self.cfg.mtu);
         self.catch_up(gw.now, b);

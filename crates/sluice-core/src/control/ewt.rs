@@ -87,6 +87,9 @@ impl WindowController for Ewt {
     fn name(&self) -> &'static str {
         "ewt"
     }
+    fn reads_ongoing_rtt(&self) -> bool {
+        false
+    }
     fn desired_window(&mut self, ack: &impl HeaderView, flow: &FlowEntry, gw: &GatewayView<'_>) -> Option<Proposal> {
         let b = gw.queue.capacity_bytes(self.cfg.mtu);
         let u = gw.queue.bytes;

@@ -142,6 +142,12 @@ pub trait WindowController {
     fn reads_queue(&self) -> bool {
         false
     }
+    /// Whether the controller reads a flow's ongoing RTT (`rtt_smoothed`, `rtt_min`) or
+    /// [`FlowEvent::MinRttChanged`]: the flow table keeps that estimate only then. Default:
+    /// true; a controller that reads none says so.
+    fn reads_ongoing_rtt(&self) -> bool {
+        true
+    }
     /// A flow was registered or removed (RWM). `gw.flows` already shows the change.
     fn on_flow_event(&mut self, ev: &FlowEvent, gw: &GatewayView<'_>) {
         let _ = (ev, gw);
@@ -255,6 +261,9 @@ impl WindowController for AnyController {
     fn reads_queue(&self) -> bool {
         dispatch!(self, c => c.reads_queue())
     }
+    fn reads_ongoing_rtt(&self) -> bool {
+        dispatch!(self, c => c.reads_ongoing_rtt())
+    }
     fn on_flow_event(&mut self, ev: &FlowEvent, gw: &GatewayView<'_>) {
         dispatch!(self, c => c.on_flow_event(ev, gw))
     }
@@ -315,7 +324,10 @@ pub struct NetworkReturn {
 impl NetworkReturn {
     /// Both configs validated by the caller.
     pub fn new(flows: FlowTableConfig, controller: &ControllerConfig) -> NetworkReturn {
-        NetworkReturn { flows: FlowTable::new(flows), controller: AnyController::new(controller), stats: RewriteStats::default(), events: Vec::new() }
+        let controller = AnyController::new(controller);
+        let mut flows = FlowTable::new(flows);
+        flows.set_ongoing_rtt(controller.reads_ongoing_rtt());
+        NetworkReturn { flows, controller, stats: RewriteStats::default(), events: Vec::new() }
     }
 
     #[inline]
@@ -554,6 +566,60 @@ mod tests {
             }
         }
         assert_eq!(reading, ["ewa", "awm"]);
+    }
+
+    // tests `reads_ongoing_rtt`: every controller proposes the same window whatever the flow's
+    // ongoing RTT, unless it says it reads it; and it does read it then (a flow without a
+    // handshake RTT, whose smoothed and minimum RTT go from none to 20 ms to 200 ms).
+    #[test]
+    fn only_controllers_that_read_the_ongoing_rtt_change_with_it() {
+        use testutil::{one_flow, Seg};
+        let (flows, id) = one_flow(Some(7), Some(7));
+        let queue = QueueReading { bytes: 90 * 1500, packets: 90, limit: QueueLimit::Packets(100) };
+        let ack = Seg::ack_from_client(1000);
+        let mut reading = Vec::new();
+        for kind in ControllerConfig::KINDS {
+            let cfg: ControllerConfig = serde_json::from_str(&format!(r#"{{"kind": "{kind}"}}"#)).unwrap();
+            let mut proposals = Vec::new();
+            for rtt in [None, Some(Dur::from_millis(20)), Some(Dur::from_millis(200))] {
+                let mut e = flows.get(id).unwrap().clone();
+                (e.rtt_handshake, e.rtt_smoothed, e.rtt_min) = (None, rtt, rtt);
+                let mut c = AnyController::new(&cfg);
+                let gw = GatewayView { queue, link: Rate::mbps(10), flows: &flows, now: Time(1_000_000_000), oracle_flows: Some(1) };
+                c.on_flow_event(&FlowEvent::Registered(id), &gw);
+                proposals.push(c.desired_window(&ack, &e, &gw));
+            }
+            let same = proposals.iter().all(|p| *p == proposals[0]);
+            if AnyController::new(&cfg).reads_ongoing_rtt() {
+                reading.push(*kind);
+                assert!(!same, "{kind} reads the ongoing RTT and it moves the window: {proposals:?}");
+            } else {
+                assert!(same, "{kind} says it reads no ongoing RTT: {proposals:?}");
+                assert!(proposals[0].is_some(), "{kind} proposes nothing here: the test shows nothing");
+            }
+        }
+        assert_eq!(reading, ["sap_law", "pink", "rwm"]);
+    }
+
+    // tests the flow table's switch: without the ongoing estimate a flow keeps its handshake RTT
+    // and no smoothed or minimum RTT; with it (the default) both come from the data and ACKs.
+    #[test]
+    fn the_ongoing_rtt_is_kept_only_when_asked() {
+        use testutil::{handshake_rtt, ms, Seg, CLIENT, SERVER};
+        for on in [true, false] {
+            let mut flows = FlowTable::new(crate::flows::FlowTableConfig::default());
+            flows.set_ongoing_rtt(on);
+            let id = handshake_rtt(&mut flows, CLIENT, Some(7), Some(7), ms(0), Dur::from_millis(30));
+            // The server's first data (its SYN-ACK took 900), the client's ACK of it, more data.
+            let data = Seg { seq: 901, ack: 101, payload: 1000, ..Seg::tcp(SERVER, CLIENT, tcp_flags::ACK) };
+            flows.observe(&data, ms(100));
+            flows.observe(&Seg { seq: 101, ack: 1901, ..Seg::ack_from_client(1000) }, ms(140));
+            flows.observe(&Seg { seq: 1901, ..data.clone() }, ms(150));
+            let e = flows.get(id).unwrap();
+            assert_eq!(e.rtt_handshake, Some(Dur::from_millis(30)));
+            assert_eq!(e.rtt_min.is_some(), on, "{e:?}");
+            assert_eq!(e.rtt_smoothed.is_some(), on);
+        }
     }
 
     // Levels: a fraction of B or a size; B of a packet limit counts the MTU.

@@ -41,14 +41,13 @@
 //! Reconstructions and their reasons: docs/algorithms/network-return.md, "RWM".
 
 use super::{GatewayView, Proposal, WindowController};
-use crate::flows::{FlowEntry, FlowEvent, FlowId, Side};
+use crate::flows::{FlowEntry, FlowEvent, FlowMap, Side};
 use crate::packet::window::mss_floor_field;
 use crate::packet::{Desired, Floor, HeaderView, WindowRewrite};
 use crate::qdisc::ParamError;
 use crate::seq::seq_lt;
 use crate::time::{Dur, Rate};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// A port or an inclusive range, written `443` or `"8000-8080"`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -252,7 +251,7 @@ fn idx(side: Side) -> usize {
 #[derive(Clone, Debug)]
 pub struct Rwm {
     cfg: RwmConfig,
-    flows: BTreeMap<FlowId, FlowState>,
+    flows: FlowMap<FlowState>,
     /// Registered flows per class (`n_c`); the default class last.
     n_c: Vec<u32>,
 }
@@ -260,7 +259,7 @@ pub struct Rwm {
 impl Rwm {
     pub fn new(cfg: RwmConfig) -> Rwm {
         let n_c = vec![0; cfg.classes.len() + 1];
-        Rwm { cfg, flows: BTreeMap::new(), n_c }
+        Rwm { cfg, flows: FlowMap::default(), n_c }
     }
 
     /// Registered flows of class `c` (`n_c`).
@@ -281,7 +280,7 @@ impl Rwm {
     /// `link` (the rate used when `capacity` is not configured); `None` if the flow is not
     /// registered or not controlled (unknown shift, no RTT, a class share of 0).
     pub fn cap(&self, flow: &FlowEntry, side: Side, link: Rate) -> Option<u16> {
-        let st = self.flows.get(&flow.id)?;
+        let st = self.flows.get(flow.id)?;
         let share = self.cfg.share_of(st.class);
         let n_c = self.class_count(st.class).max(1) as f64;
         let ws = flow.shift(side)?;
@@ -293,7 +292,9 @@ impl Rwm {
         let c = if side == Side::Initiator { c_fwd } else { self.cfg.capacity_reverse.map_or(c_fwd, |r| r.as_bps()) };
         // the RWM paper, Alg. 1: BDP_f = (C_c/8)·RTT_f/n_c, then the ±δ knob (§IV).
         // C·RTT in bit·ns is exact in f64 below 2^53 (1 Gb/s · 9 s).
-        let bdp = (c as u128 * rtt.0 as u128) as f64 / 8e9 * share / n_c * (1.0 + self.cfg.delta);
+        // (Each factor is exact in f64, so their f64 product is the exact product correctly
+        // rounded, as a conversion of the exact integer product would be.)
+        let bdp = c as f64 * rtt.0 as f64 / 8e9 * share / n_c * (1.0 + self.cfg.delta);
         let field = (bdp / (1u64 << ws) as f64).floor();
         let mss = flow.sender_mss().unwrap_or(self.cfg.mss);
         let field = field.max(mss_floor_field(mss, ws) as f64).min(u16::MAX as f64);
@@ -315,7 +316,7 @@ impl WindowController for Rwm {
                 }
             }
             FlowEvent::Removed { id, .. } => {
-                if let Some(f) = self.flows.remove(&id) {
+                if let Some(f) = self.flows.remove(id) {
                     self.n_c[f.class] -= 1;
                 }
             }
@@ -330,7 +331,7 @@ impl WindowController for Rwm {
         }
         let mut want = cap as u64;
         if self.cfg.no_shrink {
-            let st = self.flows.get(&flow.id)?;
+            let st = self.flows.get(flow.id)?;
             if let (Some(edge), Some(a), Some(ws)) = (st.edges[idx(side)], ack.tcp_ack(), flow.shift(side)) {
                 if seq_lt(a, edge) {
                     want = want.max((edge.wrapping_sub(a) >> ws) as u64);
@@ -344,7 +345,7 @@ impl WindowController for Rwm {
         if !self.cfg.no_shrink {
             return;
         }
-        let Some(st) = self.flows.get_mut(&flow.id) else { return };
+        let Some(st) = self.flows.get_mut(flow.id) else { return };
         let (Some(port), Some(a), Some(field)) = (ack.src_port(), ack.tcp_ack(), ack.tcp_window_field()) else { return };
         let Some(side) = flow.side_of(ack.src_addr(), port) else { return };
         let Some(ws) = flow.shift(side) else { return };

@@ -136,6 +136,16 @@ fn lookup_after_observe_and_after_removal() {
     t.expire(ms(10_200));
     assert!(t.lookup_segment(&ack).is_none());
     assert!(t.lookup_segment(&other).is_some());
+    // The expired connection's next segment, the last one observed before it went, starts a
+    // new entry (mid-stream pickup) in a slot of its own; the other connection keeps its own.
+    let (mut t, id) = one_flow(Some(7), Some(7));
+    t.observe(&ack, ms(100));
+    let again = t.observe(&ack, ms(10_100)).expect("recorded again");
+    assert_ne!(again, id);
+    assert!(t.get(id).is_none());
+    let e = t.get(again).unwrap();
+    assert!(!e.initiator_known);
+    assert_eq!((e.first_seen, e.end(Side::Initiator).packets), (ms(10_100), 1));
 }
 
 // tests docs/algorithms/network-return.md, "Flow table": FIN from both sides, then 2 s.
@@ -334,4 +344,25 @@ fn key_is_direction_free() {
     let a = Endpoint { addr: 9, port: 1 };
     let b = Endpoint { addr: 3, port: 7 };
     assert_eq!(FlowKey::new(a, b), FlowKey::new(b, a));
+}
+
+// A controller's per-flow state follows the flow's id, not its slot: a later flow in the same
+// slot (a new generation) neither sees nor is seen as the old one.
+#[test]
+fn flow_map_keys_by_id_and_generation() {
+    let mut m = FlowMap::default();
+    let (a, a2, b) = (FlowId::new(3, 0), FlowId::new(3, 1), FlowId::new(0, 0));
+    assert_eq!(m.insert(a, "a"), None);
+    assert_eq!(m.insert(b, "b"), None);
+    assert_eq!((m.get(a), m.get(b), m.get(a2)), (Some(&"a"), Some(&"b"), None));
+    assert_eq!(m.insert(a, "a'"), Some("a"), "the same flow again");
+    assert_eq!(m.remove(a2), None, "another generation removes nothing");
+    assert_eq!(m.get(a), Some(&"a'"));
+    *m.get_mut(b).unwrap() = "b'";
+    assert_eq!(m.remove(b), Some("b'"));
+    assert_eq!(m.get(b), None);
+    // A newer flow of the slot replaces what a missed removal left behind.
+    assert_eq!(m.insert(a2, "c"), None);
+    assert_eq!((m.get(a), m.get(a2)), (None, Some(&"c")));
+    assert_eq!(m.get(FlowId::new(99, 0)), None, "past the end");
 }
