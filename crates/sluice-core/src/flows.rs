@@ -589,7 +589,9 @@ impl FlowTable {
     }
     /// The entry of the connection a segment from `src` to `dst` belongs to.
     pub fn lookup(&self, src: Endpoint, dst: Endpoint) -> Option<&FlowEntry> {
-        let key = FlowKey::new(src, dst);
+        self.lookup_key(FlowKey::new(src, dst))
+    }
+    fn lookup_key(&self, key: FlowKey) -> Option<&FlowEntry> {
         if let Some((k, s)) = self.last {
             if k == key {
                 return self.slots[s as usize].entry.as_ref();
@@ -600,8 +602,20 @@ impl FlowTable {
     }
     /// The entry `seg` belongs to (TCP only).
     pub fn lookup_segment(&self, seg: &impl HeaderView) -> Option<&FlowEntry> {
+        self.lookup_segment_seen(seg, None)
+    }
+    /// The entry `seg` belongs to, trying first `seen`, the id [`FlowTable::observe`] returned
+    /// for this segment (a datapath that carries it from forward to departure saves a hash
+    /// lookup). A stale or wrong `seen` costs only the check.
+    pub fn lookup_segment_seen(&self, seg: &impl HeaderView, seen: Option<FlowId>) -> Option<&FlowEntry> {
         let (src, dst) = endpoints(seg)?;
-        self.lookup(src, dst)
+        let key = FlowKey::new(src, dst);
+        if let Some(e) = seen.and_then(|id| self.get(id)) {
+            if e.key == key {
+                return Some(e);
+            }
+        }
+        self.lookup_key(key)
     }
     /// Every entry, in slot order (deterministic).
     pub fn iter(&self) -> impl Iterator<Item = &FlowEntry> + '_ {
@@ -714,6 +728,14 @@ impl FlowTable {
     /// ignored). Returns the flow's id, or `None` for non-TCP, for a RST (the flow is removed)
     /// or when the table was full of active flows.
     pub fn observe(&mut self, seg: &impl HeaderView, now: Time) -> Option<FlowId> {
+        self.observe_hinted(seg, now, None)
+    }
+
+    /// [`FlowTable::observe`] with `hint`, the id the caller believes the segment's connection
+    /// has (a simulator knows which connection sent a packet): when that entry holds the
+    /// segment's 5-tuple it is used without a hash lookup. A wrong or stale hint costs only
+    /// the check; the outcome is the same.
+    pub fn observe_hinted(&mut self, seg: &impl HeaderView, now: Time, hint: Option<FlowId>) -> Option<FlowId> {
         self.expire(now);
         let (src, dst) = endpoints(seg)?;
         let flags = seg.tcp_flags()?;
@@ -724,7 +746,10 @@ impl FlowTable {
         let mut slot = match self.last {
             // A filled slot was last filled by `observe` for `k` (a removal clears `last`).
             Some((k, s)) if k == key => Some(s),
-            _ => self.index.get(&key).copied(),
+            _ => match hint.and_then(|id| self.get(id)) {
+                Some(e) if e.key == key => Some(e.id.slot() as u32),
+                _ => self.index.get(&key).copied(),
+            },
         };
 
         if flags & tcp_flags::RST != 0 {

@@ -68,15 +68,25 @@ impl EwtConfig {
     }
 }
 
-/// EWT (module doc). Stateless apart from its configuration.
+/// EWT (module doc). Stateless apart from its configuration (and a cache of `S` in bytes).
 #[derive(Clone, Debug)]
 pub struct Ewt {
     cfg: EwtConfig,
+    /// `(B, S)` in bytes for the last capacity `B` seen: `S` is recomputed only when `B` changes.
+    start_at: (u64, u64),
 }
 
 impl Ewt {
     pub fn new(cfg: EwtConfig) -> Ewt {
-        Ewt { cfg }
+        let start_at = (0, cfg.start.bytes(0, cfg.mtu));
+        Ewt { cfg, start_at }
+    }
+    /// `S` in bytes for a queue of capacity `b`.
+    fn start_bytes(&mut self, b: u64) -> u64 {
+        if self.start_at.0 != b {
+            self.start_at = (b, self.cfg.start.bytes(b, self.cfg.mtu));
+        }
+        self.start_at.1
     }
     pub fn config(&self) -> &EwtConfig {
         &self.cfg
@@ -94,7 +104,7 @@ impl WindowController for Ewt {
         let b = gw.queue.capacity_bytes(self.cfg.mtu);
         let u = gw.queue.bytes;
         // the EWT paper, Algorithm 1: EWT "only works when memory usage is greater than S".
-        if b == 0 || u <= self.cfg.start.bytes(b, self.cfg.mtu) {
+        if b == 0 || u <= self.start_bytes(b) {
             return None;
         }
         let free = b.saturating_sub(u);
@@ -187,6 +197,21 @@ mod tests {
         let mut ack = Seg::ack_from_client(1_000);
         let p = lit.desired_window(&ack, flow, &view(&flows, 50_000)).unwrap();
         assert_eq!(lower_window(&mut ack, p.desired, flow, p.floor), WindowRewrite::Raised { from_field: 1_000, to_field: 1_460 });
+    }
+
+    // S = 30 % follows the capacity when one controller sees another B: at U = 40,000,
+    // B = 100,000 (S 30,000) acts, B = 200,000 (S 60,000) leaves the window, and back again.
+    #[test]
+    fn ewt_start_follows_the_capacity() {
+        let (flows, id) = one_flow(None, None);
+        let mut ewt = Ewt::new(EwtConfig::default());
+        let mut field = |b: u64| {
+            let gw = GatewayView { queue: QueueReading { bytes: 40_000, packets: 0, limit: QueueLimit::Bytes(b) }, link: Rate::mbps(10), flows: &flows, now: Time(1), oracle_flows: None };
+            ewt.desired_window(&Seg::ack_from_client(60_000), flows.get(id).unwrap(), &gw).map(|p| p.desired)
+        };
+        assert_eq!(field(100_000), Some(Desired::Field(36_000)));
+        assert_eq!(field(200_000), None);
+        assert_eq!(field(100_000), Some(Desired::Field(36_000)));
     }
 
     // Default S = 30 % of B: U = 30,000 of 100,000 leaves the window, 30,001 acts.

@@ -36,7 +36,7 @@ pub use pink::{Pink, PinkConfig};
 pub use rwm::{Rwm, RwmConfig};
 pub use sap_law::{SapLaw, SapLawConfig};
 
-use crate::flows::{FlowCount, FlowEntry, FlowEvent, FlowTable, FlowTableConfig};
+use crate::flows::{FlowCount, FlowEntry, FlowEvent, FlowId, FlowTable, FlowTableConfig};
 use crate::packet::{lower_window, tcp_flags, Desired, Floor, HeaderView, WindowField, WindowRewrite};
 use crate::qdisc::{Occupancy, ParamError};
 use crate::time::{Dur, Rate, Time};
@@ -347,16 +347,24 @@ impl NetworkReturn {
     }
 
     /// A packet the gateway forwards at `now`. `monitored_udp`: it is UDP leaving through the
-    /// monitored egress, to be counted in the UDP rate.
-    pub fn on_forward(&mut self, seg: &impl HeaderView, monitored_udp: bool, r: Readings, now: Time) {
+    /// monitored egress, to be counted in the UDP rate. Returns its flow's id (TCP and
+    /// recorded), for [`NetworkReturn::at_rewrite_point_seen`].
+    pub fn on_forward(&mut self, seg: &impl HeaderView, monitored_udp: bool, r: Readings, now: Time) -> Option<FlowId> {
+        self.on_forward_hinted(seg, None, monitored_udp, r, now)
+    }
+
+    /// [`NetworkReturn::on_forward`] with a hint of the segment's flow
+    /// ([`FlowTable::observe_hinted`]; same outcome).
+    pub fn on_forward_hinted(&mut self, seg: &impl HeaderView, hint: Option<FlowId>, monitored_udp: bool, r: Readings, now: Time) -> Option<FlowId> {
         if monitored_udp && seg.protocol() == crate::packet::proto::UDP {
             self.flows.count_udp(seg.ip_len(), now);
         }
-        let id = self.flows.observe(seg, now);
+        let id = self.flows.observe_hinted(seg, now, hint);
         self.deliver_events(r, now);
         let gw = GatewayView { queue: r.queue, link: r.link, flows: &self.flows, now, oracle_flows: r.oracle_flows };
         let flow = id.and_then(|id| self.flows.get(id));
         self.controller.on_forward(seg, flow, &gw);
+        id
     }
 
     /// Whether [`NetworkReturn::on_queue`] at `now` would do anything: the controller reads
@@ -378,6 +386,12 @@ impl NetworkReturn {
     /// `seg` is at the rewrite point at `now`: ask the controller and apply its proposal
     /// through [`lower_window`].
     pub fn at_rewrite_point(&mut self, seg: &mut impl WindowField, r: Readings, now: Time) -> WindowRewrite {
+        self.at_rewrite_point_seen(seg, None, r, now)
+    }
+
+    /// [`NetworkReturn::at_rewrite_point`] for a segment whose [`NetworkReturn::on_forward`]
+    /// returned `seen`: the flow is found without a second hash lookup (same outcome).
+    pub fn at_rewrite_point_seen(&mut self, seg: &mut impl WindowField, seen: Option<FlowId>, r: Readings, now: Time) -> WindowRewrite {
         if !is_rewritable_ack(seg) {
             // lower_window's own verdict (not TCP, no ACK, SYN, RST), nothing written.
             return classify_unwritable(seg);
@@ -386,7 +400,7 @@ impl NetworkReturn {
         self.deliver_events(r, now);
         self.stats.acks += 1;
         let gw = GatewayView { queue: r.queue, link: r.link, flows: &self.flows, now, oracle_flows: r.oracle_flows };
-        let Some(flow) = self.flows.lookup_segment(seg) else {
+        let Some(flow) = self.flows.lookup_segment_seen(seg, seen) else {
             self.stats.untracked += 1;
             return WindowRewrite::Unchanged;
         };

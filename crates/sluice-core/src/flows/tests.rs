@@ -366,3 +366,42 @@ fn flow_map_keys_by_id_and_generation() {
     assert_eq!((m.get(a), m.get(a2)), (None, Some(&"c")));
     assert_eq!(m.get(FlowId::new(99, 0)), None, "past the end");
 }
+
+// A lookup with the id the forward returned finds that entry; with another flow's id, a stale
+// one or none it finds the segment's own entry, as the plain lookup does.
+#[test]
+fn lookup_with_the_forwarded_id() {
+    let (mut t, id) = one_flow(Some(7), Some(7));
+    let other_client = (CLIENT.0, CLIENT.1 + 1);
+    let other = t.observe(&Seg::tcp(other_client, SERVER, tcp_flags::ACK), ms(100)).unwrap();
+    let ack = Seg::ack_from_client(100);
+    for seen in [Some(id), Some(other), Some(FlowId::new(7, 3)), None] {
+        assert_eq!(t.lookup_segment_seen(&ack, seen).map(|e| e.id), Some(id), "{seen:?}");
+    }
+    let theirs = Seg::tcp(SERVER, other_client, tcp_flags::ACK);
+    assert_eq!(t.lookup_segment_seen(&theirs, Some(id)).map(|e| e.id), Some(other));
+    let stranger = Seg::tcp((CLIENT.0, 9), SERVER, tcp_flags::ACK);
+    assert!(t.lookup_segment_seen(&stranger, Some(id)).is_none());
+}
+
+// The forward's hint: the right id, another flow's, a stale one or none all record the segment
+// in its own entry (two tables fed the same segments with different hints stay equal).
+#[test]
+fn observe_with_any_hint_records_the_same() {
+    let (mut plain, id) = one_flow(Some(7), Some(7));
+    let other_client = (CLIENT.0, CLIENT.1 + 1);
+    let other = plain.observe(&Seg::tcp(other_client, SERVER, tcp_flags::SYN), ms(70)).unwrap();
+    let segs = [Seg::ack_from_client(100), Seg::tcp(SERVER, other_client, tcp_flags::SYN | tcp_flags::ACK), Seg::tcp(SERVER, CLIENT, tcp_flags::ACK)];
+    for hint in [Some(id), Some(other), Some(FlowId::new(9, 4)), None] {
+        let mut t = plain.clone();
+        let mut reference = plain.clone();
+        for (k, seg) in segs.iter().enumerate() {
+            let now = ms(100 + k as u64);
+            assert_eq!(t.observe_hinted(seg, now, hint), reference.observe(seg, now), "{hint:?} {k}");
+        }
+        for f in [id, other] {
+            assert_eq!(t.get(f), reference.get(f), "{hint:?}");
+        }
+    }
+    assert_eq!(plain.observe(&segs[0], ms(200)), Some(id));
+}

@@ -18,6 +18,7 @@
 
 use super::Sim;
 use crate::model::RewriteAt;
+use sluice_core::flows::FlowId;
 use sluice_core::control::{NetworkReturn, QueueEvent, QueueEventKind, QueueReading, Readings};
 use sluice_core::packet::{proto, HeaderView, WindowRewrite};
 use sluice_core::qdisc::Occupancy;
@@ -42,6 +43,12 @@ pub(crate) struct Gateway {
     /// Window-field reductions summed over lowered ACKs (bytes, with each flow's shift), for
     /// the summary's mean reduction.
     pub reduction_bytes: u128,
+    /// Per packet id, the flow-table id its forward returned: the rewrite point finds the
+    /// entry without hashing again (checked against the packet's own 5-tuple).
+    pub seen: Vec<Option<FlowId>>,
+    /// Per simulated flow, the flow-table id its packets last had: the hint that spares the
+    /// forward a hash lookup (the table checks it against the packet's 5-tuple).
+    pub by_flow: Vec<Option<FlowId>>,
     /// Per simulated flow and side (2·flow, + 1 for the flow's destination), the window shift
     /// its ACKs carry once the table knows it (`UNKNOWN_SHIFT` before): read back for the
     /// trace and the reduction without a second flow-table lookup.
@@ -81,7 +88,17 @@ impl<'m> Sim<'m> {
         let gw = &mut self.gateways[g];
         let p = &self.pkts[id as usize];
         let monitored_udp = out == gw.monitor && p.protocol() == proto::UDP;
-        gw.nr.on_forward(p, monitored_udp, r, now);
+        let hint = gw.by_flow.get(p.flow as usize).copied().flatten();
+        let seen = gw.nr.on_forward_hinted(p, hint, monitored_udp, r, now);
+        if seen.is_some() && seen != hint {
+            if let Some(h) = gw.by_flow.get_mut(p.flow as usize) {
+                *h = seen;
+            }
+        }
+        if gw.seen.len() <= id as usize {
+            gw.seen.resize(id as usize + 1, None);
+        }
+        gw.seen[id as usize] = seen;
         if gw.rewrite_at == RewriteAt::Forward {
             self.gw_rewrite(g, id);
         }
@@ -101,7 +118,8 @@ impl<'m> Sim<'m> {
         let now = self.now;
         let gw = &mut self.gateways[g];
         let p = &mut self.pkts[id as usize];
-        let outcome = gw.nr.at_rewrite_point(p, r, now);
+        let seen = gw.seen.get(id as usize).copied().flatten();
+        let outcome = gw.nr.at_rewrite_point_seen(p, seen, r, now);
         if let WindowRewrite::Lowered { from_field, to_field } | WindowRewrite::Raised { from_field, to_field } = outcome {
             // The field is in the units of the ACK sender's own shift, fixed by the handshake.
             let slot = 2 * p.flow as usize + (self.flow_dst[p.flow as usize] == crate::net::addr_node(p.src) as u32) as usize;

@@ -297,6 +297,8 @@ impl<'m> Sim<'m> {
                 nr: sluice_core::control::NetworkReturn::new(spec.flow_table.clone(), &spec.controller),
                 trace: model.monitor.rewrite_trace.then(Vec::new),
                 reduction_bytes: 0,
+                seen: Vec::new(),
+                by_flow: vec![None; model.flows.len()],
                 shifts: vec![gateway::UNKNOWN_SHIFT; 2 * model.flows.len()],
             });
         }
