@@ -232,6 +232,8 @@ struct FlowState {
     class: usize,
     /// The last right edge (`ack + window`) each endpoint's ACKs carried, for `no_shrink`.
     edges: [Option<u32>; 2],
+    /// Each endpoint's last cap and what it was computed from.
+    memo: [Option<(CapInputs, u16)>; 2],
 }
 
 fn idx(side: Side) -> usize {
@@ -281,25 +283,61 @@ impl Rwm {
     /// registered or not controlled (unknown shift, no RTT, a class share of 0).
     pub fn cap(&self, flow: &FlowEntry, side: Side, link: Rate) -> Option<u16> {
         let st = self.flows.get(flow.id)?;
-        let share = self.cfg.share_of(st.class);
-        let n_c = self.class_count(st.class).max(1) as f64;
+        let key = self.cap_inputs(st.class, flow, side, link)?;
+        Some(self.cap_of(st.class, key))
+    }
+
+    /// What a cap depends on, besides the flow's class; `None` when uncontrolled.
+    fn cap_inputs(&self, class: usize, flow: &FlowEntry, side: Side, link: Rate) -> Option<CapInputs> {
         let ws = flow.shift(side)?;
         let rtt = self.rtt_of(flow)?;
-        if share <= 0.0 {
-            return None;
-        }
         let c_fwd = self.cfg.capacity.unwrap_or(link).as_bps();
         let c = if side == Side::Initiator { c_fwd } else { self.cfg.capacity_reverse.map_or(c_fwd, |r| r.as_bps()) };
-        // the RWM paper, Alg. 1: BDP_f = (C_c/8)·RTT_f/n_c, then the ±δ knob (§IV).
-        // C·RTT in bit·ns is exact in f64 below 2^53 (1 Gb/s · 9 s).
-        // (Each factor is exact in f64, so their f64 product is the exact product correctly
-        // rounded, as a conversion of the exact integer product would be.)
-        let bdp = c as f64 * rtt.0 as f64 / 8e9 * share / n_c * (1.0 + self.cfg.delta);
-        let field = (bdp / (1u64 << ws) as f64).floor();
         let mss = flow.sender_mss().unwrap_or(self.cfg.mss);
-        let field = field.max(mss_floor_field(mss, ws) as f64).min(u16::MAX as f64);
-        Some(field as u16)
+        (self.cfg.share_of(class) > 0.0).then_some(CapInputs { rtt_ns: rtt.0, c_bps: c, n_c: self.class_count(class), mss, ws })
     }
+
+    /// Algorithm 1 on its inputs.
+    fn cap_of(&self, class: usize, k: CapInputs) -> u16 {
+        let share = self.cfg.share_of(class);
+        let n_c = k.n_c.max(1) as f64;
+        // the RWM paper, Alg. 1: BDP_f = (C_c/8)·RTT_f/n_c, then the ±δ knob (§IV).
+        // C·RTT in bit·ns: each factor is exact in f64 (below 2^53), so their f64 product is
+        // the exact product correctly rounded.
+        let bdp = k.c_bps as f64 * k.rtt_ns as f64 / 8e9 * share / n_c * (1.0 + self.cfg.delta);
+        let field = (bdp / (1u64 << k.ws) as f64).floor();
+        let field = field.max(mss_floor_field(k.mss, k.ws) as f64).min(u16::MAX as f64);
+        field as u16
+    }
+
+    /// [`Rwm::cap`], computed again only when one of its inputs changed since the last ACK
+    /// from this side.
+    fn cap_memo(&mut self, flow: &FlowEntry, side: Side, link: Rate) -> Option<u16> {
+        let class = self.flows.get(flow.id)?.class;
+        let key = self.cap_inputs(class, flow, side, link)?;
+        let st = self.flows.get_mut(flow.id)?;
+        if let Some((k, cap)) = st.memo[idx(side)] {
+            if k == key {
+                return Some(cap);
+            }
+        }
+        let cap = self.cap_of(class, key);
+        if let Some(st) = self.flows.get_mut(flow.id) {
+            st.memo[idx(side)] = Some((key, cap));
+        }
+        Some(cap)
+    }
+}
+
+/// The inputs of one flow side's cap besides its class (its share): RTT, capacity, `n_c`, MSS
+/// and shift.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct CapInputs {
+    rtt_ns: u64,
+    c_bps: u64,
+    n_c: u32,
+    mss: u32,
+    ws: u8,
 }
 
 impl WindowController for Rwm {
@@ -325,7 +363,7 @@ impl WindowController for Rwm {
     }
     fn desired_window(&mut self, ack: &impl HeaderView, flow: &FlowEntry, gw: &GatewayView<'_>) -> Option<Proposal> {
         let side = flow.side_of(ack.src_addr(), ack.src_port()?)?;
-        let cap = self.cap(flow, side, gw.link)?;
+        let cap = self.cap_memo(flow, side, gw.link)?;
         if self.cfg.directions == RwmDirections::DataReceiver && flow.end(side.other()).payload_bytes <= flow.end(side).payload_bytes {
             return None;
         }

@@ -171,6 +171,13 @@ pub fn lower_window(seg: &mut impl WindowField, desired: Desired, flow: &FlowEnt
     let Some(side) = flow.side_of(seg.src_addr(), sport) else {
         return WindowRewrite::Skipped(SkipReason::NotInFlow);
     };
+    // A proposal in field units at or above the field leaves it, whatever the shift (steps
+    // 4-6 below give `orig`: the floor cannot lift the result above `orig` but for LiteralMss).
+    if let (Desired::Field(f), Floor::None | Floor::Mss(_)) = (desired, floor) {
+        if f >= orig as u64 {
+            return WindowRewrite::Unchanged;
+        }
+    }
     let shift = flow.shift(side);
     // Step 3: bytes to field units, rounding down.
     let (proposed, floor_shift) = match desired {

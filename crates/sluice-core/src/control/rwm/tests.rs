@@ -196,3 +196,21 @@ fn rwm_config_errors_name_the_field() {
     assert!((cfg.share_of(1) - 0.5).abs() < 1e-12);
     assert!(serde_json::from_str::<RwmConfig>(r#"{"classes": [{"name": "x", "ports": ["90-80"], "share": 0.5}]}"#).is_err());
 }
+
+// rtt_source = "min": the cap follows the flow's minimum ongoing RTT from the ACK that lowers it
+// (60 ms from the handshake, then a 50 ms sample: the client's handshake ACK at 60 ms answered
+// by the server's data at 80 ms, 20 ms through the server; that data answered by the client's
+// ACK at 110 ms, 30 ms through the client). One flow, 1 Gb/s, shift 7:
+// floor(7,500,000/128) = 58,593, then floor(6,250,000/128) = 48,828.
+#[test]
+fn rwm_min_rtt_source_follows_a_new_minimum() {
+    let cfg = RwmConfig { rtt_source: RwmRttSource::Min, ..RwmConfig::default() };
+    let mut g = gateway(cfg, 1, Dur::from_millis(60), Some(7), Some(7));
+    let c = client(0);
+    assert_eq!(ack_through(&mut g, c, SERVER, 65_535, 901, ms(70)), 58_593);
+    let data = Seg { seq: 901, ack: 101, payload: 1000, ..Seg::tcp(SERVER, c, tcp_flags::ACK) };
+    g.on_forward(&data, false, readings(), ms(80));
+    assert_eq!(ack_through(&mut g, c, SERVER, 65_535, 1901, ms(110)), 48_828);
+    assert_eq!(g.flows.lookup_segment(&data).unwrap().rtt_min, Some(Dur::from_millis(50)));
+    assert_eq!(ack_through(&mut g, c, SERVER, 65_535, 1901, ms(120)), 48_828);
+}
