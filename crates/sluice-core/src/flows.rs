@@ -57,6 +57,9 @@ impl Endpoint {
     pub fn word(self) -> u64 {
         (self.addr as u64) << 16 | self.port as u64
     }
+    fn from_word(w: u64) -> Endpoint {
+        Endpoint { addr: (w >> 16) as u32, port: w as u16 }
+    }
 }
 
 impl PartialEq for Endpoint {
@@ -89,30 +92,42 @@ impl std::hash::Hash for Endpoint {
 }
 
 /// A TCP 5-tuple normalised so both directions map to it: `lo < hi` (by address, then port).
-/// The protocol is always TCP.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// The protocol is always TCP. Kept as the two ends' [`Endpoint::word`]s.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct FlowKey {
-    pub lo: Endpoint,
-    pub hi: Endpoint,
+    lo: u64,
+    hi: u64,
 }
 
 impl std::hash::Hash for FlowKey {
     /// Two 64-bit words, `addr << 16 | port` of each end, low end first (the module doc's
     /// lookup hash).
     fn hash<H: Hasher>(&self, h: &mut H) {
-        h.write_u64(self.lo.word());
-        h.write_u64(self.hi.word());
+        h.write_u64(self.lo);
+        h.write_u64(self.hi);
     }
 }
 
 impl FlowKey {
     /// The key of a segment from `src` to `dst`.
+    #[inline]
     pub fn new(src: Endpoint, dst: Endpoint) -> FlowKey {
-        if src <= dst {
-            FlowKey { lo: src, hi: dst }
-        } else {
-            FlowKey { lo: dst, hi: src }
-        }
+        let (a, b) = (src.word(), dst.word());
+        FlowKey { lo: a.min(b), hi: a.max(b) }
+    }
+    /// The lower end.
+    pub fn lo(&self) -> Endpoint {
+        Endpoint::from_word(self.lo)
+    }
+    /// The higher end.
+    pub fn hi(&self) -> Endpoint {
+        Endpoint::from_word(self.hi)
+    }
+}
+
+impl std::fmt::Debug for FlowKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FlowKey").field("lo", &self.lo()).field("hi", &self.hi()).finish()
     }
 }
 
@@ -255,7 +270,7 @@ struct Probe {
 pub struct FlowEntry {
     pub id: FlowId,
     pub key: FlowKey,
-    /// The initiator is `key.lo` (else `key.hi`).
+    /// The initiator is `key.lo()` (else `key.hi()`).
     initiator_is_lo: bool,
     /// False for a mid-stream pickup whose SYN and SYN-ACK were both missed: the initiator is
     /// then guessed as the endpoint with the higher port (ephemeral ports are high), ties to
@@ -673,10 +688,15 @@ impl FlowTable {
     /// Remove the flows whose time is up at `now`: closed for `fin_linger`, or idle for
     /// `idle_timeout`. [`FlowTable::observe`] calls it first; call it before reading counts
     /// when no packet passed for a while.
+    #[inline]
     pub fn expire(&mut self, now: Time) {
-        if !self.expiry_due(now) {
-            return;
+        if self.expiry_due(now) {
+            self.expire_now(now);
         }
+    }
+
+    #[inline(never)]
+    fn expire_now(&mut self, now: Time) {
         loop {
             let h = self.heads[CLOSED];
             if h == NIL {
@@ -743,11 +763,11 @@ impl FlowTable {
         let syn = flags & tcp_flags::SYN != 0;
         let ack = flags & tcp_flags::ACK != 0;
         let seq = seg.tcp_seq().unwrap_or(0);
-        let mut slot = match self.last {
-            // A filled slot was last filled by `observe` for `k` (a removal clears `last`).
-            Some((k, s)) if k == key => Some(s),
-            _ => match hint.and_then(|id| self.get(id)) {
-                Some(e) if e.key == key => Some(e.id.slot() as u32),
+        let mut slot = match hint.and_then(|id| self.get(id)) {
+            Some(e) if e.key == key => Some(e.id.slot() as u32),
+            _ => match self.last {
+                // A filled slot was last filled by `observe` for `k` (a removal clears `last`).
+                Some((k, s)) if k == key => Some(s),
                 _ => self.index.get(&key).copied(),
             },
         };
@@ -804,7 +824,7 @@ impl FlowTable {
         };
         let gen = self.slots[s as usize].gen;
         let id = FlowId::new(s, gen);
-        let responder = if initiator == key.lo { key.hi } else { key.lo };
+        let responder = if initiator == key.lo() { key.hi() } else { key.lo() };
         let mut ends = [EndInfo::default(); 2];
         ends[0].endpoint = initiator;
         ends[1].endpoint = responder;
@@ -812,7 +832,7 @@ impl FlowTable {
         let entry = FlowEntry {
             id,
             key,
-            initiator_is_lo: initiator == key.lo,
+            initiator_is_lo: initiator == key.lo(),
             initiator_known: known,
             state,
             first_seen: now,

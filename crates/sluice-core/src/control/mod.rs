@@ -319,6 +319,8 @@ pub struct NetworkReturn {
     pub controller: AnyController,
     pub stats: RewriteStats,
     events: Vec<FlowEvent>,
+    /// `controller.reads_queue()`, read once.
+    reads_queue: bool,
 }
 
 impl NetworkReturn {
@@ -327,7 +329,8 @@ impl NetworkReturn {
         let controller = AnyController::new(controller);
         let mut flows = FlowTable::new(flows);
         flows.set_ongoing_rtt(controller.reads_ongoing_rtt());
-        NetworkReturn { flows, controller, stats: RewriteStats::default(), events: Vec::new() }
+        let reads_queue = controller.reads_queue();
+        NetworkReturn { flows, controller, stats: RewriteStats::default(), events: Vec::new(), reads_queue }
     }
 
     #[inline]
@@ -372,7 +375,7 @@ impl NetworkReturn {
     /// datapath may skip the call (and the readings it needs) with the same outcome.
     #[inline]
     pub fn queue_event_matters(&self, now: Time) -> bool {
-        self.controller.reads_queue() || self.flows.expiry_due(now) || self.flows.has_events()
+        self.reads_queue || self.flows.expiry_due(now) || self.flows.has_events()
     }
 
     /// The monitored queue changed at `now`; `r.queue` shows the state after `ev`.

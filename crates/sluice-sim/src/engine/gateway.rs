@@ -141,12 +141,19 @@ impl<'m> Sim<'m> {
         }
     }
 
-    /// The monitored queue of gateway `g` changed: `before` → now, by a packet of `len` bytes.
+    /// Whether hooked interface `iface` is its gateway's monitored queue and a change of it
+    /// matters now ([`NetworkReturn::queue_event_matters`]): the engine reads the occupancy
+    /// before an enqueue or dequeue, and calls [`Sim::gw_queue`], only then.
+    #[inline]
+    pub(super) fn gw_watches(&self, iface: u32) -> bool {
+        let g = self.node_gw[self.ifaces[iface as usize].node as usize] as usize;
+        self.gateways[g].monitor == iface && self.gateways[g].nr.queue_event_matters(self.now)
+    }
+
+    /// The monitored queue `iface` changed: `before` → now, by a packet of `len` bytes (called
+    /// when [`Sim::gw_watches`]).
     pub(super) fn gw_queue(&mut self, iface: u32, kind: QueueEventKind, len: u32, before: Occupancy) {
         let g = self.node_gw[self.ifaces[iface as usize].node as usize] as usize;
-        if self.gateways[g].monitor != iface || !self.gateways[g].nr.queue_event_matters(self.now) {
-            return;
-        }
         let r = self.gw_readings(g);
         let after = Occupancy { packets: r.queue.packets, bytes: r.queue.bytes };
         let now = self.now;

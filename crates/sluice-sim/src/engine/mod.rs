@@ -528,12 +528,14 @@ impl<'m> Sim<'m> {
                 return;
             }
         }
-        let before = if hooked { f.qdisc.occupancy::<QPkt>() } else { Default::default() };
+        let watched = hooked && self.gw_watches(iface);
+        let f = &mut self.ifaces[iface as usize];
+        let before = if watched { f.qdisc.occupancy::<QPkt>() } else { Default::default() };
         let len = qp.len;
         let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut self.drops };
         match f.qdisc.enqueue(qp, now, &mut cx) {
             Offer::Queued { .. } => {
-                if hooked {
+                if watched {
                     self.gw_queue(iface, sluice_core::control::QueueEventKind::Enqueue, len, before);
                 }
             }
@@ -571,14 +573,18 @@ impl<'m> Sim<'m> {
                 break; // nothing to dequeue (without reading the discipline)
             }
             let hooked = f.flag(Flags::HOOKED);
-            let before = if hooked { f.qdisc.occupancy::<QPkt>() } else { Default::default() };
+            let watched = hooked && self.gw_watches(iface);
+            let f = &mut self.ifaces[iface as usize];
+            let before = if watched { f.qdisc.occupancy::<QPkt>() } else { Default::default() };
             let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut self.drops };
             let Some(p) = f.qdisc.dequeue(now, &mut cx) else { break };
             if p.ecn == Ecn::Ce {
                 self.pkts[p.id as usize].ecn = Ecn::Ce;
             }
-            if hooked {
+            if watched {
                 self.gw_queue(iface, sluice_core::control::QueueEventKind::Dequeue, p.len, before);
+            }
+            if hooked {
                 self.gw_departure(iface, p.id);
             }
             self.ifaces[iface as usize].device_push(p);
