@@ -299,6 +299,8 @@ pub struct FlowEntry {
     /// When both FINs had passed.
     pub closed_at: Option<Time>,
     ends: [EndInfo; 2],
+    /// Each side's [`FlowEntry::shift`], derived again whenever a SYN passes.
+    shifts: [Option<u8>; 2],
     syn_seq: u32,
     synack_seq: u32,
     /// Timestamp probes by the side whose segment is to be echoed; and the newest loop time
@@ -349,7 +351,12 @@ impl FlowEntry {
     /// it announced). Known from the SYNs seen: both seen; or one seen without the option
     /// (scaling is then off, shift 0 both ways); or only the SYN-ACK seen, with the option
     /// (the SYN must have carried it too): the responder's shift. Otherwise `None`.
+    #[inline]
     pub fn shift(&self, side: Side) -> Option<u8> {
+        self.shifts[side.idx()]
+    }
+    /// [`FlowEntry::shift`] from the SYNs seen (kept in `shifts` whenever a SYN passes).
+    fn derive_shift(&self, side: Side) -> Option<u8> {
         let (i, r) = (self.end(Side::Initiator), self.end(Side::Responder));
         if i.syn_seen && r.syn_seen {
             return Some(if self.ws_ok() { self.end(side).wscale_option.unwrap_or(0) } else { 0 });
@@ -849,6 +856,7 @@ impl FlowTable {
             dscp: 0,
             closed_at: None,
             ends,
+            shifts: [None; 2],
             syn_seq: 0,
             synack_seq: 0,
             ts_probe: [None; 2],
@@ -996,6 +1004,7 @@ impl FlowTable {
                 }
                 _ => {} // simultaneous open or a reflected SYN: nothing to learn
             }
+            e.shifts = [e.derive_shift(Side::Initiator), e.derive_shift(Side::Responder)];
         } else {
             match e.state {
                 FlowState::SynAckSeen if side == Side::Initiator && ack && ackno == e.synack_seq.wrapping_add(1) => {

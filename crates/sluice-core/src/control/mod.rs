@@ -304,6 +304,9 @@ pub struct RewriteStats {
     pub skipped: u64,
     /// ACKs of flows the table does not hold (full of active flows).
     pub untracked: u64,
+    /// Window reductions summed over the lowered ACKs, in bytes: each field's drop scaled by
+    /// its advertiser's shift (0 while unknown). Over `lowered`: the mean reduction.
+    pub reduced_bytes: u128,
 }
 
 /// The network-return hook of one gateway: a flow table and one controller, called by the
@@ -412,7 +415,11 @@ impl NetworkReturn {
             None => WindowRewrite::Unchanged,
         };
         match outcome {
-            WindowRewrite::Lowered { .. } => self.stats.lowered += 1,
+            WindowRewrite::Lowered { from_field, to_field } => {
+                self.stats.lowered += 1;
+                let shift = seg.src_port().and_then(|p| flow.side_of(seg.src_addr(), p)).and_then(|s| flow.shift(s)).unwrap_or(0);
+                self.stats.reduced_bytes += ((from_field - to_field) as u128) << shift;
+            }
             WindowRewrite::Raised { .. } => self.stats.raised += 1,
             WindowRewrite::Unchanged => self.stats.unchanged += 1,
             _ => self.stats.skipped += 1,

@@ -40,23 +40,13 @@ pub(crate) struct Gateway {
     pub nr: NetworkReturn,
     /// ACKs whose window was lowered or raised, when traced.
     pub trace: Option<Vec<RewriteRow>>,
-    /// Window-field reductions summed over lowered ACKs (bytes, with each flow's shift), for
-    /// the summary's mean reduction.
-    pub reduction_bytes: u128,
     /// Per packet id, the flow-table id its forward returned: the rewrite point finds the
     /// entry without hashing again (checked against the packet's own 5-tuple).
     pub seen: Vec<Option<FlowId>>,
     /// Per simulated flow, the flow-table id its packets last had: the hint that spares the
     /// forward a hash lookup (the table checks it against the packet's 5-tuple).
     pub by_flow: Vec<Option<FlowId>>,
-    /// Per simulated flow and side (2·flow, + 1 for the flow's destination), the window shift
-    /// its ACKs carry once the table knows it (`UNKNOWN_SHIFT` before): read back for the
-    /// trace and the reduction without a second flow-table lookup.
-    pub shifts: Vec<u8>,
 }
-
-/// A shift not yet known.
-pub(crate) const UNKNOWN_SHIFT: u8 = u8::MAX;
 
 /// One ACK whose window was lowered or raised (`monitor.rewrite_trace`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -120,24 +110,11 @@ impl<'m> Sim<'m> {
         let p = &mut self.pkts[id as usize];
         let seen = gw.seen.get(id as usize).copied().flatten();
         let outcome = gw.nr.at_rewrite_point_seen(p, seen, r, now);
-        if let WindowRewrite::Lowered { from_field, to_field } | WindowRewrite::Raised { from_field, to_field } = outcome {
+        if let (WindowRewrite::Lowered { from_field, to_field } | WindowRewrite::Raised { from_field, to_field }, Some(t)) = (outcome, &mut gw.trace) {
             // The field is in the units of the ACK sender's own shift, fixed by the handshake.
-            let slot = 2 * p.flow as usize + (self.flow_dst[p.flow as usize] == crate::net::addr_node(p.src) as u32) as usize;
-            let mut shift = gw.shifts[slot];
-            if shift == UNKNOWN_SHIFT {
-                match gw.nr.flows.lookup_segment(&*p).and_then(|f| f.side_of(p.src, p.sport).and_then(|s| f.shift(s))) {
-                    Some(s) => {
-                        gw.shifts[slot] = s;
-                        shift = s;
-                    }
-                    None => shift = 0,
-                }
-            }
-            let (orig, new) = ((from_field as u64) << shift, (to_field as u64) << shift);
-            gw.reduction_bytes += orig.saturating_sub(new) as u128;
-            if let Some(t) = &mut gw.trace {
-                t.push(RewriteRow { t_ns: now.0, flow: p.flow, orig_bytes: orig, new_bytes: new });
-            }
+            let flows = &gw.nr.flows;
+            let shift = flows.lookup_segment_seen(&*p, seen).and_then(|f| f.side_of(p.src, p.sport).and_then(|s| f.shift(s))).unwrap_or(0);
+            t.push(RewriteRow { t_ns: now.0, flow: p.flow, orig_bytes: (from_field as u64) << shift, new_bytes: (to_field as u64) << shift });
         }
     }
 

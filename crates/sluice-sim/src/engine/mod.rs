@@ -296,10 +296,8 @@ impl<'m> Sim<'m> {
                 limit: ifaces[monitor as usize].qdisc.limit::<crate::net::QPkt>(),
                 nr: sluice_core::control::NetworkReturn::new(spec.flow_table.clone(), &spec.controller),
                 trace: model.monitor.rewrite_trace.then(Vec::new),
-                reduction_bytes: 0,
                 seen: Vec::new(),
                 by_flow: vec![None; model.flows.len()],
-                shifts: vec![gateway::UNKNOWN_SHIFT; 2 * model.flows.len()],
             });
         }
         let wake: Vec<WakeSlot> = eps.iter().map(|e| WakeSlot { as_set: e.timer_ties_as_set(), ..WakeSlot::IDLE }).collect();

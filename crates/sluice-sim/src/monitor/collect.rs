@@ -310,7 +310,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
                 unchanged: s.unchanged,
                 skipped: s.skipped,
                 untracked: s.untracked,
-                mean_reduction_bytes: if s.lowered > 0 { g.reduction_bytes as f64 / s.lowered as f64 } else { 0.0 },
+                mean_reduction_bytes: if s.lowered > 0 { s.reduced_bytes as f64 / s.lowered as f64 } else { 0.0 },
                 flow_table_size: g.nr.flows.len() as u64,
                 flow_table_evicted: g.nr.flows.evicted(),
                 flow_table_rejected: g.nr.flows.rejected(),
