@@ -13,6 +13,12 @@ with the queue disc under test:
 * ``pie``: ``PieQueueDisc`` with a 5 ms ``QueueDelayReference`` and 15 ms ``Tupdate`` (the recorded
   case); Sluice ``{ kind = "pie", target = "5ms" }``.
 
+Each also runs with ECN (``red-ecn``, ``ared-ecn``, ``pie-ecn``): ns-3's TCP sockets with
+``UseEcn On`` and the queue disc's ``UseEcn true`` (RED keeps its hard drops above the thresholds,
+PIE marks only while its drop probability is under ``MarkEcnThreshold`` 0.1); Sluice with
+``tcp.ecn = true`` and ``ecn = true`` in the queue table. The ECN rows also compare the ratio of
+marked to arriving packets, within 25 % like the drop ratio.
+
 Sluice runs under ``validate = "ns3.44"`` (ns-3's rules for RED and PIE: ``flavor``,
 ``byte_scaling``, ``hard_drop``, ``mean_pkt_size``, ``burst``). Both simulators draw the AQMs'
 random numbers and the start times from their own generators, so each side runs seeds 1..5 (ns-3:
@@ -20,6 +26,7 @@ random numbers and the start times from their own generators, so each side runs 
 drop ratio within 25 % (relative), Jain's index within 0.1.
 
     python3 validation/aqm_seeds.py --ns3              # ns-3 runs (one at a time, ~2-4 min each) -> fixture
+    python3 validation/aqm_seeds.py --ns3 --only red-ecn,pie-ecn   # some variants (merged into the fixture)
     python3 validation/aqm_seeds.py --collect DIR      # build the fixture from ns3_dumbbell.py records in DIR
     python3 validation/aqm_seeds.py                    # Sluice runs and the table; exit 1 on disagreement
 """
@@ -35,9 +42,9 @@ import seed_means
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "validation" / "fixtures" / "ns3" / "aqm-seeds.json"
-QDISCS = ("red", "ared", "pie")
+QDISCS = ("red", "ared", "pie", "red-ecn", "ared-ecn", "pie-ecn")
 SEEDS = range(1, 6)
-TOLERANCE = {"goodput": 0.05, "queue": 0.20, "drop": 0.25, "jain": 0.1}
+TOLERANCE = {"goodput": 0.05, "queue": 0.20, "drop": 0.25, "jain": 0.1, "mark": 0.25}
 ARGS = ["--flows", "90", "--rtt-table", "eval9", "--bottleneck-rate", "100Mbps", "--bottleneck-delay", "2ms",
         "--buffer", "900", "--duration", "100", "--warmup", "30", "--start-window", "3",
         "--pie-target", "5ms", "--pie-tupdate", "15ms"]
@@ -48,6 +55,20 @@ SLUICE_QUEUE = {
 }
 
 
+def ecn(variant: str) -> bool:
+    return variant.endswith("-ecn")
+
+
+def base(variant: str) -> str:
+    """The queue disc of a variant: "red" for "red-ecn"."""
+    return variant.removesuffix("-ecn")
+
+
+def sluice_queue(variant: str) -> str:
+    q = SLUICE_QUEUE[base(variant)]
+    return q.replace(" }", ", ecn = true }") if ecn(variant) else q
+
+
 def summary(rec: dict) -> dict:
     """What the comparison keeps of an ns3_dumbbell.py record."""
     return {
@@ -56,38 +77,45 @@ def summary(rec: dict) -> dict:
         "queue_mean_pkts": rec["queue_mean_pkts"],
         "drop_ratio": rec["drop_ratio"],
         "jain": rec["jain"],
+        "mark_ratio": rec["qdisc_window"]["marked"] / rec["qdisc_window"]["received"],
         "wall_run_s": rec["wall_run_s"],
     }
 
 
 def collect(records: dict[str, list[dict]]) -> None:
+    """Write the fixture from `records` (variant -> ns3_dumbbell.py records); variants not in
+    `records` keep the runs the fixture already holds."""
     any_rec = next(r for rs in records.values() for r in rs)
+    old = json.loads(FIXTURE.read_text()) if FIXTURE.exists() else {"runs": {}}
+    runs = {q: old["runs"][q] for q in QDISCS if q in old["runs"]}
+    runs.update({q: [summary(r) for r in sorted(rs, key=lambda r: r["args"]["run"])] for q, rs in records.items()})
     fx = {
-        "setup": "b-access90-newreno-pie5ms access link; queue disc under test on A->B",
+        "setup": "b-access90-newreno-pie5ms access link; queue disc under test on A->B; "
+                 "-ecn variants add --ecn (sockets and queue disc)",
         "ns3_args": ARGS,
         "versions": any_rec.get("versions"),
         "sender_delays": [f["sender_delay"] for f in any_rec["flows"]],
         "receiver_delays": [f["receiver_delay"] for f in any_rec["flows"]],
-        "runs": {q: [summary(r) for r in sorted(rs, key=lambda r: r["args"]["run"])] for q, rs in records.items()},
+        "runs": {q: runs[q] for q in QDISCS if q in runs},
     }
     FIXTURE.write_text(json.dumps(fx, indent=1) + "\n")
     print(f"wrote {FIXTURE}")
 
 
-def run_ns3(out_dir: Path) -> None:
+def run_ns3(out_dir: Path, variants: tuple[str, ...]) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
-    for q in QDISCS:
+    for q in variants:
         for r in SEEDS:
             out = out_dir / f"{q}-run{r}.json"
             if out.exists() and out.stat().st_size > 0:
                 continue
-            subprocess.run([sys.executable, str(ROOT / "validation" / "ns3_dumbbell.py"), *ARGS, "--qdisc", q,
-                            "--run", str(r), "--name", f"b-access90-newreno-{q}-run{r}", "--out", str(out)], check=True)
+            subprocess.run([sys.executable, str(ROOT / "validation" / "ns3_dumbbell.py"), *ARGS, "--qdisc", base(q),
+                            *(["--ecn"] if ecn(q) else []), "--run", str(r), "--name", f"b-access90-newreno-{q}-run{r}", "--out", str(out)], check=True)
 
 
-def load_dir(d: Path) -> dict[str, list[dict]]:
+def load_dir(d: Path, variants: tuple[str, ...]) -> dict[str, list[dict]]:
     recs: dict[str, list[dict]] = {}
-    for q in QDISCS:
+    for q in variants:
         recs[q] = [json.loads(p.read_text()) for p in sorted(d.glob(f"{q}-run*.json"))]
         if not recs[q]:
             raise SystemExit(f"no {q}-run*.json in {d}")
@@ -95,7 +123,7 @@ def load_dir(d: Path) -> dict[str, list[dict]]:
 
 
 def scenario(fx: dict, q: str, seed: int) -> str:
-    return seed_means.scenario(fx, f"aqm-{q}", seed, "100s", "30s", [], SLUICE_QUEUE[q])
+    return seed_means.scenario(fx, f"aqm-{q}", seed, "100s", "30s", ["ecn = true"] if ecn(q) else [], sluice_queue(q))
 
 
 def main() -> int:
@@ -103,18 +131,22 @@ def main() -> int:
     ap.add_argument("--ns3", type=Path, nargs="?", const=Path("aqm-ns3-records"), metavar="DIR",
                     help="run ns-3 (records kept in DIR, reused if present) and write the fixture")
     ap.add_argument("--collect", type=Path, metavar="DIR", help="write the fixture from the records in DIR")
+    ap.add_argument("--only", type=lambda v: tuple(v.split(",")), default=QDISCS, metavar="V,V",
+                    help=f"these variants only (of {', '.join(QDISCS)})")
     ap.add_argument("--markdown", type=Path, help="also write the table as Markdown to this file")
     args = ap.parse_args()
+    if unknown := [v for v in args.only if v not in QDISCS]:
+        ap.error(f"--only: unknown variant {unknown[0]!r}, expected some of {', '.join(QDISCS)}")
     if args.ns3:
-        run_ns3(args.ns3)
-        collect(load_dir(args.ns3))
+        run_ns3(args.ns3, args.only)
+        collect(load_dir(args.ns3, args.only))
         return 0
     if args.collect:
-        collect(load_dir(args.collect))
+        collect(load_dir(args.collect, args.only))
         return 0
     fx = json.loads(FIXTURE.read_text())
     seed_means.build()
-    groups = [(q, [seed_means.run_sluice(scenario(fx, q, s)) for s in SEEDS], fx["runs"][q]) for q in QDISCS]
+    groups = [(q, [seed_means.run_sluice(scenario(fx, q, s)) for s in SEEDS], fx["runs"][q]) for q in args.only]
     return seed_means.compare(groups, "queue", TOLERANCE, args.markdown)
 
 

@@ -253,7 +253,8 @@ class Probe {
 
 
 HELP = {
-    "ecn": "ECN: the TCP sockets negotiate it (UseEcn On) and the CoDel / FQ-CoDel queue marks (UseEcn true); "
+    "ecn": "ECN: the TCP sockets negotiate it (UseEcn On) and the queue disc (CoDel, FQ-CoDel, RED, ARED, PIE) "
+           "marks (UseEcn true); "
            "without it both are off (FQ-CoDel's own default is on)",
     "flows": "number of sender/receiver pairs",
     "access_delay": "one-way delay of every access link (unless --sender-delays/--receiver-delays/--rtt-table)",
@@ -384,6 +385,8 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
     ecn = bool(a.get("ecn"))
     C.SetDefault("ns3::CoDelQueueDisc::UseEcn", ns.BooleanValue(ecn))
     C.SetDefault("ns3::FqCoDelQueueDisc::UseEcn", ns.BooleanValue(ecn))
+    C.SetDefault("ns3::RedQueueDisc::UseEcn", ns.BooleanValue(ecn))
+    C.SetDefault("ns3::PieQueueDisc::UseEcn", ns.BooleanValue(ecn))
     if ecn:
         C.SetDefault("ns3::TcpSocketBase::UseEcn", ns.StringValue("On"))
     C.SetDefault("ns3::PieQueueDisc::QueueDelayReference", ns.TimeValue(ns.Seconds(parse_time_s(a["pie_target"]))))

@@ -16,7 +16,7 @@ BIN = ROOT / os.environ.get("CARGO_TARGET_DIR", "target") / "release" / "sluice-
 
 # (summary key, tolerance key or None for shown only, label)
 METRICS = (("goodput_mbps", "goodput", "goodput Mb/s"), ("queue_mean_pkts", "queue", "queue pkts"),
-           ("drop_ratio", "drop", "drop ratio"), ("jain", "jain", "Jain"))
+           ("drop_ratio", "drop", "drop ratio"), ("jain", "jain", "Jain"), ("mark_ratio", "mark", "mark ratio"))
 
 
 def scenario(fx: dict, name: str, seed: int, duration: str, warmup: str, tcp: list[str], queue: str) -> str:
@@ -43,7 +43,8 @@ def run_sluice(text: str) -> dict:
     s = json.loads(out.stdout)
     qa = next(x for x in s["queues"] if x["name"] == "A->B")
     return {"goodput_mbps": s["aggregate_goodput_bps"] / 1e6, "queue_mean_pkts": qa["mean_len_pkts"],
-            "drop_ratio": qa["drop_ratio"], "jain": s["jain_goodput"], "wall_s": s["wall_time_s"]}
+            "drop_ratio": qa["drop_ratio"], "jain": s["jain_goodput"], "wall_s": s["wall_time_s"],
+            "mark_ratio": qa["marked"] / qa["arrivals"] if qa["arrivals"] else 0.0}
 
 
 def mean_sd(xs: list[float]) -> tuple[float, float]:
@@ -57,12 +58,15 @@ def build() -> None:
 def compare(groups: list[tuple[str, list[dict], list[dict]]], what: str, tolerance: dict, markdown: Path | None) -> int:
     """The table of seed means, Sluice's against ns-3's, one row per group and metric; a
     metric without a tolerance (`tolerance` lacks its key) is shown, not judged. Prints it
-    (and writes it to `markdown`); 1 if a judged metric disagrees."""
+    (and writes it to `markdown`); 1 if a judged metric disagrees. A metric that a side does
+    not record, or that is zero on both (marks without ECN), is left out."""
     lines = [f"| {what} | metric | Sluice mean (sd), {len(groups[0][1]) if groups else 0} seeds | ns-3 mean (sd) [runs] | Δ | tolerance | agrees |",
              "|---|---|---|---|---|---|---|"]
     bad = []
     for label, ours, theirs in groups:
         for key, tol, name in METRICS:
+            if any(key not in r for r in ours + theirs) or not any(r[key] for r in ours + theirs):
+                continue
             tol = tol if tol in tolerance else None
             a, sa = mean_sd([r[key] for r in ours])
             c, sc = mean_sd([r[key] for r in theirs])
@@ -73,7 +77,7 @@ def compare(groups: list[tuple[str, list[dict], list[dict]]], what: str, toleran
             else:
                 delta = (a - c) / c if c else 0.0
                 ok, dtxt, tt = abs(delta) <= tolerance[tol], f"{100 * delta:+.1f}%", f"{100 * tolerance[tol]:.0f}%"
-            fmt = "{:.3e}" if key == "drop_ratio" else "{:.3f}" if key == "jain" else "{:.2f}"
+            fmt = "{:.3e}" if key in ("drop_ratio", "mark_ratio") else "{:.3f}" if key == "jain" else "{:.2f}"
             lines.append(f"| {label} | {name} | {fmt.format(a)} ({fmt.format(sa)}) | {fmt.format(c)} ({fmt.format(sc)}) [{len(theirs)}] | "
                          f"{dtxt} | {tt} | {'–' if tol is None else 'yes' if ok else 'NO'} |")
             if not ok:

@@ -130,8 +130,9 @@ fn choke_protects_tcp_from_udp() {
 // tests RED, ARED and PIE against ns-3.44 (validation/aqm_seeds.py, docs/validation.md): one
 // Sluice seed of each on the access link of b-access90-newreno-pie5ms lies within the
 // tolerances of ns-3's seed means recorded in validation/fixtures/ns3/aqm-seeds.json (goodput
-// 5 %, mean queue 20 %, drop ratio 25 %, Jain 0.1). The seed-to-seed spread on either side is far
-// smaller than these (queue ±2 %, drop ratio ±1 %).
+// 5 %, mean queue 20 %, drop and mark ratios 25 %, Jain 0.1), without ECN and with it (ECN
+// senders and a marking queue: the `-ecn` runs). The seed-to-seed spread on either side is far
+// smaller than these (queue ±3 %, drop and mark ratios ±2 %).
 #[test]
 fn red_ared_pie_agree_with_ns3_seed_means() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation/fixtures/ns3/aqm-seeds.json");
@@ -143,24 +144,31 @@ fn red_ared_pie_agree_with_ns3_seed_means() {
         ("ared", r#"{ kind = "ared", limit = "900pkt", target = "5ms" }"#),
         ("pie", r#"{ kind = "pie", limit = "900pkt", target = "5ms", t_update = "15ms" }"#),
     ] {
-        let text = format!(
-            "name = \"aqm-{q}\"\nduration = \"100s\"\nwarmup = \"30s\"\nseed = 1\n[tcp]\nvalidate = \"ns3.44\"\nmss = 1448\nsnd_buf = \"8388608B\"\nrcv_buf = \"8388608B\"\n\
-             [topology]\nkind = \"dumbbell\"\npairs = 90\naccess_rate = \"100Mbps\"\nsender_delays = [{sd}]\nreceiver_delays = [{rd}]\n\
-             bottleneck = {{ rate = \"100Mbps\", delay = \"2ms\" }}\nqueue = {table}\n\
-             [[flows]]\ncount = 90\nsrc = \"senders\"\ndst = \"receivers\"\napp = {{ kind = \"bulk\", write_size = \"11584B\" }}\nstart = {{ uniform = [\"0s\", \"3s\"] }}\n"
-        );
-        let s = run(&text);
-        let qa = queue(&s, "A->B");
-        let runs = fx["runs"][q].as_array().unwrap();
-        let mean = |k: &str| runs.iter().map(|r| r[k].as_f64().unwrap()).sum::<f64>() / runs.len() as f64;
-        let rel = |a: f64, b: f64| (a - b).abs() / b;
-        let gp = s["aggregate_goodput_bps"].as_f64().unwrap() / 1e6;
-        assert!(rel(gp, mean("goodput_mbps")) <= 0.05, "{q}: goodput {gp} vs {}", mean("goodput_mbps"));
-        let ql = qa["mean_len_pkts"].as_f64().unwrap();
-        assert!(rel(ql, mean("queue_mean_pkts")) <= 0.20, "{q}: queue {ql} vs {}", mean("queue_mean_pkts"));
-        let dr = qa["drop_ratio"].as_f64().unwrap();
-        assert!(rel(dr, mean("drop_ratio")) <= 0.25, "{q}: drop ratio {dr} vs {}", mean("drop_ratio"));
-        let j = s["jain_goodput"].as_f64().unwrap();
-        assert!((j - mean("jain")).abs() <= 0.1, "{q}: Jain {j} vs {}", mean("jain"));
+        for ecn in [false, true] {
+            let (name, table) = if ecn { (format!("{q}-ecn"), table.replace(" }", ", ecn = true }")) } else { (q.to_string(), table.to_string()) };
+            let text = format!(
+                "name = \"aqm-{name}\"\nduration = \"100s\"\nwarmup = \"30s\"\nseed = 1\n[tcp]\nvalidate = \"ns3.44\"\necn = {ecn}\nmss = 1448\nsnd_buf = \"8388608B\"\nrcv_buf = \"8388608B\"\n\
+                 [topology]\nkind = \"dumbbell\"\npairs = 90\naccess_rate = \"100Mbps\"\nsender_delays = [{sd}]\nreceiver_delays = [{rd}]\n\
+                 bottleneck = {{ rate = \"100Mbps\", delay = \"2ms\" }}\nqueue = {table}\n\
+                 [[flows]]\ncount = 90\nsrc = \"senders\"\ndst = \"receivers\"\napp = {{ kind = \"bulk\", write_size = \"11584B\" }}\nstart = {{ uniform = [\"0s\", \"3s\"] }}\n"
+            );
+            let s = run(&text);
+            let qa = queue(&s, "A->B");
+            let runs = fx["runs"][&name].as_array().unwrap_or_else(|| panic!("no ns-3 runs of {name}"));
+            let mean = |k: &str| runs.iter().map(|r| r[k].as_f64().unwrap_or(0.0)).sum::<f64>() / runs.len() as f64;
+            let rel = |a: f64, b: f64| (a - b).abs() / b;
+            let gp = s["aggregate_goodput_bps"].as_f64().unwrap() / 1e6;
+            assert!(rel(gp, mean("goodput_mbps")) <= 0.05, "{name}: goodput {gp} vs {}", mean("goodput_mbps"));
+            let ql = qa["mean_len_pkts"].as_f64().unwrap();
+            assert!(rel(ql, mean("queue_mean_pkts")) <= 0.20, "{name}: queue {ql} vs {}", mean("queue_mean_pkts"));
+            let marks = qa["marked"].as_f64().unwrap() / qa["arrivals"].as_f64().unwrap();
+            for (what, ours, theirs) in [("drop ratio", qa["drop_ratio"].as_f64().unwrap(), mean("drop_ratio")), ("mark ratio", marks, mean("mark_ratio"))] {
+                // Both none (no marks without ECN; no drops where every early drop became a mark), or close.
+                assert!((ours == 0.0 && theirs == 0.0) || (theirs > 0.0 && rel(ours, theirs) <= 0.25), "{name}: {what} {ours} vs {theirs}");
+            }
+            assert_eq!(marks > 0.0, ecn, "{name}: marks only with ECN");
+            let j = s["jain_goodput"].as_f64().unwrap();
+            assert!((j - mean("jain")).abs() <= 0.1, "{name}: Jain {j} vs {}", mean("jain"));
+        }
     }
 }
