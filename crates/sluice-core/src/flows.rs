@@ -299,8 +299,10 @@ pub struct FlowEntry {
     /// When both FINs had passed.
     pub closed_at: Option<Time>,
     ends: [EndInfo; 2],
-    /// Each side's [`FlowEntry::shift`], derived again whenever a SYN passes.
+    /// Each side's [`FlowEntry::shift`] and the [`FlowEntry::sender_mss`], derived again
+    /// whenever a SYN passes.
     shifts: [Option<u8>; 2],
+    mss: Option<u32>,
     syn_seq: u32,
     synack_seq: u32,
     /// Timestamp probes by the side whose segment is to be echoed; and the newest loop time
@@ -380,7 +382,12 @@ impl FlowEntry {
     /// The payload size of a full segment, if the handshake showed it: the smaller MSS
     /// announced, less 12 bytes when both SYNs carried timestamps (Linux `tcp_mss_to_mtu`'s
     /// `mss_cache`: 1448 on a 1500-byte MTU).
+    #[inline]
     pub fn sender_mss(&self) -> Option<u32> {
+        self.mss
+    }
+    /// [`FlowEntry::sender_mss`] from the SYNs seen (kept in `mss` whenever a SYN passes).
+    fn derive_mss(&self) -> Option<u32> {
         let (i, r) = (self.end(Side::Initiator), self.end(Side::Responder));
         let mss = match (i.mss, r.mss) {
             (Some(a), Some(b)) => a.min(b),
@@ -857,6 +864,7 @@ impl FlowTable {
             closed_at: None,
             ends,
             shifts: [None; 2],
+            mss: None,
             syn_seq: 0,
             synack_seq: 0,
             ts_probe: [None; 2],
@@ -1005,6 +1013,7 @@ impl FlowTable {
                 _ => {} // simultaneous open or a reflected SYN: nothing to learn
             }
             e.shifts = [e.derive_shift(Side::Initiator), e.derive_shift(Side::Responder)];
+            e.mss = e.derive_mss();
         } else {
             match e.state {
                 FlowState::SynAckSeen if side == Side::Initiator && ack && ackno == e.synack_seq.wrapping_add(1) => {

@@ -37,6 +37,10 @@ pub(crate) struct Gateway {
     pub link: Rate,
     /// The monitored queue's limit (fixed by its configuration).
     pub limit: QueueLimit,
+    /// The monitored queue's occupancy, refreshed by the engine after every enqueue into it and
+    /// dequeue from it (the only calls that change it): read here, not from the queue's own
+    /// cold state, at every packet's forward and rewrite.
+    pub occ: Occupancy,
     pub nr: NetworkReturn,
     /// ACKs whose window was lowered or raised, when traced.
     pub trace: Option<Vec<RewriteRow>>,
@@ -61,10 +65,8 @@ impl<'m> Sim<'m> {
     /// The readings a gateway's controller sees now.
     fn gw_readings(&self, g: usize) -> Readings {
         let gw = &self.gateways[g];
-        let f = &self.ifaces[gw.monitor as usize];
-        let occ: Occupancy = f.qdisc.occupancy::<crate::net::QPkt>();
         Readings {
-            queue: QueueReading { bytes: occ.bytes, packets: occ.packets, limit: gw.limit },
+            queue: QueueReading { bytes: gw.occ.bytes, packets: gw.occ.packets, limit: gw.limit },
             link: gw.link,
             oracle_flows: Some(self.tcp_active),
         }
@@ -118,17 +120,18 @@ impl<'m> Sim<'m> {
         }
     }
 
-    /// Whether hooked interface `iface` is its gateway's monitored queue and a change of it
-    /// matters now ([`NetworkReturn::queue_event_matters`]): the engine reads the occupancy
-    /// before an enqueue or dequeue, and calls [`Sim::gw_queue`], only then.
+    /// The gateway whose monitored queue hooked interface `iface` is, if it is one. The engine
+    /// then refreshes [`Gateway::occ`] after each enqueue and dequeue, and reads the occupancy
+    /// before them and calls [`Sim::gw_queue`] only when the change matters
+    /// ([`NetworkReturn::queue_event_matters`]).
     #[inline]
-    pub(super) fn gw_watches(&self, iface: u32) -> bool {
+    pub(super) fn gw_monitor_of(&self, iface: u32) -> Option<usize> {
         let g = self.node_gw[self.ifaces[iface as usize].node as usize] as usize;
-        self.gateways[g].monitor == iface && self.gateways[g].nr.queue_event_matters(self.now)
+        (self.gateways[g].monitor == iface).then_some(g)
     }
 
     /// The monitored queue `iface` changed: `before` → now, by a packet of `len` bytes (called
-    /// when [`Sim::gw_watches`]).
+    /// when the change matters, after [`Gateway::occ`] was refreshed).
     pub(super) fn gw_queue(&mut self, iface: u32, kind: QueueEventKind, len: u32, before: Occupancy) {
         let g = self.node_gw[self.ifaces[iface as usize].node as usize] as usize;
         let r = self.gw_readings(g);

@@ -297,6 +297,7 @@ impl<'m> Sim<'m> {
                 nr: sluice_core::control::NetworkReturn::new(spec.flow_table.clone(), &spec.controller),
                 trace: model.monitor.rewrite_trace.then(Vec::new),
                 seen: Vec::new(),
+                occ: Default::default(),
                 by_flow: vec![None; model.flows.len()],
             });
         }
@@ -526,12 +527,17 @@ impl<'m> Sim<'m> {
                 return;
             }
         }
-        let watched = hooked && self.gw_watches(iface);
+        let monitor = if hooked { self.gw_monitor_of(iface) } else { None };
+        let watched = monitor.is_some_and(|g| self.gateways[g].nr.queue_event_matters(now));
         let f = &mut self.ifaces[iface as usize];
         let before = if watched { f.qdisc.occupancy::<QPkt>() } else { Default::default() };
         let len = qp.len;
         let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut self.drops };
-        match f.qdisc.enqueue(qp, now, &mut cx) {
+        let offer = f.qdisc.enqueue(qp, now, &mut cx);
+        if let Some(g) = monitor {
+            self.gateways[g].occ = self.ifaces[iface as usize].qdisc.occupancy::<QPkt>();
+        }
+        match offer {
             Offer::Queued { .. } => {
                 if watched {
                     self.gw_queue(iface, sluice_core::control::QueueEventKind::Enqueue, len, before);
@@ -571,11 +577,16 @@ impl<'m> Sim<'m> {
                 break; // nothing to dequeue (without reading the discipline)
             }
             let hooked = f.flag(Flags::HOOKED);
-            let watched = hooked && self.gw_watches(iface);
+            let monitor = if hooked { self.gw_monitor_of(iface) } else { None };
+            let watched = monitor.is_some_and(|g| self.gateways[g].nr.queue_event_matters(now));
             let f = &mut self.ifaces[iface as usize];
             let before = if watched { f.qdisc.occupancy::<QPkt>() } else { Default::default() };
             let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut self.drops };
-            let Some(p) = f.qdisc.dequeue(now, &mut cx) else { break };
+            let out = f.qdisc.dequeue(now, &mut cx);
+            if let Some(g) = monitor {
+                self.gateways[g].occ = self.ifaces[iface as usize].qdisc.occupancy::<QPkt>();
+            }
+            let Some(p) = out else { break };
             if p.ecn == Ecn::Ce {
                 self.pkts[p.id as usize].ecn = Ecn::Ce;
             }
