@@ -408,6 +408,18 @@ impl FlowEntry {
     }
 }
 
+/// Which flows keep the ongoing RTT estimate ([`FlowTable::set_ongoing_rtt`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OngoingRtt {
+    /// None: the controller reads no ongoing RTT.
+    Off,
+    /// Flows without a handshake RTT (picked up mid-stream, or a SYN or SYN-ACK repeated): the
+    /// controller falls back to the ongoing RTT only there.
+    WithoutHandshake,
+    /// Every flow.
+    On,
+}
+
 /// How a controller counts the active flows `N` (docs/algorithms/network-return.md).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -561,8 +573,8 @@ pub struct FlowTable {
     evicted: u64,
     rejected: u64,
     udp: UdpRate,
-    /// Keep the ongoing RTT estimate (on unless the table's user turns it off).
-    ongoing_rtt: bool,
+    /// Which flows keep the ongoing RTT estimate.
+    ongoing_rtt: OngoingRtt,
 }
 
 impl FlowTable {
@@ -583,15 +595,16 @@ impl FlowTable {
             evicted: 0,
             rejected: 0,
             udp: UdpRate::default(),
-            ongoing_rtt: true,
+            ongoing_rtt: OngoingRtt::On,
         }
     }
 
-    /// Keep the ongoing RTT estimate (`rtt_smoothed`, `rtt_min` and
-    /// [`FlowEvent::MinRttChanged`]) or not: a gateway whose controller reads no RTT saves its
-    /// per-segment work. On by default; the handshake RTT is kept either way.
-    pub fn set_ongoing_rtt(&mut self, on: bool) {
-        self.ongoing_rtt = on;
+    /// Which flows keep the ongoing RTT estimate (`rtt_smoothed`, `rtt_min` and
+    /// [`FlowEvent::MinRttChanged`]): a gateway whose controller reads no RTT, or reads it only
+    /// for flows without a handshake RTT, saves the per-segment work. All flows by default; the
+    /// handshake RTT is kept either way.
+    pub fn set_ongoing_rtt(&mut self, mode: OngoingRtt) {
+        self.ongoing_rtt = mode;
     }
 
     pub fn config(&self) -> &FlowTableConfig {
@@ -961,7 +974,7 @@ impl FlowTable {
         let opts = seg.tcp_options();
         let ackno = seg.tcp_ack().unwrap_or(0);
         let payload = seg.payload_len();
-        let track_rtt = self.ongoing_rtt;
+        let mode = self.ongoing_rtt;
         let e = self.slots[s as usize].entry.as_mut().expect("updating an empty slot");
         let id = e.id;
         let Some(side) = e.side_of(src.addr, src.port) else {
@@ -1049,6 +1062,11 @@ impl FlowTable {
         }
 
         // Ongoing RTT (docs/algorithms/network-return.md, "Ongoing RTT").
+        let track_rtt = match mode {
+            OngoingRtt::On => true,
+            OngoingRtt::WithoutHandshake => e.rtt_handshake.is_none(),
+            OngoingRtt::Off => false,
+        };
         if !syn && track_rtt {
             ongoing_rtt(e, side, seq, ack.then_some(ackno), payload, fin, opts.timestamps, now);
         }

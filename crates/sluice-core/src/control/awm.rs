@@ -106,8 +106,8 @@ impl WindowController for Awm {
     fn reads_queue(&self) -> bool {
         true
     }
-    fn reads_ongoing_rtt(&self) -> bool {
-        false
+    fn ongoing_rtt(&self) -> crate::flows::OngoingRtt {
+        crate::flows::OngoingRtt::Off
     }
     fn on_queue(&mut self, ev: &QueueEvent, gw: &GatewayView<'_>) {
         let mss = self.cfg.mss as f64;

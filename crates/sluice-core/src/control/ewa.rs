@@ -210,8 +210,8 @@ impl WindowController for Ewa {
     fn reads_queue(&self) -> bool {
         true
     }
-    fn reads_ongoing_rtt(&self) -> bool {
-        false
+    fn ongoing_rtt(&self) -> crate::flows::OngoingRtt {
+        crate::flows::OngoingRtt::Off
     }
     fn on_queue(&mut self, ev: &QueueEvent, gw: &GatewayView<'_>) {
         let b = gw.queue.capacity_bytes(self.cfg.mtu);

@@ -97,8 +97,8 @@ impl WindowController for Ewt {
     fn name(&self) -> &'static str {
         "ewt"
     }
-    fn reads_ongoing_rtt(&self) -> bool {
-        false
+    fn ongoing_rtt(&self) -> crate::flows::OngoingRtt {
+        crate::flows::OngoingRtt::Off
     }
     fn desired_window(&mut self, ack: &impl HeaderView, flow: &FlowEntry, gw: &GatewayView<'_>) -> Option<Proposal> {
         let b = gw.queue.capacity_bytes(self.cfg.mtu);

@@ -36,7 +36,7 @@ pub use pink::{Pink, PinkConfig};
 pub use rwm::{Rwm, RwmConfig};
 pub use sap_law::{SapLaw, SapLawConfig};
 
-use crate::flows::{FlowCount, FlowEntry, FlowEvent, FlowId, FlowTable, FlowTableConfig};
+use crate::flows::{FlowCount, FlowEntry, FlowEvent, FlowId, FlowTable, FlowTableConfig, OngoingRtt};
 use crate::packet::{lower_window, tcp_flags, Desired, Floor, HeaderView, WindowField, WindowRewrite};
 use crate::qdisc::{Occupancy, ParamError};
 use crate::time::{Dur, Rate, Time};
@@ -142,11 +142,11 @@ pub trait WindowController {
     fn reads_queue(&self) -> bool {
         false
     }
-    /// Whether the controller reads a flow's ongoing RTT (`rtt_smoothed`, `rtt_min`) or
-    /// [`FlowEvent::MinRttChanged`]: the flow table keeps that estimate only then. Default:
-    /// true; a controller that reads none says so.
-    fn reads_ongoing_rtt(&self) -> bool {
-        true
+    /// Which flows' ongoing RTT (`rtt_smoothed`, `rtt_min`, [`FlowEvent::MinRttChanged`]) the
+    /// controller reads: the flow table keeps that estimate only for them. Default: every
+    /// flow's; a controller that reads fewer says so.
+    fn ongoing_rtt(&self) -> OngoingRtt {
+        OngoingRtt::On
     }
     /// A flow was registered or removed (RWM). `gw.flows` already shows the change.
     fn on_flow_event(&mut self, ev: &FlowEvent, gw: &GatewayView<'_>) {
@@ -261,8 +261,8 @@ impl WindowController for AnyController {
     fn reads_queue(&self) -> bool {
         dispatch!(self, c => c.reads_queue())
     }
-    fn reads_ongoing_rtt(&self) -> bool {
-        dispatch!(self, c => c.reads_ongoing_rtt())
+    fn ongoing_rtt(&self) -> OngoingRtt {
+        dispatch!(self, c => c.ongoing_rtt())
     }
     fn on_flow_event(&mut self, ev: &FlowEvent, gw: &GatewayView<'_>) {
         dispatch!(self, c => c.on_flow_event(ev, gw))
@@ -331,7 +331,7 @@ impl NetworkReturn {
     pub fn new(flows: FlowTableConfig, controller: &ControllerConfig) -> NetworkReturn {
         let controller = AnyController::new(controller);
         let mut flows = FlowTable::new(flows);
-        flows.set_ongoing_rtt(controller.reads_ongoing_rtt());
+        flows.set_ongoing_rtt(controller.ongoing_rtt());
         let reads_queue = controller.reads_queue();
         NetworkReturn { flows, controller, stats: RewriteStats::default(), events: Vec::new(), reads_queue }
     }
@@ -592,57 +592,72 @@ mod tests {
         assert_eq!(reading, ["ewa", "awm"]);
     }
 
-    // tests `reads_ongoing_rtt`: every controller proposes the same window whatever the flow's
-    // ongoing RTT, unless it says it reads it; and it does read it then (a flow without a
-    // handshake RTT, whose smoothed and minimum RTT go from none to 20 ms to 200 ms).
+    // tests `ongoing_rtt`: every controller proposes the same window whatever a flow's ongoing
+    // RTT, for the flows it says it does not read it of; and it does read it for the others.
+    // Flows with and without a handshake RTT (60 ms), whose smoothed and minimum RTT go from none
+    // to 20 ms to 200 ms.
     #[test]
     fn only_controllers_that_read_the_ongoing_rtt_change_with_it() {
         use testutil::{one_flow, Seg};
         let (flows, id) = one_flow(Some(7), Some(7));
         let queue = QueueReading { bytes: 90 * 1500, packets: 90, limit: QueueLimit::Packets(100) };
         let ack = Seg::ack_from_client(1000);
-        let mut reading = Vec::new();
+        let mut modes = Vec::new();
         for kind in ControllerConfig::KINDS {
             let cfg: ControllerConfig = serde_json::from_str(&format!(r#"{{"kind": "{kind}"}}"#)).unwrap();
-            let mut proposals = Vec::new();
-            for rtt in [None, Some(Dur::from_millis(20)), Some(Dur::from_millis(200))] {
-                let mut e = flows.get(id).unwrap().clone();
-                (e.rtt_handshake, e.rtt_smoothed, e.rtt_min) = (None, rtt, rtt);
-                let mut c = AnyController::new(&cfg);
-                let gw = GatewayView { queue, link: Rate::mbps(10), flows: &flows, now: Time(1_000_000_000), oracle_flows: Some(1) };
-                c.on_flow_event(&FlowEvent::Registered(id), &gw);
-                proposals.push(c.desired_window(&ack, &e, &gw));
+            let mode = AnyController::new(&cfg).ongoing_rtt();
+            for handshake in [None, Some(Dur::from_millis(60))] {
+                let mut proposals = Vec::new();
+                for rtt in [None, Some(Dur::from_millis(20)), Some(Dur::from_millis(200))] {
+                    let mut e = flows.get(id).unwrap().clone();
+                    (e.rtt_handshake, e.rtt_smoothed, e.rtt_min) = (handshake, rtt, rtt);
+                    let mut c = AnyController::new(&cfg);
+                    let gw = GatewayView { queue, link: Rate::mbps(10), flows: &flows, now: Time(1_000_000_000), oracle_flows: Some(1) };
+                    c.on_flow_event(&FlowEvent::Registered(id), &gw);
+                    proposals.push(c.desired_window(&ack, &e, &gw));
+                }
+                let same = proposals.iter().all(|p| *p == proposals[0]);
+                let read = mode == OngoingRtt::On || (mode == OngoingRtt::WithoutHandshake && handshake.is_none());
+                if read {
+                    assert!(!same, "{kind} reads the ongoing RTT (handshake {handshake:?}) and it moves the window: {proposals:?}");
+                } else {
+                    assert!(same, "{kind} says it reads no ongoing RTT (handshake {handshake:?}): {proposals:?}");
+                    assert!(proposals[0].is_some(), "{kind} proposes nothing here: the test shows nothing");
+                }
             }
-            let same = proposals.iter().all(|p| *p == proposals[0]);
-            if AnyController::new(&cfg).reads_ongoing_rtt() {
-                reading.push(*kind);
-                assert!(!same, "{kind} reads the ongoing RTT and it moves the window: {proposals:?}");
-            } else {
-                assert!(same, "{kind} says it reads no ongoing RTT: {proposals:?}");
-                assert!(proposals[0].is_some(), "{kind} proposes nothing here: the test shows nothing");
-            }
+            modes.push((*kind, mode));
         }
-        assert_eq!(reading, ["sap_law", "pink", "rwm"]);
+        use OngoingRtt::*;
+        assert_eq!(modes, [("ewt", Off), ("ewa", Off), ("awm", Off), ("sap_law", On), ("pink", On), ("rwm", WithoutHandshake)]);
     }
 
-    // tests the flow table's switch: without the ongoing estimate a flow keeps its handshake RTT
-    // and no smoothed or minimum RTT; with it (the default) both come from the data and ACKs.
+    // tests the flow table's switch: a flow whose handshake was seen keeps its handshake RTT and,
+    // only with every flow's estimate on (the default), a smoothed and minimum RTT from its data
+    // and ACKs; a flow picked up mid-stream gets them unless the estimate is off.
     #[test]
     fn the_ongoing_rtt_is_kept_only_when_asked() {
         use testutil::{handshake_rtt, ms, Seg, CLIENT, SERVER};
-        for on in [true, false] {
+        for mode in [OngoingRtt::On, OngoingRtt::WithoutHandshake, OngoingRtt::Off] {
             let mut flows = FlowTable::new(crate::flows::FlowTableConfig::default());
-            flows.set_ongoing_rtt(on);
+            flows.set_ongoing_rtt(mode);
             let id = handshake_rtt(&mut flows, CLIENT, Some(7), Some(7), ms(0), Dur::from_millis(30));
-            // The server's first data (its SYN-ACK took 900), the client's ACK of it, more data.
-            let data = Seg { seq: 901, ack: 101, payload: 1000, ..Seg::tcp(SERVER, CLIENT, tcp_flags::ACK) };
-            flows.observe(&data, ms(100));
-            flows.observe(&Seg { seq: 101, ack: 1901, ..Seg::ack_from_client(1000) }, ms(140));
-            flows.observe(&Seg { seq: 1901, ..data.clone() }, ms(150));
+            let picked = (CLIENT.0, CLIENT.1 + 1);
+            for (client, t0) in [(CLIENT, 100), (picked, 200)] {
+                // The server's data (its SYN-ACK took 900), the client's ACK of it 40 ms later,
+                // more data 10 ms after that: a 50 ms sample.
+                let data = Seg { seq: 901, ack: 101, payload: 1000, ..Seg::tcp(SERVER, client, tcp_flags::ACK) };
+                flows.observe(&data, ms(t0));
+                flows.observe(&Seg { seq: 101, ack: 1901, ..Seg::tcp(client, SERVER, tcp_flags::ACK) }, ms(t0 + 40));
+                flows.observe(&Seg { seq: 1901, ..data.clone() }, ms(t0 + 50));
+            }
             let e = flows.get(id).unwrap();
             assert_eq!(e.rtt_handshake, Some(Dur::from_millis(30)));
-            assert_eq!(e.rtt_min.is_some(), on, "{e:?}");
-            assert_eq!(e.rtt_smoothed.is_some(), on);
+            let on = mode == OngoingRtt::On;
+            assert_eq!((e.rtt_min.is_some(), e.rtt_smoothed.is_some()), (on, on), "{mode:?}: {e:?}");
+            let p = flows.lookup_segment(&Seg::tcp(picked, SERVER, tcp_flags::ACK)).unwrap();
+            assert_eq!(p.rtt_handshake, None);
+            let want = (mode != OngoingRtt::Off).then_some(Dur::from_millis(50));
+            assert_eq!((p.rtt_min, p.rtt_smoothed), (want, want), "{mode:?}: picked up mid-stream");
         }
     }
 

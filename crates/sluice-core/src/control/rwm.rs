@@ -41,7 +41,7 @@
 //! Reconstructions and their reasons: docs/algorithms/network-return.md, "RWM".
 
 use super::{GatewayView, Proposal, WindowController};
-use crate::flows::{FlowEntry, FlowEvent, FlowMap, Side};
+use crate::flows::{FlowEntry, FlowEvent, FlowMap, OngoingRtt, Side};
 use crate::packet::window::mss_floor_field;
 use crate::packet::{Desired, Floor, HeaderView, WindowRewrite};
 use crate::qdisc::ParamError;
@@ -343,6 +343,13 @@ struct CapInputs {
 impl WindowController for Rwm {
     fn name(&self) -> &'static str {
         "rwm"
+    }
+    fn ongoing_rtt(&self) -> OngoingRtt {
+        match (self.cfg.bdp_source, self.cfg.rtt_source) {
+            (RwmBdpSource::ConfiguredRtt, _) => OngoingRtt::Off,
+            (RwmBdpSource::Handshake, RwmRttSource::Handshake) => OngoingRtt::WithoutHandshake,
+            (RwmBdpSource::Handshake, RwmRttSource::Min) => OngoingRtt::On,
+        }
     }
     fn on_flow_event(&mut self, ev: &FlowEvent, gw: &GatewayView<'_>) {
         match *ev {
