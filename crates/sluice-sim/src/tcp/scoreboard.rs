@@ -379,8 +379,8 @@ impl Scoreboard {
     /// With `below_highest_sack` (ns-3's reading of rule (1.b)), while a SACKed segment lies
     /// above SND.UNA only segments below the highest SACKed one qualify: after a timeout, lost
     /// segments above it wait for SACKs to pass them. Advances the retransmission hint to the
-    /// segment found, so repeated calls while the window is closed do not walk the same
-    /// segments again.
+    /// segment found, or past the segments walked when none is found, so repeated calls do not
+    /// walk the same segments again.
     pub fn next_lost(&mut self, below_highest_sack: bool) -> Option<usize> {
         // Lost segments still waiting for their retransmission.
         if self.lost_bytes <= self.lost_retrans_bytes {
@@ -389,12 +389,20 @@ impl Scoreboard {
         let from = self.segs.partition_point(|s| s.end <= self.rexmit_hint);
         let sack_seen = self.segs.front().is_some_and(|h| self.high_sacked > h.start);
         let top = if below_highest_sack && sack_seen { self.high_sacked } else { u64::MAX };
-        let i = (from..self.segs.len()).take_while(|&i| self.segs[i].start < top).find(|&i| {
+        let mut i = from;
+        while i < self.segs.len() && self.segs[i].start < top {
             let s = &self.segs[i];
-            s.lost && !s.sacked && !s.retrans
-        })?;
-        self.rexmit_hint = self.rexmit_hint.max(self.segs[i].start);
-        Some(i)
+            if s.lost && !s.sacked && !s.retrans {
+                self.rexmit_hint = self.rexmit_hint.max(s.start);
+                return Some(i);
+            }
+            i += 1;
+        }
+        // Nothing waits among the segments walked: the next call starts after them (a segment
+        // marked lost later lowers the hint again).
+        let walked = self.segs.get(i).map_or_else(|| self.segs.back().map_or(0, |b| b.end), |s| s.start);
+        self.rexmit_hint = self.rexmit_hint.max(walked);
+        None
     }
 
     /// RFC 6675 NextSeg rule (3): the first un-SACKed segment below the highest SACKed byte
@@ -725,6 +733,26 @@ mod tests {
         // Once SND.UNA passes the SACKed segment, they qualify again.
         b.ack_to(401);
         assert_eq!(b.next_lost(true), Some(0));
+        b.check();
+    }
+
+    // A search that finds nothing moves the retransmission hint past the segments it walked,
+    // and no further: segment 6 (lost, above the highest SACK, segment 5) waits under rule
+    // (1.b) and is found once the bound is lifted; segment 1, marked lost after the hint moved,
+    // lowers it again and is found first. Segments of 100 B from offset 1.
+    #[test]
+    fn the_retransmission_hint_skips_only_what_was_walked() {
+        let mut b = board(8, 100);
+        b.sack(501, 601);
+        b.mark_lost_at(6);
+        assert_eq!(b.next_lost(true), None, "segment 6 lies above the highest SACK");
+        assert_eq!(b.rexmit_hint, 601, "past segments 0-5, not past 6");
+        b.check();
+        b.mark_lost_at(1);
+        assert_eq!(b.next_lost(true), Some(1));
+        b.retransmit(1, Time::ZERO);
+        assert_eq!(b.next_lost(true), None);
+        assert_eq!(b.next_lost(false), Some(6));
         b.check();
     }
 
