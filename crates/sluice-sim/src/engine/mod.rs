@@ -577,7 +577,7 @@ impl<'m> Sim<'m> {
             let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut self.drops };
             let Some(p) = f.qdisc.dequeue(now, &mut cx) else { break };
             if p.ecn == Ecn::Ce {
-                self.pkts[p.id as usize].ecn = Ecn::Ce;
+                self.pkts[p.id as usize].tos.set_ecn(Ecn::Ce);
             }
             if watched {
                 self.gw_queue(iface, sluice_core::control::QueueEventKind::Dequeue, p.len, before);
@@ -984,13 +984,13 @@ impl<'m> Sim<'m> {
             dst: node_addr(fl.dst),
             sport: 40_000 + (flow as u16 % 20_000),
             dport: fl.port,
-            dscp: 0,
-            ecn: Ecn::NotEct,
+            tos: crate::packet::Tos::new(0, Ecn::NotEct),
             ttl: 64,
             ip_id: 0,
             transport: Transport::Udp,
             payload: size,
             flow: flow as u32,
+            opt33: 0,
         };
         let fnet = &mut self.flownet[flow];
         fnet.udp_sent_pkts += 1;
@@ -1158,13 +1158,13 @@ const PLACEHOLDER: SimPacket = SimPacket {
     dst: 0,
     sport: 0,
     dport: 0,
-    dscp: 0,
-    ecn: Ecn::NotEct,
+    tos: crate::packet::Tos::new(0, Ecn::NotEct),
     ttl: 0,
     ip_id: 0,
     transport: Transport::Udp,
     payload: 0,
     flow: 0,
+    opt33: 0,
 };
 
 #[cfg(test)]
@@ -1243,7 +1243,7 @@ app = { kind = "file", size = "200kB" }
         assert_eq!(t[250], tuple([10, 1, 0, 1], [10, 1, 1, 2], 49_153, 5_001));
         // And a packet's key picks its entry: flow · 2, + 1 from the server's port.
         let mut p = PLACEHOLDER;
-        p.transport = crate::packet::Transport::Tcp { seq: 1, ack: 1, flags: 0x10, window: 100, opts: Default::default() };
+        p.transport = crate::packet::Transport::Tcp { seq: 1, ack: 1, flags: 0x10, window: 100, opts: Default::default(), bits: Default::default() };
         (p.flow, p.sport, p.dport) = (125, 49_277, crate::net::SERVER_PORT);
         assert_eq!(sluice_core::qdisc::Queued::flow_key(&QPkt::of(0, &p)), 250);
         (p.sport, p.dport) = (crate::net::SERVER_PORT, 49_277);
