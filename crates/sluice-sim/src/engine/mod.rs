@@ -913,6 +913,19 @@ impl<'m> Sim<'m> {
                     e.app_close(now, out);
                 });
             }
+            AppSpec::TcpRate { write, .. } => {
+                self.tcp_active += 1;
+                let client = self.flow_ep[flow] as usize;
+                self.with_endpoint(client + 1, |_, _, _| {});
+                self.with_endpoint(client, |e, now, out| {
+                    e.app_send(Some(write), write);
+                    e.connect(now, out);
+                });
+                let a = &mut self.apps[app as usize];
+                a.udp_train(self.now);
+                let (next, gen) = (a.udp_sent(self.now), a.gen);
+                self.q.schedule(next, Event::AppTick { app, gen });
+            }
             AppSpec::UdpCbr { .. } => {
                 self.apps[app as usize].udp_train(self.now);
                 self.udp_send(app);
@@ -962,6 +975,12 @@ impl<'m> Sim<'m> {
             }
             return;
         }
+        if let AppSpec::TcpRate { write, .. } = a.spec {
+            let (next, flow) = (a.udp_sent(self.now), a.flow as usize);
+            self.with_endpoint(self.flow_ep[flow] as usize, |e, now, out| e.app_write_more(write, now, out));
+            self.q.schedule(next, Event::AppTick { app, gen });
+            return;
+        }
         self.udp_send(app);
     }
 
@@ -984,7 +1003,7 @@ impl<'m> Sim<'m> {
             dst: node_addr(fl.dst),
             sport: 40_000 + (flow as u16 % 20_000),
             dport: fl.port,
-            tos: crate::packet::Tos::new(0, Ecn::NotEct),
+            tos: crate::packet::Tos::new(fl.dscp, Ecn::NotEct),
             ttl: 64,
             ip_id: 0,
             transport: Transport::Udp,
@@ -1363,6 +1382,7 @@ app = { kind = "file", size = "200kB" }
                 src: 0,
                 dst: n - 1,
                 port: if app.is_tcp() { crate::net::SERVER_PORT } else { crate::net::UDP_PORT },
+                dscp: 0,
                 app: app.clone(),
                 start: StartSpec::At(Time(*start)),
                 stop: stop.map(Time),

@@ -405,6 +405,15 @@ impl Endpoint {
         self.app_write = write;
     }
 
+    /// A rate-limited application writes `bytes` more: they join the stream, enter the send
+    /// buffer as it has room, and leave as the windows allow.
+    pub fn app_write_more(&mut self, bytes: u64, now: Time, out: &mut Vec<SimPacket>) {
+        self.app_send(Some(bytes), self.app_write);
+        if self.is_synchronized() {
+            self.send_pending(now, out);
+        }
+    }
+
     /// The application stops writing and closes: what it has already written is still sent,
     /// then FIN.
     pub fn app_stop(&mut self, now: Time, out: &mut Vec<SimPacket>) {
@@ -559,7 +568,7 @@ impl Endpoint {
             dst: self.remote.addr,
             sport: self.local.port,
             dport: self.remote.port,
-            tos: Tos::new(0, ecn),
+            tos: Tos::new(self.cfg.dscp, ecn),
             ttl: 64,
             ip_id: self.ip_id,
             transport: Transport::Tcp { seq, ack, flags, window, opts, bits: Default::default() },
