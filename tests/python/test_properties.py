@@ -27,18 +27,22 @@ PAYLOAD_SHARE = 0.98
 #: Default receive buffer (`rcv_buf`, 128 KiB): out-of-order data a receiver holds stays below it.
 RCV_BUF = 131_072
 MTU = 1500
+#: Applications that run over TCP.
+TCP_KINDS = ("bulk", "file", "tcp_rate")
 
 
 @st.composite
 def apps(draw: Any) -> tuple[str, int | None]:
     """A flow's `app` table, and the file size for a file transfer."""
-    kind = draw(st.sampled_from(["bulk", "file", "udp_cbr", "on_off"]))
+    kind = draw(st.sampled_from(["bulk", "file", "udp_cbr", "on_off", "tcp_rate"]))
     if kind == "bulk":
         return '{ kind = "bulk" }', None
     if kind == "file":
         size = draw(st.integers(1, 2_000_000))
         return f'{{ kind = "file", size = "{size}B" }}', size
     rate = draw(st.integers(100, 20_000))
+    if kind == "tcp_rate":
+        return f'{{ kind = "tcp_rate", rate = "{rate}kbps" }}', None
     pkt = draw(st.integers(20, 1400))
     if kind == "udp_cbr":
         return f'{{ kind = "udp_cbr", rate = "{rate}kbps", packet_size = "{pkt}B" }}', None
@@ -96,7 +100,7 @@ def test_counters_add_up_and_runs_repeat(case: tuple[str, dict[str, Any]]) -> No
         assert 0 <= q["enqueued"] - q["dequeued"] <= limit, q
         assert q["drop_ratio"] == pytest.approx(q["dropped"] / q["arrivals"] if q["arrivals"] else 0.0)
     window = s["sim_time_s"] - s["warmup_s"]
-    tcp_flows = sum(1 for f in s["flows"] if f["kind"] in ("bulk", "file"))
+    tcp_flows = sum(1 for f in s["flows"] if f["kind"] in TCP_KINDS)
     if facts["access_bps"] >= facts["bottleneck_bps"]:
         # Nothing waits past the bottleneck (each receiver's access link carries one flow, at
         # least as fast), so what reaches the receivers in the window left the bottleneck in an
@@ -112,13 +116,13 @@ def test_counters_add_up_and_runs_repeat(case: tuple[str, dict[str, Any]]) -> No
         assert 1.0 / n - 1e-9 <= s["jain_goodput"] <= 1.0 + 1e-9
     for f in s["flows"]:
         assert f["bytes_delivered"] <= f["payload_bytes_sent"], f
-        if f["kind"] in ("bulk", "file"):
+        if f["kind"] in TCP_KINDS:
             # Delivered and received differ by the change in out-of-order data held, which stays
             # below the receive buffer.
             assert abs(f["bytes_delivered"] - f["bytes_received"]) < RCV_BUF, f
         else:
             assert f["bytes_received"] == f["bytes_delivered"], f  # no reassembly for UDP
-        if f["kind"] in ("bulk", "file"):
+        if f["kind"] in TCP_KINDS:
             assert 0 <= f["retransmitted_bytes"] <= f["payload_bytes_sent"], f
             if f["efficiency"] is not None:
                 assert 0.0 <= f["efficiency"] <= 1.0, f

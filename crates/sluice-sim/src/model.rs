@@ -96,11 +96,15 @@ pub enum AppSpec {
     UdpCbr { rate: Rate, packet_size: u32 },
     /// UDP on-off source: exponential on/off periods with the given means; CBR while on.
     OnOff { rate: Rate, packet_size: u32, mean_on: Dur, mean_off: Dur },
+    /// TCP, rate-limited: the application writes `write` bytes into the send buffer each time
+    /// `rate` allows (a write every `write·8/rate` seconds, timed from the flow's start), for
+    /// the whole run.
+    TcpRate { rate: Rate, write: u64 },
 }
 
 impl AppSpec {
     pub fn is_tcp(&self) -> bool {
-        matches!(self, AppSpec::Bulk { .. } | AppSpec::File { .. })
+        matches!(self, AppSpec::Bulk { .. } | AppSpec::File { .. } | AppSpec::TcpRate { .. })
     }
     /// The plain bulk sender: keeps the send buffer full.
     pub const BULK: AppSpec = AppSpec::Bulk { write: 0 };
@@ -111,6 +115,7 @@ impl AppSpec {
             AppSpec::File { .. } => "file",
             AppSpec::UdpCbr { .. } => "udp_cbr",
             AppSpec::OnOff { .. } => "on_off",
+            AppSpec::TcpRate { .. } => "tcp_rate",
         }
     }
 }
@@ -123,6 +128,8 @@ pub struct FlowSpec {
     /// The responder's port: the TCP server's (5001 by default), or a UDP flow's destination
     /// port (9, discard, by default). Clients take 49152 + the flow's index.
     pub port: u16,
+    /// DSCP of the flow's packets, both directions (0 by default).
+    pub dscp: u8,
     pub app: AppSpec,
     pub start: StartSpec,
     /// Stop sending at this time (None: run to the end).

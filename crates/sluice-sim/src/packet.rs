@@ -4,7 +4,7 @@
 //! view ([`HeaderView`]) and the pcap writer read exactly what a capture would show. Payload
 //! bytes are not materialized: a pcap file carries zeros, and checksums are computed over them.
 
-use sluice_core::packet::{proto, tcp_flags, Ecn, HeaderView, TcpOptionsView, WindowField, WriteToken};
+use sluice_core::packet::{proto, tcp_flags, Ecn, HeaderSkip, HeaderView, Opt33, OptLen, SignalField, TcpOptionsView, WindowField, WriteToken};
 
 /// Up to four SACK blocks (RFC 2018), as wire sequence numbers `[left, right)`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -62,10 +62,100 @@ impl TcpOptions {
     }
 }
 
+/// The IPv4 type-of-service byte as on the wire: DSCP in bits 7–2, ECN in bits 1–0 (RFC 2474,
+/// RFC 3168).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Tos(u8);
+
+impl Tos {
+    /// `dscp` is cut to its six bits.
+    #[inline]
+    pub const fn new(dscp: u8, ecn: Ecn) -> Tos {
+        Tos(((dscp & 0x3f) << 2) | ecn as u8)
+    }
+    #[inline]
+    pub fn dscp(self) -> u8 {
+        self.0 >> 2
+    }
+    #[inline]
+    pub fn ecn(self) -> Ecn {
+        Ecn::from_bits(self.0)
+    }
+    #[inline]
+    pub fn set_ecn(&mut self, ecn: Ecn) {
+        self.0 = (self.0 & !3) | ecn as u8;
+    }
+    /// The byte as the IPv4 header carries it.
+    #[inline]
+    pub fn byte(self) -> u8 {
+        self.0
+    }
+}
+
+/// Header bits of a TCP segment beyond the other fields, in one byte (it fills the spare byte
+/// of [`Transport::Tcp`], so the packet stays 96 bytes):
+///
+/// * bits 0–3: the low four bits of TCP byte 12 (0x01 NS/AE, 0x0E reserved; ACNS's CMT is one
+///   of them);
+/// * bit 4: the IPv4 reserved flag (ACNS's CMI);
+/// * bits 5–6: the size of IPv4 option 33 (0 none, 1 four bytes, 2 eight bytes); its value is
+///   [`SimPacket::opt33`].
+///
+/// The flag and the option are IP fields kept with the TCP part because only TCP segments carry
+/// them here: the writers that set them ([`sluice_core::packet::signal`]) write TCP segments
+/// only. All zero (the default) is a segment without any of them.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SegBits(u8);
+
+impl SegBits {
+    const CMI: u8 = 0x10;
+    /// The low four bits of TCP byte 12.
+    #[inline]
+    pub fn tcp_reserved(self) -> u8 {
+        self.0 & 0x0f
+    }
+    #[inline]
+    pub fn set_tcp_reserved(&mut self, bits: u8) {
+        self.0 = (self.0 & !0x0f) | (bits & 0x0f);
+    }
+    /// The IPv4 reserved flag.
+    #[inline]
+    pub fn ip_reserved_flag(self) -> bool {
+        self.0 & Self::CMI != 0
+    }
+    #[inline]
+    pub fn set_ip_reserved_flag(&mut self, on: bool) {
+        self.0 = (self.0 & !Self::CMI) | if on { Self::CMI } else { 0 };
+    }
+    /// The size of option 33, if the segment carries it.
+    #[inline]
+    pub fn opt33_len(self) -> Option<OptLen> {
+        match (self.0 >> 5) & 3 {
+            1 => Some(OptLen::Four),
+            2 => Some(OptLen::Eight),
+            _ => None,
+        }
+    }
+    #[inline]
+    pub fn set_opt33_len(&mut self, len: Option<OptLen>) {
+        let code = match len {
+            None => 0,
+            Some(OptLen::Four) => 1,
+            Some(OptLen::Eight) => 2,
+        };
+        self.0 = (self.0 & !0x60) | (code << 5);
+    }
+    /// Bytes of IPv4 options: 0, 4 or 8 (the code times four).
+    #[inline]
+    pub fn ip_options_len(self) -> u32 {
+        (((self.0 >> 5) & 3) as u32) * 4
+    }
+}
+
 /// The transport part of a packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Transport {
-    Tcp { seq: u32, ack: u32, flags: u8, window: u16, opts: TcpOptions },
+    Tcp { seq: u32, ack: u32, flags: u8, window: u16, opts: TcpOptions, bits: SegBits },
     Udp,
 }
 
@@ -78,8 +168,8 @@ pub struct SimPacket {
     pub dst: u32,
     pub sport: u16,
     pub dport: u16,
-    pub dscp: u8,
-    pub ecn: Ecn,
+    /// DSCP and ECN.
+    pub tos: Tos,
     pub ttl: u8,
     /// IP identification (per-host counter; informational).
     pub ip_id: u16,
@@ -88,6 +178,9 @@ pub struct SimPacket {
     pub payload: u32,
     /// Index of the flow this packet belongs to (simulator bookkeeping, not on the wire).
     pub flow: u32,
+    /// The value of IPv4 option 33 (NGWA), when the segment's [`SegBits::opt33_len`] says it
+    /// carries one (0 otherwise).
+    pub opt33: u32,
 }
 
 pub const IPV4_HEADER: u32 = 20;
@@ -102,15 +195,24 @@ impl SimPacket {
         p.line(&self.flow);
     }
 
-    /// Total IP length: IP header + transport header (with options) + payload.
+    /// Total IP length: IP header (with option 33) + transport header (with options) + payload.
     #[inline]
     pub fn ip_len(&self) -> u32 {
         IPV4_HEADER
             + match &self.transport {
-                Transport::Tcp { opts, .. } => TCP_HEADER + opts.wire_len(),
+                Transport::Tcp { opts, bits, .. } => bits.ip_options_len() + TCP_HEADER + opts.wire_len(),
                 Transport::Udp => UDP_HEADER,
             }
             + self.payload
+    }
+
+    /// The header bits of a TCP segment; all zero for UDP.
+    #[inline]
+    pub fn seg_bits(&self) -> SegBits {
+        match self.transport {
+            Transport::Tcp { bits, .. } => bits,
+            Transport::Udp => SegBits::default(),
+        }
     }
 
     pub fn tcp_flags(&self) -> u8 {
@@ -143,10 +245,10 @@ impl HeaderView for SimPacket {
         }
     }
     fn dscp(&self) -> u8 {
-        self.dscp
+        self.tos.dscp()
     }
     fn ecn(&self) -> Ecn {
-        self.ecn
+        self.tos.ecn()
     }
     fn ip_len(&self) -> u32 {
         SimPacket::ip_len(self)
@@ -190,6 +292,21 @@ impl HeaderView for SimPacket {
             Transport::Udp => TcpOptionsView::default(),
         }
     }
+    fn ip_reserved_flag(&self) -> bool {
+        self.seg_bits().ip_reserved_flag()
+    }
+    fn ip_options_len(&self) -> u32 {
+        self.seg_bits().ip_options_len()
+    }
+    fn ip_option33(&self) -> Option<Opt33> {
+        self.seg_bits().opt33_len().map(|len| Opt33 { value: self.opt33, len })
+    }
+    fn tcp_reserved_bits(&self) -> Option<u8> {
+        match self.transport {
+            Transport::Tcp { bits, .. } => Some(bits.tcp_reserved()),
+            Transport::Udp => None,
+        }
+    }
 }
 
 /// The simulator's packet is one of the two datapaths whose window `lower_window` rewrites.
@@ -205,6 +322,32 @@ impl WindowField for SimPacket {
         if let Transport::Tcp { window, .. } = &mut self.transport {
             *window = field;
         }
+    }
+}
+
+/// The other header bits a gateway writes, through `sluice_core::packet::signal` only, like the
+/// window. No checksums to update (see [`WindowField`] above); an inserted option 33 grows
+/// [`SimPacket::ip_len`] by its size.
+impl SignalField for SimPacket {
+    fn ip_checksum(&self) -> Option<u16> {
+        None
+    }
+    fn write_ecn_cmi(&mut self, _token: WriteToken<'_>, ecn: Ecn, cmi: bool, _ip_checksum: Option<u16>) {
+        if let Transport::Tcp { bits, .. } = &mut self.transport {
+            self.tos.set_ecn(ecn);
+            bits.set_ip_reserved_flag(cmi);
+        }
+    }
+    fn write_tcp_reserved(&mut self, _token: WriteToken<'_>, new: u8, _tcp_checksum: Option<u16>) {
+        if let Transport::Tcp { bits, .. } = &mut self.transport {
+            bits.set_tcp_reserved(new);
+        }
+    }
+    fn write_opt33(&mut self, _token: WriteToken<'_>, opt: Opt33) -> Result<(), HeaderSkip> {
+        let Transport::Tcp { bits, .. } = &mut self.transport else { return Err(HeaderSkip::NotTcp) };
+        bits.set_opt33_len(Some(opt.len));
+        self.opt33 = opt.len.carry(opt.value as u64);
+        Ok(())
     }
 }
 
@@ -225,14 +368,95 @@ mod tests {
             dst: 2,
             sport: 1,
             dport: 2,
-            dscp: 0,
-            ecn: Ecn::NotEct,
+            tos: Tos::new(0, Ecn::NotEct),
             ttl: 64,
             ip_id: 0,
-            transport: Transport::Tcp { seq: 0, ack: 0, flags: tcp_flags::ACK, window: 0, opts: TcpOptions { ts: Some((0, 0)), ..Default::default() } },
+            transport: Transport::Tcp { seq: 0, ack: 0, flags: tcp_flags::ACK, window: 0, opts: TcpOptions { ts: Some((0, 0)), ..Default::default() }, bits: Default::default() },
             payload: 1448,
             flow: 0,
+            opt33: 0,
         };
         assert_eq!(p.ip_len(), 1500);
+    }
+
+    // The packet stays two cache lines: 96 bytes at 32-byte alignment span exactly two 64-byte
+    // lines wherever the slab puts it; the new header bits fill spare bytes (the TCP variant's
+    // last byte, the type-of-service byte shared by DSCP and ECN).
+    #[test]
+    fn packet_is_two_cache_lines() {
+        use std::mem::{align_of, size_of};
+        assert_eq!((size_of::<SimPacket>(), align_of::<SimPacket>()), (96, 32));
+        assert_eq!(size_of::<Transport>(), 68);
+        assert_eq!((size_of::<Tos>(), size_of::<SegBits>()), (1, 1));
+    }
+
+    fn ack(payload: u32) -> SimPacket {
+        SimPacket {
+            src: 1,
+            dst: 2,
+            sport: 1,
+            dport: 2,
+            tos: Tos::new(46, Ecn::Ect0),
+            ttl: 64,
+            ip_id: 0,
+            transport: Transport::Tcp { seq: 0, ack: 0, flags: tcp_flags::ACK, window: 9, opts: TcpOptions { ts: Some((0, 0)), ..Default::default() }, bits: SegBits::default() },
+            payload,
+            flow: 0,
+            opt33: 0,
+        }
+    }
+
+    // The header bits read back through the view, and option 33 counts in ip_len: a 1448-byte
+    // segment with timestamps is 1500 B, 1508 B with the 8-byte option, refused at MTU 1500
+    // and 1504 B with the 4-byte one at MTU 1504. A packet already stamped keeps its size.
+    #[test]
+    fn header_bits_and_option33_on_the_sim_packet() {
+        use sluice_core::packet::{set_ecn_cmi, set_tcp_reserved_bit, stamp_opt33, CmtMask, Opt33Write};
+        let mut p = ack(1448);
+        assert_eq!((p.dscp(), p.ecn(), p.ip_reserved_flag(), p.tcp_reserved_bits(), p.ip_option33(), p.ip_options_len()), (46, Ecn::Ect0, false, Some(0), None, 0));
+        assert_eq!(stamp_opt33(&mut p, 12_250, OptLen::Eight, 1500), Err(HeaderSkip::Mtu));
+        assert_eq!(stamp_opt33(&mut p, 12_250, OptLen::Four, 1504), Ok(Opt33Write::Inserted { value: 12_250, len: OptLen::Four }));
+        assert_eq!((p.ip_len(), p.ip_options_len()), (1504, 4));
+        assert_eq!(stamp_opt33(&mut p, 100_000, OptLen::Eight, 1504), Ok(Opt33Write::Replaced { from: 12_250, to: 65_535 }));
+        assert_eq!(p.ip_len(), 1504);
+        let mut p = ack(1448);
+        stamp_opt33(&mut p, 12_250, OptLen::Eight, 1508).unwrap();
+        assert_eq!((p.ip_len(), p.ip_option33()), (1508, Some(Opt33 { value: 12_250, len: OptLen::Eight })));
+        set_ecn_cmi(&mut p, Ecn::Ce, true).unwrap();
+        set_tcp_reserved_bit(&mut p, CmtMask::DEFAULT, true).unwrap();
+        assert_eq!((p.tos, p.ip_reserved_flag(), p.tcp_reserved_bits()), (Tos::new(46, Ecn::Ce), true, Some(0x08)));
+        // Only the named bits changed.
+        let mut q = ack(1448);
+        if let Transport::Tcp { bits, .. } = &mut q.transport {
+            bits.set_ip_reserved_flag(true);
+            bits.set_tcp_reserved(0x08);
+            bits.set_opt33_len(Some(OptLen::Eight));
+        }
+        q.tos.set_ecn(Ecn::Ce);
+        q.opt33 = 12_250;
+        assert_eq!(p, q);
+        // A UDP packet carries none of them and is never written.
+        let mut u = SimPacket { transport: Transport::Udp, ..ack(100) };
+        let before = u.clone();
+        assert_eq!(stamp_opt33(&mut u, 1, OptLen::Four, 1500), Err(HeaderSkip::NotTcp));
+        assert_eq!(set_ecn_cmi(&mut u, Ecn::Ce, true), Err(HeaderSkip::NotTcp));
+        assert_eq!((u, before.tcp_reserved_bits()), (before.clone(), None));
+    }
+
+    #[test]
+    fn seg_bits_fields_are_independent() {
+        let mut b = SegBits::default();
+        b.set_tcp_reserved(0xff);
+        b.set_opt33_len(Some(OptLen::Eight));
+        b.set_ip_reserved_flag(true);
+        assert_eq!((b.tcp_reserved(), b.opt33_len(), b.ip_reserved_flag(), b.ip_options_len()), (0x0f, Some(OptLen::Eight), true, 8));
+        b.set_opt33_len(Some(OptLen::Four));
+        b.set_tcp_reserved(0);
+        assert_eq!((b.tcp_reserved(), b.opt33_len(), b.ip_reserved_flag(), b.ip_options_len()), (0, Some(OptLen::Four), true, 4));
+        b.set_ip_reserved_flag(false);
+        b.set_opt33_len(None);
+        assert_eq!(b, SegBits::default());
+        let t = Tos::new(0xff, Ecn::Ect1);
+        assert_eq!((t.dscp(), t.ecn(), t.byte()), (63, Ecn::Ect1, 0xfd));
     }
 }

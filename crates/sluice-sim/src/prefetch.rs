@@ -123,7 +123,7 @@ mod tests {
     // Packets sit in a slab at every offset modulo a line: each one's lines are all named.
     #[test]
     fn packet_lines_cover_the_packet_wherever_it_sits() {
-        let p = SimPacket { src: 0, dst: 0, sport: 0, dport: 0, dscp: 0, ecn: sluice_core::packet::Ecn::NotEct, ttl: 0, ip_id: 0, transport: Transport::Udp, payload: 0, flow: 0 };
+        let p = SimPacket { src: 0, dst: 0, sport: 0, dport: 0, tos: crate::packet::Tos::new(0, sluice_core::packet::Ecn::NotEct), ttl: 0, ip_id: 0, transport: Transport::Udp, payload: 0, flow: 0, opt33: 0 };
         let slab = vec![p; 16];
         let base = slab.as_ptr() as usize & !63;
         for q in &slab {

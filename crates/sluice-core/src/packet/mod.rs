@@ -10,12 +10,15 @@
 //! | [`checksum`] | RFC 1071 sum, RFC 1624 incremental update |
 //! | [`window`] | [`WindowField`] (sealed setter) and [`lower_window`], the only code that writes a TCP window |
 //! | [`raw`] | [`RawPacket`]: IPv4 + TCP/UDP over a byte buffer, checked once, panic-free afterwards |
+//! | [`signal`] | [`SignalField`] (sealed setters) and the writers of ECN + the IPv4 reserved flag, a TCP reserved bit and IPv4 option 33; ACNS's command codes |
 
 pub mod checksum;
 pub mod raw;
+pub mod signal;
 pub mod window;
 
 pub use raw::{ParseError, RawPacket};
+pub use signal::{set_ecn_cmi, set_tcp_reserved_bit, stamp_opt33, AcnsIp, AcnsTcp, CmtMask, HeaderSkip, Opt33, Opt33Write, OptLen, SignalField, SignalWrite};
 pub use window::{lower_window, Desired, Floor, SkipReason, WindowField, WindowRewrite, WriteToken};
 
 /// The two ECN bits of the IP header (RFC 3168 §5).
@@ -90,6 +93,26 @@ pub trait HeaderView {
 
     fn is_tcp(&self) -> bool {
         self.protocol() == proto::TCP
+    }
+
+    /// The IPv4 reserved flag (bytes 6–7, mask 0x8000; RFC 791), which ACNS uses as its "CMI"
+    /// bit. A view that carries no such bit says `false`.
+    fn ip_reserved_flag(&self) -> bool {
+        false
+    }
+    /// Bytes of IPv4 options (IHL·4 − 20, at most 40).
+    fn ip_options_len(&self) -> u32 {
+        0
+    }
+    /// The NGWA option (IPv4 option type 33) if the packet carries one in a layout NGWA writes
+    /// ([`Opt33`]); `None` otherwise.
+    fn ip_option33(&self) -> Option<Opt33> {
+        None
+    }
+    /// The low four bits of TCP header byte 12 (0x01 is NS/AccECN's AE, 0x0E the reserved bits;
+    /// ACNS's "CMT" bit is one of them), `None` for non-TCP packets.
+    fn tcp_reserved_bits(&self) -> Option<u8> {
+        self.is_tcp().then_some(0)
     }
 }
 

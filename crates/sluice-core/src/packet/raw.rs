@@ -20,6 +20,7 @@
 //! at EOL or at a length that does not fit.
 
 use super::checksum;
+use super::signal::{find_opt33, HeaderSkip, Opt33, Opt33At, SignalField};
 use super::window::{WindowField, WriteToken};
 use super::{proto, Ecn, HeaderView, TcpOptionsView};
 use etherparse::{Ipv4HeaderSlice, TcpHeaderSlice, UdpHeaderSlice};
@@ -79,6 +80,8 @@ pub struct RawPacket<'a> {
     total: usize,
     l4: L4,
     opts: TcpOptionsView,
+    /// Option 33 in the IPv4 option area (offsets relative to byte 20).
+    opt33: Opt33At,
 }
 
 impl<'a> RawPacket<'a> {
@@ -99,6 +102,7 @@ impl<'a> RawPacket<'a> {
             let fragment = ip.more_fragments() || ip.fragments_offset().value() != 0;
             (ihl, total as usize, ip.protocol().0, fragment)
         };
+        let opt33 = find_opt33(buf.get(20..ihl).unwrap_or(&[]));
         let seg = &buf[ihl..total];
         let mut opts = TcpOptionsView::default();
         let l4 = match protocol {
@@ -114,7 +118,7 @@ impl<'a> RawPacket<'a> {
             }
             _ => L4::None,
         };
-        Ok(RawPacket { buf, ihl, total, l4, opts })
+        Ok(RawPacket { buf, ihl, total, l4, opts, opt33 })
     }
 
     /// The packet's bytes (the IP total length; trailing bytes of the buffer excluded).
@@ -146,6 +150,21 @@ impl<'a> RawPacket<'a> {
         match self.l4 {
             L4::Tcp { off, .. } | L4::Udp { off } => Some(off),
             L4::None => None,
+        }
+    }
+
+    /// Whether the IPv4 header checksum verifies (RFC 791).
+    pub fn ip_checksum_ok(&self) -> bool {
+        self.buf.get(..self.ihl).is_some_and(|h| checksum::fold(checksum::ones_sum(h, 0)) == 0xffff)
+    }
+
+    /// Recompute the IPv4 header checksum from scratch.
+    fn refresh_ip_checksum(&mut self) {
+        if let Some(h) = self.buf.get_mut(..self.ihl) {
+            h[10] = 0;
+            h[11] = 0;
+            let c = checksum::checksum(h, 0);
+            h[10..12].copy_from_slice(&c.to_be_bytes());
         }
     }
 
@@ -207,6 +226,87 @@ impl HeaderView for RawPacket<'_> {
     }
     fn tcp_options(&self) -> TcpOptionsView {
         self.opts
+    }
+    fn ip_reserved_flag(&self) -> bool {
+        self.byte(6) & 0x80 != 0
+    }
+    fn ip_options_len(&self) -> u32 {
+        self.ihl.saturating_sub(20) as u32
+    }
+    fn ip_option33(&self) -> Option<Opt33> {
+        match self.opt33 {
+            Opt33At::Found { opt, .. } => Some(opt),
+            _ => None,
+        }
+    }
+    fn tcp_reserved_bits(&self) -> Option<u8> {
+        self.tcp_off().map(|o| self.byte(o + 12) & 0x0f)
+    }
+}
+
+impl SignalField for RawPacket<'_> {
+    fn ip_checksum(&self) -> Option<u16> {
+        Some(self.be16(10))
+    }
+    fn write_ecn_cmi(&mut self, _token: WriteToken<'_>, ecn: Ecn, cmi: bool, ip_checksum: Option<u16>) {
+        if let Some(b) = self.buf.get_mut(1) {
+            *b = (*b & !3) | ecn as u8;
+        }
+        if let Some(b) = self.buf.get_mut(6) {
+            *b = (*b & 0x7f) | if cmi { 0x80 } else { 0 };
+        }
+        if let (Some(c), Some(w)) = (ip_checksum, self.buf.get_mut(10..12)) {
+            w.copy_from_slice(&c.to_be_bytes());
+        }
+    }
+    fn write_tcp_reserved(&mut self, _token: WriteToken<'_>, bits: u8, tcp_checksum: Option<u16>) {
+        let Some(off) = self.tcp_off() else { return };
+        if let Some(b) = self.buf.get_mut(off + 12) {
+            *b = (*b & 0xf0) | (bits & 0x0f);
+        }
+        if let (Some(c), Some(w)) = (tcp_checksum, self.buf.get_mut(off + 16..off + 18)) {
+            w.copy_from_slice(&c.to_be_bytes());
+        }
+    }
+    fn write_opt33(&mut self, _token: WriteToken<'_>, opt: Opt33) -> Result<(), HeaderSkip> {
+        let wire = opt.wire();
+        match self.opt33 {
+            Opt33At::Foreign => Err(HeaderSkip::ForeignOption),
+            Opt33At::Found { at, opt: cur } => {
+                // Same size: only the value bytes change.
+                let n = cur.len.bytes() as usize;
+                let v = Opt33 { value: opt.value, len: cur.len }.wire();
+                let Some(w) = self.buf.get_mut(20 + at + 2..20 + at + n.min(6)) else { return Err(HeaderSkip::ForeignOption) };
+                w.copy_from_slice(&v[2..n.min(6)]);
+                self.opt33 = Opt33At::Found { at, opt: Opt33 { value: cur.len.carry(opt.value as u64), len: cur.len } };
+                self.refresh_ip_checksum();
+                Ok(())
+            }
+            Opt33At::Absent { end } => {
+                let n = opt.len.bytes() as usize;
+                if self.ihl + n > 60 {
+                    return Err(HeaderSkip::OptionSpace);
+                }
+                if self.total + n > self.buf.len() {
+                    return Err(HeaderSkip::NoHeadroom);
+                }
+                let at = 20 + end;
+                self.buf.copy_within(at..self.total, at + n);
+                self.buf[at..at + n].copy_from_slice(&wire[..n]);
+                self.ihl += n;
+                self.total += n;
+                self.buf[0] = 0x40 | (self.ihl / 4) as u8;
+                self.buf[2..4].copy_from_slice(&(self.total as u16).to_be_bytes());
+                self.l4 = match self.l4 {
+                    L4::Tcp { off, len } => L4::Tcp { off: off + n, len },
+                    L4::Udp { off } => L4::Udp { off: off + n },
+                    L4::None => L4::None,
+                };
+                self.opt33 = Opt33At::Found { at: end, opt: Opt33 { value: opt.len.carry(opt.value as u64), len: opt.len } };
+                self.refresh_ip_checksum();
+                Ok(())
+            }
+        }
     }
 }
 

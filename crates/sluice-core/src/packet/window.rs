@@ -50,7 +50,8 @@ pub struct WriteToken<'a> {
 }
 
 impl WriteToken<'_> {
-    fn new() -> Self {
+    /// Made only by the writers of this module and of [`super::signal`].
+    pub(super) fn new() -> Self {
         WriteToken { _call: PhantomData }
     }
 }

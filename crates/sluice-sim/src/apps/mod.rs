@@ -1,7 +1,9 @@
 //! Applications: what drives each flow.
 //!
 //! TCP applications (bulk, file) hand data to the client endpoint at their start time; the
-//! receiving application reads at once. UDP sources (constant bit rate, on-off) are driven by
+//! rate-limited one (tcp_rate) hands a write at its start and one more each time its rate
+//! allows, on its own timer (its writes are timed like a UDP source's packets). The receiving
+//! application reads at once. UDP sources (constant bit rate, on-off) are driven by
 //! their own timer events. All draws (start times, on/off periods) come from the flow's own
 //! random stream.
 
@@ -41,7 +43,8 @@ impl App {
     fn due(&self, k: u64) -> Time {
         match self.spec {
             AppSpec::UdpCbr { rate, packet_size } | AppSpec::OnOff { rate, packet_size, .. } => self.train_start + rate.tx_time(packet_size as u64 * k),
-            _ => unreachable!("only UDP applications send UDP packets"),
+            AppSpec::TcpRate { rate, write } => self.train_start + rate.tx_time(write * k),
+            _ => unreachable!("only UDP and rate-limited TCP applications keep trains"),
         }
     }
 

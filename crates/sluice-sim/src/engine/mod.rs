@@ -588,7 +588,7 @@ impl<'m> Sim<'m> {
             }
             let Some(p) = out else { break };
             if p.ecn == Ecn::Ce {
-                self.pkts[p.id as usize].ecn = Ecn::Ce;
+                self.pkts[p.id as usize].tos.set_ecn(Ecn::Ce);
             }
             if watched {
                 self.gw_queue(iface, sluice_core::control::QueueEventKind::Dequeue, p.len, before);
@@ -924,6 +924,19 @@ impl<'m> Sim<'m> {
                     e.app_close(now, out);
                 });
             }
+            AppSpec::TcpRate { write, .. } => {
+                self.tcp_active += 1;
+                let client = self.flow_ep[flow] as usize;
+                self.with_endpoint(client + 1, |_, _, _| {});
+                self.with_endpoint(client, |e, now, out| {
+                    e.app_send(Some(write), write);
+                    e.connect(now, out);
+                });
+                let a = &mut self.apps[app as usize];
+                a.udp_train(self.now);
+                let (next, gen) = (a.udp_sent(self.now), a.gen);
+                self.q.schedule(next, Event::AppTick { app, gen });
+            }
             AppSpec::UdpCbr { .. } => {
                 self.apps[app as usize].udp_train(self.now);
                 self.udp_send(app);
@@ -973,6 +986,12 @@ impl<'m> Sim<'m> {
             }
             return;
         }
+        if let AppSpec::TcpRate { write, .. } = a.spec {
+            let (next, flow) = (a.udp_sent(self.now), a.flow as usize);
+            self.with_endpoint(self.flow_ep[flow] as usize, |e, now, out| e.app_write_more(write, now, out));
+            self.q.schedule(next, Event::AppTick { app, gen });
+            return;
+        }
         self.udp_send(app);
     }
 
@@ -995,13 +1014,13 @@ impl<'m> Sim<'m> {
             dst: node_addr(fl.dst),
             sport: 40_000 + (flow as u16 % 20_000),
             dport: fl.port,
-            dscp: 0,
-            ecn: Ecn::NotEct,
+            tos: crate::packet::Tos::new(fl.dscp, Ecn::NotEct),
             ttl: 64,
             ip_id: 0,
             transport: Transport::Udp,
             payload: size,
             flow: flow as u32,
+            opt33: 0,
         };
         let fnet = &mut self.flownet[flow];
         fnet.udp_sent_pkts += 1;
@@ -1169,13 +1188,13 @@ const PLACEHOLDER: SimPacket = SimPacket {
     dst: 0,
     sport: 0,
     dport: 0,
-    dscp: 0,
-    ecn: Ecn::NotEct,
+    tos: crate::packet::Tos::new(0, Ecn::NotEct),
     ttl: 0,
     ip_id: 0,
     transport: Transport::Udp,
     payload: 0,
     flow: 0,
+    opt33: 0,
 };
 
 #[cfg(test)]
@@ -1254,7 +1273,7 @@ app = { kind = "file", size = "200kB" }
         assert_eq!(t[250], tuple([10, 1, 0, 1], [10, 1, 1, 2], 49_153, 5_001));
         // And a packet's key picks its entry: flow · 2, + 1 from the server's port.
         let mut p = PLACEHOLDER;
-        p.transport = crate::packet::Transport::Tcp { seq: 1, ack: 1, flags: 0x10, window: 100, opts: Default::default() };
+        p.transport = crate::packet::Transport::Tcp { seq: 1, ack: 1, flags: 0x10, window: 100, opts: Default::default(), bits: Default::default() };
         (p.flow, p.sport, p.dport) = (125, 49_277, crate::net::SERVER_PORT);
         assert_eq!(sluice_core::qdisc::Queued::flow_key(&QPkt::of(0, &p)), 250);
         (p.sport, p.dport) = (crate::net::SERVER_PORT, 49_277);
@@ -1374,6 +1393,7 @@ app = { kind = "file", size = "200kB" }
                 src: 0,
                 dst: n - 1,
                 port: if app.is_tcp() { crate::net::SERVER_PORT } else { crate::net::UDP_PORT },
+                dscp: 0,
                 app: app.clone(),
                 start: StartSpec::At(Time(*start)),
                 stop: stop.map(Time),

@@ -16,10 +16,12 @@
 use std::io::{self, Write};
 
 use sluice_core::packet::checksum::{checksum, fold, ones_sum};
-use sluice_core::packet::proto;
+use sluice_core::packet::{proto, HeaderView};
 use sluice_core::Time;
 
 use crate::packet::{SimPacket, TcpOptions, Transport, IPV4_HEADER, TCP_HEADER};
+#[cfg(test)]
+use crate::packet::Tos;
 
 /// Magic number of a classic pcap file with nanosecond-resolution timestamps.
 pub const PCAP_MAGIC_NSEC: u32 = 0xa1b2_3c4d;
@@ -142,25 +144,32 @@ fn check_representable(pkt: &SimPacket) -> io::Result<()> {
 pub fn serialize_headers(pkt: &SimPacket, buf: &mut Vec<u8>) {
     debug_assert!(check_representable(pkt).is_ok(), "packet not representable on the wire");
     let ip_len = pkt.ip_len();
-    let l4_len = ip_len - IPV4_HEADER; // transport header + options + payload
+    let seg_bits = pkt.seg_bits();
+    let ihl = IPV4_HEADER + seg_bits.ip_options_len();
+    let l4_len = ip_len - ihl; // transport header + options + payload
     let protocol = match pkt.transport {
         Transport::Tcp { .. } => proto::TCP,
         Transport::Udp => proto::UDP,
     };
 
-    // IPv4 header (RFC 791), no options.
+    // IPv4 header (RFC 791), with option 33 when the packet carries it.
     let ip = buf.len();
-    buf.push(0x45); // version 4, IHL 5
-    buf.push(((pkt.dscp & 0x3f) << 2) | pkt.ecn as u8);
+    buf.push(0x40 | (ihl / 4) as u8); // version 4, IHL
+    buf.push(pkt.tos.byte());
     buf.extend_from_slice(&(ip_len as u16).to_be_bytes());
     buf.extend_from_slice(&pkt.ip_id.to_be_bytes());
-    buf.extend_from_slice(&0x4000u16.to_be_bytes()); // DF, fragment offset 0
+    // Reserved flag (ACNS's CMI), DF, fragment offset 0.
+    let ip_flags = 0x4000u16 | if seg_bits.ip_reserved_flag() { 0x8000 } else { 0 };
+    buf.extend_from_slice(&ip_flags.to_be_bytes());
     buf.push(pkt.ttl);
     buf.push(protocol);
     buf.extend_from_slice(&[0, 0]); // header checksum, below
     buf.extend_from_slice(&pkt.src.to_be_bytes());
     buf.extend_from_slice(&pkt.dst.to_be_bytes());
-    let c = checksum(&buf[ip..ip + IPV4_HEADER as usize], 0);
+    if let Some(o) = pkt.ip_option33() {
+        buf.extend_from_slice(&o.wire()[..o.len.bytes() as usize]);
+    }
+    let c = checksum(&buf[ip..ip + ihl as usize], 0);
     buf[ip + 10..ip + 12].copy_from_slice(&c.to_be_bytes());
 
     // Pseudo-header (RFC 9293 §3.1, RFC 768): src, dst, zero + protocol, transport length.
@@ -170,11 +179,11 @@ pub fn serialize_headers(pkt: &SimPacket, buf: &mut Vec<u8>) {
     buf.extend_from_slice(&pkt.sport.to_be_bytes());
     buf.extend_from_slice(&pkt.dport.to_be_bytes());
     let csum_at = match &pkt.transport {
-        Transport::Tcp { seq, ack, flags, window, opts } => {
+        Transport::Tcp { seq, ack, flags, window, opts, bits } => {
             let data_offset = ((TCP_HEADER + opts.wire_len()) / 4) as u8;
             buf.extend_from_slice(&seq.to_be_bytes());
             buf.extend_from_slice(&ack.to_be_bytes());
-            buf.push(data_offset << 4); // reserved bits 0 (AE/NS not modelled)
+            buf.push(data_offset << 4 | bits.tcp_reserved()); // NS/AE and reserved bits
             buf.push(*flags);
             buf.extend_from_slice(&window.to_be_bytes());
             buf.extend_from_slice(&[0, 0]); // checksum, below
@@ -248,13 +257,13 @@ mod tests {
             dst: B,
             sport: 40000,
             dport: 5001,
-            dscp: 10,
-            ecn: Ecn::Ect0,
+            tos: Tos::new(10, Ecn::Ect0),
             ttl: 63,
             ip_id: 0x1234,
-            transport: Transport::Tcp { seq: 0xdead_beef, ack: 0x0102_0304, flags, window: 0xfffe, opts },
+            transport: Transport::Tcp { seq: 0xdead_beef, ack: 0x0102_0304, flags, window: 0xfffe, opts, bits: Default::default() },
             payload,
             flow: 0,
+            opt33: 0,
         }
     }
 
@@ -353,6 +362,38 @@ mod tests {
         ];
         assert_eq!(&t[20..], &expected_opts);
         assert_eq!(transport_sum(&b, 40), 0xffff, "TCP checksum verifies");
+    }
+
+    // NGWA and ACNS bits on the wire. A 100-byte data segment with timestamps (20 + 12 TCP
+    // header) stamped with W = 12,250 in the 8-byte option, CMI and CMT set:
+    // IHL 7 (byte 0 = 0x47), total 28 + 32 + 100 = 160 = 0x00A0, flags 0xC0 (reserved + DF),
+    // option bytes 21 06 00 00 2F DA 01 00 (type 33, length 6, 0x00002FDA = 12,250, NOP, EOL),
+    // TCP byte 12 = data offset 8 << 4 | 0x08 = 0x88. With the 4-byte option and 100,000:
+    // IHL 6, 21 04 FF FF (saturated at 65,535).
+    #[test]
+    fn stamped_header_bytes() {
+        use sluice_core::packet::OptLen;
+        let mut p = tcp(tcp_flags::ACK, TcpOptions { ts: Some((1, 2)), ..Default::default() }, 100);
+        p.opt33 = 12_250;
+        if let Transport::Tcp { bits, .. } = &mut p.transport {
+            bits.set_ip_reserved_flag(true);
+            bits.set_tcp_reserved(0x08);
+            bits.set_opt33_len(Some(OptLen::Eight));
+        }
+        let b = ser(&p);
+        assert_eq!((b[0], &b[2..4], b[6], b[7]), (0x47, &[0x00, 0xA0][..], 0xC0, 0x00));
+        assert_eq!(&b[20..28], &[0x21, 0x06, 0x00, 0x00, 0x2F, 0xDA, 0x01, 0x00]);
+        assert_eq!((b[28 + 12], b[28 + 13]), (0x88, tcp_flags::ACK));
+        assert_eq!(fold(ones_sum(&b[..28], 0)), 0xffff, "IP header checksum over the options");
+        let pseudo = ones_sum(&b[12..20], 0) + 6 + (160 - 28);
+        assert_eq!(fold(ones_sum(&b[28..], pseudo)), 0xffff, "TCP checksum");
+        p.opt33 = 100_000;
+        if let Transport::Tcp { bits, .. } = &mut p.transport {
+            bits.set_opt33_len(Some(OptLen::Four));
+        }
+        let b = ser(&p);
+        assert_eq!((b[0], &b[20..24]), (0x46, &[0x21, 0x04, 0xFF, 0xFF][..]));
+        assert_eq!(fold(ones_sum(&b[..24], 0)), 0xffff);
     }
 
     #[test]
@@ -514,7 +555,7 @@ mod tests {
         let (s0, r0) = (0xffff_f000u32, 0x1000_0000u32);
         let seg = |k: u32| s0.wrapping_add(1 + 1448 * k);
         let a2b = |seq: u32, ack: u32, flags: u8, opts: TcpOptions, payload: u32| SimPacket {
-            transport: Transport::Tcp { seq, ack, flags, window: 502, opts },
+            transport: Transport::Tcp { seq, ack, flags, window: 502, opts, bits: Default::default() },
             ..tcp(0, TcpOptions::default(), payload)
         };
         let b2a = |seq: u32, ack: u32, flags: u8, opts: TcpOptions| {
@@ -545,9 +586,26 @@ mod tests {
         pkts.push(b2a(r0 + 1, seg(0), tcp_flags::ACK, sacked(2012, &[5, 3, 1])));
         let after_odd = seg(7).wrapping_add(1);
         pkts.push(a2b(seg(7), r0 + 1, tcp_flags::ACK | tcp_flags::PSH, ts(1020), 1)); // odd length
-        pkts.push(SimPacket { ecn: Ecn::Ce, ..a2b(after_odd, r0 + 1, tcp_flags::ACK | tcp_flags::CWR, ts(1021), 1448) });
+        pkts.push(SimPacket { tos: Tos::new(10, Ecn::Ce), ..a2b(after_odd, r0 + 1, tcp_flags::ACK | tcp_flags::CWR, ts(1021), 1448) });
         pkts.push(b2a(r0 + 1, after_odd.wrapping_add(1448), tcp_flags::ACK | tcp_flags::ECE, ts(2013)));
-        pkts.push(a2b(after_odd.wrapping_add(1448), r0 + 1, tcp_flags::FIN | tcp_flags::ACK, ts(1022), 0));
+        // ACNS and NGWA header bits: a data segment asking for a command (ECT(0) + CMI, ACNS's
+        // I4) stamped with an 8-byte option 33, and the ACK of it echoing a freeze (ECE + CMT,
+        // T5) stamped with a 4-byte one that saturated.
+        let mut i4 = a2b(after_odd.wrapping_add(1448), r0 + 1, tcp_flags::ACK, ts(1022), 1448);
+        i4.opt33 = 12_250;
+        if let Transport::Tcp { bits, .. } = &mut i4.transport {
+            bits.set_ip_reserved_flag(true);
+            bits.set_opt33_len(Some(sluice_core::packet::OptLen::Eight));
+        }
+        pkts.push(i4);
+        let mut t5 = b2a(r0 + 1, after_odd.wrapping_add(2896), tcp_flags::ACK | tcp_flags::ECE, ts(2014));
+        t5.opt33 = 65_535;
+        if let Transport::Tcp { bits, .. } = &mut t5.transport {
+            bits.set_tcp_reserved(0x08);
+            bits.set_opt33_len(Some(sluice_core::packet::OptLen::Four));
+        }
+        pkts.push(t5);
+        pkts.push(a2b(after_odd.wrapping_add(2896), r0 + 1, tcp_flags::FIN | tcp_flags::ACK, ts(1023), 0));
         pkts.extend([udp(0), udp(1472), udp(33)]);
         pkts.into_iter().enumerate().map(|(i, p)| (Time(1_000_000_000 + 250_000 * i as u64 + 7), p)).collect()
     }
@@ -604,26 +662,42 @@ mod tests {
             assert_eq!((b.caplen, b.origlen, b.data.len()), (orig.min(snaplen), orig, orig.min(snaplen) as usize), "record {i}: lengths");
             assert_eq!(&b.data[..2], &[0x00, 0x21], "record {i}: PPP protocol field, IPv4");
             let (ip, rest) = Ipv4Header::from_slice(&b.data[2..]).unwrap_or_else(|e| panic!("record {i}: IPv4 header: {e}"));
-            assert_eq!(ip.header_len(), 20, "record {i}: no IP options");
-            assert_eq!((ip.dscp.value(), ip.ecn.value(), ip.total_len as u32, ip.identification), (p.dscp, p.ecn as u8, p.ip_len(), p.ip_id), "record {i}");
+            assert_eq!(ip.header_len() as u32, 20 + p.ip_options_len(), "record {i}: IHL");
+            let want_opts = p.ip_option33().map(|o| o.wire()[..o.len.bytes() as usize].to_vec()).unwrap_or_default();
+            assert_eq!(ip.options.as_slice(), &want_opts[..], "record {i}: IP options");
+            assert_eq!(b.data[2 + 6] & 0x80 != 0, p.ip_reserved_flag(), "record {i}: reserved flag");
+            assert_eq!((ip.dscp.value(), ip.ecn.value(), ip.total_len as u32, ip.identification), (p.tos.dscp(), p.tos.ecn() as u8, p.ip_len(), p.ip_id), "record {i}");
             assert_eq!((ip.dont_fragment, ip.more_fragments, ip.fragment_offset.value()), (true, false, 0), "record {i}: DF, not fragmented");
             assert_eq!((ip.time_to_live, ip.source, ip.destination), (p.ttl, p.src.to_be_bytes(), p.dst.to_be_bytes()), "record {i}");
-            assert_eq!(ip.header_checksum, ip.calc_header_checksum(), "record {i}: IPv4 header checksum");
+            // etherparse keeps no reserved flag, so its recomputed sum is checked only without
+            // one; the bytes are summed in every case.
+            if !p.ip_reserved_flag() {
+                assert_eq!(ip.header_checksum, ip.calc_header_checksum(), "record {i}: IPv4 header checksum");
+            }
+            assert_eq!(fold(ones_sum(&b.data[2..2 + ip.header_len()], 0)), 0xffff, "record {i}: IPv4 header checksum");
             let zeros = vec![0u8; p.payload as usize];
             match p.transport {
-                Transport::Tcp { seq, ack, flags, window, opts } => {
+                Transport::Tcp { seq, ack, flags, window, opts, .. } => {
                     assert_eq!(ip.protocol, IpNumber::TCP, "record {i}");
                     let (tcp, data) = TcpHeader::from_slice(rest).unwrap_or_else(|e| panic!("record {i}: TCP header: {e}"));
                     assert_eq!((tcp.source_port, tcp.destination_port, tcp.sequence_number, tcp.acknowledgment_number), (p.sport, p.dport, seq, ack), "record {i}");
                     let bits = [tcp.fin, tcp.syn, tcp.rst, tcp.psh, tcp.ack, tcp.urg, tcp.ece, tcp.cwr];
                     let read = bits.iter().enumerate().fold(0u8, |f, (k, &on)| f | (on as u8) << k);
-                    assert_eq!((read, tcp.ns), (flags, false), "record {i}: flags");
+                    let reserved = b.data[2 + ip.header_len() + 12] & 0x0f;
+                    assert_eq!((read, tcp.ns, Some(reserved)), (flags, reserved & 1 != 0, p.tcp_reserved_bits()), "record {i}: flags, reserved bits");
                     assert_eq!((tcp.window_size, tcp.urgent_pointer), (window, 0), "record {i}");
                     assert_eq!(tcp.header_len() as u32, TCP_HEADER + opts.wire_len(), "record {i}: data offset");
                     let read: Vec<_> = tcp.options_iterator().map(|o| o.unwrap_or_else(|e| panic!("record {i}: option: {e:?}"))).filter(|o| *o != etherparse::TcpOptionElement::Noop).collect();
                     assert_eq!(read, expected_options(&opts), "record {i}: options");
                     assert!(data.iter().all(|&x| x == 0) && data.len() <= zeros.len(), "record {i}: payload of zeros");
-                    assert_eq!(tcp.checksum, tcp.calc_checksum_ipv4(&ip, &zeros).unwrap(), "record {i}: TCP checksum");
+                    // etherparse keeps NS but no other reserved bit: its recomputed sum is
+                    // checked without them; the bytes (header, then zeros) are summed always.
+                    if reserved & 0x0e == 0 {
+                        assert_eq!(tcp.checksum, tcp.calc_checksum_ipv4(&ip, &zeros).unwrap(), "record {i}: TCP checksum");
+                    }
+                    let at = 2 + ip.header_len();
+                    let pseudo = ones_sum(&b.data[2 + 12..2 + 20], 0) + proto::TCP as u32 + (p.ip_len() - ip.header_len() as u32);
+                    assert_eq!(fold(ones_sum(&b.data[at..at + tcp.header_len()], pseudo)), 0xffff, "record {i}: TCP checksum");
                 }
                 Transport::Udp => {
                     assert_eq!(ip.protocol, IpNumber::UDP, "record {i}");
@@ -663,6 +737,7 @@ mod tests {
             .args(["-e", "ip.checksum.status", "-e", "tcp.checksum.status", "-e", "udp.checksum.status"])
             .args(["-e", "tcp.options.sack_le", "-e", "tcp.options.timestamp.tsval", "-e", "tcp.options.mss_val"])
             .args(["-e", "_ws.expert.message", "-e", "_ws.malformed", "-e", "_ws.expert.severity"])
+            .args(["-e", "ip.hdr_len", "-e", "ip.flags.rb", "-e", "ip.opt.type", "-e", "tcp.flags.res"])
             .output()
             .unwrap_or_else(|e| panic!("tshark not runnable ({e}): install it (Debian: tshark) to run this check"));
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -674,6 +749,18 @@ mod tests {
             let f: Vec<&str> = line.split('|').collect();
             // checksum.status: 0 bad, 1 good, 2 unverified.
             assert_eq!(f[0], "1", "IP checksum: {line}");
+            // Header length, reserved flag and option 33 (booleans print as 1/0 or True/False).
+            let set = |v: &str| matches!(v, "1" | "True");
+            assert_eq!(f[9], (20 + p.ip_options_len()).to_string(), "IP header length: {line}");
+            assert_eq!(set(f[10]), p.ip_reserved_flag(), "reserved flag: {line}");
+            // tshark names option 33 "Unknown (0x21)" without a type field; it lists the 8-byte
+            // form's padding (NOP 1, EOL 0), which it could only reach by stepping over 33's
+            // length.
+            let padding = matches!(p.ip_option33(), Some(o) if o.len == sluice_core::packet::OptLen::Eight);
+            assert_eq!(f[11], if padding { "1;0" } else { "" }, "IP options: {line}");
+            if let Some(r) = p.tcp_reserved_bits() {
+                assert_eq!(set(f[12]), r & 0x0e != 0, "TCP reserved bits: {line}");
+            }
             match p.transport {
                 Transport::Tcp { opts, .. } => {
                     assert_eq!(f[1], "1", "TCP checksum: {line}");

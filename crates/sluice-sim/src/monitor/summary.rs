@@ -10,7 +10,7 @@ use serde::Serialize;
 pub struct FlowSummary {
     pub id: u32,
     pub name: String,
-    /// Application kind: `bulk`, `file`, `udp_cbr`, `on_off`.
+    /// Application kind: `bulk`, `file`, `udp_cbr`, `on_off`, `tcp_rate`.
     pub kind: String,
     /// Congestion control (`new_reno`, `reno`, `tahoe`, `linux_reno`, `cubic`, `vegas`,
     /// `compound`, `none`), or `null` for UDP.

@@ -114,7 +114,7 @@ impl QPkt {
         h ^= (p.sport as u64) << 16 | p.dport as u64;
         h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let key = p.flow.wrapping_mul(2) | (matches!(p.transport, crate::packet::Transport::Tcp { .. }) && p.sport < CLIENT_PORTS) as u32;
-        QPkt { id, len: p.ip_len(), enq: Time::ZERO, ecn: p.ecn, hash: (h >> 32) as u32, key, next: NextHop::NONE }
+        QPkt { id, len: p.ip_len(), enq: Time::ZERO, ecn: p.tos.ecn(), hash: (h >> 32) as u32, key, next: NextHop::NONE }
     }
 }
 
@@ -566,8 +566,8 @@ mod tests {
 
     fn tcp_packet(src: u32, dst: u32, sport: u16, dport: u16, flow: u32) -> SimPacket {
         use crate::packet::{TcpOptions, Transport};
-        let transport = Transport::Tcp { seq: 1, ack: 1, flags: 0x10, window: 100, opts: TcpOptions::default() };
-        SimPacket { src, dst, sport, dport, dscp: 0, ecn: Ecn::Ect0, ttl: 64, ip_id: 0, transport, payload: 1000, flow }
+        let transport = Transport::Tcp { seq: 1, ack: 1, flags: 0x10, window: 100, opts: TcpOptions::default(), bits: Default::default() };
+        SimPacket { src, dst, sport, dport, tos: crate::packet::Tos::new(0, Ecn::Ect0), ttl: 64, ip_id: 0, transport, payload: 1000, flow, opt33: 0 }
     }
 
     // What the disciplines read of a queued packet: its length, the enqueue stamp, its ECN field

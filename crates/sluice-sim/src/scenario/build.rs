@@ -563,6 +563,9 @@ fn resolve(net: &Net, e: &Endpoints, path: &str) -> R<Vec<usize>> {
     Ok(out)
 }
 
+/// A `tcp_rate` application's write size when the scenario gives none.
+const TCP_RATE_WRITE: u64 = 1448;
+
 fn app_spec(v: &AppTable, path: &str) -> R<AppSpec> {
     let (kind, rest) = super::kind_of(v, path, APP_KINDS)?;
     let udp = |rate: sluice_core::Rate, size: u64| -> R<u32> {
@@ -590,6 +593,14 @@ fn app_spec(v: &AppTable, path: &str) -> R<AppSpec> {
                 return err(format!("{path}.size"), "must be greater than zero");
             }
             AppSpec::File { size: size.0, write: write(write_size)? }
+        }
+        "tcp_rate" => {
+            let TcpRateTable { rate, write_size } = super::typed(rest, path)?;
+            check_rate(rate, &format!("{path}.rate"))?;
+            // Without a size the application still writes in pieces: one full segment (with
+            // timestamps on a 1500-byte MTU) each.
+            let write = write(write_size)?;
+            AppSpec::TcpRate { rate, write: if write == 0 { TCP_RATE_WRITE } else { write } }
         }
         "udp_cbr" => {
             let UdpCbrTable { rate, packet_size } = super::typed(rest, path)?;
@@ -675,6 +686,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
         let first_write = match app {
             AppSpec::Bulk { write } => write,
             AppSpec::File { size, write } => write.min(size),
+            AppSpec::TcpRate { write, .. } => write,
             _ => 0,
         };
         if first_write > ftcp.snd_buf {
@@ -689,6 +701,12 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
             (Some(v), false) if (1..=65_535).contains(&v) => v as u16,
             (Some(v), false) => return err(format!("{p}.port"), format!("must be from 1 to 65535, got {v}")),
         };
+        let dscp = match fl.dscp {
+            None => 0,
+            Some(v) if (0..=63).contains(&v) => v as u8,
+            Some(v) => return err(format!("{p}.dscp"), format!("must be 0–63, got {v}")),
+        };
+        let ftcp = crate::tcp::TcpConfig { dscp, ..ftcp };
         let base = fl.name.clone().unwrap_or_else(|| format!("f{i}"));
         for k in 0..count {
             let (s, d) = (src[k % src.len()], dst[k % dst.len()]);
@@ -727,7 +745,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
                 // Names key each flow's random stream: two flows with one name would draw alike.
                 return err(format!("{p}.name"), format!("flow name {name:?} is already used; flow names must be unique"));
             }
-            flows.push(FlowSpec { name, src: s, dst: d, port, app: app.clone(), start, stop, tcp: ftcp.clone() });
+            flows.push(FlowSpec { name, src: s, dst: d, port, dscp, app: app.clone(), start, stop, tcp: ftcp.clone() });
         }
     }
     // A [tcp.<algorithm>] table that no flow uses is a mistake (a misspelt cc, or a table left

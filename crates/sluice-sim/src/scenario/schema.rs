@@ -369,7 +369,7 @@ impl<'de> Deserialize<'de> for StartTable {
 
 /// An application table: its `kind` picks one of the tables below (see [`APP_KINDS`]).
 pub type AppTable = toml::Value;
-pub const APP_KINDS: &[&str] = &["bulk", "file", "udp_cbr", "on_off"];
+pub const APP_KINDS: &[&str] = &["bulk", "file", "udp_cbr", "on_off", "tcp_rate"];
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -393,6 +393,13 @@ pub struct UdpCbrTable {
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
+pub struct TcpRateTable {
+    pub rate: Rate,
+    pub write_size: Option<ByteSize>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
 pub struct OnOffTable {
     pub rate: Rate,
     pub packet_size: ByteSize,
@@ -412,6 +419,10 @@ pub struct FlowTable {
     /// The responder's port (checked in the scenario layer, which names the range).
     #[serde(default)]
     pub port: Option<i64>,
+    /// DSCP of every packet the flow's endpoints or source send (checked in the scenario
+    /// layer: 0–63).
+    #[serde(default)]
+    pub dscp: Option<i64>,
     pub app: AppTable,
     #[serde(default)]
     pub start: Option<StartTable>,

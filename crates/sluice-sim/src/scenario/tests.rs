@@ -971,3 +971,29 @@ fn aqm_drops_reach_the_summary() {
         assert!(lost >= q.dropped, "{queue}: flows lost {lost}, queue dropped {}", q.dropped);
     }
 }
+
+#[test]
+fn flow_dscp_is_a_six_bit_codepoint() {
+    let e = error_of("app = { kind = \"bulk\" }", "dscp = 64\napp = { kind = \"bulk\" }");
+    assert_eq!(e.to_string(), "flows[0].dscp: must be 0–63, got 64");
+    assert_eq!(error_of("app = { kind = \"bulk\" }", "dscp = -1\napp = { kind = \"bulk\" }").path, "flows[0].dscp");
+    let m = load_str(&BASE.replace("app = { kind = \"bulk\" }", "dscp = 46\napp = { kind = \"bulk\" }"), None).unwrap();
+    // The flow keeps it, and so does the configuration its endpoints send with.
+    assert_eq!((m.flows[0].dscp, m.flows[0].tcp.dscp), (46, 46));
+    let m = load_str(BASE, None).unwrap();
+    assert_eq!((m.flows[0].dscp, m.flows[0].tcp.dscp), (0, 0));
+}
+
+#[test]
+fn tcp_rate_app_takes_a_rate_and_a_write_size() {
+    let app = |a: &str| BASE.replace("app = { kind = \"bulk\" }", a);
+    let m = load_str(&app("app = { kind = \"tcp_rate\", rate = \"500kbps\" }"), None).unwrap();
+    assert_eq!(m.flows[0].app, AppSpec::TcpRate { rate: sluice_core::Rate::bps(500_000), write: 1448 });
+    assert!(m.flows[0].app.is_tcp());
+    let m = load_str(&app("app = { kind = \"tcp_rate\", rate = \"1Mbps\", write_size = \"1000B\" }"), None).unwrap();
+    assert_eq!(m.flows[0].app, AppSpec::TcpRate { rate: sluice_core::Rate::mbps(1), write: 1000 });
+    let e = error_of("app = { kind = \"bulk\" }", "app = { kind = \"tcp_rate\", rate = \"0bps\" }");
+    assert_eq!(e.path, "flows[0].app.rate");
+    let e = error_of("app = { kind = \"bulk\" }", "app = { kind = \"tcp_rate\" }");
+    assert!(e.path.starts_with("flows[0].app"), "{e}");
+}

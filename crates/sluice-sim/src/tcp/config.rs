@@ -321,6 +321,8 @@ pub struct TcpConfig {
     pub timestamps: bool,
     pub window_scaling: bool,
     pub ecn: bool,
+    /// DSCP of every segment the endpoint sends: the flow's `dscp` (not a `[tcp]` key).
+    pub dscp: u8,
     pub snd_buf: u64,
     pub rcv_buf: u64,
     /// Initial congestion window (a segment count or an RFC formula of SMSS).
@@ -663,6 +665,7 @@ impl Default for TcpConfig {
             timestamps: true,
             window_scaling: true,
             ecn: false,
+            dscp: 0,
             snd_buf: 131_072,
             rcv_buf: 131_072,
             iw: InitialWindow::Segments(10),

@@ -7,7 +7,7 @@ use super::rate::RateSampler;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use crate::prefetch::Lines;
-use crate::packet::{SackBlocks, SimPacket, TcpOptions, Transport};
+use crate::packet::{SackBlocks, SimPacket, TcpOptions, Tos, Transport};
 use sluice_core::packet::{tcp_flags as F, Ecn};
 use sluice_core::seq::{to_wire, unwrap_near, window_field, wscale_for_buffer};
 use sluice_core::{Dur, Time};
@@ -405,6 +405,15 @@ impl Endpoint {
         self.app_write = write;
     }
 
+    /// A rate-limited application writes `bytes` more: they join the stream, enter the send
+    /// buffer as it has room, and leave as the windows allow.
+    pub fn app_write_more(&mut self, bytes: u64, now: Time, out: &mut Vec<SimPacket>) {
+        self.app_send(Some(bytes), self.app_write);
+        if self.is_synchronized() {
+            self.send_pending(now, out);
+        }
+    }
+
     /// The application stops writing and closes: what it has already written is still sent,
     /// then FIN.
     pub fn app_stop(&mut self, now: Time, out: &mut Vec<SimPacket>) {
@@ -559,19 +568,19 @@ impl Endpoint {
             dst: self.remote.addr,
             sport: self.local.port,
             dport: self.remote.port,
-            dscp: 0,
-            ecn,
+            tos: Tos::new(self.cfg.dscp, ecn),
             ttl: 64,
             ip_id: self.ip_id,
-            transport: Transport::Tcp { seq, ack, flags, window, opts },
+            transport: Transport::Tcp { seq, ack, flags, window, opts, bits: Default::default() },
             payload,
             flow: self.flow,
+            opt33: 0,
         }
     }
 
     /// Handle an arriving segment addressed to this endpoint.
     pub fn on_segment(&mut self, pkt: &SimPacket, now: Time, out: &mut Vec<SimPacket>) {
-        let Transport::Tcp { seq, ack, flags, window, ref opts } = pkt.transport else {
+        let Transport::Tcp { seq, ack, flags, window, ref opts, .. } = pkt.transport else {
             return;
         };
         if flags & F::RST != 0 {

@@ -38,11 +38,11 @@ impl Endpoint {
                 self.ece_pending = false;
             }
             if self.cfg.delack == DelAck::Linux && len > 0 {
-                let (ce, ect) = (pkt.ecn == Ecn::Ce, matches!(pkt.ecn, Ecn::Ect0 | Ecn::Ect1));
+                let (ce, ect) = (pkt.tos.ecn() == Ecn::Ce, matches!(pkt.tos.ecn(), Ecn::Ect0 | Ecn::Ect1));
                 let wnd = self.rcv_wnd();
                 self.lnx_ack.on_ecn(ce, ect, self.ece_pending, wnd);
             }
-            if pkt.ecn == Ecn::Ce {
+            if pkt.tos.ecn() == Ecn::Ce {
                 self.ece_pending = true;
                 self.ce_unechoed = true;
             }

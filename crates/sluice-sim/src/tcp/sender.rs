@@ -76,7 +76,7 @@ struct AckEventArgs {
 impl Endpoint {
     /// A segment in a synchronized state: ACK processing, then data.
     pub(super) fn established_segment(&mut self, pkt: &SimPacket, now: Time, out: &mut Vec<SimPacket>) {
-        let Transport::Tcp { seq, ack, flags, window, ref opts } = pkt.transport else {
+        let Transport::Tcp { seq, ack, flags, window, ref opts, .. } = pkt.transport else {
             return;
         };
         if flags & F::SYN != 0 {

@@ -304,8 +304,8 @@ fn ecn_echo_reduces_once_and_sets_cwr() {
     let cfg = TcpConfig { ecn: true, delack: DelAck::Off, ecn_cut: EcnCut::Immediate, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let mut burst = p.client_sends();
-    assert!(burst.iter().all(|s| s.ecn == Ecn::Ect0), "data is ECT(0)");
-    burst[0].ecn = Ecn::Ce;
+    assert!(burst.iter().all(|s| s.tos.ecn() == Ecn::Ect0), "data is ECT(0)");
+    burst[0].tos.set_ecn(Ecn::Ce);
     let acks = p.deliver_to_server(&burst[0..3]);
     assert!(acks.iter().all(|a| flags(a) & F::ECE != 0), "ECE on every ACK until CWR");
     let cwnd_before = p.c.w.cwnd;
@@ -1581,7 +1581,7 @@ fn lowered_window_bounds_the_sender_by_update_rule() {
 /// A copy of `p` with its TCP header changed by `f` (SEQ, ACK, flags, window, options).
 fn edited(p: &SimPacket, f: impl FnOnce(&mut u32, &mut u32, &mut u8, &mut u16, &mut crate::packet::TcpOptions)) -> SimPacket {
     let mut q = p.clone();
-    if let Transport::Tcp { seq, ack, flags, window, opts } = &mut q.transport {
+    if let Transport::Tcp { seq, ack, flags, window, opts, .. } = &mut q.transport {
         f(seq, ack, flags, window, opts);
     }
     q
@@ -1965,7 +1965,7 @@ fn ns3_whole_segment_ack_in_cwr_runs_prr() {
         let cfg = TcpConfig { ecn: true, ecn_cut: EcnCut::Prr, delack: DelAck::Off, compat: Ns3Compat { acked_whole_segments: whole, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, None);
         let mut burst = p.client_sends();
-        burst[0].ecn = Ecn::Ce;
+        burst[0].tos.set_ecn(Ecn::Ce);
         let a0 = p.deliver_to_server(&burst[..1]);
         p.deliver_to_client(&a0);
         assert_eq!(p.c.ca, CaState::Cwr, "whole {whole}");
@@ -2011,7 +2011,7 @@ fn ns3_cwr_ends_at_ssthresh_on_an_ack_without_echo() {
     cfg.compat.ecn_echo_rfc = false;
     let mut p = Pair::new(cfg, None);
     let mut burst = p.client_sends();
-    burst[0].ecn = Ecn::Ce;
+    burst[0].tos.set_ecn(Ecn::Ce);
     let acks = p.deliver_to_server(&burst);
     let out = p.deliver_to_client(&acks);
     assert_eq!((p.c.ca, p.c.w.ssthresh), (CaState::Cwr, 6_516));
@@ -2086,7 +2086,7 @@ fn a_loss_in_cwr_waits_for_the_third_duplicate() {
     let cfg = TcpConfig { ecn: true, ecn_cut: EcnCut::Prr, ..reno_cfg() };
     let mut p = Pair::new(cfg, None);
     let mut burst = p.client_sends();
-    burst[0].ecn = Ecn::Ce;
+    burst[0].tos.set_ecn(Ecn::Ce);
     let a0 = p.deliver_to_server(&burst[..1]);
     p.deliver_to_client(&a0);
     assert_eq!(p.c.ca, CaState::Cwr);

@@ -150,7 +150,7 @@ fn cubic_ecn_echo_reduces_by_beta() {
     let cfg = TcpConfig { cc: CcKind::Cubic, ecn: true, delack: DelAck::Off, ecn_cut: EcnCut::Immediate, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let mut burst = p.client_sends();
-    burst[0].ecn = sluice_core::packet::Ecn::Ce;
+    burst[0].tos.set_ecn(sluice_core::packet::Ecn::Ce);
     let acks = p.deliver_to_server(&burst[0..1]);
     p.deliver_to_client(&acks);
     assert_eq!((p.c.w.ssthresh, p.c.w.cwnd), (7 * MSS, 7 * MSS));

@@ -53,10 +53,10 @@ fn first_window_with_ce(cut: EcnCut) -> (Pair, Vec<(Step, Vec<SimPacket>)>) {
     assert!(p.c.ecn_ok && p.s.ecn_ok, "ECN negotiated in the handshake (RFC 3168 §6.1.1)");
     let mut burst = p.client_sends();
     assert_eq!(burst.len(), 10);
-    assert!(burst.iter().all(|s| s.ecn == Ecn::Ect0), "new data is ECT(0)");
+    assert!(burst.iter().all(|s| s.tos.ecn() == Ecn::Ect0), "new data is ECT(0)");
     assert!(burst.iter().all(|s| flags(s) & F::CWR == 0));
-    burst[0].ecn = Ecn::Ce;
-    burst[5].ecn = Ecn::Ce; // a second mark in the same window of data
+    burst[0].tos.set_ecn(Ecn::Ce);
+    burst[5].tos.set_ecn(Ecn::Ce); // a second mark in the same window of data
     let steps = burst.iter().map(|seg| step(&mut p, seg)).collect();
     (p, steps)
 }
@@ -136,7 +136,7 @@ fn ecn_cwr_stops_the_echo_and_a_mark_in_the_next_window_cuts_again() {
     let (mut p, steps) = first_window_with_ce(EcnCut::Prr);
     let mut pending: Vec<SimPacket> = steps.into_iter().flat_map(|(_, out)| out).collect();
     assert_eq!(pending.iter().map(seg_no).collect::<Vec<_>>(), [10, 11, 12, 13]);
-    pending[2].ecn = Ecn::Ce; // segment 12
+    pending[2].tos.set_ecn(Ecn::Ce); // segment 12
     assert!(p.s.ece_pending, "the receiver still echoes: no CWR seen yet");
     let (a10, _) = step(&mut p, &pending[0]);
     assert!(!p.s.ece_pending, "CWR ends the echo");
@@ -196,7 +196,7 @@ fn ecn_prr_cut_with_classic_recovery_holds_cwnd_until_the_window_ends() {
     let cfg = TcpConfig { ecn: true, recovery: Recovery::Classic, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let mut burst = p.client_sends();
-    burst[0].ecn = Ecn::Ce;
+    burst[0].tos.set_ecn(Ecn::Ce);
     let mut got = Vec::new();
     let mut sent = Vec::new();
     for pair in burst.chunks(2) {
@@ -257,8 +257,8 @@ fn ns3_cwr_entry_runs_prr_twice() {
     use CaState::Cwr;
     let mut p = Pair::new(ns3_ecn_cfg(), None);
     let mut burst = p.client_sends();
-    burst[0].ecn = Ecn::Ce;
-    burst[5].ecn = Ecn::Ce;
+    burst[0].tos.set_ecn(Ecn::Ce);
+    burst[5].tos.set_ecn(Ecn::Ce);
     let got: Vec<Step> = burst.iter().map(|seg| step(&mut p, seg).0).collect();
     let want = [
         s(true, 15_204, 14_480, Cwr, &[(10, true)]),
@@ -308,7 +308,7 @@ fn ns3_echo_survives_a_cwr_and_cwr_ends_before_the_echo() {
         let mut p = Pair::new(cfg, None);
         let mut segs: Vec<SimPacket> = p.client_sends();
         assert_eq!(segs.len(), 11);
-        segs[0].ecn = Ecn::Ce;
+        segs[0].tos.set_ecn(Ecn::Ce);
         let ack_pair = |p: &mut Pair, segs: &mut Vec<SimPacket>, a: usize| {
             let acks = p.deliver_to_server(&segs[a..a + 2]);
             assert_eq!(acks.len(), 1);
@@ -320,7 +320,7 @@ fn ns3_echo_survives_a_cwr_and_cwr_ends_before_the_echo() {
             ack_pair(&mut p, &mut segs, a);
         }
         assert!(flags(&segs[11]) & F::CWR != 0 && seg_no(&segs[11]) == 11);
-        segs[10].ecn = Ecn::Ce;
+        segs[10].tos.set_ecn(Ecn::Ce);
         assert!(p.deliver_to_server(&segs[10..11]).is_empty(), "held by the delayed ACK");
         let acks = p.deliver_to_server(&segs[11..12]);
         assert_eq!(acks.len(), 1);

@@ -159,7 +159,7 @@ fn linux_ecn_past_quickack() -> (Pair, Vec<SimPacket>) {
     let cfg = TcpConfig { delack: DelAck::Linux, ecn: true, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let burst = p.client_sends();
-    assert_eq!(burst[0].ecn, Ecn::Ect0);
+    assert_eq!(burst[0].tos.ecn(), Ecn::Ect0);
     assert_eq!(p.deliver_to_server(&burst[0..1]).len(), 1, "first data: quick ACK");
     p.s.lnx_ack.quick = 0;
     (p, burst[1..].to_vec())
@@ -174,7 +174,7 @@ fn linux_delack_acknowledges_a_ce_segment_at_once() {
     assert!(p.deliver_to_server(&rest[0..1]).is_empty(), "ECT, unmarked: delayed");
     let (mut p2, rest2) = linux_ecn_past_quickack();
     let mut ce = rest2[0].clone();
-    ce.ecn = Ecn::Ce;
+    ce.tos.set_ecn(Ecn::Ce);
     let acks = p2.deliver_to_server(&[ce]);
     assert_eq!(acks.len(), 1, "CE: quick ACK");
     assert_eq!(flags(&acks[0]) & F::ECE, F::ECE);
@@ -187,12 +187,12 @@ fn linux_delack_acknowledges_a_ce_segment_at_once() {
 fn linux_delack_a_not_ect_segment_after_ect_ones_is_acknowledged_at_once() {
     let (mut p, rest) = linux_ecn_past_quickack();
     let mut plain = rest[0].clone();
-    plain.ecn = Ecn::NotEct;
+    plain.tos.set_ecn(Ecn::NotEct);
     assert_eq!(p.deliver_to_server(&[plain]).len(), 1, "Not-ECT after ECT: quick ACK");
     // Without ECT seen first, a Not-ECT segment is just data.
     let cfg = TcpConfig { delack: DelAck::Linux, ecn: true, ..TcpConfig::default() };
     let mut q = Pair::new(cfg, None);
-    let burst: Vec<SimPacket> = q.client_sends().into_iter().map(|mut s| { s.ecn = Ecn::NotEct; s }).collect();
+    let burst: Vec<SimPacket> = q.client_sends().into_iter().map(|mut s| { s.tos.set_ecn(Ecn::NotEct); s }).collect();
     assert_eq!(q.deliver_to_server(&burst[0..1]).len(), 1);
     q.s.lnx_ack.quick = 0;
     assert!(q.deliver_to_server(&burst[1..2]).is_empty(), "no ECT seen: delayed");
@@ -205,13 +205,13 @@ fn linux_delack_a_bare_fin_is_no_ecn_input() {
     let cfg = TcpConfig { delack: DelAck::Linux, ecn: true, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, Some(2 * MSS));
     let data = p.client_sends();
-    assert_eq!(data.iter().map(|s| s.ecn).collect::<Vec<_>>(), [Ecn::Ect0, Ecn::Ect0]);
+    assert_eq!(data.iter().map(|s| s.tos.ecn()).collect::<Vec<_>>(), [Ecn::Ect0, Ecn::Ect0]);
     p.deliver_to_server(&data);
     p.s.lnx_ack.quick = 0;
     let mut out = Vec::new();
     p.c.app_close(p.now, &mut out);
     let fin = out.pop().unwrap();
-    assert_eq!((fin.payload, fin.ecn), (0, Ecn::NotEct));
+    assert_eq!((fin.payload, fin.tos.ecn()), (0, Ecn::NotEct));
     assert!(!p.deliver_to_server(&[fin]).is_empty());
     assert_eq!(p.s.lnx_ack.quick, 0, "no quick-ACK mode from a FIN");
     assert_eq!(seg_seq(&data[1]), 1001 + MSS as u32);

@@ -105,6 +105,7 @@ impl Dumbbell {
                 src: k % n,
                 dst: n + k % n,
                 port: if app.is_tcp() { sluice_sim::net::SERVER_PORT } else { sluice_sim::net::UDP_PORT },
+                dscp: 0,
                 app: app.clone(),
                 start: starts.get(k).cloned().unwrap_or(StartSpec::At(Time::ZERO)),
                 stop: None,

@@ -11,3 +11,4 @@ mod cc_behaviour;
 mod metrics;
 mod network_return;
 mod gateways;
+mod apps;
