@@ -2130,3 +2130,104 @@ fn after_a_timeout_lost_segments_above_the_highest_sack_go_unless_ns3() {
         assert_eq!(segs, want, "nextseg ns3 = {ns3}");
     }
 }
+
+// tests `exit_ack_grows` after a timeout with new data sent in the loss state (ns-3's
+// ProcessAck on leaving CA_LOSS: IncreaseWindow with (ack − m_recover) / segment size whole
+// segments). S0 and S1 are lost; the timeout resends S0 (ssthresh set to 3 MSS here, as after a
+// timeout with six segments in flight); S0's ACK grows cwnd to 2 MSS in slow start and releases
+// S1 again and new data S2 (recover = S2's start). S1's ACK is lost; S2's covers the one
+// segment beyond recover: ns-3 grows cwnd by it, 2 MSS + 1 MSS = 3 MSS = ssthresh, and no
+// more. RFC 5681 (off) grows by what the ACK covers, two segments: + min(2 MSS, SMSS) to 3 MSS,
+// then the second segment's avoidance step + ⌊1448² / 4344⌋ = 482.
+#[test]
+fn ns3_loss_exit_counts_the_segments_beyond_the_recovery_point() {
+    for (ns3, expect) in [(false, 3 * MSS + 482), (true, 3 * MSS)] {
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { exit_ack_grows: ns3, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(2 * MSS));
+        let burst = p.client_sends(); // both lost
+        let mut out = Vec::new();
+        p.now = p.c.poll_at().unwrap();
+        p.c.on_wakeup(p.now, &mut out);
+        assert_eq!(out.iter().map(seg_seq).collect::<Vec<_>>(), [seg_seq(&burst[0])]);
+        assert_eq!((p.c.ca, p.c.w.cwnd, p.c.recover), (CaState::Loss, MSS, 1 + 2 * MSS));
+        p.c.w.ssthresh = 3 * MSS;
+        p.c.app_send(Some(MSS), 0);
+        let acks = p.deliver_to_server(&out);
+        let out = p.deliver_to_client(&acks);
+        assert_eq!(p.c.w.cwnd, 2 * MSS, "slow start in the loss state");
+        let seqs: Vec<u32> = out.iter().map(seg_seq).collect();
+        assert_eq!(seqs, [seg_seq(&burst[1]), 1_001 + 2 * MSS as u32], "S1 again and new S2");
+        let acks = p.deliver_to_server(&out);
+        assert_eq!(acks.len(), 2);
+        p.deliver_to_client(&acks[1..]);
+        assert_eq!((p.c.ca, p.c.snd_una), (CaState::Open, 1 + 3 * MSS));
+        assert_eq!(p.c.w.cwnd, expect, "ns3 = {ns3}");
+    }
+}
+
+// tests RFC 5681 §3.1 (equation 4 and its note) on a timeout in fast recovery: the head went
+// out once by fast retransmit, never by the timer, so the timeout sets ssthresh again from the
+// flight; only a repeated timeout of the same segment holds it (see
+// rto_sets_loss_window_and_doubles_timer). Ten segments, S0 lost; S1-S9 are SACKed and S0 is
+// fast-retransmitted, and lost again. At the timeout pipe is S0's retransmission alone, 1 MSS:
+// ssthresh = max(1 MSS / 2, 2 SMSS) = 2 MSS, below the recovery's own.
+#[test]
+fn a_timeout_in_recovery_sets_ssthresh_again() {
+    let (mut p, burst, sent) = tail_losses(TcpConfig::default(), &[0]);
+    assert_eq!(p.c.ca, CaState::Recovery);
+    assert_eq!(sent.iter().map(seg_seq).collect::<Vec<_>>(), [seg_seq(&burst[0])], "the fast retransmission");
+    let in_recovery = p.c.w.ssthresh;
+    assert!(in_recovery > 2 * MSS, "recovery's ssthresh {in_recovery}");
+    assert_eq!(p.c.pipe(), MSS);
+    let mut out = Vec::new();
+    p.now = p.c.poll_at().unwrap();
+    p.c.on_wakeup(p.now, &mut out);
+    assert_eq!((p.c.ca, p.c.counters.rto_count), (CaState::Loss, 1));
+    assert_eq!(p.c.w.ssthresh, 2 * MSS);
+}
+
+// tests ns-3's timeout with only the FIN outstanding (`fin_timeout_rfc = false`, ns-3's
+// ReTxTimeout with an empty send buffer) against a timeout with data and the FIN outstanding:
+// the second is an ordinary timeout (RFC 6298 §5.4-5.6, RFC 5681 §3.1), in ns-3 as everywhere:
+// the head's data again, cwnd = 1 SMSS, ssthresh = max(FlightSize / 2, 2 SMSS) = 2 MSS (two
+// segments and the FIN in flight), the loss state.
+#[test]
+fn a_timeout_with_data_and_the_fin_outstanding_is_an_ordinary_timeout() {
+    let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { fin_timeout_rfc: false, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, Some(2 * MSS));
+    let burst = p.client_sends();
+    let mut fin = Vec::new();
+    p.c.app_close(p.now, &mut fin);
+    assert_eq!((fin.len(), flags(&fin[0]) & F::FIN), (1, F::FIN));
+    assert_eq!(burst.len(), 2); // all three lost
+    let mut out = Vec::new();
+    p.now = p.c.poll_at().unwrap();
+    p.c.on_wakeup(p.now, &mut out);
+    assert_eq!(out.iter().map(|s| (seg_seq(s), s.payload as u64)).collect::<Vec<_>>(), [(seg_seq(&burst[0]), MSS)]);
+    assert_eq!((p.c.ca, p.c.w.cwnd, p.c.w.ssthresh), (CaState::Loss, MSS, 2 * MSS));
+}
+
+// tests the timeout's retransmission against a closed peer window: the head goes again
+// whatever the windows say (ns-3's ReTxTimeout calls DoRetransmit directly; RFC 9293 §3.8.6.1
+// keeps probing a zero window). S0 arrives, its ACK closes the window (field 0), S1 is lost.
+// With `rwnd_bounds_retx` (ns-3's AvailableWindow, min(cwnd, rwnd) − pipe = 0) the sending
+// loop sends nothing, and the timeout sends S1 itself; without it the loop sends S1 (in the
+// loss state the peer's window does not hold a retransmission back). Either way S1 exactly once.
+#[test]
+fn a_timeout_resends_the_head_into_a_closed_window() {
+    for bounds in [false, true] {
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { rwnd_bounds_retx: bounds, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(2 * MSS));
+        let burst = p.client_sends();
+        let mut acks = p.deliver_to_server(&burst[0..1]);
+        set_window_field(&mut acks[0], 0);
+        assert!(p.deliver_to_client(&acks).is_empty());
+        assert_eq!((p.c.snd_wnd, p.c.snd_una), (0, 1 + MSS));
+        let mut out = Vec::new();
+        p.now = p.c.poll_at().unwrap();
+        p.c.on_wakeup(p.now, &mut out);
+        assert_eq!(p.c.counters.rto_count, 1);
+        let got: Vec<(u32, u64)> = out.iter().map(|s| (seg_seq(s), s.payload as u64)).collect();
+        assert_eq!(got, [(seg_seq(&burst[1]), MSS)], "rwnd_bounds_retx = {bounds}");
+    }
+}
