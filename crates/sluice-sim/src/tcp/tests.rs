@@ -2231,3 +2231,28 @@ fn a_timeout_resends_the_head_into_a_closed_window() {
         assert_eq!(got, [(seg_seq(&burst[1]), MSS)], "rwnd_bounds_retx = {bounds}");
     }
 }
+
+// tests that a repeated window below one segment is no window update under the ns-3 and Linux
+// rules (ns-3's UpdateWindowSize takes a window on the same ACK and sequence number only if it
+// is larger; Linux's `tcp_may_update_window` only if it is larger or zero), so the persist timer
+// armed for it (RFC 9293 §3.8.6.1: data waiting, nothing outstanding, a window too small for a
+// segment) keeps its deadline through a duplicate of the ACK that set it: a stream of such
+// duplicates cannot put the probe off. Ten segments are acknowledged with a window field of 1
+// (2^shift bytes, below 1448); one second later the last ACK comes again.
+#[test]
+fn a_repeated_small_window_leaves_the_persist_timer() {
+    for rule in [WndUpdateRule::Ns3, WndUpdateRule::Linux] {
+        let mut p = Pair::new(TcpConfig { wnd_update: rule, ..reno_cfg() }, Some(20 * MSS));
+        let burst = p.client_sends();
+        let acks: Vec<_> = p.deliver_to_server(&burst).iter().map(|a| edited(a, |_, _, _, w, _| *w = 1)).collect();
+        assert!(p.deliver_to_client(&acks).is_empty(), "{rule:?}: no room for a segment");
+        let small = 1u64 << p.c.snd_shift;
+        assert!(small < MSS);
+        assert_eq!((p.c.snd_una, p.c.snd_wnd), (p.c.snd_max, small));
+        let deadline = p.now + super::endpoint::PERSIST_TIMEOUT;
+        assert_eq!(p.c.persist_at, deadline, "{rule:?}: armed by the last ACK");
+        p.now += Dur::from_secs(1);
+        assert!(p.deliver_to_client(&acks[9..]).is_empty());
+        assert_eq!(p.c.persist_at, deadline, "{rule:?}: the same window again leaves the timer");
+    }
+}
