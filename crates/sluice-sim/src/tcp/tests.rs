@@ -2256,3 +2256,67 @@ fn a_repeated_small_window_leaves_the_persist_timer() {
         assert_eq!(p.c.persist_at, deadline, "{rule:?}: the same window again leaves the timer");
     }
 }
+
+// tests `exit_ack_grows` with and without `acked_whole_segments` on a full ACK of less than a
+// segment (ns-3's ProcessAck after a full ACK: IncreaseWindow with the whole segments acked,
+// and NewReno's CongestionAvoidance does nothing for 0 segments). No SACK; nine full segments
+// and a 100-byte tail S9; S0 and S9 are lost. S1-S8 bring eight duplicates: recovery,
+// ssthresh = FlightSize / 2 = (9·1448 + 100) / 2 = 6566, S0 again; its ACK is partial (up to
+// S9), S9 goes again, and its ACK, the full one, acknowledges 100 bytes: cwnd = ssthresh =
+// 6566, then with whole segments 0 of them (no growth), else the 100 bytes removed: one
+// avoidance step, + ⌊1448² / 6566⌋ = 319.
+#[test]
+fn ns3_full_ack_of_less_than_a_segment_grows_nothing_by_whole_segments() {
+    for (whole, expect) in [(true, 6_566), (false, 6_566 + 319)] {
+        let cfg = TcpConfig { compat: Ns3Compat { exit_ack_grows: true, acked_whole_segments: whole, ..Ns3Compat::RFC }, ..reno_cfg() };
+        let mut p = Pair::new(cfg, Some(9 * MSS + 100));
+        let burst = p.client_sends();
+        assert_eq!(burst.iter().map(|s| s.payload as u64).collect::<Vec<_>>(), [[MSS; 9].as_slice(), &[100]].concat());
+        let dups = p.deliver_to_server(&burst[1..9]);
+        let out = p.deliver_to_client(&dups);
+        assert_eq!(out.iter().map(seg_seq).collect::<Vec<_>>(), [seg_seq(&burst[0])]);
+        assert_eq!((p.c.ca, p.c.w.ssthresh), (CaState::Recovery, 6_566));
+        let partial = p.deliver_to_server(&out);
+        let out = p.deliver_to_client(&partial);
+        assert_eq!(out.iter().map(|s| (seg_seq(s), s.payload)).collect::<Vec<_>>(), [(seg_seq(&burst[9]), 100)]);
+        let full = p.deliver_to_server(&out);
+        p.deliver_to_client(&full);
+        assert_eq!((p.c.ca, p.c.snd_una), (CaState::Open, 1 + 9 * MSS + 100));
+        assert_eq!(p.c.w.cwnd, expect, "acked_whole_segments = {whole}");
+    }
+}
+
+// tests `partial_ack_nextseg` against the peer's window (ns-3's DoRetransmit, as in
+// `ns3_partial_ack_sends_next_segment_outside_cwnd`): the new segment it sends is cut to the
+// room the window leaves, SND.UNA + SND.WND − SND.NXT; with no room the head goes again
+// instead, marked lost first. The partial ACK (SND.UNA = S7) carries a window of the outstanding bytes + 724
+// (new data, 724 bytes), then of exactly the outstanding bytes (S7 again). Window fields count
+// the shift, 2 for the 128 KiB receive buffer.
+#[test]
+fn ns3_partial_ack_nextseg_stays_inside_the_peer_window() {
+    for extra in [MSS / 2, 0] {
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { partial_ack_nextseg: true, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, None);
+        let burst = p.client_sends();
+        let mut delivered: Vec<SimPacket> = burst[1..7].to_vec();
+        delivered.push(burst[8].clone());
+        let dups = p.deliver_to_server(&delivered);
+        let out = p.deliver_to_client(&dups);
+        let retx = out.iter().find(|s| seg_seq(s) == seg_seq(&burst[0])).expect("fast retransmit").clone();
+        let high = p.c.snd_max;
+        p.c.prr_out = 1 << 40; // nothing through PRR from here
+        let mut partial = p.deliver_to_server(&[retx]);
+        let outstanding = high - (1 + 7 * MSS);
+        // Both multiples of 4 = 2^shift, so the field carries them exactly.
+        assert_eq!(p.c.snd_shift, 2);
+        set_window_field(&mut partial[0], ((outstanding + extra) >> 2) as u16);
+        let out = p.deliver_to_client(&partial);
+        assert_eq!((p.c.ca, p.c.snd_wnd), (CaState::Recovery, outstanding + extra));
+        let got: Vec<(u32, u64)> = out.iter().map(|s| (seg_seq(s), s.payload as u64)).collect();
+        let want = if extra > 0 { (1_000 + high as u32, extra) } else { (seg_seq(&burst[7]), MSS) };
+        assert_eq!(got, [want], "window = outstanding + {extra}");
+        // RFC 6675 pipe: S8 SACKed; S7 once, lost and retransmitted (ns-3 marks the head lost
+        // before re-sending it) or neither; every other segment once, the new one included.
+        assert_eq!(p.c.pipe(), outstanding - MSS + extra);
+    }
+}
