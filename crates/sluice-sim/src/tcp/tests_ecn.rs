@@ -362,6 +362,10 @@ fn bbr_keeps_its_cwnd_on_an_ecn_echo() {
     };
     let (plain, ss_plain) = run(false);
     let (marked, ss_marked) = run(true);
+    // The clock does not move here, so BBR's pacing lets one segment go; its ACK's rate sample
+    // grows cwnd by what it delivered (startup with less delivered than the initial window: the
+    // BBR draft's BBRSetCwnd, cwnd += newly acked): 10 + 1 = 11 MSS.
+    assert_eq!(plain, [(false, 11 * MSS)]);
     assert!(marked[0].0 && !plain[0].0, "the mark is echoed");
     let cwnds = |v: &[(bool, u64)]| v.iter().map(|s| s.1).collect::<Vec<_>>();
     assert_eq!(cwnds(&marked), cwnds(&plain), "cwnd as without the mark");
