@@ -2207,12 +2207,13 @@ fn a_timeout_with_data_and_the_fin_outstanding_is_an_ordinary_timeout() {
     assert_eq!((p.c.ca, p.c.w.cwnd, p.c.w.ssthresh), (CaState::Loss, MSS, 2 * MSS));
 }
 
-// tests the timeout's retransmission against a closed peer window: the head goes again
-// whatever the windows say (ns-3's ReTxTimeout calls DoRetransmit directly; RFC 9293 §3.8.6.1
-// keeps probing a zero window). S0 arrives, its ACK closes the window (field 0), S1 is lost.
-// With `rwnd_bounds_retx` (ns-3's AvailableWindow, min(cwnd, rwnd) − pipe = 0) the sending
-// loop sends nothing, and the timeout sends S1 itself; without it the loop sends S1 (in the
-// loss state the peer's window does not hold a retransmission back). Either way S1 exactly once.
+// tests the timeout's retransmission against a closed peer window: the earliest
+// unacknowledged segment goes again (RFC 6298 §5.4) whatever the windows say (Linux's
+// `tcp_retransmit_timer` retransmits the head into a zero window too: the retransmission is
+// then the window probe). S0 arrives, its ACK closes the window (field 0), S1 is lost. With
+// `rwnd_bounds_retx` (ns-3's AvailableWindow, min(cwnd, rwnd) − pipe = 0) the sending loop
+// sends nothing, and the timeout sends S1 itself; without it the loop sends S1 (in the loss
+// state the peer's window does not hold a retransmission back). Either way S1 exactly once.
 #[test]
 fn a_timeout_resends_the_head_into_a_closed_window() {
     for bounds in [false, true] {
