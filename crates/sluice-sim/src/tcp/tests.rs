@@ -2321,3 +2321,31 @@ fn ns3_partial_ack_nextseg_stays_inside_the_peer_window() {
         assert_eq!(p.c.pipe(), outstanding - MSS + extra);
     }
 }
+
+// tests `partial_ack_nextseg` at the end of the application's data: the new segment it sends
+// carries what the application has written and no more (ns-3's DoRetransmit sends through
+// SendDataPacket, which takes at most what the send buffer holds). Ten segments, S0 and S7
+// lost; after the duplicates the application writes 500 bytes more; the partial ACK (up to
+// S7, not yet lost) sends them: one 500-byte segment at SND.NXT, which then moves 500 bytes.
+#[test]
+fn ns3_partial_ack_nextseg_sends_the_last_short_write() {
+    let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { partial_ack_nextseg: true, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, Some(10 * MSS));
+    let burst = p.client_sends();
+    let mut delivered: Vec<SimPacket> = burst[1..7].to_vec();
+    delivered.push(burst[8].clone());
+    let dups = p.deliver_to_server(&delivered);
+    let out = p.deliver_to_client(&dups);
+    assert_eq!(out.iter().map(seg_seq).collect::<Vec<_>>(), [seg_seq(&burst[0])], "the fast retransmission alone");
+    let high = p.c.snd_max;
+    assert_eq!(high, 1 + 10 * MSS);
+    p.c.app_send(Some(500), 0);
+    p.c.prr_out = 1 << 40; // nothing through PRR from here
+    let partial = p.deliver_to_server(&out);
+    let out = p.deliver_to_client(&partial);
+    assert_eq!(p.c.ca, CaState::Recovery);
+    let got: Vec<(u32, u64)> = out.iter().map(|s| (seg_seq(s), s.payload as u64)).collect();
+    assert_eq!(got, [(1_000 + high as u32, 500)]);
+    assert_eq!(p.c.snd_max, high + 500, "SND.NXT past the written data only");
+    p.c.sb.check();
+}
