@@ -2130,3 +2130,222 @@ fn after_a_timeout_lost_segments_above_the_highest_sack_go_unless_ns3() {
         assert_eq!(segs, want, "nextseg ns3 = {ns3}");
     }
 }
+
+// tests `exit_ack_grows` after a timeout with new data sent in the loss state (ns-3's
+// ProcessAck on leaving CA_LOSS: IncreaseWindow with (ack − m_recover) / segment size whole
+// segments). S0 and S1 are lost; the timeout resends S0 (ssthresh set to 3 MSS here, as after a
+// timeout with six segments in flight); S0's ACK grows cwnd to 2 MSS in slow start and releases
+// S1 again and new data S2 (recover = S2's start). S1's ACK is lost; S2's covers the one
+// segment beyond recover: ns-3 grows cwnd by it, 2 MSS + 1 MSS = 3 MSS = ssthresh, and no
+// more. RFC 5681 (off) grows by what the ACK covers, two segments: + min(2 MSS, SMSS) to 3 MSS,
+// then the second segment's avoidance step + ⌊1448² / 4344⌋ = 482.
+#[test]
+fn ns3_loss_exit_counts_the_segments_beyond_the_recovery_point() {
+    for (ns3, expect) in [(false, 3 * MSS + 482), (true, 3 * MSS)] {
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { exit_ack_grows: ns3, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(2 * MSS));
+        let burst = p.client_sends(); // both lost
+        let mut out = Vec::new();
+        p.now = p.c.poll_at().unwrap();
+        p.c.on_wakeup(p.now, &mut out);
+        assert_eq!(out.iter().map(seg_seq).collect::<Vec<_>>(), [seg_seq(&burst[0])]);
+        assert_eq!((p.c.ca, p.c.w.cwnd, p.c.recover), (CaState::Loss, MSS, 1 + 2 * MSS));
+        p.c.w.ssthresh = 3 * MSS;
+        p.c.app_send(Some(MSS), 0);
+        let acks = p.deliver_to_server(&out);
+        let out = p.deliver_to_client(&acks);
+        assert_eq!(p.c.w.cwnd, 2 * MSS, "slow start in the loss state");
+        let seqs: Vec<u32> = out.iter().map(seg_seq).collect();
+        assert_eq!(seqs, [seg_seq(&burst[1]), 1_001 + 2 * MSS as u32], "S1 again and new S2");
+        let acks = p.deliver_to_server(&out);
+        assert_eq!(acks.len(), 2);
+        p.deliver_to_client(&acks[1..]);
+        assert_eq!((p.c.ca, p.c.snd_una), (CaState::Open, 1 + 3 * MSS));
+        assert_eq!(p.c.w.cwnd, expect, "ns3 = {ns3}");
+    }
+}
+
+// tests RFC 5681 §3.1 (equation 4 and its note) on a timeout in fast recovery: the head went
+// out once by fast retransmit, never by the timer, so the timeout sets ssthresh again from the
+// flight; only a repeated timeout of the same segment holds it (see
+// rto_sets_loss_window_and_doubles_timer). Ten segments, S0 lost; S1-S9 are SACKed and S0 is
+// fast-retransmitted, and lost again. At the timeout pipe is S0's retransmission alone, 1 MSS:
+// ssthresh = max(1 MSS / 2, 2 SMSS) = 2 MSS, below the recovery's own.
+#[test]
+fn a_timeout_in_recovery_sets_ssthresh_again() {
+    let (mut p, burst, sent) = tail_losses(TcpConfig::default(), &[0]);
+    assert_eq!(p.c.ca, CaState::Recovery);
+    assert_eq!(sent.iter().map(seg_seq).collect::<Vec<_>>(), [seg_seq(&burst[0])], "the fast retransmission");
+    let in_recovery = p.c.w.ssthresh;
+    assert!(in_recovery > 2 * MSS, "recovery's ssthresh {in_recovery}");
+    assert_eq!(p.c.pipe(), MSS);
+    let mut out = Vec::new();
+    p.now = p.c.poll_at().unwrap();
+    p.c.on_wakeup(p.now, &mut out);
+    assert_eq!((p.c.ca, p.c.counters.rto_count), (CaState::Loss, 1));
+    assert_eq!(p.c.w.ssthresh, 2 * MSS);
+}
+
+// tests ns-3's timeout with only the FIN outstanding (`fin_timeout_rfc = false`, ns-3's
+// ReTxTimeout with an empty send buffer) against a timeout with data and the FIN outstanding:
+// the second is an ordinary timeout (RFC 6298 §5.4-5.6, RFC 5681 §3.1), in ns-3 as everywhere:
+// the head's data again, cwnd = 1 SMSS, ssthresh = max(FlightSize / 2, 2 SMSS) = 2 MSS (two
+// segments and the FIN in flight), the loss state.
+#[test]
+fn a_timeout_with_data_and_the_fin_outstanding_is_an_ordinary_timeout() {
+    let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { fin_timeout_rfc: false, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, Some(2 * MSS));
+    let burst = p.client_sends();
+    let mut fin = Vec::new();
+    p.c.app_close(p.now, &mut fin);
+    assert_eq!((fin.len(), flags(&fin[0]) & F::FIN), (1, F::FIN));
+    assert_eq!(burst.len(), 2); // all three lost
+    let mut out = Vec::new();
+    p.now = p.c.poll_at().unwrap();
+    p.c.on_wakeup(p.now, &mut out);
+    assert_eq!(out.iter().map(|s| (seg_seq(s), s.payload as u64)).collect::<Vec<_>>(), [(seg_seq(&burst[0]), MSS)]);
+    assert_eq!((p.c.ca, p.c.w.cwnd, p.c.w.ssthresh), (CaState::Loss, MSS, 2 * MSS));
+}
+
+// tests the timeout's retransmission against a closed peer window: the earliest
+// unacknowledged segment goes again (RFC 6298 §5.4) whatever the windows say (Linux's
+// `tcp_retransmit_timer` retransmits the head into a zero window too: the retransmission is
+// then the window probe). S0 arrives, its ACK closes the window (field 0), S1 is lost. With
+// `rwnd_bounds_retx` (ns-3's AvailableWindow, min(cwnd, rwnd) − pipe = 0) the sending loop
+// sends nothing, and the timeout sends S1 itself; without it the loop sends S1 (in the loss
+// state the peer's window does not hold a retransmission back). Either way S1 exactly once.
+#[test]
+fn a_timeout_resends_the_head_into_a_closed_window() {
+    for bounds in [false, true] {
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { rwnd_bounds_retx: bounds, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(2 * MSS));
+        let burst = p.client_sends();
+        let mut acks = p.deliver_to_server(&burst[0..1]);
+        set_window_field(&mut acks[0], 0);
+        assert!(p.deliver_to_client(&acks).is_empty());
+        assert_eq!((p.c.snd_wnd, p.c.snd_una), (0, 1 + MSS));
+        let mut out = Vec::new();
+        p.now = p.c.poll_at().unwrap();
+        p.c.on_wakeup(p.now, &mut out);
+        assert_eq!(p.c.counters.rto_count, 1);
+        let got: Vec<(u32, u64)> = out.iter().map(|s| (seg_seq(s), s.payload as u64)).collect();
+        assert_eq!(got, [(seg_seq(&burst[1]), MSS)], "rwnd_bounds_retx = {bounds}");
+    }
+}
+
+// tests that a repeated window below one segment is no window update under the ns-3 and Linux
+// rules (ns-3's UpdateWindowSize takes a window on the same ACK and sequence number only if it
+// is larger; Linux's `tcp_may_update_window` only if it is larger or zero), so the persist timer
+// armed for it (RFC 9293 §3.8.6.1: data waiting, nothing outstanding, a window too small for a
+// segment) keeps its deadline through a duplicate of the ACK that set it: a stream of such
+// duplicates cannot put the probe off. Ten segments are acknowledged with a window field of 1
+// (2^shift bytes, below 1448); one second later the last ACK comes again.
+#[test]
+fn a_repeated_small_window_leaves_the_persist_timer() {
+    for rule in [WndUpdateRule::Ns3, WndUpdateRule::Linux] {
+        let mut p = Pair::new(TcpConfig { wnd_update: rule, ..reno_cfg() }, Some(20 * MSS));
+        let burst = p.client_sends();
+        let acks: Vec<_> = p.deliver_to_server(&burst).iter().map(|a| edited(a, |_, _, _, w, _| *w = 1)).collect();
+        assert!(p.deliver_to_client(&acks).is_empty(), "{rule:?}: no room for a segment");
+        let small = 1u64 << p.c.snd_shift;
+        assert!(small < MSS);
+        assert_eq!((p.c.snd_una, p.c.snd_wnd), (p.c.snd_max, small));
+        let deadline = p.now + super::endpoint::PERSIST_TIMEOUT;
+        assert_eq!(p.c.persist_at, deadline, "{rule:?}: armed by the last ACK");
+        p.now += Dur::from_secs(1);
+        assert!(p.deliver_to_client(&acks[9..]).is_empty());
+        assert_eq!(p.c.persist_at, deadline, "{rule:?}: the same window again leaves the timer");
+    }
+}
+
+// tests `exit_ack_grows` with and without `acked_whole_segments` on a full ACK of less than a
+// segment (ns-3's ProcessAck after a full ACK: IncreaseWindow with the whole segments acked,
+// and NewReno's CongestionAvoidance does nothing for 0 segments). No SACK; nine full segments
+// and a 100-byte tail S9; S0 and S9 are lost. S1-S8 bring eight duplicates: recovery,
+// ssthresh = FlightSize / 2 = (9·1448 + 100) / 2 = 6566, S0 again; its ACK is partial (up to
+// S9), S9 goes again, and its ACK, the full one, acknowledges 100 bytes: cwnd = ssthresh =
+// 6566, then with whole segments 0 of them (no growth), else the 100 bytes removed: one
+// avoidance step, + ⌊1448² / 6566⌋ = 319.
+#[test]
+fn ns3_full_ack_of_less_than_a_segment_grows_nothing_by_whole_segments() {
+    for (whole, expect) in [(true, 6_566), (false, 6_566 + 319)] {
+        let cfg = TcpConfig { compat: Ns3Compat { exit_ack_grows: true, acked_whole_segments: whole, ..Ns3Compat::RFC }, ..reno_cfg() };
+        let mut p = Pair::new(cfg, Some(9 * MSS + 100));
+        let burst = p.client_sends();
+        assert_eq!(burst.iter().map(|s| s.payload as u64).collect::<Vec<_>>(), [[MSS; 9].as_slice(), &[100]].concat());
+        let dups = p.deliver_to_server(&burst[1..9]);
+        let out = p.deliver_to_client(&dups);
+        assert_eq!(out.iter().map(seg_seq).collect::<Vec<_>>(), [seg_seq(&burst[0])]);
+        assert_eq!((p.c.ca, p.c.w.ssthresh), (CaState::Recovery, 6_566));
+        let partial = p.deliver_to_server(&out);
+        let out = p.deliver_to_client(&partial);
+        assert_eq!(out.iter().map(|s| (seg_seq(s), s.payload)).collect::<Vec<_>>(), [(seg_seq(&burst[9]), 100)]);
+        let full = p.deliver_to_server(&out);
+        p.deliver_to_client(&full);
+        assert_eq!((p.c.ca, p.c.snd_una), (CaState::Open, 1 + 9 * MSS + 100));
+        assert_eq!(p.c.w.cwnd, expect, "acked_whole_segments = {whole}");
+    }
+}
+
+// tests `partial_ack_nextseg` against the peer's window (ns-3's DoRetransmit, as in
+// `ns3_partial_ack_sends_next_segment_outside_cwnd`): the new segment it sends is cut to the
+// room the window leaves, SND.UNA + SND.WND − SND.NXT; with no room the head goes again
+// instead, marked lost first. The partial ACK (SND.UNA = S7) carries a window of the outstanding bytes + 724
+// (new data, 724 bytes), then of exactly the outstanding bytes (S7 again). Window fields count
+// the shift, 2 for the 128 KiB receive buffer.
+#[test]
+fn ns3_partial_ack_nextseg_stays_inside_the_peer_window() {
+    for extra in [MSS / 2, 0] {
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { partial_ack_nextseg: true, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, None);
+        let burst = p.client_sends();
+        let mut delivered: Vec<SimPacket> = burst[1..7].to_vec();
+        delivered.push(burst[8].clone());
+        let dups = p.deliver_to_server(&delivered);
+        let out = p.deliver_to_client(&dups);
+        let retx = out.iter().find(|s| seg_seq(s) == seg_seq(&burst[0])).expect("fast retransmit").clone();
+        let high = p.c.snd_max;
+        p.c.prr_out = 1 << 40; // nothing through PRR from here
+        let mut partial = p.deliver_to_server(&[retx]);
+        let outstanding = high - (1 + 7 * MSS);
+        // Both multiples of 4 = 2^shift, so the field carries them exactly.
+        assert_eq!(p.c.snd_shift, 2);
+        set_window_field(&mut partial[0], ((outstanding + extra) >> 2) as u16);
+        let out = p.deliver_to_client(&partial);
+        assert_eq!((p.c.ca, p.c.snd_wnd), (CaState::Recovery, outstanding + extra));
+        let got: Vec<(u32, u64)> = out.iter().map(|s| (seg_seq(s), s.payload as u64)).collect();
+        let want = if extra > 0 { (1_000 + high as u32, extra) } else { (seg_seq(&burst[7]), MSS) };
+        assert_eq!(got, [want], "window = outstanding + {extra}");
+        // RFC 6675 pipe: S8 SACKed; S7 once, lost and retransmitted (ns-3 marks the head lost
+        // before re-sending it) or neither; every other segment once, the new one included.
+        assert_eq!(p.c.pipe(), outstanding - MSS + extra);
+    }
+}
+
+// tests `partial_ack_nextseg` at the end of the application's data: the new segment it sends
+// carries what the application has written and no more (ns-3's DoRetransmit sends through
+// SendDataPacket, which takes at most what the send buffer holds). Ten segments, S0 and S7
+// lost; after the duplicates the application writes 500 bytes more; the partial ACK (up to
+// S7, not yet lost) sends them: one 500-byte segment at SND.NXT, which then moves 500 bytes.
+#[test]
+fn ns3_partial_ack_nextseg_sends_the_last_short_write() {
+    let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { partial_ack_nextseg: true, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, Some(10 * MSS));
+    let burst = p.client_sends();
+    let mut delivered: Vec<SimPacket> = burst[1..7].to_vec();
+    delivered.push(burst[8].clone());
+    let dups = p.deliver_to_server(&delivered);
+    let out = p.deliver_to_client(&dups);
+    assert_eq!(out.iter().map(seg_seq).collect::<Vec<_>>(), [seg_seq(&burst[0])], "the fast retransmission alone");
+    let high = p.c.snd_max;
+    assert_eq!(high, 1 + 10 * MSS);
+    p.c.app_send(Some(500), 0);
+    p.c.prr_out = 1 << 40; // nothing through PRR from here
+    let partial = p.deliver_to_server(&out);
+    let out = p.deliver_to_client(&partial);
+    assert_eq!(p.c.ca, CaState::Recovery);
+    let got: Vec<(u32, u64)> = out.iter().map(|s| (seg_seq(s), s.payload as u64)).collect();
+    assert_eq!(got, [(1_000 + high as u32, 500)]);
+    assert_eq!(p.c.snd_max, high + 500, "SND.NXT past the written data only");
+    p.c.sb.check();
+}

@@ -340,3 +340,66 @@ fn ns3_echo_survives_a_cwr_and_cwr_ends_before_the_echo() {
         }
     }
 }
+
+// tests that an algorithm which sets cwnd itself (BBR) keeps it on an ECN-Echo under
+// `ecn_cut = "immediate"`: ns-3's EnterCwr sets ssthresh (TcpBbr::GetSsThresh returns the one it
+// has) but runs the recovery algorithm's window cut only for a congestion control without a
+// CongControl of its own, and Linux's BBR sets cwnd from its model on every ACK. The same first
+// window is acknowledged with and without a CE mark on segment 0: the echo arrives, and cwnd is
+// the same after every ACK, ssthresh the initial one (u32::MAX).
+#[test]
+fn bbr_keeps_its_cwnd_on_an_ecn_echo() {
+    let run = |mark: bool| {
+        let cfg = TcpConfig { cc: CcKind::Bbr, ..ecn_cfg(EcnCut::Immediate) };
+        let mut p = Pair::new(cfg, None);
+        let mut burst = p.client_sends();
+        assert!(!burst.is_empty());
+        if mark {
+            burst[0].ecn = Ecn::Ce;
+        }
+        let steps: Vec<(bool, u64)> = burst.iter().map(|seg| step(&mut p, seg).0).map(|s| (s.ece, s.cwnd)).collect();
+        (steps, p.c.w.ssthresh)
+    };
+    let (plain, ss_plain) = run(false);
+    let (marked, ss_marked) = run(true);
+    // The clock does not move here, so BBR's pacing lets one segment go; its ACK's rate sample
+    // grows cwnd by what it delivered (startup with less delivered than the initial window: the
+    // BBR draft's BBRSetCwnd, cwnd += newly acked): 10 + 1 = 11 MSS.
+    assert_eq!(plain, [(false, 11 * MSS)]);
+    assert!(marked[0].0 && !plain[0].0, "the mark is echoed");
+    let cwnds = |v: &[(bool, u64)]| v.iter().map(|s| s.1).collect::<Vec<_>>();
+    assert_eq!(cwnds(&marked), cwnds(&plain), "cwnd as without the mark");
+    assert_eq!((ss_plain, ss_marked), (u32::MAX as u64, u32::MAX as u64));
+}
+
+// tests ns-3's CWR exit before the echo (`ecn_echo_rfc` off) with an algorithm whose ssthresh
+// comes from cwnd (ns-3's TcpLinuxReno, `cc_linux` off: max(cwnd / 2, 2 SMSS)): the ACK above the recovery
+// point first ends CWR at cwnd = ssthresh, then its echo cuts again from that cwnd, so the
+// second ssthresh is half the first. Same exchange as
+// `ns3_echo_survives_a_cwr_and_cwr_ends_before_the_echo`.
+#[test]
+fn ns3_cwr_exit_sets_cwnd_to_ssthresh_before_the_next_cut() {
+    let mut cfg = ns3_ecn_cfg();
+    cfg.cc = CcKind::LinuxReno;
+    cfg.compat.cc_linux = false;
+    cfg.delack = DelAck::On { count: 2, timeout: sluice_core::Dur::from_millis(200) };
+    cfg.iw = InitialWindow::Segments(11);
+    let mut p = Pair::new(cfg, None);
+    let mut segs: Vec<SimPacket> = p.client_sends();
+    segs[0].ecn = Ecn::Ce;
+    for a in [0, 2, 4, 6, 8] {
+        let acks = p.deliver_to_server(&segs[a..a + 2]);
+        let out = p.deliver_to_client(&acks);
+        segs.extend(out);
+    }
+    assert_eq!(p.c.ca, CaState::Cwr);
+    let first = p.c.w.ssthresh;
+    assert_ne!(p.c.w.cwnd, first, "PRR's cwnd inside the reduction");
+    segs[10].ecn = Ecn::Ce;
+    p.deliver_to_server(&segs[10..11]);
+    let acks = p.deliver_to_server(&segs[11..12]);
+    assert!(flags(&acks[0]) & F::ECE != 0);
+    p.deliver_to_client(&acks);
+    assert_eq!((p.c.ca, p.c.counters.cwr_episodes), (CaState::Cwr, 2));
+    assert_eq!(p.c.w.ssthresh, (first / 2).max(2 * MSS), "first {first}");
+}
