@@ -355,7 +355,7 @@ fn bbr_keeps_its_cwnd_on_an_ecn_echo() {
         let mut burst = p.client_sends();
         assert!(!burst.is_empty());
         if mark {
-            burst[0].ecn = Ecn::Ce;
+            burst[0].tos.set_ecn(Ecn::Ce);
         }
         let steps: Vec<(bool, u64)> = burst.iter().map(|seg| step(&mut p, seg).0).map(|s| (s.ece, s.cwnd)).collect();
         (steps, p.c.w.ssthresh)
@@ -386,7 +386,7 @@ fn ns3_cwr_exit_sets_cwnd_to_ssthresh_before_the_next_cut() {
     cfg.iw = InitialWindow::Segments(11);
     let mut p = Pair::new(cfg, None);
     let mut segs: Vec<SimPacket> = p.client_sends();
-    segs[0].ecn = Ecn::Ce;
+    segs[0].tos.set_ecn(Ecn::Ce);
     for a in [0, 2, 4, 6, 8] {
         let acks = p.deliver_to_server(&segs[a..a + 2]);
         let out = p.deliver_to_client(&acks);
@@ -395,7 +395,7 @@ fn ns3_cwr_exit_sets_cwnd_to_ssthresh_before_the_next_cut() {
     assert_eq!(p.c.ca, CaState::Cwr);
     let first = p.c.w.ssthresh;
     assert_ne!(p.c.w.cwnd, first, "PRR's cwnd inside the reduction");
-    segs[10].ecn = Ecn::Ce;
+    segs[10].tos.set_ecn(Ecn::Ce);
     p.deliver_to_server(&segs[10..11]);
     let acks = p.deliver_to_server(&segs[11..12]);
     assert!(flags(&acks[0]) & F::ECE != 0);
