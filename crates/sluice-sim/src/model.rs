@@ -26,7 +26,9 @@ pub struct Model {
     /// Network-return controllers on routers (docs/algorithms/network-return.md).
     pub gateways: Vec<GatewaySpec>,
     /// NGWA routers (docs/algorithms/network-return.md, "NGWA"): `[[gateways]]` entries with
-    /// `controller = { kind = "ngwa", ... }`.
+    /// `controller = { kind = "ngwa", ... }`. Left out of the resolved model when empty, so
+    /// the model hash of a run without NGWA is what it was before NGWA existed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ngwa: Vec<NgwaSpec>,
     /// Free-form provenance recorded in the summary (profile, options that ran).
     pub notes: Vec<(String, String)>,

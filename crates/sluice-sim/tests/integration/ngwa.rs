@@ -129,8 +129,11 @@ fn stamp_ack_and_the_short_option() {
         // IHL grows by the option; a SACK-carrying duplicate ACK has TCP options besides.
         let bad: Vec<_> = pure.iter().filter(|r| !(r.ihl() == len - 20 && r.ip[20] == 0x21)).map(|r| (r.ihl(), r.ip_len())).take(5).collect();
         assert!(bad.is_empty(), "{extra}: {bad:?}");
+        // With 4 bytes the value saturates: A's empty access queue towards s0 offers
+        // 0.98·150,000/1 = 147,000, B's reverse bottleneck queue (ACKs only, q ≤ 10 packets)
+        // at least 0.98·90·1500/2 = 66,150, both above 65,535: every pure ACK carries FF FF.
         if len == 44 {
-            assert!(pure.iter().all(|r| u16::from_be_bytes([r.ip[22], r.ip[23]]) <= 65_535 && r.ip[21] == 4));
+            assert!(pure.iter().all(|r| r.ip[21] == 4 && r.ip[22..24] == [0xFF, 0xFF]));
         }
     }
 }
