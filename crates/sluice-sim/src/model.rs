@@ -25,6 +25,11 @@ pub struct Model {
     pub monitor: MonitorSpec,
     /// Network-return controllers on routers (docs/algorithms/network-return.md).
     pub gateways: Vec<GatewaySpec>,
+    /// NGWA routers (docs/algorithms/network-return.md, "NGWA"): `[[gateways]]` entries with
+    /// `controller = { kind = "ngwa", ... }`. Left out of the resolved model when empty, so
+    /// the model hash of a run without NGWA is what it was before NGWA existed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ngwa: Vec<NgwaSpec>,
     /// Free-form provenance recorded in the summary (profile, options that ran).
     pub notes: Vec<(String, String)>,
 }
@@ -151,6 +156,15 @@ pub struct GatewaySpec {
     /// `queue_name`, leaving `node`).
     pub monitor: String,
     pub rewrite_at: RewriteAt,
+}
+
+/// NGWA on a router: every TCP segment leaving any of its egress queues (after dequeue, or
+/// passing an empty discipline) gets IPv4 option 33 with that queue's free bytes.
+#[derive(Clone, Debug, Serialize)]
+pub struct NgwaSpec {
+    /// The router (node index).
+    pub node: usize,
+    pub config: sluice_core::control::NgwaConfig,
 }
 
 /// Where a gateway rewrites the window of an ACK it forwards.

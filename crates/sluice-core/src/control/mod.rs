@@ -19,12 +19,15 @@
 //! the documented order. Each controller's formula, options, defaults and reconstructions are
 //! in docs/algorithms/network-return.md.
 //!
-//! Not implemented here: NGWA and ACNS (they change IP options and header bits, not only the
-//! window). The simulator binds a controller to a router in `sluice-sim`'s `engine/gateway.rs`.
+//! [`ngwa`] is NGWA's router (Talau & Wille): not a window controller but a stamper of IPv4
+//! option 33 on every TCP segment leaving any egress queue of the router; it shares no call
+//! with [`WindowController`] ([`Ngwa::on_departure`]). Not implemented here: ACNS. The
+//! simulator binds a controller or NGWA to a router in `sluice-sim`'s `engine/gateway.rs`.
 
 pub mod awm;
 pub mod ewa;
 pub mod ewt;
+pub mod ngwa;
 pub mod pink;
 pub mod rwm;
 pub mod sap_law;
@@ -32,6 +35,7 @@ pub mod sap_law;
 pub use awm::{Awm, AwmConfig};
 pub use ewa::{Ewa, EwaConfig, EwaShape};
 pub use ewt::{Ewt, EwtConfig};
+pub use ngwa::{Ngwa, NgwaConfig, NgwaStamp, NgwaStats};
 pub use pink::{Pink, PinkConfig};
 pub use rwm::{Rwm, RwmConfig};
 pub use sap_law::{SapLaw, SapLawConfig};

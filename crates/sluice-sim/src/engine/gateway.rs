@@ -13,13 +13,20 @@
 //!   branches of `Sim::enqueue` that skip an empty discipline (an ACK leaving the router
 //!   usually crosses an empty access queue); with `"forward"` right after the forward call.
 //!
-//! Interfaces leaving a gateway router carry [`crate::net::Flags::HOOKED`]: every other interface pays one
+//! An NGWA router ([`crate::model::NgwaSpec`]) is a [`Stamper`]: `sluice_core::control::Ngwa`
+//! bound to every egress queue of the router. It is called only at departure (the rewrite
+//! point's places: after `dequeue`, and in both pass-through branches of `Sim::enqueue`), where
+//! it may insert IPv4 option 33; the caller then adds the growth to the queued packet's
+//! length, so serialization and the next hop count the option's bytes. It reads no monitored
+//! queue and no forward call.
+//!
+//! Interfaces leaving a gateway or NGWA router carry [`crate::net::Flags::HOOKED`]: every other interface pays one
 //! bit test per packet, and runs without gateways pay nothing more.
 
 use super::Sim;
 use crate::model::RewriteAt;
 use sluice_core::flows::FlowId;
-use sluice_core::control::{NetworkReturn, QueueEvent, QueueEventKind, QueueReading, Readings};
+use sluice_core::control::{NetworkReturn, Ngwa, NgwaStamp, QueueEvent, QueueEventKind, QueueReading, Readings};
 use sluice_core::packet::{proto, HeaderView, WindowRewrite};
 use sluice_core::qdisc::Occupancy;
 use sluice_core::units::QueueLimit;
@@ -27,6 +34,28 @@ use sluice_core::Rate;
 
 /// No gateway on this node.
 pub(crate) const NO_GATEWAY: u32 = u32::MAX;
+/// The bit that marks a node's entry as an NGWA router's (index in the low bits); entries
+/// below it are window gateways.
+pub(crate) const NGWA: u32 = 1 << 31;
+
+/// NGWA on one router.
+pub(crate) struct Stamper {
+    pub ngwa: Ngwa,
+    /// The router's egress interfaces and their queues' limits, in NGWA's queue order.
+    pub queues: Vec<(u32, QueueLimit)>,
+    /// Stamps inserted or lowered, when traced.
+    pub trace: Option<Vec<StampRow>>,
+}
+
+/// One option 33 inserted or lowered (`monitor.rewrite_trace`, reason `ngwa_stamp`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct StampRow {
+    pub t_ns: u64,
+    pub flow: u32,
+    /// The value carried before; `None` when the option was inserted.
+    pub from: Option<u32>,
+    pub to: u32,
+}
 
 /// One gateway of a run.
 pub(crate) struct Gateway {
@@ -97,12 +126,38 @@ impl<'m> Sim<'m> {
     }
 
     /// Packet `id` leaves hooked interface `iface` (dequeued, or passed through an empty
-    /// discipline): the rewrite point under `rewrite_at = "dequeue"`.
-    pub(super) fn gw_departure(&mut self, iface: u32, id: u32) {
-        let g = self.node_gw[self.ifaces[iface as usize].node as usize] as usize;
+    /// discipline): the rewrite point under `rewrite_at = "dequeue"`, or NGWA's stamp.
+    /// Returns the bytes the packet grew by (NGWA's option; 0 otherwise).
+    pub(super) fn gw_departure(&mut self, iface: u32, id: u32) -> u32 {
+        let g = self.node_gw[self.ifaces[iface as usize].node as usize];
+        if g >= NGWA {
+            return self.ngwa_stamp((g & !NGWA) as usize, iface, id);
+        }
+        let g = g as usize;
         if self.gateways[g].rewrite_at == RewriteAt::Dequeue {
             self.gw_rewrite(g, id);
         }
+        0
+    }
+
+    /// NGWA router `s` stamps packet `id` leaving `iface`, with the queue as it stands after
+    /// the packet left it.
+    #[inline(never)]
+    fn ngwa_stamp(&mut self, s: usize, iface: u32, id: u32) -> u32 {
+        let st = &mut self.stampers[s];
+        let q = st.queues.iter().position(|&(k, _)| k == iface).expect("a hooked interface of an NGWA router is one of its queues");
+        let occ = self.ifaces[iface as usize].qdisc.occupancy::<crate::net::QPkt>();
+        let reading = QueueReading { bytes: occ.bytes, packets: occ.packets, limit: st.queues[q].1 };
+        let p = &mut self.pkts[id as usize];
+        let out = st.ngwa.on_departure(q, p, reading);
+        if let Some(t) = &mut st.trace {
+            match out {
+                NgwaStamp::Inserted { value, .. } => t.push(StampRow { t_ns: self.now.0, flow: p.flow, from: None, to: value }),
+                NgwaStamp::Lowered { from, to } => t.push(StampRow { t_ns: self.now.0, flow: p.flow, from: Some(from), to }),
+                _ => {}
+            }
+        }
+        out.growth()
     }
 
     fn gw_rewrite(&mut self, g: usize, id: u32) {
@@ -126,8 +181,8 @@ impl<'m> Sim<'m> {
     /// ([`NetworkReturn::queue_event_matters`]).
     #[inline]
     pub(super) fn gw_monitor_of(&self, iface: u32) -> Option<usize> {
-        let g = self.node_gw[self.ifaces[iface as usize].node as usize] as usize;
-        (self.gateways[g].monitor == iface).then_some(g)
+        let g = self.node_gw[self.ifaces[iface as usize].node as usize];
+        (g < NGWA && self.gateways[g as usize].monitor == iface).then_some(g as usize)
     }
 
     /// The monitored queue `iface` changed: `before` → now, by a packet of `len` bytes (called
@@ -142,10 +197,10 @@ impl<'m> Sim<'m> {
 
     /// Packet `id` of `len` bytes passes through the empty discipline of hooked interface
     /// `iface`: at the monitored queue an enqueue and a dequeue at once (one packet for an
-    /// instant), then the rewrite point.
-    pub(super) fn gw_pass(&mut self, iface: u32, id: u32, len: u32) {
+    /// instant), then the rewrite point. Returns the bytes the packet grew by.
+    pub(super) fn gw_pass(&mut self, iface: u32, id: u32, len: u32) -> u32 {
         let g = self.node_gw[self.ifaces[iface as usize].node as usize] as usize;
-        if self.gateways[g].monitor == iface && self.gateways[g].nr.queue_event_matters(self.now) {
+        if g < NGWA as usize && self.gateways[g].monitor == iface && self.gateways[g].nr.queue_event_matters(self.now) {
             let mut r = self.gw_readings(g);
             let empty = Occupancy { packets: r.queue.packets, bytes: r.queue.bytes };
             let one = Occupancy { packets: empty.packets + 1, bytes: empty.bytes + len as u64 };
@@ -156,6 +211,6 @@ impl<'m> Sim<'m> {
             (r.queue.packets, r.queue.bytes) = (empty.packets, empty.bytes);
             nr.on_queue(&QueueEvent { kind: QueueEventKind::Dequeue, len_bytes: len, before: one, after: empty }, r, now);
         }
-        self.gw_departure(iface, id);
+        self.gw_departure(iface, id)
     }
 }

@@ -110,7 +110,10 @@ pub(crate) struct Sim<'m> {
     pub files: Vec<String>,
     /// Network-return gateways (`engine::gateway`), and per node the index of its gateway
     /// (`gateway::NO_GATEWAY` for none).
+    /// NGWA routers (`engine::gateway`): a node's entry in `node_gw` is
+    /// `gateway::NGWA | index` for them.
     pub(crate) gateways: Vec<gateway::Gateway>,
+    pub(crate) stampers: Vec<gateway::Stamper>,
     node_gw: Vec<u32>,
     /// TCP flows started and not finished: the gateways' exact flow count
     /// (`flow_count = "oracle"`).
@@ -301,6 +304,15 @@ impl<'m> Sim<'m> {
                 by_flow: vec![None; model.flows.len()],
             });
         }
+        let mut stampers = Vec::with_capacity(model.ngwa.len());
+        for (s, spec) in model.ngwa.iter().enumerate() {
+            let queues: Vec<(u32, sluice_core::units::QueueLimit)> = nodes[spec.node].ifaces.iter().map(|&k| (k, ifaces[k as usize].qdisc.limit::<crate::net::QPkt>())).collect();
+            for &(k, _) in &queues {
+                ifaces[k as usize].set_flag(Flags::HOOKED, true);
+            }
+            node_gw[spec.node] = gateway::NGWA | s as u32;
+            stampers.push(gateway::Stamper { ngwa: sluice_core::control::Ngwa::new(spec.config.clone(), queues.len()), queues, trace: model.monitor.rewrite_trace.then(Vec::new) });
+        }
         let wake: Vec<WakeSlot> = eps.iter().map(|e| WakeSlot { as_set: e.timer_ties_as_set(), ..WakeSlot::IDLE }).collect();
         // The longest a full-sized packet spends on one link: the calendar of packet events
         // looks that far ahead (see `EventQueue`).
@@ -339,6 +351,7 @@ impl<'m> Sim<'m> {
             pcap_error: None,
             files,
             gateways,
+            stampers,
             node_gw,
             tcp_active: 0,
         })
@@ -511,7 +524,7 @@ impl<'m> Sim<'m> {
                 f.qdisc.pass_through();
                 qp.enq = now;
                 if hooked {
-                    self.gw_pass(iface, qp.id, qp.len);
+                    qp.len += self.gw_pass(iface, qp.id, qp.len);
                 }
                 self.transmit(iface, qp);
                 return;
@@ -520,7 +533,7 @@ impl<'m> Sim<'m> {
                 f.qdisc.pass_through();
                 qp.enq = now;
                 if hooked {
-                    self.gw_pass(iface, qp.id, qp.len);
+                    qp.len += self.gw_pass(iface, qp.id, qp.len);
                 }
                 self.ifaces[iface as usize].device_push(qp);
                 self.ensure_txdone(iface);
@@ -586,7 +599,7 @@ impl<'m> Sim<'m> {
             if let Some(g) = monitor {
                 self.gateways[g].occ = self.ifaces[iface as usize].qdisc.occupancy::<QPkt>();
             }
-            let Some(p) = out else { break };
+            let Some(mut p) = out else { break };
             if p.ecn == Ecn::Ce {
                 self.pkts[p.id as usize].tos.set_ecn(Ecn::Ce);
             }
@@ -594,7 +607,7 @@ impl<'m> Sim<'m> {
                 self.gw_queue(iface, sluice_core::control::QueueEventKind::Dequeue, p.len, before);
             }
             if hooked {
-                self.gw_departure(iface, p.id);
+                p.len += self.gw_departure(iface, p.id);
             }
             self.ifaces[iface as usize].device_push(p);
         }
@@ -770,7 +783,7 @@ impl<'m> Sim<'m> {
         let dst = self.pkts[id as usize].dst;
         if node_addr(node as usize) != dst {
             let g = self.node_gw[node as usize];
-            if g != gateway::NO_GATEWAY {
+            if g < gateway::NGWA {
                 let out = self.route(node, dst);
                 self.gw_forward(g as usize, id, out);
             }
@@ -1400,7 +1413,7 @@ app = { kind = "file", size = "200kB" }
                 tcp: crate::tcp::TcpConfig::default(),
             })
             .collect();
-        Model { name: "chain".into(), seed: 1, duration: Dur::from_secs(1), warmup: Dur::ZERO, nodes, links, flows, monitor: MonitorSpec::default(), notes: vec![], gateways: vec![] }
+        Model { name: "chain".into(), seed: 1, duration: Dur::from_secs(1), warmup: Dur::ZERO, nodes, links, flows, monitor: MonitorSpec::default(), notes: vec![], gateways: vec![], ngwa: vec![] }
     }
 
     /// A source of one 1000-byte IP packet (see above).

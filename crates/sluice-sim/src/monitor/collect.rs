@@ -1,6 +1,6 @@
 //! Turning a finished run into the summary and tables.
 
-use super::summary::{jain, Column, FlowSummary, GatewaySummary, QueueSummary, RunOutput, Summary, Table, SUMMARY_VERSION};
+use super::summary::{jain, Column, FlowSummary, GatewaySummary, NgwaSummary, QueueSummary, RunOutput, Summary, Table, SUMMARY_VERSION};
 use crate::engine::{FlowNet, Sim};
 use crate::model::{AppSpec, Efficiency, FlowSpec};
 use crate::tcp::{Endpoint, TcpCounters};
@@ -314,8 +314,34 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
                 flow_table_size: g.nr.flows.len() as u64,
                 flow_table_evicted: g.nr.flows.evicted(),
                 flow_table_rejected: g.nr.flows.rejected(),
+                ngwa: None,
             }
         })
+        .chain(sim.stampers.iter().zip(&model.ngwa).map(|(st, spec)| {
+            let n = st.ngwa.stats;
+            let mut params = serde_json::to_value(&spec.config).expect("a config serializes");
+            if let Some(o) = params.as_object_mut() {
+                o.insert("kind".into(), serde_json::Value::String("ngwa".into()));
+            }
+            GatewaySummary {
+                node: model.nodes[spec.node].name.clone(),
+                kind: "ngwa".into(),
+                params,
+                monitor: "every egress".into(),
+                rewrite_at: "dequeue".into(),
+                acks: 0,
+                lowered: 0,
+                raised: 0,
+                unchanged: 0,
+                skipped: 0,
+                untracked: 0,
+                mean_reduction_bytes: 0.0,
+                flow_table_size: 0,
+                flow_table_evicted: 0,
+                flow_table_rejected: 0,
+                ngwa: Some(NgwaSummary { segments: n.segments, inserted: n.inserted, lowered: n.lowered, kept: n.kept, pure_acks: n.pure_acks, skipped: n.skipped }),
+            }
+        }))
         .collect();
     let summary = Summary {
         scenario: model.name.clone(),
@@ -388,7 +414,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
         tables.push(Table { name: "rtt".into(), columns: vec![("t_s".into(), Column::F64(t)), ("flow".into(), Column::I64(fl)), ("rtt_s".into(), Column::F64(r))] });
     }
     if model.monitor.rewrite_trace {
-        let (mut t, mut gw, mut fl, mut orig, mut new) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut t, mut gw, mut fl, mut orig, mut new, mut reason) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (g, spec) in sim.gateways.iter().zip(&model.gateways) {
             for r in g.trace.iter().flatten() {
                 t.push(r.t_ns as f64 * 1e-9);
@@ -396,6 +422,18 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
                 fl.push(r.flow as i64);
                 orig.push(r.orig_bytes as i64);
                 new.push(r.new_bytes as i64);
+                reason.push("window".to_string());
+            }
+        }
+        // NGWA: the option's value before (-1: inserted) and after.
+        for (st, spec) in sim.stampers.iter().zip(&model.ngwa) {
+            for r in st.trace.iter().flatten() {
+                t.push(r.t_ns as f64 * 1e-9);
+                gw.push(model.nodes[spec.node].name.clone());
+                fl.push(r.flow as i64);
+                orig.push(r.from.map_or(-1, |v| v as i64));
+                new.push(r.to as i64);
+                reason.push("ngwa_stamp".to_string());
             }
         }
         tables.push(Table {
@@ -406,6 +444,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
                 ("flow".into(), Column::I64(fl)),
                 ("orig_bytes".into(), Column::I64(orig)),
                 ("new_bytes".into(), Column::I64(new)),
+                ("reason".into(), Column::Str(reason)),
             ],
         });
     }

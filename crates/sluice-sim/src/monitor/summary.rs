@@ -121,6 +121,25 @@ pub struct GatewaySummary {
     pub flow_table_size: u64,
     pub flow_table_evicted: u64,
     pub flow_table_rejected: u64,
+    /// NGWA's stamps (absent for window controllers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ngwa: Option<NgwaSummary>,
+}
+
+/// An NGWA router's stamps over the run, all egress queues together.
+#[derive(Clone, Debug, Serialize)]
+pub struct NgwaSummary {
+    /// TCP segments that left the router (pure ACKs included).
+    pub segments: u64,
+    /// Option 33 inserted; lowered (a larger value from upstream); kept (upstream's value
+    /// already at or below this router's).
+    pub inserted: u64,
+    pub lowered: u64,
+    pub kept: u64,
+    /// Pure ACKs left alone (`stamp_ack = false`).
+    pub pure_acks: u64,
+    /// Not stamped: the option would not fit the 40 B of IPv4 options or the MTU.
+    pub skipped: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -850,16 +850,18 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
     if let Some(d) = &f.description {
         notes.push(("description".into(), d.clone()));
     }
-    let gateways = gateways(&f.gateways, &net)?;
-    Ok(Model { name: f.name, seed: seed.or(f.seed).unwrap_or(1), duration: f.duration, warmup, nodes: net.nodes, links: net.links, flows, monitor, notes, gateways })
+    let (gateways, ngwa) = gateways(&f.gateways, &net)?;
+    Ok(Model { name: f.name, seed: seed.or(f.seed).unwrap_or(1), duration: f.duration, warmup, nodes: net.nodes, links: net.links, flows, monitor, notes, gateways, ngwa })
 }
 
 /// `[[gateways]]`: each on a router, at most one per router, reading one of its egress queues
 /// (by default the slowest towards another router), with the controller's parameters checked
-/// against that queue's limit.
-fn gateways(tables: &[GatewayTable], net: &Net) -> R<Vec<GatewaySpec>> {
+/// against that queue's limit; NGWA (`kind = "ngwa"`) stamps on every egress and reads no
+/// `monitor`.
+fn gateways(tables: &[GatewayTable], net: &Net) -> R<(Vec<GatewaySpec>, Vec<NgwaSpec>)> {
     use sluice_core::qdisc::{AnyQdisc, QueueDisc};
     let mut out: Vec<GatewaySpec> = Vec::new();
+    let mut stampers: Vec<NgwaSpec> = Vec::new();
     let routers: Vec<String> = net.nodes.iter().filter(|n| n.kind == NodeKind::Router).map(|n| n.name.clone()).collect();
     for (i, g) in tables.iter().enumerate() {
         let path = format!("gateways[{i}]");
@@ -869,7 +871,7 @@ fn gateways(tables: &[GatewayTable], net: &Net) -> R<Vec<GatewaySpec>> {
         if net.nodes[node].kind != NodeKind::Router {
             return Err(ScenarioError::new(format!("{path}.node"), format!("{:?} is not a router (routers: {})", g.node, routers.join(", "))).with_allowed(routers));
         }
-        if out.iter().any(|o| o.node == node) {
+        if out.iter().any(|o| o.node == node) || stampers.iter().any(|o| o.node == node) {
             return err(format!("{path}.node"), format!("{:?} already has a gateway (one per router)", g.node));
         }
         // (direction, rate, whether it leads to a host)
@@ -883,6 +885,22 @@ fn gateways(tables: &[GatewayTable], net: &Net) -> R<Vec<GatewaySpec>> {
             .flatten()
             .collect();
         let names: Vec<String> = egress.iter().map(|(d, _, _)| d.queue_name.clone()).collect();
+        let field = |e: sluice_core::qdisc::ParamError| ScenarioError::new(format!("{path}.controller.{}", e.field), e.message);
+        let controller = match &g.controller {
+            GatewayController::Window(c) => c,
+            GatewayController::Ngwa(c) => {
+                c.validate().map_err(field)?;
+                if g.monitor.is_some() || g.rewrite_at.is_some() || g.flow_table.is_some() {
+                    let key = if g.monitor.is_some() { "monitor" } else if g.rewrite_at.is_some() { "rewrite_at" } else { "flow_table" };
+                    return err(format!("{path}.{key}"), "not used by NGWA (it stamps every egress queue at dequeue and counts flows per queue)");
+                }
+                if egress.is_empty() {
+                    return err(format!("{path}.node"), format!("{:?} has no links", g.node));
+                }
+                stampers.push(NgwaSpec { node, config: c.clone() });
+                continue;
+            }
+        };
         let (dir, _, _) = match &g.monitor {
             Some(m) => *egress.iter().find(|(d, _, _)| &d.queue_name == m).ok_or_else(|| {
                 ScenarioError::new(format!("{path}.monitor"), format!("no queue named {m:?} leaving {} (its queues: {})", g.node, names.join(", "))).with_allowed(names.clone())
@@ -891,15 +909,14 @@ fn gateways(tables: &[GatewayTable], net: &Net) -> R<Vec<GatewaySpec>> {
             // else the slowest of all; the first of equals.
             None => *egress.iter().min_by_key(|(_, r, to_host)| (*to_host, r.as_bps())).ok_or_else(|| ScenarioError::new(format!("{path}.node"), format!("{:?} has no links", g.node)))?,
         };
-        let field = |e: sluice_core::qdisc::ParamError| ScenarioError::new(format!("{path}.controller.{}", e.field), e.message);
-        g.controller.validate().map_err(field)?;
+        controller.validate().map_err(field)?;
         let limit = AnyQdisc::<crate::net::QPkt>::new(&dir.qdisc, &mut sluice_core::rng::RngStream::from_seed(0)).limit();
-        g.controller.validate_for_queue(limit).map_err(field)?;
+        controller.validate_for_queue(limit).map_err(field)?;
         let flow_table = g.flow_table.clone().unwrap_or_default();
         flow_table.validate().map_err(|e| ScenarioError::new(format!("{path}.flow_table.{}", e.field), e.message))?;
-        out.push(GatewaySpec { node, controller: g.controller.clone(), flow_table, monitor: dir.queue_name.clone(), rewrite_at: g.rewrite_at.unwrap_or(RewriteAt::Dequeue) });
+        out.push(GatewaySpec { node, controller: controller.clone(), flow_table, monitor: dir.queue_name.clone(), rewrite_at: g.rewrite_at.unwrap_or(RewriteAt::Dequeue) });
     }
-    Ok(out)
+    Ok((out, stampers))
 }
 
 /// Rows a sampled table (queue lengths, congestion windows) may reach in one run, about half a

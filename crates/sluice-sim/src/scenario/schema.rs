@@ -34,14 +34,51 @@ pub struct ScenarioFile {
 pub struct GatewayTable {
     /// The router's name.
     pub node: String,
-    /// `{ kind = "ewt" | "ewa" | "awm" | "sap_law" | "pink" | "rwm", ... }`.
-    pub controller: sluice_core::control::ControllerConfig,
+    /// `{ kind = "ewt" | "ewa" | "awm" | "sap_law" | "pink" | "rwm" | "ngwa", ... }`.
+    pub controller: GatewayController,
     /// The egress queue the controller reads (`"A->B"`); default: the router's slowest egress
     /// towards another router.
     pub monitor: Option<String>,
     pub rewrite_at: Option<crate::model::RewriteAt>,
     /// The flow table's parameters.
     pub flow_table: Option<sluice_core::flows::FlowTableConfig>,
+}
+
+/// What a `[[gateways]]` entry runs: a window controller, or NGWA's stamper (not a window
+/// controller: it writes IPv4 option 33 on every egress of the router, see
+/// docs/algorithms/network-return.md, "NGWA"). Both are written `{ kind = ..., ... }`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GatewayController {
+    Window(sluice_core::control::ControllerConfig),
+    Ngwa(sluice_core::control::NgwaConfig),
+}
+
+impl GatewayController {
+    /// Every `kind`.
+    pub fn kinds() -> Vec<&'static str> {
+        let mut k = sluice_core::control::ControllerConfig::KINDS.to_vec();
+        k.push("ngwa");
+        k
+    }
+}
+
+impl<'de> Deserialize<'de> for GatewayController {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = toml::Value::deserialize(d)?;
+        let kind = v.get("kind").and_then(|k| k.as_str()).map(str::to_owned);
+        match kind.as_deref() {
+            Some("ngwa") => {
+                let mut t = v.as_table().cloned().unwrap_or_default();
+                t.remove("kind");
+                toml::Value::Table(t).try_into().map(GatewayController::Ngwa).map_err(|e| D::Error::custom(e.message()))
+            }
+            Some(k) if !sluice_core::control::ControllerConfig::KINDS.contains(&k) => {
+                let all: Vec<String> = GatewayController::kinds().iter().map(|k| format!("`{k}`")).collect();
+                Err(D::Error::custom(format!("unknown variant `{k}`, expected one of {}", all.join(", "))))
+            }
+            _ => v.try_into().map(GatewayController::Window).map_err(|e| D::Error::custom(e.message())),
+        }
+    }
 }
 
 /// TCP options; every key optional (docs/tcp.md and docs/scenarios.md name each variant).

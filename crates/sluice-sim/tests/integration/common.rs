@@ -123,6 +123,7 @@ impl Dumbbell {
             monitor: MonitorSpec::default(),
             notes: vec![],
             gateways: vec![],
+            ngwa: vec![],
         }
     }
 }

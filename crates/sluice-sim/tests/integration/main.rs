@@ -12,3 +12,4 @@ mod metrics;
 mod network_return;
 mod gateways;
 mod apps;
+mod ngwa;

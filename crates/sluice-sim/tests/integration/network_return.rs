@@ -4,7 +4,7 @@
 //! The same holds for the writers of ECN + the IPv4 reserved flag, the TCP reserved bit and
 //! IPv4 option 33 (`sluice_core::packet::signal`).
 
-use sluice_core::control::{AwmConfig, ControllerConfig, EwaConfig, EwtConfig, NetworkReturn, PinkConfig, QueueReading, Readings, RwmConfig, SapLawConfig};
+use sluice_core::control::{AwmConfig, Ngwa, NgwaConfig, ControllerConfig, EwaConfig, EwtConfig, NetworkReturn, PinkConfig, QueueReading, Readings, RwmConfig, SapLawConfig};
 use sluice_core::flows::FlowTableConfig;
 use sluice_core::packet::{set_ecn_cmi, set_tcp_reserved_bit, stamp_opt33, tcp_flags, AcnsIp, AcnsTcp, CmtMask, Ecn, HeaderSkip, HeaderView, OptLen, RawPacket, SignalField, WindowRewrite};
 use sluice_core::time::{Rate, Time};
@@ -236,5 +236,55 @@ fn acns_codes_round_trip_through_sim_packets_and_bytes() {
                 assert!(raw.ip_checksum_ok() && raw.tcp_checksum_ok() == Some(true));
             }
         }
+    }
+}
+
+// NGWA's router decides and stamps identically on the simulator's packets and their bytes: a
+// handshake, then 400 segments both ways (data, pure ACKs, a FIN) at varied queue levels,
+// some already stamped upstream with a value above or below this router's, through every
+// combination of flow division, `br`, `opt_len` and `stamp_ack`. Same outcome, same option,
+// same length, the bytes equal to the stamped SimPacket's serialization, the IP checksum valid.
+#[test]
+fn ngwa_decides_identically_on_sim_packets_and_their_bytes() {
+    use sluice_core::control::ngwa::NgwaBr;
+    for (flow_division, br, opt_len, stamp_ack) in [(false, NgwaBr::Pkts, 8, false), (true, NgwaBr::Pkts, 8, true), (true, NgwaBr::Bytes, 4, false), (false, NgwaBr::Bytes, 4, true)] {
+        let cfg = NgwaConfig { flow_division, br, opt_len, stamp_ack, ..NgwaConfig::default() };
+        let (mut on_sim, mut on_raw) = (Ngwa::new(cfg.clone(), 1), Ngwa::new(cfg.clone(), 1));
+        let mut upstream = Ngwa::new(NgwaConfig { opt_len, stamp_ack: true, ..NgwaConfig::default() }, 1);
+        let mut script = vec![pkt(true, tcp_flags::SYN, 100, 0, 65_535, TcpOptions::default(), 0), pkt(false, tcp_flags::SYN | tcp_flags::ACK, 900, 101, 65_535, TcpOptions::default(), 0)];
+        let mut rng = Lcg(7);
+        for k in 0..400u32 {
+            let p = match k % 3 {
+                0 => pkt(true, tcp_flags::ACK, 101, 901 + k, 500, TcpOptions::default(), 0),
+                _ => pkt(false, tcp_flags::ACK | tcp_flags::PSH, 901 + k, 101, 500, TcpOptions::default(), 1000),
+            };
+            script.push(p);
+        }
+        script.push(pkt(false, tcp_flags::FIN | tcp_flags::ACK, 5000, 101, 500, TcpOptions::default(), 0));
+        let mut counted = 0;
+        for p in script {
+            let level = rng.next() % 100;
+            let limit = QueueLimit::Packets(100);
+            let q = QueueReading { bytes: level * 1000, packets: level as u32, limit };
+            let mut sim = p.clone();
+            if rng.one_in(3) {
+                let up = QueueReading { bytes: 0, packets: (rng.next() % 100) as u32, limit };
+                upstream.on_departure(0, &mut sim, up);
+            }
+            let mut bytes = wire(&sim);
+            bytes.resize(bytes.len() + 8, 0);
+            let a = on_sim.on_departure(0, &mut sim, q);
+            let mut raw = RawPacket::new_checked(&mut bytes).unwrap();
+            let b = on_raw.on_departure(0, &mut raw, q);
+            assert_eq!(a, b, "{cfg:?}");
+            assert_eq!((sim.ip_len(), sim.ip_option33()), (raw.ip_len(), raw.ip_option33()), "{cfg:?}");
+            assert!(raw.ip_checksum_ok());
+            assert_eq!(raw.tcp_checksum_ok(), Some(true));
+            let n = raw.ip_len() as usize;
+            assert_eq!(bytes[..n], wire(&sim)[..], "{cfg:?}");
+            counted += a.growth();
+        }
+        assert_eq!(format!("{:?}", on_sim.stats), format!("{:?}", on_raw.stats));
+        assert!(on_sim.stats.inserted > 50 && on_sim.stats.lowered + on_sim.stats.kept > 50 && counted > 0, "{cfg:?}: {:?}", on_sim.stats);
     }
 }
