@@ -26,9 +26,10 @@
 //! addresses and ports. Counted from the segments leaving that queue, before `W_node` is
 //! computed; the divisor is at least 1.
 //!
-//! Pure ACKs (no payload, no SYN, FIN or RST) are stamped only with `stamp_ack = true`
-//! (default off): see docs/algorithms/network-return.md, "NGWA", for why and for the insertion
-//! rules (option layout and refusals are [`crate::packet::signal::stamp_opt33`]'s).
+//! Every TCP segment is stamped, pure ACKs on the reverse path included (NGWA §4.1: only non-TCP
+//! packets are left alone; a pure ACK grows from 40 to 48 B and its data sender stores the value
+//! harmlessly). See docs/algorithms/network-return.md, "NGWA", for the insertion rules (option
+//! layout and refusals are [`crate::packet::signal::stamp_opt33`]'s).
 //!
 //! [`Ngwa`] holds no packet and no clock: a datapath (the simulator's gateway router, a Linux
 //! qdisc hook) calls [`Ngwa::on_departure`] with the segment, the queue's index and its reading.
@@ -72,7 +73,8 @@ pub struct NgwaConfig {
     pub flow_count: NgwaFlowCount,
     /// Bytes of option 33 inserted: 8 (32-bit value) or 4 (16-bit, saturating at 65,535).
     pub opt_len: u32,
-    /// Also stamp pure ACKs.
+    /// The gateway-only variant (a single router writing `min(W_r, W_node)` into ACK windows,
+    /// for receivers that cannot be changed): not implemented, so only `false` is accepted.
     pub stamp_ack: bool,
     /// Bytes per packet of a packet-limited queue, and the largest IP packet a stamp may
     /// make (a router never fragments for the option).
@@ -80,8 +82,8 @@ pub struct NgwaConfig {
 }
 
 impl Default for NgwaConfig {
-    /// NGWA's basic router (Talau & Wille, Table 1 mode 1: no flow division); `br = "pkts"`,
-    /// `opt_len = 8` and `stamp_ack = false` are Sluice's reconstructions
+    /// NGWA's basic router (Talau & Wille, Table 1 mode 1: no flow division); `br = "pkts"` and
+    /// `opt_len = 8` are Sluice's reconstructions, `stamp_ack = false` is the paper's mechanism
     /// (docs/algorithms/network-return.md, "NGWA"); MTU 1500 (Ethernet).
     fn default() -> Self {
         NgwaConfig { flow_division: false, br: NgwaBr::Pkts, flow_count: NgwaFlowCount::SynFin, opt_len: 8, stamp_ack: false, mtu: 1500 }
@@ -93,6 +95,9 @@ impl NgwaConfig {
     pub fn validate(&self) -> Result<(), ParamError> {
         if OptLen::from_bytes(self.opt_len as u64).is_none() {
             return Err(ParamError::new("opt_len", format!("expected 4 or 8, got {}", self.opt_len)));
+        }
+        if self.stamp_ack {
+            return Err(ParamError::new("stamp_ack", "the gateway-only variant (ACK windows written by the router) is not implemented; only false is accepted"));
         }
         if self.mtu < 68 {
             return Err(ParamError::new("mtu", format!("must be at least 68 (the IPv4 minimum), got {}", self.mtu)));
@@ -163,8 +168,6 @@ impl NgwaQueue {
 pub enum NgwaStamp {
     /// Not a TCP segment: untouched.
     NotTcp,
-    /// A pure ACK with `stamp_ack = false`: untouched.
-    PureAck,
     /// Option 33 inserted carrying `value`; the packet grew by `len` bytes.
     Inserted { value: u32, len: OptLen },
     /// The option carried `from`, more than `W_node`: now `to`.
@@ -193,8 +196,6 @@ pub struct NgwaStats {
     pub inserted: u64,
     pub lowered: u64,
     pub kept: u64,
-    /// Pure ACKs left alone (`stamp_ack = false`).
-    pub pure_acks: u64,
     /// Refused by the writer (option space, MTU, foreign option, headroom).
     pub skipped: u64,
 }
@@ -233,15 +234,11 @@ impl Ngwa {
     /// stamp it (module doc). A datapath that sizes packets itself adds
     /// [`NgwaStamp::growth`] to its length.
     pub fn on_departure(&mut self, queue: usize, seg: &mut impl SignalField, q: QueueReading) -> NgwaStamp {
-        let Some(flags) = seg.tcp_flags().filter(|_| seg.is_tcp()) else {
+        if seg.tcp_flags().is_none() || !seg.is_tcp() {
             return NgwaStamp::NotTcp;
-        };
+        }
         self.stats.segments += 1;
         self.queues[queue].observe(seg);
-        if !self.cfg.stamp_ack && seg.payload_len() == 0 && flags & (tcp_flags::SYN | tcp_flags::FIN | tcp_flags::RST) == 0 {
-            self.stats.pure_acks += 1;
-            return NgwaStamp::PureAck;
-        }
         let w = self.w_node(queue, q);
         if let Some(cur) = seg.ip_option33() {
             if cur.len.carry(w) >= cur.value {
@@ -358,18 +355,18 @@ mod tests {
         assert_eq!(ng.on_departure(0, &mut p, reading(0, 0, QueueLimit::Bytes(200_000))), NgwaStamp::Kept { carried: 65_535 });
     }
 
-    // Pure ACKs are left by default and stamped with stamp_ack; SYN, FIN and non-TCP packets:
-    // a SYN (no payload) is stamped, a UDP datagram never.
+    // Every TCP segment is stamped (NGWA §4.1): a pure ACK grows from 40 to 48 B, a SYN (no
+    // payload) is stamped; a UDP datagram never. An empty 100-packet queue: 150,000 B free.
     #[test]
-    fn pure_acks_only_with_stamp_ack() {
+    fn every_tcp_segment_is_stamped_and_nothing_else() {
         let q = reading(0, 0, QueueLimit::Packets(100));
-        for (stamp_ack, want) in [(false, NgwaStamp::PureAck), (true, NgwaStamp::Inserted { value: 150_000, len: OptLen::Eight })] {
-            let mut ng = Ngwa::new(NgwaConfig { stamp_ack, ..NgwaConfig::default() }, 1);
+        {
+            let mut ng = Ngwa::new(NgwaConfig::default(), 1);
             let mut b = Seg::ack_from_client(1000).bytes();
             b.resize(b.len() + 8, 0);
             let mut p = RawPacket::new_checked(&mut b).unwrap();
-            assert_eq!(ng.on_departure(0, &mut p, q), want);
-            assert_eq!(p.ip_len(), 40 + want.growth());
+            assert_eq!(ng.on_departure(0, &mut p, q), NgwaStamp::Inserted { value: 150_000, len: OptLen::Eight });
+            assert_eq!(p.ip_len(), 48);
         }
         let mut ng = Ngwa::new(NgwaConfig::default(), 1);
         let mut b = Seg::tcp(CLIENT, SERVER, tcp_flags::SYN).bytes();
@@ -431,6 +428,7 @@ mod tests {
         let e = NgwaConfig { opt_len: 6, ..NgwaConfig::default() }.validate().unwrap_err();
         assert_eq!((e.field, e.message.as_str()), ("opt_len", "expected 4 or 8, got 6"));
         assert_eq!(NgwaConfig { mtu: 0, ..NgwaConfig::default() }.validate().unwrap_err().field, "mtu");
+        assert_eq!(NgwaConfig { stamp_ack: true, ..NgwaConfig::default() }.validate().unwrap_err().field, "stamp_ack");
         let c: NgwaConfig = serde_json::from_str(r#"{"br": "bytes", "opt_len": 4, "flow_division": true}"#).unwrap();
         assert_eq!((c.br, c.opt(), c.flow_division), (NgwaBr::Bytes, OptLen::Four, true));
         let e = serde_json::from_str::<NgwaConfig>(r#"{"br": "pkt"}"#).unwrap_err().to_string();

@@ -339,7 +339,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
                 flow_table_size: 0,
                 flow_table_evicted: 0,
                 flow_table_rejected: 0,
-                ngwa: Some(NgwaSummary { segments: n.segments, inserted: n.inserted, lowered: n.lowered, kept: n.kept, pure_acks: n.pure_acks, skipped: n.skipped }),
+                ngwa: Some(NgwaSummary { segments: n.segments, inserted: n.inserted, lowered: n.lowered, kept: n.kept, skipped: n.skipped }),
             }
         }))
         .collect();

@@ -136,8 +136,6 @@ pub struct NgwaSummary {
     pub inserted: u64,
     pub lowered: u64,
     pub kept: u64,
-    /// Pure ACKs left alone (`stamp_ack = false`).
-    pub pure_acks: u64,
     /// Not stamped: the option would not fit the 40 B of IPv4 options or the MTU.
     pub skipped: u64,
 }

@@ -242,15 +242,15 @@ fn acns_codes_round_trip_through_sim_packets_and_bytes() {
 // NGWA's router decides and stamps identically on the simulator's packets and their bytes: a
 // handshake, then 400 segments both ways (data, pure ACKs, a FIN) at varied queue levels,
 // some already stamped upstream with a value above or below this router's, through every
-// combination of flow division, `br`, `opt_len` and `stamp_ack`. Same outcome, same option,
+// combination of flow division, `br` and `opt_len`. Same outcome, same option,
 // same length, the bytes equal to the stamped SimPacket's serialization, the IP checksum valid.
 #[test]
 fn ngwa_decides_identically_on_sim_packets_and_their_bytes() {
     use sluice_core::control::ngwa::NgwaBr;
-    for (flow_division, br, opt_len, stamp_ack) in [(false, NgwaBr::Pkts, 8, false), (true, NgwaBr::Pkts, 8, true), (true, NgwaBr::Bytes, 4, false), (false, NgwaBr::Bytes, 4, true)] {
-        let cfg = NgwaConfig { flow_division, br, opt_len, stamp_ack, ..NgwaConfig::default() };
+    for (flow_division, br, opt_len) in [(false, NgwaBr::Pkts, 8), (true, NgwaBr::Pkts, 8), (true, NgwaBr::Bytes, 4), (false, NgwaBr::Bytes, 4)] {
+        let cfg = NgwaConfig { flow_division, br, opt_len, ..NgwaConfig::default() };
         let (mut on_sim, mut on_raw) = (Ngwa::new(cfg.clone(), 1), Ngwa::new(cfg.clone(), 1));
-        let mut upstream = Ngwa::new(NgwaConfig { opt_len, stamp_ack: true, ..NgwaConfig::default() }, 1);
+        let mut upstream = Ngwa::new(NgwaConfig { opt_len, ..NgwaConfig::default() }, 1);
         let mut script = vec![pkt(true, tcp_flags::SYN, 100, 0, 65_535, TcpOptions::default(), 0), pkt(false, tcp_flags::SYN | tcp_flags::ACK, 900, 101, 65_535, TcpOptions::default(), 0)];
         let mut rng = Lcg(7);
         for k in 0..400u32 {

@@ -66,8 +66,8 @@ impl Rec {
 // flows: W = 0.98·(100 − q)·1500/n_f with n_f = 2 (1 before the second SYN), i.e. a multiple
 // of 735 up to 73,500 (B's own value, 0.98·150,000/1 = 147,000 for its empty access queue
 // towards r0, is larger, so B keeps A's); every data segment is 1048 B (20 + 8 + 20 + 1000)
-// and counts 1050 B on the wire. Pure ACKs going back are not stamped (IHL 5, 40 B); the
-// SYN-ACK is. Serialization counts the option: on the bottleneck A->B, two packets sent back
+// and counts 1050 B on the wire. Pure ACKs going back are stamped too (NGWA §4.1: every TCP
+// segment; IP header 28 B), and so is the SYN-ACK. Serialization counts the option: on the bottleneck A->B, two packets sent back
 // to back are (1048 + 2)·8 bit / 10 Mb/s = 840 µs apart. Summary and trace count the stamps.
 #[test]
 fn both_routers_stamp_data_segments_with_the_path_minimum() {
@@ -89,8 +89,8 @@ fn both_routers_stamp_data_segments_with_the_path_minimum() {
     assert!(syn_ack.opt33().is_some(), "SYN-ACK stamped");
     let pure: Vec<&Rec> = to_s0.iter().filter(|r| r.payload() == 0 && r.flags() & 0x07 == 0).collect();
     assert!(pure.len() > 200);
-    let bad: Vec<_> = pure.iter().filter(|r| r.ihl() != 20).map(|r| (r.ihl(), r.ip_len())).collect();
-    assert!(bad.is_empty(), "pure ACKs unstamped by default: {bad:?}");
+    let bad: Vec<_> = pure.iter().filter(|r| r.opt33().is_none()).map(|r| (r.ihl(), r.ip_len())).collect();
+    assert!(bad.is_empty(), "pure ACKs stamped: {bad:?}");
 
     // Back to back on the bottleneck: the next transmission starts when the previous one ends.
     let ab = records(&dir.path().join("A-to-B.pcap"));
@@ -103,9 +103,10 @@ fn both_routers_stamp_data_segments_with_the_path_minimum() {
     assert_eq!((a["node"].as_str(), a["kind"].as_str(), b["node"].as_str()), (Some("A"), Some("ngwa"), Some("B")));
     assert_eq!(a["params"]["opt_len"].as_u64(), Some(8));
     let n = |g: &serde_json::Value, k: &str| g["ngwa"][k].as_u64().unwrap();
-    // A inserts on the data segments, B keeps A's smaller values; pure ACKs pass both.
+    // A inserts on the data segments, B keeps A's smaller values; B inserts on the pure ACKs
+    // going back.
     assert!(n(a, "inserted") >= data.len() as u64 && n(b, "kept") >= data.len() as u64, "{a} {b}");
-    assert!(n(a, "pure_acks") > 0 && n(b, "pure_acks") > 0);
+    assert!(n(b, "inserted") >= pure.len() as u64, "{b}");
     assert_eq!(n(a, "skipped") + n(b, "skipped"), 0);
     let t = out.tables.iter().find(|t| t.name == "rewrites").expect("rewrites table");
     let col = |name: &str| t.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c).unwrap();
@@ -116,11 +117,11 @@ fn both_routers_stamp_data_segments_with_the_path_minimum() {
     assert!(orig.iter().zip(new).all(|(o, n)| *o == -1 || n < o), "rows insert (-1) or lower");
 }
 
-// stamp_ack = true stamps the pure ACKs too (IP header 20 + 8 B); opt_len = 4 inserts 4 bytes
-// (20 + 4 B), the value saturating at 65,535.
+// Pure ACKs carry the option (IP header 20 + 8 B); opt_len = 4 inserts 4 bytes (20 + 4 B), the
+// value saturating at 65,535.
 #[test]
-fn stamp_ack_and_the_short_option() {
-    for (extra, len) in [(", stamp_ack = true", 48), (", stamp_ack = true, opt_len = 4", 44)] {
+fn pure_acks_and_the_short_option() {
+    for (extra, len) in [("", 48), (", opt_len = 4", 44)] {
         let dir = tempfile::tempdir().unwrap();
         sluice_sim::run_str(&dumbbell(extra).replace("duration = \"4s\"", "duration = \"1s\""), None, &RunOptions { out_dir: Some(dir.path().to_path_buf()), ..Default::default() }).unwrap();
         let to_s0 = records(&dir.path().join("A-to-s0.pcap"));
@@ -145,6 +146,8 @@ fn bad_ngwa_names_the_field() {
     let e = err(dumbbell(", opt_len = 6"));
     assert!(e.contains("gateways[0].controller.opt_len") && e.contains("expected 4 or 8"), "{e}");
     assert_eq!(e.lines().count(), 1, "{e}");
+    let e = err(dumbbell(", stamp_ack = true"));
+    assert!(e.contains("gateways[0].controller.stamp_ack") && e.contains("not implemented"), "{e}");
     let e = err(dumbbell(", br = \"pkt\""));
     assert!(e.contains("gateways[0]") && e.contains("unknown variant `pkt`") && e.contains("bytes"), "{e}");
     let e = err(dumbbell("").replace("kind = \"ngwa\"", "kind = \"ngwx\""));
