@@ -790,9 +790,10 @@ impl FlowTable {
         let syn = flags & tcp_flags::SYN != 0;
         let ack = flags & tcp_flags::ACK != 0;
         let seq = seg.tcp_seq().unwrap_or(0);
-        let mut slot = match hint.and_then(|id| self.get(id)) {
-            Some(e) if e.key == key => Some(e.id.slot() as u32),
-            _ => match self.last {
+        let hinted = hint.and_then(|id| self.get(id)).filter(|e| e.key == key).map(|e| e.id.slot() as u32);
+        let mut slot = match hinted {
+            Some(s) => Some(s),
+            None => match self.last {
                 // A filled slot was last filled by `observe` for `k` (a removal clears `last`).
                 Some((k, s)) if k == key => Some(s),
                 _ => self.index.get(&key).copied(),
@@ -833,7 +834,10 @@ impl FlowTable {
             }
         };
         let id = self.update(s, seg, src, flags, seq, now);
-        self.last = Some((key, s));
+        if hinted.is_none() {
+            // (A caller that hints does not need it.)
+            self.last = Some((key, s));
+        }
         Some(id)
     }
 
