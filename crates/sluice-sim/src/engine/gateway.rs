@@ -185,10 +185,9 @@ impl<'m> Sim<'m> {
         (g < NGWA && self.gateways[g as usize].monitor == iface).then_some(g as usize)
     }
 
-    /// The monitored queue `iface` changed: `before` → now, by a packet of `len` bytes (called
-    /// when the change matters, after [`Gateway::occ`] was refreshed).
-    pub(super) fn gw_queue(&mut self, iface: u32, kind: QueueEventKind, len: u32, before: Occupancy) {
-        let g = self.node_gw[self.ifaces[iface as usize].node as usize] as usize;
+    /// Gateway `g`'s monitored queue changed: `before` → now, by a packet of `len` bytes
+    /// (called when the change matters, after [`Gateway::occ`] was refreshed).
+    pub(super) fn gw_queue(&mut self, g: usize, kind: QueueEventKind, len: u32, before: Occupancy) {
         let r = self.gw_readings(g);
         let after = Occupancy { packets: r.queue.packets, bytes: r.queue.bytes };
         let now = self.now;
@@ -199,8 +198,7 @@ impl<'m> Sim<'m> {
     /// `iface`: at the monitored queue an enqueue and a dequeue at once (one packet for an
     /// instant), then the rewrite point. Returns the bytes the packet grew by.
     pub(super) fn gw_pass(&mut self, iface: u32, id: u32, len: u32) -> u32 {
-        let g = self.node_gw[self.ifaces[iface as usize].node as usize] as usize;
-        if g < NGWA as usize && self.gateways[g].monitor == iface && self.gateways[g].nr.queue_event_matters(self.now) {
+        if let Some(g) = self.gw_monitor_of(iface).filter(|&g| self.gateways[g].nr.queue_event_matters(self.now)) {
             let mut r = self.gw_readings(g);
             let empty = Occupancy { packets: r.queue.packets, bytes: r.queue.bytes };
             let one = Occupancy { packets: empty.packets + 1, bytes: empty.bytes + len as u64 };

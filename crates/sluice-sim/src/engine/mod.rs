@@ -541,9 +541,9 @@ impl<'m> Sim<'m> {
             }
         }
         let monitor = if hooked { self.gw_monitor_of(iface) } else { None };
-        let watched = monitor.is_some_and(|g| self.gateways[g].nr.queue_event_matters(now));
+        let watched = monitor.filter(|&g| self.gateways[g].nr.queue_event_matters(now));
         let f = &mut self.ifaces[iface as usize];
-        let before = if watched { f.qdisc.occupancy::<QPkt>() } else { Default::default() };
+        let before = if watched.is_some() { f.qdisc.occupancy::<QPkt>() } else { Default::default() };
         let len = qp.len;
         let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut self.drops };
         let offer = f.qdisc.enqueue(qp, now, &mut cx);
@@ -552,8 +552,8 @@ impl<'m> Sim<'m> {
         }
         match offer {
             Offer::Queued { .. } => {
-                if watched {
-                    self.gw_queue(iface, sluice_core::control::QueueEventKind::Enqueue, len, before);
+                if let Some(g) = watched {
+                    self.gw_queue(g, sluice_core::control::QueueEventKind::Enqueue, len, before);
                 }
             }
             Offer::Dropped(_, p) => {
@@ -591,9 +591,9 @@ impl<'m> Sim<'m> {
             }
             let hooked = f.flag(Flags::HOOKED);
             let monitor = if hooked { self.gw_monitor_of(iface) } else { None };
-            let watched = monitor.is_some_and(|g| self.gateways[g].nr.queue_event_matters(now));
+            let watched = monitor.filter(|&g| self.gateways[g].nr.queue_event_matters(now));
             let f = &mut self.ifaces[iface as usize];
-            let before = if watched { f.qdisc.occupancy::<QPkt>() } else { Default::default() };
+            let before = if watched.is_some() { f.qdisc.occupancy::<QPkt>() } else { Default::default() };
             let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut self.drops };
             let out = f.qdisc.dequeue(now, &mut cx);
             if let Some(g) = monitor {
@@ -603,8 +603,8 @@ impl<'m> Sim<'m> {
             if p.ecn == Ecn::Ce {
                 self.pkts[p.id as usize].tos.set_ecn(Ecn::Ce);
             }
-            if watched {
-                self.gw_queue(iface, sluice_core::control::QueueEventKind::Dequeue, p.len, before);
+            if let Some(g) = watched {
+                self.gw_queue(g, sluice_core::control::QueueEventKind::Dequeue, p.len, before);
             }
             if hooked {
                 p.len += self.gw_departure(iface, p.id);
