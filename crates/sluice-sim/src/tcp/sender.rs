@@ -1092,6 +1092,10 @@ impl Endpoint {
     fn send_new(&mut self, start: u64, end: u64, now: Time, out: &mut Vec<SimPacket>) {
         if self.cc.wants_rate_samples() {
             let idle = self.pipe() == 0;
+            if idle {
+                let app_limited = self.rate_mut().app_limited != 0;
+                self.cc.on_tx_start(&mut self.w, app_limited, now);
+            }
             self.rate_mut().on_send(start, end, idle, now);
         }
         self.sb.push(start, end, now);

@@ -539,3 +539,46 @@ fn tahoe_flight_size_is_the_outstanding_data() {
     assert_eq!(out.iter().map(seg_no).collect::<Vec<_>>(), [10]);
     assert_eq!((p.c.w.cwnd, p.c.w.ssthresh, p.c.ca), (MSS, 5 * MSS, CaState::Loss));
 }
+
+// tests when the sender reports a restart from idle to BBR (Linux and ns-3
+// `CA_EVENT_TX_START`): new data leaving with nothing in flight, the delivery-rate sampler's
+// application-limited mark handed along. The first write's segment is a restart (a connection
+// that had nothing to send is marked application-limited, as Linux starts one); the ACK that
+// delivers it ends the restart. A second write while a segment is in flight is none: segments
+// 2 and 3 leave 1 ms apart, the ACK of 2 ends that flight's restart with 3 still out, and
+// segment 4 leaves with 3 in flight, no restart. Once all is acknowledged (the connection
+// marked again: less than a segment left, cwnd not filled), segment 5 is one again.
+#[test]
+fn bbr_restarts_from_idle_only_with_nothing_in_flight() {
+    let restarting = |p: &Pair| match &p.c.cc {
+        AnyCc::Bbr(b) => b.restarting_from_idle(),
+        _ => unreachable!("a BBR flow"),
+    };
+    let mut p = Pair::new(cfg(CcKind::Bbr), Some(1000));
+    let s1 = p.client_sends();
+    assert_eq!((s1.len(), restarting(&p)), (1, true));
+    p.now += Dur::from_millis(40);
+    let acks = p.deliver_to_server(&s1);
+    assert!(p.deliver_to_client(&acks).is_empty(), "nothing left to send");
+    assert!(!restarting(&p), "the ACK delivered data");
+    let write = |p: &mut Pair| {
+        p.now += Dur::from_millis(1);
+        let mut out = Vec::new();
+        p.c.app_write_more(1000, p.now, &mut out);
+        assert_eq!(out.len(), 1);
+        out
+    };
+    let s2 = write(&mut p);
+    assert!(restarting(&p), "nothing was in flight");
+    let s3 = write(&mut p);
+    let acks = p.deliver_to_server(&s2);
+    p.deliver_to_client(&acks);
+    assert!(!restarting(&p));
+    let s4 = write(&mut p);
+    assert!(!restarting(&p), "segment 3 is in flight");
+    p.now += Dur::from_millis(40);
+    let acks = p.deliver_to_server(&[s3, s4].concat());
+    p.deliver_to_client(&acks);
+    write(&mut p);
+    assert!(restarting(&p), "idle again");
+}

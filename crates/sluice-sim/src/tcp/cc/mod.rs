@@ -177,6 +177,10 @@ pub trait CongestionControl {
     /// before the endpoint acts on it (see [`AckEvent`]).
     fn on_ack_event(&mut self, _w: &mut CwndState, _ev: &AckEvent, _now: Time) {}
     fn on_sent(&mut self, _bytes: u64, _in_flight: u64, _now: Time) {}
+    /// New data is about to leave with nothing in flight (Linux and ns-3 `CA_EVENT_TX_START`);
+    /// `app_limited`: the delivery-rate sampler's application-limited mark is set. Called
+    /// only for algorithms with [`AnyCc::wants_rate_samples`].
+    fn on_tx_start(&mut self, _w: &mut CwndState, _app_limited: bool, _now: Time) {}
     /// The connection is established (cwnd is the initial window; `srtt` from the handshake,
     /// if it gave a sample).
     fn on_established(&mut self, _w: &mut CwndState, _srtt: Option<Dur>, _now: Time) {}
@@ -382,6 +386,9 @@ impl CongestionControl for AnyCc {
     }
     fn on_sent(&mut self, bytes: u64, in_flight: u64, now: Time) {
         dispatch!(self, c => c.on_sent(bytes, in_flight, now))
+    }
+    fn on_tx_start(&mut self, w: &mut CwndState, app_limited: bool, now: Time) {
+        dispatch!(self, c => c.on_tx_start(w, app_limited, now))
     }
     fn pacing_rate(&self) -> Option<Rate> {
         dispatch!(self, c => c.pacing_rate())

@@ -199,6 +199,9 @@ pub struct Bbr {
     probe_rtt_done: Option<Time>,
     probe_rtt_round_done: bool,
     idle_restart: bool,
+    /// ns-3's `m_appLimited`: `delivered + in_flight` at the last ProbeRTT step, 0 before
+    /// any (its idle restart reads this, not the rate sampler's mark).
+    probe_rtt_app_limited: u64,
     // Loss.
     packet_conservation: bool,
     prior_cwnd: u64,
@@ -254,6 +257,7 @@ impl Bbr {
             probe_rtt_done: None,
             probe_rtt_round_done: false,
             idle_restart: false,
+            probe_rtt_app_limited: 0,
             packet_conservation: false,
             prior_cwnd: 0,
             ca: CaState::Open,
@@ -273,6 +277,13 @@ impl Bbr {
             ack_epoch_acked: 0,
             rng: RngStream::from_seed(0),
         }
+    }
+
+    /// Whether data last left on a restart from idle not yet ended by an ACK that delivered
+    /// data ([`CongestionControl::on_tx_start`]).
+    #[cfg(test)]
+    pub(crate) fn restarting_from_idle(&self) -> bool {
+        self.idle_restart
     }
 
     /// The stream ProbeBW's cycle start is drawn from (the engine derives it from the flow's
@@ -547,6 +558,31 @@ impl CongestionControl for Bbr {
     fn on_established(&mut self, w: &mut CwndState, srtt: Option<Dur>, now: Time) {
         if !self.initialized {
             self.init(w, srtt, now);
+        }
+    }
+
+    /// The restart from idle: data leaves with nothing in flight while application-limited.
+    /// ProbeBW paces this flight at BtlBw (gain 1) instead of the phase's gain, and ProbeRTT
+    /// is not entered until an ACK delivers data (draft-cardwell-iccrg-bbr-congestion-control-00
+    /// `BBRHandleRestartFromIdle`, with the rate sampler's mark). `bbr.target = "ns3"` follows
+    /// ns-3.44's `CwndEvent(CA_EVENT_TX_START)`: the mark is its own `m_appLimited`, set by
+    /// ProbeRTT and never cleared (so nothing happens before a flow's first ProbeRTT); it also
+    /// restarts the ACK-aggregation epoch, and in ProbeRTT ends it if its round is done and its
+    /// 200 ms have passed (a done stamp not yet set counts as 0, as ns-3's `Seconds(0)`).
+    fn on_tx_start(&mut self, w: &mut CwndState, app_limited: bool, now: Time) {
+        let ns3 = self.cfg.target == BbrTarget::Ns3;
+        if !self.initialized || !(if ns3 { self.probe_rtt_app_limited != 0 } else { app_limited }) {
+            return;
+        }
+        self.idle_restart = true;
+        if ns3 {
+            self.ack_epoch_time = now;
+            self.ack_epoch_acked = 0;
+        }
+        match self.mode {
+            Mode::ProbeBw => self.set_pacing_rate(1.0),
+            Mode::ProbeRtt if ns3 && self.probe_rtt_round_done && now > self.probe_rtt_done.unwrap_or(Time::ZERO) => self.exit_probe_rtt(w, now),
+            _ => {}
         }
     }
 

@@ -131,6 +131,9 @@ impl Bbr {
     }
 
     fn handle_probe_rtt(&mut self, w: &mut CwndState, now: Time) {
+        // ns-3's own application-limited mark (`m_appLimited`), read only by its idle restart
+        // ([`Bbr::on_tx_start`]); the rate sampler never sees it.
+        self.probe_rtt_app_limited = (self.delivered + self.in_flight).max(1);
         match self.probe_rtt_done {
             None if self.in_flight <= self.min_pipe() => {
                 self.probe_rtt_done = Some(now + PROBE_RTT_DURATION);
@@ -143,15 +146,21 @@ impl Bbr {
                     self.probe_rtt_round_done = true;
                 }
                 if self.probe_rtt_round_done && now > done {
-                    self.rtprop.stamp = now;
-                    self.restore_cwnd(w);
-                    if self.filled_pipe {
-                        self.enter_probe_bw(now);
-                    } else {
-                        self.enter_startup();
-                    }
+                    self.exit_probe_rtt(w, now);
                 }
             }
+        }
+    }
+
+    /// ProbeRTT is over: RTprop counts as fresh, cwnd is restored, and ProbeBW (pipe full) or
+    /// Startup follows.
+    pub(super) fn exit_probe_rtt(&mut self, w: &mut CwndState, now: Time) {
+        self.rtprop.stamp = now;
+        self.restore_cwnd(w);
+        if self.filled_pipe {
+            self.enter_probe_bw(now);
+        } else {
+            self.enter_startup();
         }
     }
 }

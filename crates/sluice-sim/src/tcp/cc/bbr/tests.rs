@@ -434,3 +434,66 @@ fn config_validates_and_describes() {
     assert_eq!(d[0], ("bbr.target", "ns3".to_string()));
     assert_eq!(d[1], ("bbr.cycle_start", "ns3".to_string()));
 }
+
+// tests the restart from idle (draft `BBRHandleRestartFromIdle`): in ProbeBW's 5/4 phase
+// (BtlBw 10 Mb/s, pacing 12.5 Mb/s) data leaving with nothing in flight paces at BtlBw,
+// 10 Mb/s, only when the connection is application-limited; and ProbeRTT is skipped: RTprop
+// (40 ms, stamped at 0) has expired at 10.001 s, yet the first ACK after the restart does not
+// enter ProbeRTT; its 45-ms sample becomes RTprop, stamped 10.001 s (an expired RTprop takes
+// any sample), and the restart ends (the ACK delivered data), so the next ACK finds RTprop
+// fresh. The same ACK without the restart enters ProbeRTT.
+#[test]
+fn idle_restart_paces_at_btlbw_and_defers_probe_rtt() {
+    let (mut b, mut w) = probing(BbrConfig::default(), 0);
+    w.cwnd = 100_000;
+    assert_eq!(b.pacing_rate(), Some(Rate(12_500_000)));
+    b.on_tx_start(&mut w, false, Time(10_000 * MS));
+    assert_eq!((b.pacing_rate(), b.idle_restart), (Some(Rate(12_500_000)), false), "not application-limited");
+    b.on_tx_start(&mut w, true, Time(10_000 * MS));
+    assert_eq!((b.pacing_rate(), b.idle_restart), (Some(Rate(10_000_000)), true));
+    b.next_round_delivered = u64::MAX;
+    let ev = |d: u64| ack(d, 0, 10_000_000, SMSS, 0, Some(ms(45)), CaState::Open);
+    let mut fresh = b.clone();
+    let mut fresh_w = w;
+    b.on_rate_sample(&mut w, &ev(5_000_000), Time(10_001 * MS));
+    assert_eq!((b.mode, b.idle_restart), (Mode::ProbeBw, false));
+    assert_eq!((b.rtprop.value, b.rtprop.stamp), (Some(ms(45)), Time(10_001 * MS)));
+    b.on_rate_sample(&mut w, &ev(5_001_460), Time(10_002 * MS));
+    assert_eq!(b.mode, Mode::ProbeBw);
+    fresh.idle_restart = false;
+    fresh.on_rate_sample(&mut fresh_w, &ev(5_000_000), Time(10_001 * MS));
+    assert_eq!(fresh.mode, Mode::ProbeRtt);
+    // Outside ProbeBW the restart leaves the pacing rate alone (Startup's only rises).
+    let (mut b, mut w) = started(BbrConfig::default());
+    let before = b.pacing_rate();
+    b.on_tx_start(&mut w, true, Time(MS));
+    assert_eq!((b.pacing_rate(), b.idle_restart), (before, true));
+}
+
+// tests ns-3.44's restart (`CwndEvent(CA_EVENT_TX_START)`): its mark is `m_appLimited`, which
+// only ProbeRTT sets, so before a flow's first ProbeRTT nothing happens whatever the rate
+// sampler says. In ProbeRTT (entered at 10.001 s with cwnd 100,000 saved, the 200-ms hold
+// stamped at 10.050 s, so done at 10.250 s) a restart at 10.200 s with the round done keeps
+// ProbeRTT; one at 10.251 s ends it: RTprop restamped at 10.251 s, cwnd restored to 100,000,
+// ProbeBW, and the ACK-aggregation epoch restarts there.
+#[test]
+fn ns3_idle_restart_needs_a_probe_rtt_first_and_can_end_one() {
+    let (mut b, mut w) = probing(BbrConfig::ns3(), 0);
+    w.cwnd = 100_000;
+    let paced = b.pacing_rate();
+    b.on_tx_start(&mut w, true, Time(5_000 * MS));
+    assert_eq!((b.pacing_rate(), b.idle_restart), (paced, false), "no ProbeRTT yet");
+    let t = |ms_: u64| Time(ms_ * MS);
+    b.next_round_delivered = u64::MAX;
+    let ev = |d: u64, in_flight: u64| ack(d, 0, 10_000_000, SMSS, in_flight, Some(ms(45)), CaState::Open);
+    b.on_rate_sample(&mut w, &ev(5_000_000, 50_000), t(10_001));
+    assert_eq!(b.mode, Mode::ProbeRtt);
+    assert_eq!(b.probe_rtt_app_limited, 5_000_000 + 50_000, "delivered + in flight");
+    b.on_rate_sample(&mut w, &ev(5_001_460, 4 * SMSS), t(10_050));
+    assert_eq!(b.probe_rtt_done, Some(t(10_250)));
+    b.probe_rtt_round_done = true;
+    b.on_tx_start(&mut w, false, t(10_200));
+    assert_eq!((b.mode, b.idle_restart, b.ack_epoch_time), (Mode::ProbeRtt, true, t(10_200)));
+    b.on_tx_start(&mut w, false, t(10_251));
+    assert_eq!((b.mode, w.cwnd, b.rtprop.stamp, b.ack_epoch_time), (Mode::ProbeBw, 100_000, t(10_251), t(10_251)));
+}
