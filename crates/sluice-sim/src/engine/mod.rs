@@ -1087,8 +1087,12 @@ impl<'m> Sim<'m> {
     /// Per flow, the payload delivered to the receiving application since the last sample
     /// (the first sample, when the window opens, only notes the counts).
     pub(crate) fn sample_flows(&mut self, t: Time) {
-        let delivered: Vec<u64> = (0..self.model.flows.len()).map(|f| self.delivered(f)).collect();
-        self.samples.flows(t, delivered);
+        // Per flow: payload delivered, data-direction packets lost, the sender's triple
+        // duplicate ACKs, so far.
+        let counts: Vec<[u64; 3]> = (0..self.model.flows.len())
+            .map(|f| [self.delivered(f), self.flownet[f].fwd_lost_pkts, self.endpoint(f, false).map_or(0, |e| e.counters.triple_dupacks)])
+            .collect();
+        self.samples.flows(t, counts);
     }
 
     /// Payload flow `f` has delivered to its receiving application so far (UDP: received).
