@@ -311,7 +311,11 @@ impl<'m> Sim<'m> {
                 ifaces[k as usize].set_flag(Flags::HOOKED, true);
             }
             node_gw[spec.node] = gateway::NGWA | s as u32;
-            stampers.push(gateway::Stamper { ngwa: sluice_core::control::Ngwa::new(spec.config.clone(), queues.len()), queues, trace: model.monitor.rewrite_trace.then(Vec::new) });
+            let mut by_iface = vec![u32::MAX; ifaces.len()];
+            for (q, &(k, _)) in queues.iter().enumerate() {
+                by_iface[k as usize] = q as u32;
+            }
+            stampers.push(gateway::Stamper { ngwa: sluice_core::control::Ngwa::new(spec.config.clone(), queues.len()), queues, by_iface, trace: model.monitor.rewrite_trace.then(Vec::new) });
         }
         let wake: Vec<WakeSlot> = eps.iter().map(|e| WakeSlot { as_set: e.timer_ties_as_set(), ..WakeSlot::IDLE }).collect();
         // The longest a full-sized packet spends on one link: the calendar of packet events
