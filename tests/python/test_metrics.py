@@ -42,8 +42,11 @@ def test_flow_samples_table(tiny_path: Path, tmp_path: Path) -> None:
     # 5 s with a 1 s warm-up, sampled every 500 ms: 8 intervals for each of the 2 flows.
     r = sluice.run(tiny_path, overrides={"monitor.flow_sample": "500ms"})
     t = r.tables["flow_samples"]
-    assert list(t.columns) == ["t_s", "flow", "bytes", "throughput_bps"]
+    assert list(t.columns) == ["t_s", "flow", "bytes", "throughput_bps", "data_dir_lost", "triple_dupacks"]
     assert len(t) == 16
+    # The per-interval losses add up to the flows' data-direction losses in the window.
+    lost = t.groupby("flow")["data_dir_lost"].sum()
+    assert [int(lost[f["id"]]) for f in r.summary["flows"]] == [f["data_dir_packets_lost"] for f in r.summary["flows"]]
     assert sorted(set(t["t_s"])) == [1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0]
     assert (t["throughput_bps"] == t["bytes"] * 8 / 0.5).all()
     paths = r.save(tmp_path)

@@ -43,6 +43,9 @@ pub(crate) struct Stamper {
     pub ngwa: Ngwa,
     /// The router's egress interfaces and their queues' limits, in NGWA's queue order.
     pub queues: Vec<(u32, QueueLimit)>,
+    /// Per interface of the network, its index in `queues` (`u32::MAX` for another node's): a
+    /// router with many egress queues finds one without a search.
+    pub by_iface: Vec<u32>,
     /// Stamps inserted or lowered, when traced.
     pub trace: Option<Vec<StampRow>>,
 }
@@ -145,7 +148,8 @@ impl<'m> Sim<'m> {
     #[inline(never)]
     fn ngwa_stamp(&mut self, s: usize, iface: u32, id: u32) -> u32 {
         let st = &mut self.stampers[s];
-        let q = st.queues.iter().position(|&(k, _)| k == iface).expect("a hooked interface of an NGWA router is one of its queues");
+        let q = st.by_iface[iface as usize] as usize;
+        debug_assert_eq!(st.queues[q].0, iface, "a hooked interface of an NGWA router is one of its queues");
         let occ = self.ifaces[iface as usize].qdisc.occupancy::<crate::net::QPkt>();
         let reading = QueueReading { bytes: occ.bytes, packets: occ.packets, limit: st.queues[q].1 };
         let p = &mut self.pkts[id as usize];

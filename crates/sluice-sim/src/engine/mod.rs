@@ -311,7 +311,11 @@ impl<'m> Sim<'m> {
                 ifaces[k as usize].set_flag(Flags::HOOKED, true);
             }
             node_gw[spec.node] = gateway::NGWA | s as u32;
-            stampers.push(gateway::Stamper { ngwa: sluice_core::control::Ngwa::new(spec.config.clone(), queues.len()), queues, trace: model.monitor.rewrite_trace.then(Vec::new) });
+            let mut by_iface = vec![u32::MAX; ifaces.len()];
+            for (q, &(k, _)) in queues.iter().enumerate() {
+                by_iface[k as usize] = q as u32;
+            }
+            stampers.push(gateway::Stamper { ngwa: sluice_core::control::Ngwa::new(spec.config.clone(), queues.len()), queues, by_iface, trace: model.monitor.rewrite_trace.then(Vec::new) });
         }
         let wake: Vec<WakeSlot> = eps.iter().map(|e| WakeSlot { as_set: e.timer_ties_as_set(), ..WakeSlot::IDLE }).collect();
         // The longest a full-sized packet spends on one link: the calendar of packet events
@@ -1087,8 +1091,12 @@ impl<'m> Sim<'m> {
     /// Per flow, the payload delivered to the receiving application since the last sample
     /// (the first sample, when the window opens, only notes the counts).
     pub(crate) fn sample_flows(&mut self, t: Time) {
-        let delivered: Vec<u64> = (0..self.model.flows.len()).map(|f| self.delivered(f)).collect();
-        self.samples.flows(t, delivered);
+        // Per flow: payload delivered, data-direction packets lost, the sender's triple
+        // duplicate ACKs, so far.
+        let counts: Vec<[u64; 3]> = (0..self.model.flows.len())
+            .map(|f| [self.delivered(f), self.flownet[f].fwd_lost_pkts, self.endpoint(f, false).map_or(0, |e| e.counters.triple_dupacks)])
+            .collect();
+        self.samples.flows(t, counts);
     }
 
     /// Payload flow `f` has delivered to its receiving application so far (UDP: received).

@@ -28,12 +28,15 @@ pub struct Samples {
     s_flow: Vec<i64>,
     s_name: Vec<String>,
     s_value: Vec<f64>,
-    /// `flow_samples`: end of each interval, flow, payload delivered in it.
+    /// `flow_samples`: end of each interval, flow, payload delivered, data-direction packets
+    /// lost and triple duplicate ACKs in it.
     f_t: Vec<f64>,
     f_flow: Vec<i64>,
     f_bytes: Vec<i64>,
-    /// Per flow, payload delivered at the last sample, and when it was taken.
-    f_last: Vec<u64>,
+    f_lost: Vec<i64>,
+    f_tdup: Vec<i64>,
+    /// Per flow, those three counts at the last sample, and when it was taken.
+    f_last: Vec<[u64; 3]>,
     f_last_t: Option<Time>,
 }
 
@@ -44,17 +47,20 @@ impl Samples {
         self.q_pkts.push(pkts as i64);
         self.q_bytes.push(bytes as i64);
     }
-    /// One row per flow for the interval ending at `t`, from each flow's payload delivered so
-    /// far; the first call only notes the counts.
-    pub fn flows(&mut self, t: Time, delivered: Vec<u64>) {
+    /// One row per flow for the interval ending at `t`, from each flow's counts so far
+    /// (payload delivered, data-direction packets lost, triple duplicate ACKs); the first call
+    /// only notes them.
+    pub fn flows(&mut self, t: Time, counts: Vec<[u64; 3]>) {
         if self.f_last_t.is_some() {
-            for (f, (&now, &before)) in delivered.iter().zip(&self.f_last).enumerate() {
+            for (f, (now, before)) in counts.iter().zip(&self.f_last).enumerate() {
                 self.f_t.push(t.as_secs_f64());
                 self.f_flow.push(f as i64);
-                self.f_bytes.push((now - before) as i64);
+                self.f_bytes.push((now[0] - before[0]) as i64);
+                self.f_lost.push((now[1] - before[1]) as i64);
+                self.f_tdup.push((now[2] - before[2]) as i64);
             }
         }
-        self.f_last = delivered;
+        self.f_last = counts;
         self.f_last_t = Some(t);
     }
 
@@ -458,6 +464,8 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
                 ("flow".into(), Column::I64(s.f_flow)),
                 ("bytes".into(), Column::I64(s.f_bytes)),
                 ("throughput_bps".into(), Column::F64(bytes.iter().map(|b| b * 8.0 / secs).collect())),
+                ("data_dir_lost".into(), Column::I64(s.f_lost)),
+                ("triple_dupacks".into(), Column::I64(s.f_tdup)),
             ],
         });
     }

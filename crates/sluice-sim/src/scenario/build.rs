@@ -66,6 +66,16 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
             return err(format!("{path}.bbr.{key}"), msg);
         }
     }
+    if let Some(x) = &t.ngwa {
+        // Giving the table turns NGWA on unless it says `enabled = false`.
+        let k = &mut c.ngwa;
+        k.enabled = x.enabled.unwrap_or(true);
+        macro_rules! take { ($($f:ident),*) => { $( if let Some(v) = x.$f { k.$f = v; } )* } }
+        take!(alpha, smoothing, smooth_at, allow_shrink, floor, opt_len);
+        if let Err((key, msg)) = k.validate() {
+            return err(format!("{path}.ngwa.{key}"), msg);
+        }
+    }
     if let Some(v) = t.mss {
         if !(64..=65_495).contains(&v) {
             return err(format!("{path}.mss"), format!("must be between 64 and 65495 bytes, got {v}"));
@@ -654,6 +664,10 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
     if f.flows.is_empty() {
         return err("flows", "at least one [[flows]] entry is required");
     }
+    let ngwa_mode = match &f.ngwa {
+        None => None,
+        Some(t) => Some(u8::try_from(t.mode).ok().and_then(NgwaMode::new).ok_or_else(|| ScenarioError::new("ngwa.mode", format!("must be 1–8 (NGWA's Table 1), got {}", t.mode)))?),
+    };
     let mut flows = Vec::new();
     let mut names = std::collections::HashSet::new();
     for (i, fl) in f.flows.iter().enumerate() {
@@ -673,6 +687,11 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
                 flow_tcp(&f.tcp, t, &format!("{p}.tcp"))?
             }
             None => tcp.clone(),
+        };
+        // `[ngwa] mode`: the congestion window and smoothing of every NGWA flow.
+        let ftcp = match ngwa_mode {
+            Some(m) if app.is_tcp() => apply_ngwa_mode(ftcp, m, &f.tcp, fl.tcp.as_ref(), &p)?,
+            _ => ftcp,
         };
         // An algorithm's table in a flow's own [tcp] applies to that flow's algorithm only.
         if let Some(t) = &fl.tcp {
@@ -850,7 +869,8 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
     if let Some(d) = &f.description {
         notes.push(("description".into(), d.clone()));
     }
-    let (gateways, ngwa) = gateways(&f.gateways, &net)?;
+    let (gateways, ngwa) = gateways(&f.gateways, &net, ngwa_mode)?;
+    ngwa_opt_len(&mut flows, &f, &ngwa)?;
     Ok(Model { name: f.name, seed: seed.or(f.seed).unwrap_or(1), duration: f.duration, warmup, nodes: net.nodes, links: net.links, flows, monitor, notes, gateways, ngwa })
 }
 
@@ -858,7 +878,7 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
 /// (by default the slowest towards another router), with the controller's parameters checked
 /// against that queue's limit; NGWA (`kind = "ngwa"`) stamps on every egress and reads no
 /// `monitor`.
-fn gateways(tables: &[GatewayTable], net: &Net) -> R<(Vec<GatewaySpec>, Vec<NgwaSpec>)> {
+fn gateways(tables: &[GatewayTable], net: &Net, mode: Option<NgwaMode>) -> R<(Vec<GatewaySpec>, Vec<NgwaSpec>)> {
     use sluice_core::qdisc::{AnyQdisc, QueueDisc};
     let mut out: Vec<GatewaySpec> = Vec::new();
     let mut stampers: Vec<NgwaSpec> = Vec::new();
@@ -888,8 +908,15 @@ fn gateways(tables: &[GatewayTable], net: &Net) -> R<(Vec<GatewaySpec>, Vec<Ngwa
         let field = |e: sluice_core::qdisc::ParamError| ScenarioError::new(format!("{path}.controller.{}", e.field), e.message);
         let controller = match &g.controller {
             GatewayController::Window(c) => c,
-            GatewayController::Ngwa(c) => {
+            GatewayController::Ngwa { config, flow_division_given } => {
+                let mut c = config.clone();
                 c.validate().map_err(field)?;
+                if let Some(m) = mode {
+                    if *flow_division_given && c.flow_division != m.flow_division {
+                        return err(format!("{path}.controller.flow_division"), format!("ngwa.mode = {} sets flow_division = {}; got {}", m.mode, m.flow_division, c.flow_division));
+                    }
+                    c.flow_division = m.flow_division;
+                }
                 if g.monitor.is_some() || g.rewrite_at.is_some() || g.flow_table.is_some() {
                     let key = if g.monitor.is_some() { "monitor" } else if g.rewrite_at.is_some() { "rewrite_at" } else { "flow_table" };
                     return err(format!("{path}.{key}"), "not used by NGWA (it stamps every egress queue at dequeue and counts flows per queue)");
@@ -897,7 +924,7 @@ fn gateways(tables: &[GatewayTable], net: &Net) -> R<(Vec<GatewaySpec>, Vec<Ngwa
                 if egress.is_empty() {
                     return err(format!("{path}.node"), format!("{:?} has no links", g.node));
                 }
-                stampers.push(NgwaSpec { node, config: c.clone() });
+                stampers.push(NgwaSpec { node, config: c });
                 continue;
             }
         };
@@ -917,6 +944,83 @@ fn gateways(tables: &[GatewayTable], net: &Net) -> R<(Vec<GatewaySpec>, Vec<Ngwa
         out.push(GatewaySpec { node, controller: controller.clone(), flow_table, monitor: dir.queue_name.clone(), rewrite_at: g.rewrite_at.unwrap_or(RewriteAt::Dequeue) });
     }
     Ok((out, stampers))
+}
+
+/// `[ngwa] mode` on one TCP flow's options (docs/algorithms/network-return.md, "NGWA"): NGWA on
+/// (unless the flow's `tcp.ngwa.enabled = false` leaves it out), smoothing as the mode says, and
+/// `cc = "new_reno"` (a congestion window) or `"none"` (RFC 793). A key given in `[tcp]` or the
+/// flow's `tcp` that contradicts the mode is an error naming it; a congestion control given for
+/// a mode with a congestion window may be any with one.
+fn apply_ngwa_mode(mut c: TcpConfig, m: NgwaMode, global: &TcpTable, own: Option<&TcpTable>, p: &str) -> R<TcpConfig> {
+    if !c.ngwa.enabled && [own.and_then(|t| t.ngwa.as_ref()), global.ngwa.as_ref()].iter().flatten().any(|t| t.enabled == Some(false)) {
+        return Ok(c);
+    }
+    // Where a key was given: the flow's own table first, else `[tcp]`.
+    let given = |own_v: Option<bool>, global_v: Option<bool>, key: &str| -> Option<(String, bool)> {
+        match (own_v, global_v) {
+            (Some(v), _) => Some((format!("{p}.tcp.{key}"), v)),
+            (None, Some(v)) => Some((format!("tcp.{key}"), v)),
+            _ => None,
+        }
+    };
+    let own_cc = own.and_then(|t| t.cc).map(|v| (format!("{p}.tcp.cc"), v));
+    if let Some((path, cc)) = own_cc.or(global.cc.map(|v| ("tcp.cc".to_string(), v))) {
+        if m.congestion_window && cc == CcKind::None {
+            return err(path, format!("ngwa.mode = {} runs a congestion window (new_reno in the paper); cc = \"none\" has none", m.mode));
+        }
+        if !m.congestion_window && cc != CcKind::None {
+            return err(path, format!("ngwa.mode = {} runs without a congestion window (cc = \"none\", RFC 793); got \"{}\"", m.mode, cc.as_str()));
+        }
+    } else {
+        c.cc = m.cc();
+    }
+    let se = |t: Option<&TcpTable>| t.and_then(|t| t.ngwa.as_ref()).and_then(|n| n.smoothing);
+    if let Some((path, v)) = given(se(own), se(Some(global)), "ngwa.smoothing") {
+        if v != m.smoothing {
+            return err(path, format!("ngwa.mode = {} sets smoothing = {}; got {v}", m.mode, m.smoothing));
+        }
+    }
+    c.ngwa.enabled = true;
+    c.ngwa.smoothing = m.smoothing;
+    c.ngwa.mode = Some(m.mode);
+    Ok(c)
+}
+
+/// The option size NGWA endpoints make room for: the routers' `opt_len` unless `tcp.ngwa.opt_len`
+/// is given, and then it must be theirs (a smaller reduction would let stamped segments
+/// exceed the MTU, and the routers would leave them unstamped).
+fn ngwa_opt_len(flows: &mut [FlowSpec], f: &ScenarioFile, routers: &[NgwaSpec]) -> R<()> {
+    let Some(first) = routers.first() else { return Ok(()) };
+    // Gateway indices of the NGWA routers, in file order.
+    let idx: Vec<usize> = f.gateways.iter().enumerate().filter(|(_, g)| matches!(g.controller, GatewayController::Ngwa { .. })).map(|(i, _)| i).collect();
+    let lens: Vec<u32> = routers.iter().map(|r| r.config.opt_len).collect();
+    let mut fi = 0;
+    for (i, fl) in f.flows.iter().enumerate() {
+        let own = fl.tcp.as_ref().and_then(|t| t.ngwa.as_ref()).and_then(|n| n.opt_len);
+        let path = if own.is_some() { format!("flows[{i}].tcp.ngwa.opt_len") } else { "tcp.ngwa.opt_len".to_string() };
+        let explicit = own.or(f.tcp.ngwa.as_ref().and_then(|n| n.opt_len));
+        let count = fl.count.unwrap_or(1) as usize;
+        for spec in &mut flows[fi..fi + count] {
+            if !spec.tcp.ngwa.enabled {
+                continue;
+            }
+            match explicit {
+                Some(v) => {
+                    if let Some(k) = lens.iter().position(|&l| l != v) {
+                        return err(path.clone(), format!("{v} B differs from gateways[{}].controller.opt_len = {}: the endpoints make room for the option the routers insert", idx[k], lens[k]));
+                    }
+                }
+                None => {
+                    if let Some(k) = lens.iter().position(|&l| l != first.config.opt_len) {
+                        return err(format!("gateways[{}].controller.opt_len", idx[k]), format!("{} differs from gateways[{}]'s {}: NGWA endpoints make room for one option size; give the same, or tcp.ngwa.opt_len", lens[k], idx[0], lens[0]));
+                    }
+                    spec.tcp.ngwa.opt_len = first.config.opt_len;
+                }
+            }
+        }
+        fi += count;
+    }
+    Ok(())
 }
 
 /// Rows a sampled table (queue lengths, congestion windows) may reach in one run, about half a

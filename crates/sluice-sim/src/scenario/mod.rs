@@ -161,3 +161,5 @@ fn one_line(s: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_ngwa;

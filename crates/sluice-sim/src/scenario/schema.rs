@@ -26,6 +26,32 @@ pub struct ScenarioFile {
     /// `[[gateways]]`: network-return controllers on routers.
     #[serde(default)]
     pub gateways: Vec<GatewayTable>,
+    /// `[ngwa]`: NGWA's mode, applied to every NGWA flow and router.
+    #[serde(default)]
+    pub ngwa: Option<NgwaModeTable>,
+}
+
+/// `[ngwa] mode = 1..8`: one of NGWA's eight modes (docs/algorithms/network-return.md, "NGWA"),
+/// which sets every TCP flow's congestion control and `tcp.ngwa.smoothing` and every NGWA
+/// router's `flow_division`.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct NgwaModeTable {
+    pub mode: i64,
+}
+
+/// `[tcp.ngwa]`: NGWA's endpoint half; every key optional, and giving the table turns it on
+/// unless `enabled = false`.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct NgwaTcpTable {
+    pub enabled: Option<bool>,
+    pub alpha: Option<f64>,
+    pub smoothing: Option<bool>,
+    pub smooth_at: Option<crate::tcp::NgwaSmoothAt>,
+    pub allow_shrink: Option<bool>,
+    pub floor: Option<crate::tcp::NgwaFloor>,
+    pub opt_len: Option<u32>,
 }
 
 /// `[[gateways]]`: a network-return controller on a router (docs/scenarios.md, "Gateways").
@@ -50,7 +76,9 @@ pub struct GatewayTable {
 #[derive(Debug, Clone, PartialEq)]
 pub enum GatewayController {
     Window(sluice_core::control::ControllerConfig),
-    Ngwa(sluice_core::control::NgwaConfig),
+    /// NGWA's router, and whether the table gave `flow_division` (`[ngwa] mode` sets it
+    /// otherwise).
+    Ngwa { config: sluice_core::control::NgwaConfig, flow_division_given: bool },
 }
 
 impl GatewayController {
@@ -70,7 +98,8 @@ impl<'de> Deserialize<'de> for GatewayController {
             Some("ngwa") => {
                 let mut t = v.as_table().cloned().unwrap_or_default();
                 t.remove("kind");
-                toml::Value::Table(t).try_into().map(GatewayController::Ngwa).map_err(|e| D::Error::custom(e.message()))
+                let flow_division_given = t.contains_key("flow_division");
+                toml::Value::Table(t).try_into().map(|config| GatewayController::Ngwa { config, flow_division_given }).map_err(|e| D::Error::custom(e.message()))
             }
             Some(k) if !sluice_core::control::ControllerConfig::KINDS.contains(&k) => {
                 let all: Vec<String> = GatewayController::kinds().iter().map(|k| format!("`{k}`")).collect();
@@ -96,6 +125,8 @@ pub struct TcpTable {
     pub compound: Option<CompoundTable>,
     /// `[tcp.bbr]`: BBR's parameters (docs/algorithms/bbr.md).
     pub bbr: Option<BbrTable>,
+    /// `[tcp.ngwa]`: NGWA's endpoint half (docs/algorithms/network-return.md, "NGWA").
+    pub ngwa: Option<NgwaTcpTable>,
     pub mss: Option<u32>,
     pub sack: Option<bool>,
     pub timestamps: Option<bool>,

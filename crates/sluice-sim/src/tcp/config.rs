@@ -358,6 +358,10 @@ pub struct TcpConfig {
     pub handshake_rtt: bool,
     /// Pacing of data segments (docs/tcp.md, "pacing").
     pub pacing: Pacing,
+    /// NGWA's endpoint half (`[tcp.ngwa]`, docs/algorithms/network-return.md "NGWA"). Left
+    /// out of the serialized model when off, so runs without NGWA keep their model hash.
+    #[serde(skip_serializing_if = "super::ngwa::NgwaTcp::is_off")]
+    pub ngwa: super::ngwa::NgwaTcp,
     /// Behaviours that reproduce ns-3 where it departs from the RFCs and Linux.
     pub compat: Ns3Compat,
     /// Name of the option bundle these values came from, recorded in summaries.
@@ -689,6 +693,7 @@ impl Default for TcpConfig {
             nagle: false,
             handshake_rtt: true,
             pacing: Pacing::Cc,
+            ngwa: super::ngwa::NgwaTcp::default(),
             compat: Ns3Compat::RFC,
             profile: "sluice",
             preset: "none",
@@ -843,6 +848,7 @@ impl TcpConfig {
             v.push(("initial_cwnd", n.to_string()));
         }
         v.extend(self.cc_options());
+        v.extend(self.ngwa.describe());
         v
     }
 

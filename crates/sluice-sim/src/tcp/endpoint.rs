@@ -231,6 +231,8 @@ pub struct Endpoint {
     /// Delivery-rate sampling, kept only for an algorithm that takes samples
     /// ([`AnyCc::wants_rate_samples`]).
     pub(super) rate: Option<Box<RateSampler>>,
+    /// NGWA's receiver state, from the first segment stamped with option 33 (`tcp/ngwa.rs`).
+    pub(super) ngwa: Option<Box<super::ngwa::NgwaState>>,
 }
 
 impl Endpoint {
@@ -277,7 +279,7 @@ impl Endpoint {
         // ns-3's sampler keeps its sample between ACKs; BBR's `target = "ns3"` takes that reading.
         let keep = cfg.bbr.target == super::config::BbrTarget::Ns3;
         let rate = cc.wants_rate_samples().then(|| Box::new(RateSampler::new(keep)));
-        let smss = cfg.mss;
+        let smss = cfg.mss - cfg.ngwa.mss_reduction();
         let cwnd = cc.initial_cwnd(cfg.iw, smss);
         let rcv_shift = if cfg.window_scaling { wscale_for_buffer(cfg.rcv_buf) } else { 0 };
         let (initial_ssthresh, rcv_buf) = (cfg.initial_ssthresh, cfg.rcv_buf);
@@ -344,6 +346,7 @@ impl Endpoint {
             delack_at: NEVER,
             lnx_ack: LinuxDelAck::default(),
             rate,
+            ngwa: None,
             ts_recent: 0,
             last_ack_sent: 0,
             right_edge: 0,
@@ -528,7 +531,7 @@ impl Endpoint {
         // A SYN-ACK carries an option only if the SYN did (RFC 7323, RFC 2018).
         let offer = |ok: bool, cfg: bool| if ack_flag { ok } else { cfg };
         let opts = TcpOptions {
-            mss: self.cfg.compat.syn_mss_option.then(|| (self.cfg.mss + if self.cfg.timestamps { TS_OVERHEAD } else { 0 }).min(65_535) as u16),
+            mss: self.cfg.compat.syn_mss_option.then(|| (self.own_mss() + if self.cfg.timestamps { TS_OVERHEAD } else { 0 }).min(65_535) as u16),
             wscale: if offer(self.snd_shift_offered(), self.cfg.window_scaling) { Some(self.rcv_shift) } else { None },
             sack_permitted: offer(self.sack_ok, self.cfg.sack),
             ts: if offer(self.ts_ok, self.cfg.timestamps) { Some((ts_clock(now), if ack_flag { self.ts_recent } else { 0 })) } else { None },
@@ -680,11 +683,11 @@ impl Endpoint {
         self.ecn_ok = self.cfg.ecn && if server { flags & (F::ECE | F::CWR) == (F::ECE | F::CWR) } else { flags & F::ECE != 0 && flags & F::CWR == 0 };
         if let Some(m) = opts.mss {
             let peer = (m as u32).saturating_sub(if self.ts_ok { TS_OVERHEAD } else { 0 });
-            self.smss = self.cfg.mss.min(peer).max(1);
+            self.smss = self.own_mss().min(peer).max(1);
         } else {
             // RFC 9293 §3.7.1: no option means 536 B — unless this end does not send the
             // option either (ns-3 style), where both sides use their configured size.
-            self.smss = if self.cfg.compat.syn_mss_option { self.cfg.mss.min(536) } else { self.cfg.mss };
+            self.smss = if self.cfg.compat.syn_mss_option { self.own_mss().min(536) } else { self.own_mss() };
         }
         self.w.smss = self.smss;
         self.w.cwnd = self.cc.initial_cwnd(self.cfg.iw, self.smss);
@@ -716,6 +719,11 @@ impl Endpoint {
 
     /// Window field to advertise now (RFC 9293 §3.8.6: the right edge never moves left).
     pub(super) fn adv_window_field(&mut self) -> u16 {
+        if self.cfg.ngwa.enabled {
+            if let Some(f) = self.ngwa_window_field() {
+                return f;
+            }
+        }
         let edge = (self.rcv_nxt + self.rcv_wnd()).max(self.right_edge);
         self.right_edge = edge;
         window_field(edge - self.rcv_nxt, self.rcv_shift)

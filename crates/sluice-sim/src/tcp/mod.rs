@@ -13,6 +13,7 @@
 //! | `scoreboard.rs` | outstanding segments with SACK / lost / retransmitted marks, RFC 6675 pipe |
 //! | `delayed_ack.rs` | Linux's delayed-ACK engine (quick-ACK mode, adaptive ATO) for `delack = "linux"` |
 //! | `rate.rs` | delivery-rate sampling (send-time stamps, per-ACK samples) for BBR |
+//! | `ngwa.rs` | NGWA's endpoint half: option 33 read, smoothed and advertised, MSS lowered by its size |
 //! | `rtt.rs` | RTO estimators (RFC 6298, Linux, ns-3 legacy, RFC 793) with backoff |
 //! | `cc/` | congestion controls (`new_reno` with Reno and Tahoe, `cubic`, `vegas`, `compound`, `bbr`, `none`) behind one trait |
 //!
@@ -23,6 +24,7 @@ pub mod cc;
 pub mod config;
 pub mod delayed_ack;
 mod endpoint;
+pub mod ngwa;
 mod receiver;
 pub mod rate;
 pub mod rtt;
@@ -31,6 +33,7 @@ mod sender;
 
 pub use config::*;
 pub use endpoint::{ConnState, Endpoint, SockAddr, TcpCounters};
+pub use ngwa::{NgwaFloor, NgwaMode, NgwaSmoothAt, NgwaTcp};
 
 #[cfg(test)]
 mod tests;
@@ -38,6 +41,8 @@ mod tests;
 mod tests_cc;
 #[cfg(test)]
 mod tests_ecn;
+#[cfg(test)]
+mod tests_ngwa;
 #[cfg(test)]
 mod tests_prr;
 #[cfg(test)]

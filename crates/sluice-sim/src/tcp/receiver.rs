@@ -89,7 +89,7 @@ impl Endpoint {
         }
         if linux && len > 0 {
             let (wnd, rto) = (self.rcv_wnd(), self.rtt.rto());
-            self.lnx_ack.on_data(pkt.payload, self.cfg.mss, wnd, rto, now);
+            self.lnx_ack.on_data(pkt.payload, self.own_mss(), wnd, rto, now);
         }
         if fin && end == self.rcv_nxt {
             self.rcv_nxt += 1;

@@ -76,9 +76,14 @@ struct AckEventArgs {
 impl Endpoint {
     /// A segment in a synchronized state: ACK processing, then data.
     pub(super) fn established_segment(&mut self, pkt: &SimPacket, now: Time, out: &mut Vec<SimPacket>) {
-        let Transport::Tcp { seq, ack, flags, window, ref opts, .. } = pkt.transport else {
+        let Transport::Tcp { seq, ack, flags, window, ref opts, bits } = pkt.transport else {
             return;
         };
+        if bits.opt33_len().is_some() {
+            // NGWA (`tcp/ngwa.rs`): only stamped segments, so without NGWA a test of the
+            // segment's own bits.
+            self.ngwa_arrival(pkt.opt33);
+        }
         if flags & F::SYN != 0 {
             // A retransmitted SYN-ACK: our ACK was lost. Acknowledge again (RFC 9293
             // §3.10.7.4: an unacceptable segment is answered with an ACK); ns-3 ignores it.

@@ -250,3 +250,19 @@ fn congested_run_conserves_packets_and_bytes() {
     let out = congested("1s", "");
     out.summary.flows.iter().for_each(check_bounds);
 }
+
+// tests the `flow_samples` loss columns on the UDP case above: datagrams 2 and 5 (k = 1 and 4,
+// sent at 8 and 32 ms) are lost on A->B about 1 ms later, both in the first 100-ms interval, so
+// `data_dir_lost` is [2, 0, …, 0], adding up to `data_dir_packets_lost`; a UDP flow has no
+// duplicate ACKs. With a warm-up of 50 ms the first interval is (50, 150] ms: no loss in it.
+#[test]
+fn flow_samples_count_losses_per_interval() {
+    let out = run(&dumbbell(r#"{ kind = "list", packets = [2, 5] }"#, "0.0", "1s", "0s", CBR, "flow_sample = \"100ms\""));
+    let mut want = vec![0; 10];
+    want[0] = 2;
+    assert_eq!(ints(column(&out, "flow_samples", "data_dir_lost")), want);
+    assert_eq!(ints(column(&out, "flow_samples", "triple_dupacks")), vec![0; 10]);
+    assert_eq!(out.summary.flows[0].data_dir_packets_lost, 2);
+    let out = run(&dumbbell(r#"{ kind = "list", packets = [2, 5] }"#, "0.0", "1s", "50ms", CBR, "flow_sample = \"100ms\""));
+    assert_eq!(ints(column(&out, "flow_samples", "data_dir_lost")), vec![0; 9]);
+}
