@@ -195,28 +195,28 @@ pub struct AcnsCounts {
 /// One connection's ACNS state (kept only once ACNS is negotiated).
 #[derive(Clone, Debug)]
 pub struct AcnsState {
-    cfg: AcnsConfig,
-    mask: u8,
+    pub(super) cfg: AcnsConfig,
+    pub(super) mask: u8,
     // ---- receiver
     /// `echo = "once"`: the most severe command received since the last ACK sent.
-    rx_once: Option<Command>,
+    pub(super) rx_once: Option<Command>,
     /// `echo = "latch"`: the most severe command received since the last CWR.
-    rx_latch: Option<Command>,
+    pub(super) rx_latch: Option<Command>,
     // ---- sender
     /// The outstanding I4-marked segment `[start, end)`.
-    marked: Option<(u64, u64)>,
+    pub(super) marked: Option<(u64, u64)>,
     /// `echo = "once"`: the most severe code on any ACK since the previous command ACK.
-    since_cmd: Command,
+    pub(super) since_cmd: Command,
     /// The window is held (after a freeze or fallback) until the next command ACK.
-    held: bool,
+    pub(super) held: bool,
     /// `P`, newest first.
-    p: VecDeque<Command>,
+    pub(super) p: VecDeque<Command>,
     /// Window history, oldest first.
-    hist: VecDeque<u64>,
+    pub(super) hist: VecDeque<u64>,
     /// `hist = "segment"`: cwnd when last looked at.
-    seg_last: u64,
+    pub(super) seg_last: u64,
     /// The trend rule decided for the loss episode ending here (SND.MAX at the decision).
-    trend_recover: u64,
+    pub(super) trend_recover: u64,
     pub counts: AcnsCounts,
 }
 
