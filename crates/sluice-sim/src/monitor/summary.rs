@@ -88,7 +88,7 @@ pub struct FlowSummary {
     /// Start-up time (RFC 7928 §2.2): from the flow's start (its connection attempt) until the
     /// sender transmitted its first data segment; none for UDP, or if no data was sent.
     pub startup_s: Option<f64>,
-    /// ACNS's counts (docs/algorithms/acns.md), for a flow whose connection negotiated ACNS;
+    /// ACNS's counts (docs/tcp.md, "ACNS endpoint"), for a flow whose connection negotiated ACNS;
     /// absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acns: Option<AcnsFlowSummary>,

@@ -232,7 +232,7 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
     Ok(c)
 }
 
-/// `[tcp.acns]` (docs/algorithms/acns.md) over what the tables before gave. ACNS runs in ECN
+/// `[tcp.acns]` (docs/tcp.md, "ACNS endpoint") over what the tables before gave. ACNS runs in ECN
 /// mode, so it turns `ecn` on (an explicit `ecn = false` beside it is refused), and it needs a
 /// congestion window it can hold (not `cc = "none"` or `"bbr"`).
 fn acns_tcp(c: &mut TcpConfig, t: &TcpTable, path: &str) -> R<()> {

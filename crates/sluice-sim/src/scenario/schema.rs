@@ -125,7 +125,7 @@ pub struct TcpTable {
     pub ecn_cut: Option<EcnCutOpt>,
     pub nagle: Option<bool>,
     pub pacing: Option<PacingOpt>,
-    /// `[tcp.acns]`: ACNS's endpoint half (docs/algorithms/acns.md).
+    /// `[tcp.acns]`: ACNS's endpoint half (docs/tcp.md, "ACNS endpoint").
     pub acns: Option<AcnsTable>,
 }
 

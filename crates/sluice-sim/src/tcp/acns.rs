@@ -1,7 +1,7 @@
 //! ACNS's endpoint half (Olšovský, "Advanced Congestion Notification System", ACM Slovakia
 //! Bulletin 6(2), 2014): the handshake, the marking of data segments, the receiver's echo of a
 //! router's command, the sender's reaction to commands and its trend rule on loss
-//! (docs/algorithms/acns.md).
+//! (docs/tcp.md, "ACNS endpoint").
 //!
 //! The per-connection state lives in a box the endpoint keeps only for a connection that
 //! negotiated ACNS, outside its hot cache lines; every hook in the endpoint sits behind a test of

@@ -359,7 +359,7 @@ pub struct TcpConfig {
     pub handshake_rtt: bool,
     /// Pacing of data segments (docs/tcp.md, "pacing").
     pub pacing: Pacing,
-    /// ACNS's endpoint half (`[tcp.acns]`, docs/algorithms/acns.md); off by default.
+    /// ACNS's endpoint half (`[tcp.acns]`, docs/tcp.md, "ACNS endpoint"); off by default.
     pub acns: AcnsConfig,
     /// Behaviours that reproduce ns-3 where it departs from the RFCs and Linux.
     pub compat: Ns3Compat,

@@ -231,7 +231,7 @@ pub struct Endpoint {
     /// Delivery-rate sampling, kept only for an algorithm that takes samples
     /// ([`AnyCc::wants_rate_samples`]).
     pub(super) rate: Option<Box<RateSampler>>,
-    /// ACNS's state, kept once the handshake agreed on ACNS (docs/algorithms/acns.md).
+    /// ACNS's state, kept once the handshake agreed on ACNS (docs/tcp.md, "ACNS endpoint").
     pub(super) acns: Option<Box<super::acns::AcnsState>>,
 }
 

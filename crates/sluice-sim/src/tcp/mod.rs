@@ -14,7 +14,7 @@
 //! | `delayed_ack.rs` | Linux's delayed-ACK engine (quick-ACK mode, adaptive ATO) for `delack = "linux"` |
 //! | `rate.rs` | delivery-rate sampling (send-time stamps, per-ACK samples) for BBR |
 //! | `rtt.rs` | RTO estimators (RFC 6298, Linux, ns-3 legacy, RFC 793) with backoff |
-//! | `acns.rs` | ACNS's endpoint half: handshake, marking, the receiver's echo, commands and the trend rule (docs/algorithms/acns.md) |
+//! | `acns.rs` | ACNS's endpoint half: handshake, marking, the receiver's echo, commands and the trend rule (docs/tcp.md, "ACNS endpoint") |
 //! | `cc/` | congestion controls (`new_reno` with Reno and Tahoe, `cubic`, `vegas`, `compound`, `bbr`, `none`) behind one trait |
 //!
 //! Stream positions are 64-bit offsets from the initial sequence number (the SYN is offset 0,

@@ -1,4 +1,4 @@
-//! ACNS's endpoint half (docs/algorithms/acns.md): the trend rule and fallback history from
+//! ACNS's endpoint half (docs/tcp.md, "ACNS endpoint"): the trend rule and fallback history from
 //! hand-checked numbers, then scripted exchanges between two endpoints wired directly.
 //!
 //! Every exchange: SMSS 1448 B, an initial window of 10 segments, NewReno, unlimited data, an ACK
@@ -473,7 +473,7 @@ fn cubic_ack(c: &mut Cubic, w: &mut CwndState, now: Time) {
     c.on_ack(w, &s, now);
 }
 
-// tests CUBIC's freeze (docs/algorithms/acns.md): two CUBIC instances in avoidance at 50
+// tests CUBIC's freeze (docs/tcp.md, "ACNS endpoint"): two CUBIC instances in avoidance at 50
 // segments after a loss at 60 (W_max 60), ACKed every 10 ms. B is frozen for 2 s after 1 s and
 // gets no ACK meanwhile; released, it must go on exactly as A does 2 s earlier: B's window at
 // 1 s + 2 s + t equals A's at 1 s + t (the epoch start moved by the 2 s held).

@@ -1,4 +1,4 @@
-//! ACNS's endpoint half in whole runs (docs/algorithms/acns.md): a legacy ECN AQM on the path
+//! ACNS's endpoint half in whole runs (docs/tcp.md, "ACNS endpoint"): a legacy ECN AQM on the path
 //! turns I2 into I7 (fallback) and I4 into I6 (freeze), which the ACNS senders answer with
 //! fallbacks instead of RFC 3168 reductions; without any marking router every command is
 //! normal and losses go to the trend rule. Bad `[tcp.acns]` input is one line naming the field.

@@ -395,7 +395,7 @@ impl CongestionControl for Cubic {
         }
     }
 
-    /// ACNS (docs/algorithms/acns.md): a freeze pauses the epoch — when growth resumes, the
+    /// ACNS (docs/tcp.md, "ACNS endpoint"): a freeze pauses the epoch — when growth resumes, the
     /// epoch start moves on by the time held (as Linux shifts it after an idle period), so
     /// `W_cubic` and the Reno-friendly estimate (which grows only with growth ACKs) take up where
     /// they stopped; a fallback ends the epoch, and the next growth ACK starts one from the

@@ -191,7 +191,7 @@ pub trait CongestionControl {
     fn pacing_rate(&self) -> Option<Rate> {
         None
     }
-    /// ACNS holds the window from now until [`Self::on_acns_release`] (docs/algorithms/acns.md):
+    /// ACNS holds the window from now until [`Self::on_acns_release`] (docs/tcp.md, "ACNS endpoint"):
     /// a freeze (`fallback` false; cwnd kept) or a fallback (cwnd set back to an earlier
     /// window). The endpoint applies no growth meanwhile and has set cwnd and ssthresh; an
     /// algorithm with a time-based window adjusts its clock (CUBIC: a freeze pauses the epoch,
