@@ -380,9 +380,13 @@ impl Endpoint {
     /// (`flight ≥ min(cwnd, rwnd)` once it is sent) and no marked segment is outstanding.
     /// The ECN nonce (RFC 3540, historic) is not implemented: data is always ECT(0), nonce 0.
     pub(super) fn acns_mark(&mut self, pkt: &mut SimPacket, start: u64, end: u64) {
-        let full = self.pipe() >= self.w.cwnd.min(self.snd_wnd);
-        let Some(a) = self.acns.as_deref_mut() else { return };
-        if a.marked.is_none() && full {
+        if self.acns.as_deref().is_none_or(|a| a.marked.is_some()) {
+            return; // RFC 3168 mode, or a marked segment is outstanding
+        }
+        if self.pipe() < self.w.cwnd.min(self.snd_wnd) {
+            return;
+        }
+        if let Some(a) = self.acns.as_deref_mut() {
             a.marked = Some((start, end));
             a.counts.marked += 1;
             set_bits(pkt, |b| b.set_ip_reserved_flag(true));
