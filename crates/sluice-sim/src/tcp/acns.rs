@@ -88,6 +88,11 @@ impl Default for AcnsConfig {
 }
 
 impl AcnsConfig {
+    /// ACNS is off (whatever the other values): nothing of it is recorded.
+    pub fn is_off(&self) -> bool {
+        !self.enabled
+    }
+
     /// Checks the values; `Err((key, message))`.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.hist_len == 0 {
