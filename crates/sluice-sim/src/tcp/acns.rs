@@ -318,6 +318,7 @@ impl Endpoint {
     // ---- handshake
 
     /// Marks a SYN (`ECE + CWR + CMT`) or SYN-ACK (`ECE + CMT`) as ACNS's.
+    #[cold]
     pub(super) fn acns_syn(&self, pkt: &mut SimPacket, synack: bool) {
         let offer = if synack { self.acns.is_some() } else { self.cfg.acns.enabled };
         if offer {
@@ -328,6 +329,7 @@ impl Endpoint {
 
     /// After the peer's SYN or SYN-ACK set `ecn_ok` (RFC 3168 §6.1.1): ACNS if both offered it,
     /// i.e. ECN was agreed and the segment carries CMT; else RFC 3168 ECN or none.
+    #[cold]
     pub(super) fn acns_negotiate(&mut self, bits: SegBits) {
         let a = self.cfg.acns;
         self.acns = (a.enabled && self.ecn_ok && bits.tcp_reserved() & a.cmt_mask != 0).then(|| Box::new(AcnsState::new(a, self.w.cwnd)));
@@ -366,6 +368,7 @@ impl Endpoint {
 
     /// An ACK about to leave with ECE (`ece_pending`): T5 adds CMT; under `once` the command is
     /// echoed on this ACK only.
+    #[cold]
     pub(super) fn acns_echo(&mut self, pkt: &mut SimPacket) {
         let Some(a) = self.acns.as_deref_mut() else { return };
         let cmd = match a.cfg.echo {
@@ -400,6 +403,7 @@ impl Endpoint {
 
     /// A retransmission of `[start, end)`: a retransmitted marked segment takes its window's
     /// command with it (the trend rule handled the loss); marking resumes with the next window.
+    #[cold]
     pub(super) fn acns_retransmit(&mut self, start: u64, end: u64) {
         if let Some(a) = self.acns.as_deref_mut() {
             if a.marked.is_some_and(|(s, e)| start < e && end > s) {
@@ -461,6 +465,7 @@ impl Endpoint {
 
     /// Apply a freeze or fallback: cwnd = `to`, ssthresh = cwnd, the window held until the next
     /// command ACK; CWR on the next new data segment after a fallback (`once`) or any (`latch`).
+    #[cold]
     fn acns_hold(&mut self, cmd: Command, to: u64, now: Time) {
         let Some(a) = self.acns.as_deref_mut() else { return };
         a.held = true;
@@ -483,6 +488,7 @@ impl Endpoint {
     /// newest history sample below it), which the caller takes as ssthresh and cwnd in place of
     /// the algorithm's decrease; `None` for the algorithm's own decrease (`C_trend` 3, or a
     /// loss within an episode already decided). The hold ends either way.
+    #[cold]
     pub(super) fn acns_trend(&mut self, rto: bool, now: Time) -> Option<u64> {
         let (snd_una, snd_max, cwnd) = (self.snd_una, self.snd_max, self.w.cwnd);
         let a = self.acns.as_deref_mut()?;
