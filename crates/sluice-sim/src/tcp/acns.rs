@@ -401,6 +401,19 @@ impl Endpoint {
         }
     }
 
+    /// A window probe just sent (the last segment of `out`): Not-ECT under ACNS (I1), and never
+    /// the window's marked segment.
+    #[cold]
+    pub(super) fn acns_probe(&mut self, out: &mut [SimPacket]) {
+        let (Some(a), Some(pkt)) = (self.acns.as_deref_mut(), out.last_mut()) else { return };
+        pkt.tos.set_ecn(Ecn::NotEct);
+        if pkt.seg_bits().ip_reserved_flag() {
+            set_bits(pkt, |b| b.set_ip_reserved_flag(false));
+            a.marked = None;
+            a.counts.marked -= 1;
+        }
+    }
+
     /// A retransmission of `[start, end)`: a retransmitted marked segment takes its window's
     /// command with it (the trend rule handled the loss); marking resumes with the next window.
     #[cold]

@@ -637,3 +637,33 @@ fn trend_rule_on_rto_when_asked() {
         }
     }
 }
+
+// tests that an ACNS window probe is I1 (Not-ECT, CMI clear): the receiver's ACKs of the first
+// window are edited to a zero window, the persist timer fires after 6 s and sends a one-byte
+// probe, which fills min(cwnd, rwnd = 0) but is neither ECT nor marked.
+#[test]
+fn window_probes_are_not_ect() {
+    let (mut p, _, _) = pair(acns(AcnsEcho::Once), acns(AcnsEcho::Once));
+    let burst = p.client_sends();
+    let acks: Vec<SimPacket> = p
+        .deliver_to_server(&burst)
+        .iter()
+        .map(|a| {
+            let mut q = a.clone();
+            if let crate::packet::Transport::Tcp { window, .. } = &mut q.transport {
+                *window = 0;
+            }
+            q
+        })
+        .collect();
+    assert!(p.deliver_to_client(&acks).is_empty(), "a zero window holds the sender");
+    let marked = p.c.acns().unwrap().counts.marked;
+    p.now = p.c.persist_at;
+    let mut probe = Vec::new();
+    p.c.on_wakeup(p.now, &mut probe);
+    assert_eq!(probe.iter().map(|s| s.payload).collect::<Vec<_>>(), [1], "a one-byte probe");
+    assert_eq!(probe[0].tos.ecn(), Ecn::NotEct);
+    assert!(!cmi(&probe[0]));
+    assert!(p.c.acns().unwrap().marked().is_none());
+    assert_eq!(p.c.acns().unwrap().counts.marked, marked);
+}
