@@ -206,7 +206,7 @@ fn one_marked_segment_per_window() {
         sent.extend(out);
     }
     assert_eq!(p.c.w.cwnd, 19 * MSS);
-    assert_eq!(p.c.acns().unwrap().marked().map(|(s, e)| (s, e)), Some((1 + 9 * MSS, 1 + 10 * MSS)));
+    assert_eq!(p.c.acns().unwrap().marked(), Some((1 + 9 * MSS, 1 + 10 * MSS)));
     let (_, out) = step(&mut p, &burst[9]);
     let a = p.c.acns().unwrap();
     assert_eq!((a.counts.normal, a.counts.freeze, a.counts.fallback), (1, 0, 0));
