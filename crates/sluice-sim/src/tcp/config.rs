@@ -4,6 +4,7 @@
 
 use sluice_core::Dur;
 
+pub use super::acns::{AcnsConfig, AcnsEcho, AcnsHist};
 pub use super::cc::bbr::{BbrConfig, BbrCycleStart, BbrTarget};
 pub use super::cc::compound::{CompoundConfig, CompoundVariant};
 pub use super::cc::cubic::{CubicConfig, Hystart};
@@ -362,6 +363,10 @@ pub struct TcpConfig {
     /// out of the serialized model when off, so runs without NGWA keep their model hash.
     #[serde(skip_serializing_if = "super::ngwa::NgwaTcp::is_off")]
     pub ngwa: super::ngwa::NgwaTcp,
+    /// ACNS's endpoint half (`[tcp.acns]`, docs/tcp.md, "ACNS endpoint"); off by default. Left
+    /// out of the serialized model when off, so runs without ACNS keep their model hash.
+    #[serde(skip_serializing_if = "AcnsConfig::is_off")]
+    pub acns: AcnsConfig,
     /// Behaviours that reproduce ns-3 where it departs from the RFCs and Linux.
     pub compat: Ns3Compat,
     /// Name of the option bundle these values came from, recorded in summaries.
@@ -694,6 +699,7 @@ impl Default for TcpConfig {
             handshake_rtt: true,
             pacing: Pacing::Cc,
             ngwa: super::ngwa::NgwaTcp::default(),
+            acns: AcnsConfig::default(),
             compat: Ns3Compat::RFC,
             profile: "sluice",
             preset: "none",
@@ -849,6 +855,7 @@ impl TcpConfig {
         }
         v.extend(self.cc_options());
         v.extend(self.ngwa.describe());
+        v.extend(self.acns.describe());
         v
     }
 

@@ -15,11 +15,13 @@
 //! | `rate.rs` | delivery-rate sampling (send-time stamps, per-ACK samples) for BBR |
 //! | `ngwa.rs` | NGWA's endpoint half: option 33 read, smoothed and advertised, MSS lowered by its size |
 //! | `rtt.rs` | RTO estimators (RFC 6298, Linux, ns-3 legacy, RFC 793) with backoff |
+//! | `acns.rs` | ACNS's endpoint half: handshake, marking, the receiver's echo, commands and the trend rule (docs/tcp.md, "ACNS endpoint") |
 //! | `cc/` | congestion controls (`new_reno` with Reno and Tahoe, `cubic`, `vegas`, `compound`, `bbr`, `none`) behind one trait |
 //!
 //! Stream positions are 64-bit offsets from the initial sequence number (the SYN is offset 0,
 //! data starts at 1); only segment construction and parsing convert to 32-bit wire numbers.
 
+pub mod acns;
 pub mod cc;
 pub mod config;
 pub mod delayed_ack;
@@ -37,6 +39,8 @@ pub use ngwa::{NgwaFloor, NgwaMode, NgwaSmoothAt, NgwaTcp};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_acns;
 #[cfg(test)]
 mod tests_cc;
 #[cfg(test)]
