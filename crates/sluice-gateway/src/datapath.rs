@@ -1,0 +1,307 @@
+//! The forwarding engine, free of sockets and clocks: frames in ([`Gateway::on_frame`]) with
+//! the time they arrived and the time now, frames out ([`Gateway::poll`]) through a callback.
+//! `main` feeds it from the AF_PACKET rings; tests feed it bytes.
+//!
+//! Per direction (frames leaving through one interface): the queue discipline (any
+//! [`AnyQdisc`], with its own random stream), the shaper and the delay line, over a pool of
+//! frame buffers. Shared by both directions, as a router's gateway in the simulator: the flow
+//! table and one controller ([`NetworkReturn`]), called at the same points as there:
+//!
+//! * forward: every frame as it arrives (before its queue);
+//! * the monitored queue: every enqueue into and dequeue from it;
+//! * the rewrite point: each frame as it leaves any queue (`rewrite_at = "dequeue"`), or right
+//!   after the forward call (`"forward"`).
+
+use crate::config::{Config, Control, RewriteAt};
+use crate::emulation::{DelayLine, Shaper};
+use crate::metrics::{DirCounters, EventLog};
+use crate::packet::{complete_l4_checksum, flow_hash, ipv4_part, write_ce, FrameKind, GwPkt, Pool, ETH_HLEN, SLOT};
+use sluice_core::control::{NetworkReturn, QueueEvent, QueueEventKind, QueueReading, Readings};
+use sluice_core::flows::FlowId;
+use sluice_core::packet::{proto, HeaderView, RawPacket, WindowRewrite};
+use sluice_core::qdisc::{AnyQdisc, DropReason, Instrumented, MarkReason, Occupancy, Offer, QdiscCx, QueueDisc};
+use sluice_core::rng::{RngStream, StreamKey};
+use sluice_core::units::QueueLimit;
+use sluice_core::{Rate, Time};
+
+/// Frames leaving through one interface.
+#[derive(Debug)]
+pub struct Direction {
+    pub interface: String,
+    pub qdisc: Instrumented<AnyQdisc<GwPkt>>,
+    pub limit: QueueLimit,
+    rng: RngStream,
+    dropped: Vec<(GwPkt, DropReason)>,
+    pub shaper: Shaper,
+    pub delay: DelayLine,
+    pub pool: Pool,
+    /// Bytes the shaper adds to the IP packet per frame (the Ethernet header: 14).
+    l2_overhead: u32,
+    pub counters: DirCounters,
+}
+
+/// The network-return part and where it is bound.
+#[derive(Debug)]
+pub struct Hook {
+    pub nr: NetworkReturn,
+    pub monitor: usize,
+    pub rewrite_at: RewriteAt,
+    pub link: Rate,
+}
+
+/// The whole gateway.
+#[derive(Debug)]
+pub struct Gateway {
+    pub name: String,
+    pub dirs: [Direction; 2],
+    pub hook: Option<Hook>,
+    pub log: Option<EventLog>,
+    /// The time the gateway started (the log's `t_s` counts from it).
+    pub epoch: Time,
+}
+
+impl Direction {
+    fn new(cfg: &crate::config::Egress, seed: u64) -> Direction {
+        let mut rng = RngStream::derive(seed, StreamKey::Qdisc(&cfg.interface));
+        let q = AnyQdisc::new(&cfg.queue, &mut rng);
+        let limit = q.limit();
+        Direction {
+            interface: cfg.interface.clone(),
+            qdisc: Instrumented::new(q),
+            limit,
+            rng,
+            dropped: Vec::with_capacity(cfg.buffers as usize),
+            shaper: Shaper::new(cfg.rate),
+            delay: DelayLine::new(cfg.delay, cfg.buffers as usize),
+            pool: Pool::new(cfg.buffers),
+            l2_overhead: ETH_HLEN as u32,
+            counters: DirCounters::default(),
+        }
+    }
+
+    pub fn occupancy(&self) -> Occupancy {
+        self.qdisc.inner.occupancy()
+    }
+}
+
+fn readings(dirs: &[Direction; 2], hook: &Hook) -> Readings {
+    let occ = dirs[hook.monitor].occupancy();
+    Readings { queue: QueueReading { bytes: occ.bytes, packets: occ.packets, limit: dirs[hook.monitor].limit }, link: hook.link, oracle_flows: None }
+}
+
+impl Gateway {
+    pub fn new(cfg: &Config, epoch: Time) -> Gateway {
+        let dirs = [Direction::new(&cfg.egress[0], cfg.seed), Direction::new(&cfg.egress[1], cfg.seed)];
+        let hook = cfg.control.as_ref().map(|c: &Control| Hook {
+            nr: NetworkReturn::new(c.flow_table.clone(), &c.controller),
+            monitor: c.monitor,
+            rewrite_at: c.rewrite_at,
+            link: cfg.egress[c.monitor].rate.expect("config: the monitored egress has a rate"),
+        });
+        Gateway { name: cfg.name.clone(), dirs, hook, log: None, epoch }
+    }
+
+    /// A frame arrived at `arrival` (on the other interface) and leaves through egress `out`;
+    /// the gateway handles it at `now` ≥ `arrival`. `csum_not_ready`: the kernel left a partial
+    /// TCP/UDP checksum in it.
+    pub fn on_frame(&mut self, out: usize, frame: &[u8], csum_not_ready: bool, arrival: Time, now: Time) {
+        let arrival = arrival.min(now);
+        let Gateway { dirs, hook, log, epoch, .. } = self;
+        let d = &mut dirs[out];
+        d.counters.rx_frames += 1;
+        d.counters.rx_bytes += frame.len() as u64;
+        if frame.len() > SLOT || frame.len() > u16::MAX as usize {
+            d.counters.oversize += 1;
+            return;
+        }
+        let Some(slot) = d.pool.alloc() else {
+            d.counters.no_buffer += 1;
+            return;
+        };
+        let buf = &mut d.pool.buf_mut(slot)[..frame.len()];
+        buf.copy_from_slice(frame);
+        let mut pkt = GwPkt {
+            slot,
+            frame_len: frame.len() as u16,
+            kind: FrameKind::Other,
+            ip_len: frame.len().saturating_sub(ETH_HLEN) as u32,
+            t: now,
+            ring_wait_ns: now.0 - arrival.0,
+            ecn: Default::default(),
+            ce: false,
+            hash: 0,
+            seen: None,
+        };
+        if let Some(ip) = ipv4_part(buf) {
+            if csum_not_ready && complete_l4_checksum(ip) {
+                d.counters.csum_completed += 1;
+            }
+            match RawPacket::new_checked(ip) {
+                Ok(p) => {
+                    pkt.kind = FrameKind::Ipv4;
+                    pkt.ip_len = p.ip_len();
+                    pkt.ecn = p.ecn();
+                    pkt.hash = flow_hash(&p);
+                }
+                Err(_) => {
+                    pkt.kind = FrameKind::Malformed;
+                    d.counters.malformed += 1;
+                }
+            }
+        }
+        // The forward call (and a rewrite at forward), with the readings of the monitored queue.
+        if pkt.kind == FrameKind::Ipv4 {
+            if let Some(h) = hook.as_mut() {
+                let r = readings(dirs, h);
+                let d = &mut dirs[out];
+                let ip = ipv4_part(&mut d.pool.buf_mut(slot)[..pkt.frame_len as usize]).expect("parsed as IPv4 above");
+                if let Ok(mut p) = RawPacket::new_checked(ip) {
+                    let monitored_udp = out == h.monitor && p.protocol() == proto::UDP;
+                    pkt.seen = h.nr.on_forward(&p, monitored_udp, r, now);
+                    if h.rewrite_at == RewriteAt::Forward {
+                        let o = h.nr.at_rewrite_point_seen(&mut p, pkt.seen, r, now);
+                        log_rewrite(log, *epoch, &d.interface, &h.nr, &p, pkt.seen, o, now);
+                    }
+                }
+            }
+        }
+        self.enqueue(out, pkt, now);
+    }
+
+    fn enqueue(&mut self, out: usize, pkt: GwPkt, now: Time) {
+        let Gateway { dirs, hook, log, epoch, .. } = self;
+        let d = &mut dirs[out];
+        let before = d.occupancy();
+        if before.packets == 0 {
+            d.shaper.on_arrival_idle(now);
+        }
+        let marks_before = d.qdisc.by_reason.marks;
+        let mut cx = QdiscCx { rng: &mut d.rng, dequeue_drops: &mut d.dropped };
+        let offer = d.qdisc.enqueue(pkt, now, &mut cx);
+        match offer {
+            Offer::Queued { marked } => {
+                if marked {
+                    if let Some(l) = log.as_mut() {
+                        let i = (0..MarkReason::COUNT).find(|&i| d.qdisc.by_reason.marks[i] != marks_before[i]).unwrap_or(0);
+                        l.mark_or_drop(now.since(*epoch), &d.interface, pkt.seen, pkt.ip_len, "mark", MarkReason::ALL[i].as_str());
+                    }
+                }
+            }
+            Offer::Dropped(reason, p) => {
+                d.pool.free(p.slot);
+                if let Some(l) = log.as_mut() {
+                    l.mark_or_drop(now.since(*epoch), &d.interface, p.seen, p.ip_len, "drop", reason.as_str());
+                }
+            }
+        }
+        Self::free_dropped(d, log, *epoch, now);
+        if let Some(h) = hook.as_mut() {
+            if h.monitor == out && matches!(offer, Offer::Queued { .. }) && h.nr.queue_event_matters(now) {
+                let r = readings(dirs, h);
+                let after = Occupancy { packets: r.queue.packets, bytes: r.queue.bytes };
+                h.nr.on_queue(&QueueEvent { kind: QueueEventKind::Enqueue, len_bytes: pkt.ip_len, before, after }, r, now);
+            }
+        }
+    }
+
+    fn free_dropped(d: &mut Direction, log: &mut Option<EventLog>, epoch: Time, now: Time) {
+        for (p, reason) in d.dropped.drain(..) {
+            d.pool.free(p.slot);
+            if let Some(l) = log.as_mut() {
+                l.mark_or_drop(now.since(epoch), &d.interface, p.seen, p.ip_len, "drop", reason.as_str());
+            }
+        }
+    }
+
+    /// Move frames at `now`: from each queue as far as its shaper allows, into its delay line;
+    /// out of each delay line what is due, through `send(out, frame)` (false: the device
+    /// refused it).
+    pub fn poll(&mut self, now: Time, mut send: impl FnMut(usize, &[u8]) -> bool) {
+        for out in 0..2 {
+            self.service(out, now);
+            let d = &mut self.dirs[out];
+            while let Some(p) = d.delay.pop_due(now) {
+                let frame = &d.pool.buf(p.slot)[..p.frame_len as usize];
+                if send(out, frame) {
+                    d.counters.tx_frames += 1;
+                    d.counters.tx_bytes += p.frame_len as u64;
+                } else {
+                    d.counters.tx_errors += 1;
+                }
+                d.pool.free(p.slot);
+            }
+        }
+    }
+
+    /// Dequeue from `out`'s queue while its link is free at `now`.
+    fn service(&mut self, out: usize, now: Time) {
+        loop {
+            let Gateway { dirs, hook, log, epoch, .. } = self;
+            let d = &mut dirs[out];
+            if d.shaper.free_at() > now || d.qdisc.stats.queued_pkts() == 0 {
+                return;
+            }
+            let before = d.occupancy();
+            let marks_before = d.qdisc.by_reason.marks;
+            let mut cx = QdiscCx { rng: &mut d.rng, dequeue_drops: &mut d.dropped };
+            let got = d.qdisc.dequeue(now, &mut cx);
+            Self::free_dropped(d, log, *epoch, now);
+            let Some(mut p) = got else { return };
+            if let Some(l) = log.as_mut() {
+                if let Some(i) = (0..MarkReason::COUNT).find(|&i| d.qdisc.by_reason.marks[i] != marks_before[i]) {
+                    l.mark_or_drop(now.since(*epoch), &d.interface, p.seen, p.ip_len, "mark", MarkReason::ALL[i].as_str());
+                }
+            }
+            if p.ce {
+                if let Some(ip) = ipv4_part(&mut d.pool.buf_mut(p.slot)[..p.frame_len as usize]) {
+                    write_ce(ip);
+                }
+                p.ce = false;
+            }
+            if let Some(h) = hook.as_mut() {
+                if h.monitor == out && h.nr.queue_event_matters(now) {
+                    let r = readings(dirs, h);
+                    let after = Occupancy { packets: r.queue.packets, bytes: r.queue.bytes };
+                    h.nr.on_queue(&QueueEvent { kind: QueueEventKind::Dequeue, len_bytes: p.ip_len, before, after }, r, now);
+                }
+                if h.rewrite_at == RewriteAt::Dequeue && p.kind == FrameKind::Ipv4 {
+                    let r = readings(dirs, h);
+                    let d = &mut dirs[out];
+                    if let Some(ip) = ipv4_part(&mut d.pool.buf_mut(p.slot)[..p.frame_len as usize]) {
+                        if let Ok(mut v) = RawPacket::new_checked(ip) {
+                            let o = h.nr.at_rewrite_point_seen(&mut v, p.seen, r, now);
+                            log_rewrite(log, *epoch, &d.interface, &h.nr, &v, p.seen, o, now);
+                        }
+                    }
+                }
+            }
+            let d = &mut dirs[out];
+            let wire = (p.frame_len as u64).saturating_sub(ETH_HLEN as u64) + d.l2_overhead as u64;
+            let end = d.shaper.start_at(now, wire);
+            d.delay.push(end, p.ring_wait_ns, p);
+        }
+    }
+
+    /// When [`Gateway::poll`] next has work, if ever without new frames.
+    pub fn next_wakeup(&self) -> Option<Time> {
+        let mut t: Option<Time> = None;
+        for d in &self.dirs {
+            if d.qdisc.stats.queued_pkts() > 0 {
+                t = Some(t.map_or(d.shaper.free_at(), |t| t.min(d.shaper.free_at())));
+            }
+            if let Some(due) = d.delay.next_due() {
+                t = Some(t.map_or(due, |t| t.min(due)));
+            }
+        }
+        t
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn log_rewrite(log: &mut Option<EventLog>, epoch: Time, iface: &str, nr: &NetworkReturn, p: &RawPacket<'_>, seen: Option<FlowId>, o: WindowRewrite, now: Time) {
+    let (WindowRewrite::Lowered { from_field, to_field } | WindowRewrite::Raised { from_field, to_field }) = o else { return };
+    let Some(l) = log.as_mut() else { return };
+    let flow = nr.flows.lookup_segment_seen(p, seen);
+    let shift = flow.and_then(|f| p.src_port().and_then(|sp| f.side_of(p.src_addr(), sp)).and_then(|s| f.shift(s))).unwrap_or(0);
+    l.rewrite(now.since(epoch), iface, seen, (from_field as u64) << shift, (to_field as u64) << shift);
+}
