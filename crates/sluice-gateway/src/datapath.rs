@@ -278,6 +278,7 @@ impl Gateway {
             let d = &mut dirs[out];
             let wire = (p.frame_len as u64).saturating_sub(ETH_HLEN as u64) + d.l2_overhead as u64;
             let end = d.shaper.start_at(now, wire);
+            d.counters.ring_wait_ns += p.ring_wait_ns;
             d.delay.push(end, p.ring_wait_ns, p);
         }
     }

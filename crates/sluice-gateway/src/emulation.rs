@@ -22,11 +22,13 @@ pub struct Shaper {
     bytes: u64,
     /// When the link is free (the end of the last frame started).
     free_at: Time,
+    /// Link time given up after stalls longer than [`MAX_CATCH_UP`] (ns).
+    pub lost_ns: u64,
 }
 
 impl Shaper {
     pub fn new(rate: Option<Rate>) -> Shaper {
-        Shaper { rate, origin: Time::ZERO, bytes: 0, free_at: Time::ZERO }
+        Shaper { rate, origin: Time::ZERO, bytes: 0, free_at: Time::ZERO, lost_ns: 0 }
     }
 
     /// When the link can start the next frame.
@@ -62,18 +64,26 @@ impl Shaper {
         self.free_at
     }
 
-    /// [`Shaper::start`] for a frame dequeued at `now` from a queue that may have been empty
-    /// a moment ago: a link idle since before `now` starts a new busy period.
+    /// [`Shaper::start`] for a frame dequeued at `now` from a backlogged queue. A loop that ran
+    /// late starts it at the free time in the past (the link was busy all along), so the rate
+    /// holds over time; but a stall longer than [`MAX_CATCH_UP`] is not made up for in a burst:
+    /// the link restarts at `now`.
     #[inline]
     pub fn start_at(&mut self, now: Time, bytes: u64) -> Time {
         if self.rate.is_none() {
             self.free_at = self.free_at.max(now);
             return now;
         }
-        self.resume(now);
+        if self.free_at.0 + MAX_CATCH_UP.0 < now.0 {
+            self.lost_ns += now.0 - self.free_at.0;
+            self.resume(now);
+        }
         self.start(bytes)
     }
 }
+
+/// The longest lateness the shaper makes up for (2 ms: a scheduling hiccup, not a stall).
+pub const MAX_CATCH_UP: Dur = Dur::from_millis(2);
 
 /// The fixed delay after serialization.
 #[derive(Debug)]
@@ -92,13 +102,13 @@ impl DelayLine {
         self.delay
     }
 
-    /// A frame whose serialization ended at `end`; it had waited `already_ns` before the
-    /// gateway saw it (the receive ring), which counts toward the delay.
+    /// A frame whose serialization ended at `end`: due `delay` later, less `already_ns`, the
+    /// time it had waited in the receive ring before the gateway saw it (the kernel's receive
+    /// timestamp is when it reached the gateway, and the delay emulates propagation from
+    /// there). Never reordered: a frame is not due before the one ahead of it.
     #[inline]
     pub fn push(&mut self, end: Time, already_ns: u64, p: GwPkt) {
         let due = end + Dur(self.delay.0.saturating_sub(already_ns));
-        // Due times are non-decreasing except when a ring wait shortened one: keep FIFO order
-        // (never reorder a flow) by holding it until the frame ahead of it is due.
         let due = self.q.back().map_or(due, |&(t, _)| due.max(t));
         self.q.push_back((due, p));
     }
@@ -171,8 +181,13 @@ mod tests {
         assert_eq!(s.start(100), Time(8_000));
         // Dequeued at 5 µs, before the link is free: the frame starts at 8 µs.
         assert_eq!(s.start_at(Time(5_000), 100), Time(16_000));
-        // Dequeued at 1 ms, long after: it starts then.
-        assert_eq!(s.start_at(Time(1_000_000), 100), Time(1_008_000));
+        // Dequeued at 1 ms, late but within the catch-up: it starts at 16 µs, back to back.
+        assert_eq!(s.start_at(Time(1_000_000), 100), Time(24_000));
+        // Dequeued at 3 ms, a stall beyond 2 ms of catch-up: it starts then.
+        assert_eq!(s.start_at(Time(3_000_000), 100), Time(3_008_000));
+        // An arrival at an idle link restarts the clock too.
+        s.on_arrival_idle(Time(5_000_000));
+        assert_eq!(s.start(100), Time(5_008_000));
     }
 
     fn pkt(slot: u32) -> GwPkt {
@@ -194,5 +209,6 @@ mod tests {
         assert_eq!(d.next_due(), Some(Time(21_000_000)));
         assert_eq!(d.pop_due(Time(21_000_000)).map(|p| p.slot), Some(2));
         assert_eq!(d.next_due(), Some(Time(21_700_000)));
+        assert_eq!(d.pop_due(Time(21_699_999)), None);
     }
 }

@@ -33,6 +33,9 @@ pub struct DirCounters {
     pub no_buffer: u64,
     /// Partial checksums (`TP_STATUS_CSUMNOTREADY`) completed.
     pub csum_completed: u64,
+    /// Time frames waited in the receive ring before the gateway read them, summed over the
+    /// frames dequeued (ns).
+    pub ring_wait_ns: u64,
 }
 
 /// The JSON-lines event log.
@@ -127,6 +130,8 @@ pub fn render(gw: &Gateway) -> String {
     per_dir(&mut s, "queue_packets", "gauge", "Packets in the queue.", &|i| gw.dirs[i].qdisc.inner.occupancy().packets.to_string());
     per_dir(&mut s, "queue_bytes", "gauge", "Bytes in the queue.", &|i| gw.dirs[i].qdisc.inner.occupancy().bytes.to_string());
     per_dir(&mut s, "delay_line_packets", "gauge", "Frames in the delay line.", &|i| gw.dirs[i].delay.len().to_string());
+    per_dir(&mut s, "shaper_lost_seconds_total", "counter", "Link time the shaper gave up after the loop stalled longer than its catch-up (2 ms).", &|i| format!("{:.9}", gw.dirs[i].shaper.lost_ns as f64 * 1e-9));
+    per_dir(&mut s, "ring_wait_seconds_sum", "counter", "Time frames waited in the receive ring (kernel timestamp to the gateway's read), summed over dequeued frames.", &|i| format!("{:.9}", gw.dirs[i].counters.ring_wait_ns as f64 * 1e-9));
     per_dir(&mut s, "sojourn_seconds_sum", "counter", "Sum of the dequeued packets' times in the queue.", &|i| format!("{:.9}", gw.dirs[i].qdisc.stats.sojourn_sum_ns as f64 * 1e-9));
     per_dir(&mut s, "sojourn_seconds_count", "counter", "Packets dequeued (the sojourn sum's count).", &|i| gw.dirs[i].qdisc.stats.dequeued.to_string());
     if let Some(h) = &gw.hook {

@@ -77,8 +77,8 @@ pub struct GwPkt {
     pub ip_len: u32,
     /// When it entered the queue ([`Queued::stamp`]).
     pub t: Time,
-    /// How long it sat in the receive ring before the gateway read it (counted against the
-    /// delay line's delay).
+    /// How long it sat in the receive ring before the gateway read it (counted toward the
+    /// delay line's delay, and reported).
     pub ring_wait_ns: u64,
     pub ecn: Ecn,
     /// The queue set CE; written to the bytes as the frame leaves the queue.

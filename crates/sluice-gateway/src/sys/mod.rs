@@ -330,6 +330,12 @@ fn lookup_user(user: &str) -> Result<(libc::uid_t, libc::gid_t), GatewayError> {
 /// no-new-privileges. Open sockets keep working: their rights were checked when they were made.
 pub fn drop_privileges(user: Option<&str>) -> Result<(), GatewayError> {
     let sys = |call: &'static str| GatewayError::Sys { iface: String::new(), call, source: io::Error::last_os_error() };
+    // The bounding set first, while CAP_SETPCAP is still held (without it the call fails
+    // with EPERM and the set stays: harmless once the other sets are empty).
+    for cap in 0..64 {
+        // SAFETY: PR_CAPBSET_DROP takes a capability number; unknown numbers return EINVAL.
+        unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) };
+    }
     if let Some(u) = user {
         let (uid, gid) = lookup_user(u)?;
         // SAFETY: plain syscalls on this process's credentials; an empty group list is valid.
@@ -344,12 +350,6 @@ pub fn drop_privileges(user: Option<&str>) -> Result<(), GatewayError> {
                 return Err(sys("setresuid"));
             }
         }
-    }
-    // Bounding set first (needs CAP_SETPCAP, which we still hold as root; without it the call
-    // fails with EPERM and the set stays: harmless once the other sets are empty).
-    for cap in 0..64 {
-        // SAFETY: PR_CAPBSET_DROP takes a capability number; unknown numbers return EINVAL.
-        unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) };
     }
     #[repr(C)]
     struct CapHeader {
