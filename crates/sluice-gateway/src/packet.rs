@@ -176,7 +176,7 @@ pub fn write_ce(ip: &mut [u8]) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A TCP/IPv4 segment 10.0.0.1:5001 -> 10.0.0.2:80, ACK, window 1000, 4 payload bytes,
