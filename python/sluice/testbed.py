@@ -200,7 +200,7 @@ def run(name: str = "sluice", *, flows: int = 1, duration: float = 10.0, cc: str
         server.wait()
     j = json.loads(out)
     streams = j["end"]["streams"]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for i, s in enumerate(streams):
         snd, rcv = s["sender"], s["receiver"]
         rows.append({
@@ -236,7 +236,7 @@ def run(name: str = "sluice", *, flows: int = 1, duration: float = 10.0, cc: str
         "marks_by_reason": marks,
         "mean_sojourn_s": delta(f"sluice_gateway_sojourn_seconds_sum{{{q}}}") / n if n > 0 else None,
     }
-    goodputs = [r["goodput_bps"] for r in rows]
+    goodputs = [float(r["goodput_bps"]) for r in rows]
     summary: dict[str, Any] = {
         "scenario": f"testbed:{name}",
         "seed": None,
