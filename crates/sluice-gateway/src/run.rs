@@ -47,6 +47,12 @@ pub fn run(cfg: &Config) -> Result<(), GatewayError> {
             // A frame arriving on interface i leaves through the other one.
             let out = 1 - i;
             sock.rx(BLOCKS_PER_TURN, |frame, meta| {
+                if meta.wire_len as usize > frame.len() {
+                    // Captured short (larger than the ring's frame): never forward a truncated frame.
+                    gw.dirs[out].counters.rx_frames += 1;
+                    gw.dirs[out].counters.oversize += 1;
+                    return;
+                }
                 let arrival = Time(meta.ts_real_ns.wrapping_sub(offset));
                 let arrival = if arrival > now || now.0 - arrival.0 > 1_000_000_000 { now } else { arrival };
                 gw.on_frame(out, frame, meta.csum_not_ready, arrival, now);
