@@ -97,6 +97,7 @@ struct FileTop {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RingTable {
+    version: Option<u8>,
     block_size: Option<u32>,
     blocks: Option<u32>,
     block_timeout: Option<Dur>,
@@ -272,9 +273,15 @@ impl Config {
         };
         let mut ring = RingConfig::default();
         if let Some(r) = top.ring {
+            if let Some(v) = r.version {
+                if v != 2 && v != 3 {
+                    return err("ring.version", format!("expected 2 or 3 (TPACKET_V2 or TPACKET_V3), got {v}"));
+                }
+                ring.version = v;
+            }
             if let Some(b) = r.block_size {
-                if !b.is_power_of_two() || !(1 << 12..=1 << 26).contains(&b) {
-                    return err("ring.block_size", format!("must be a power of two between 4096 and {}, got {b}", 1 << 26));
+                if !b.is_power_of_two() || !(1 << 13..=1 << 26).contains(&b) {
+                    return err("ring.block_size", format!("must be a power of two between 8192 and {}, got {b}", 1 << 26));
                 }
                 ring.block_size = b;
             }
@@ -353,6 +360,7 @@ mod tests {
         assert!(msg(&ngwa).starts_with("gateway.controller.kind: NGWA's router is not run by the gateway yet"));
         assert!(msg("metrics = \"localhost\"\n[[egress]]\ninterface = \"a0\"\n[[egress]]\ninterface = \"b0\"\n").starts_with("metrics: expected an address"));
         assert!(msg("[[egress]\n").starts_with("config: "));
+        assert_eq!(msg(&format!("[ring]\nversion = 1\n{TWO}")), "ring.version: expected 2 or 3 (TPACKET_V2 or TPACKET_V3), got 1");
     }
 
     #[test]

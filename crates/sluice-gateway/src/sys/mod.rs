@@ -42,9 +42,15 @@ pub fn ifindex(name: &str) -> Result<u32, GatewayError> {
     Ok(idx)
 }
 
+/// Bytes per frame slot of a TPACKET_V2 ring: the header and a 1518-byte frame fit.
+const V2_FRAME: u32 = 4096;
+
 /// The receive ring's geometry.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct RingConfig {
+    /// TPACKET version: 3 (blocks of frames, handed over when full or after the timeout) or 2
+    /// (one frame at a time: no block wait at light load).
+    pub version: u8,
     /// Bytes per block (a power of two, a multiple of the page size).
     pub block_size: u32,
     /// Number of blocks.
@@ -56,7 +62,7 @@ pub struct RingConfig {
 impl Default for RingConfig {
     /// 64 blocks of 256 KiB (16 MiB, about 10,000 full-size frames) retired after 1 ms.
     fn default() -> Self {
-        RingConfig { block_size: 1 << 18, block_nr: 64, block_timeout_ms: 1 }
+        RingConfig { version: 3, block_size: 1 << 18, block_nr: 64, block_timeout_ms: 1 }
     }
 }
 
@@ -79,7 +85,7 @@ pub struct PacketSocket {
     ring: NonNull<u8>,
     ring_len: usize,
     cfg: RingConfig,
-    /// The block to read next.
+    /// The block (V3) or frame (V2) to read next.
     block: u32,
     name: String,
 }
@@ -119,21 +125,27 @@ impl PacketSocket {
         }
         // SAFETY: `raw` is a fresh descriptor we own; OwnedFd closes it exactly once.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        let v3: libc::c_int = libc::tpacket_versions::TPACKET_V3 as libc::c_int;
-        if setsockopt(raw, libc::SOL_PACKET, libc::PACKET_VERSION, &v3) < 0 {
+        let version = if cfg.version == 2 { libc::tpacket_versions::TPACKET_V2 } else { libc::tpacket_versions::TPACKET_V3 } as libc::c_int;
+        if setsockopt(raw, libc::SOL_PACKET, libc::PACKET_VERSION, &version) < 0 {
             return Err(call_err(name, "setsockopt(PACKET_VERSION)"));
         }
-        let req = libc::tpacket_req3 {
-            tp_block_size: cfg.block_size,
-            tp_block_nr: cfg.block_nr,
-            // In V3 frames are packed in a block; frame_size only bounds the count.
-            tp_frame_size: 2048,
-            tp_frame_nr: (cfg.block_size / 2048) * cfg.block_nr,
-            tp_retire_blk_tov: cfg.block_timeout_ms,
-            tp_sizeof_priv: 0,
-            tp_feature_req_word: 0,
+        let rc = if cfg.version == 2 {
+            let req = libc::tpacket_req { tp_block_size: cfg.block_size, tp_block_nr: cfg.block_nr, tp_frame_size: V2_FRAME, tp_frame_nr: (cfg.block_size / V2_FRAME) * cfg.block_nr };
+            setsockopt(raw, libc::SOL_PACKET, libc::PACKET_RX_RING, &req)
+        } else {
+            let req = libc::tpacket_req3 {
+                tp_block_size: cfg.block_size,
+                tp_block_nr: cfg.block_nr,
+                // In V3 frames are packed in a block; frame_size only bounds the count.
+                tp_frame_size: 2048,
+                tp_frame_nr: (cfg.block_size / 2048) * cfg.block_nr,
+                tp_retire_blk_tov: cfg.block_timeout_ms,
+                tp_sizeof_priv: 0,
+                tp_feature_req_word: 0,
+            };
+            setsockopt(raw, libc::SOL_PACKET, libc::PACKET_RX_RING, &req)
         };
-        if setsockopt(raw, libc::SOL_PACKET, libc::PACKET_RX_RING, &req) < 0 {
+        if rc < 0 {
             return Err(call_err(name, "setsockopt(PACKET_RX_RING)"));
         }
         let ring_len = cfg.block_size as usize * cfg.block_nr as usize;
@@ -190,9 +202,50 @@ impl PacketSocket {
         self.fd.as_raw_fd()
     }
 
-    /// Hand every frame of every block the kernel has retired to `f`, oldest first, returning
-    /// each block to the kernel once read; at most `max_blocks` blocks. Returns the frames read.
-    pub fn rx(&mut self, max_blocks: u32, mut f: impl FnMut(&[u8], RxMeta)) -> u64 {
+    /// Hand every frame the kernel has filled to `f`, oldest first, returning each block (V3)
+    /// or frame (V2) to the kernel once read; at most `max_blocks` blocks (V2: 64 frames per
+    /// block's worth). Returns the frames read.
+    pub fn rx(&mut self, max_blocks: u32, f: impl FnMut(&[u8], RxMeta)) -> u64 {
+        if self.cfg.version == 2 {
+            return self.rx_v2(max_blocks * 64, f);
+        }
+        self.rx_v3(max_blocks, f)
+    }
+
+    fn rx_v2(&mut self, max_frames: u32, mut f: impl FnMut(&[u8], RxMeta)) -> u64 {
+        let per_block = self.cfg.block_size / V2_FRAME;
+        let total = per_block * self.cfg.block_nr;
+        let mut frames = 0;
+        for _ in 0..max_frames {
+            let i = self.block;
+            let off = (i / per_block) as usize * self.cfg.block_size as usize + (i % per_block) as usize * V2_FRAME as usize;
+            // SAFETY: frame `i` < frame_nr starts at `off`, inside the mapping; the kernel puts
+            // a tpacket2_hdr there, 16-byte aligned.
+            let h = unsafe { self.ring.as_ptr().add(off).cast::<libc::tpacket2_hdr>() };
+            // SAFETY: `h` is valid (above); the status word is shared with the kernel.
+            let status = unsafe { std::ptr::read_volatile(&raw const (*h).tp_status) };
+            if status & libc::TP_STATUS_USER == 0 {
+                break;
+            }
+            fence(Ordering::Acquire);
+            // SAFETY: the frame belongs to user space until its status is handed back below.
+            let (mac, snap, len, sec, nsec) = unsafe { ((*h).tp_mac as usize, (*h).tp_snaplen as usize, (*h).tp_len, (*h).tp_sec, (*h).tp_nsec) };
+            if mac + snap <= V2_FRAME as usize {
+                // SAFETY: the frame's bytes lie inside this frame slot (checked), owned by user
+                // space until handed back.
+                let bytes = unsafe { std::slice::from_raw_parts(self.ring.as_ptr().add(off + mac), snap) };
+                f(bytes, RxMeta { ts_real_ns: sec as u64 * 1_000_000_000 + nsec as u64, wire_len: len, csum_not_ready: status & libc::TP_STATUS_CSUMNOTREADY != 0 });
+                frames += 1;
+            }
+            fence(Ordering::Release);
+            // SAFETY: hand the frame back with a volatile store to its valid status word.
+            unsafe { std::ptr::write_volatile(&raw mut (*h).tp_status, libc::TP_STATUS_KERNEL) };
+            self.block = (i + 1) % total;
+        }
+        frames
+    }
+
+    fn rx_v3(&mut self, max_blocks: u32, mut f: impl FnMut(&[u8], RxMeta)) -> u64 {
         let mut frames = 0;
         for _ in 0..max_blocks {
             let off = self.block as usize * self.cfg.block_size as usize;
