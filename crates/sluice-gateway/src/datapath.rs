@@ -401,6 +401,65 @@ mod tests {
         assert_eq!(gw.dirs[0].pool.in_use(), 0);
     }
 
+    /// A TCP segment 10.0.0.1:`sport` -> 10.0.0.2:80 with `flags`, window 60000, valid
+    /// checksums, in an Ethernet frame.
+    fn tcp_frame(sport: u16, flags: u8) -> Vec<u8> {
+        let mut p = crate::packet::tests::tcp_packet();
+        p[20..22].copy_from_slice(&sport.to_be_bytes());
+        p[33] = flags;
+        p[34..36].copy_from_slice(&60000u16.to_be_bytes());
+        assert!(crate::packet::complete_l4_checksum(&mut p));
+        eth(&p)
+    }
+
+    // Through a gateway running EWT (start point 0 bytes), SYN, SYN-ACK and RST-ACK segments
+    // and UDP leave byte-identical, in both directions, and none is offered to the writer.
+    #[test]
+    fn syn_rst_and_udp_leave_untouched_under_a_controller() {
+        let cfg = Config::parse("[[egress]]\ninterface = \"a0\"\nrate = \"10Mbps\"\n[[egress]]\ninterface = \"b0\"\n[gateway]\ncontroller = { kind = \"ewt\", start = \"0B\" }\n").unwrap();
+        let mut gw = Gateway::new(&cfg, Time::ZERO);
+        let mut udp = crate::packet::tests::tcp_packet();
+        udp[9] = sluice_core::packet::proto::UDP;
+        udp[2..4].copy_from_slice(&44u16.to_be_bytes());
+        udp[24..26].copy_from_slice(&24u16.to_be_bytes());
+        udp[10..12].copy_from_slice(&[0, 0]);
+        let c = sluice_core::packet::checksum::checksum(&udp[..20], 0);
+        udp[10..12].copy_from_slice(&c.to_be_bytes());
+        assert!(crate::packet::complete_l4_checksum(&mut udp));
+        let frames = [tcp_frame(5001, 0x02), tcp_frame(5001, 0x12), tcp_frame(5001, 0x14), eth(&udp)];
+        for (i, f) in frames.iter().enumerate() {
+            gw.on_frame(i % 2, f, false, Time(i as u64), Time(i as u64));
+        }
+        let out = drain_from(&mut gw, Time(4), Time(100_000_000));
+        assert_eq!(out.len(), 4);
+        for (i, f) in frames.iter().enumerate() {
+            let sent: Vec<&Vec<u8>> = out.iter().filter(|(o, _, _)| *o == i % 2).map(|(_, _, b)| b).collect();
+            assert!(sent.contains(&f), "frame {i} changed");
+        }
+        assert_eq!(gw.hook.as_ref().unwrap().nr.stats.acks, 0);
+    }
+
+    // A SYN flood from 10,000 source ports against a flow table of 64 entries: the table stays
+    // at most 64 entries, and every SYN is still forwarded.
+    #[test]
+    fn the_flow_table_stays_bounded_under_a_syn_flood() {
+        let cfg = Config::parse("[[egress]]\ninterface = \"a0\"\nrate = \"1Gbps\"\nbuffers = 16384\n[[egress]]\ninterface = \"b0\"\n[gateway]\ncontroller = { kind = \"rwm\" }\nflow_table = { capacity = 64 }\n").unwrap();
+        let mut gw = Gateway::new(&cfg, Time::ZERO);
+        let (mut max, mut sent) = (0, 0);
+        for port in 0..10_000u16 {
+            let now = Time(port as u64 * 1000);
+            gw.on_frame(0, &tcp_frame(1024 + port, 0x02), false, now, now);
+            gw.poll(now, |_, _| {
+                sent += 1;
+                true
+            });
+            max = max.max(gw.hook.as_ref().unwrap().nr.flows.len());
+        }
+        assert!(max <= 64, "{max} entries");
+        sent += drain_from(&mut gw, Time(10_000_000), Time(1_000_000_000)).len();
+        assert_eq!(sent, 10_000);
+    }
+
     proptest! {
         // A flood of arbitrary frames (half claiming IPv4) through a gateway with a controller,
         // CoDel and a shaper: nothing panics, every frame leaves once, and a frame the core
