@@ -152,20 +152,31 @@ def up(
     return state
 
 
-def _metrics(name: str) -> dict[str, float] | None:
-    """The gateway's metrics as ``{"name{labels}": value}``, or None if it does not answer."""
+def _metrics(name: str, tries: int = 1) -> dict[str, float] | None:
+    """The gateway's metrics as ``{"name{labels}": value}``, or None if it does not answer
+    within ``tries`` attempts (50 ms apart)."""
     script = f"exec 3<>/dev/tcp/127.0.0.1/{METRICS_PORT} && printf 'GET /metrics HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3"
-    out = subprocess.run(["ip", "netns", "exec", _ns(name, "g"), "bash", "-c", script], capture_output=True, text=True, check=False)
-    if out.returncode != 0:
-        return None
-    m: dict[str, float] = {}
-    for line in out.stdout.splitlines():
-        if line.startswith("sluice_gateway_"):
-            k, _, v = line.rpartition(" ")
-            try:
-                m[k] = float(v)
-            except ValueError:
-                pass
+    for attempt in range(tries):
+        if attempt:
+            time.sleep(0.05)
+        out = subprocess.run(["ip", "netns", "exec", _ns(name, "g"), "bash", "-c", script], capture_output=True, text=True, check=False)
+        m: dict[str, float] = {}
+        for line in out.stdout.splitlines():
+            if line.startswith("sluice_gateway_"):
+                k, _, v = line.rpartition(" ")
+                try:
+                    m[k] = float(v)
+                except ValueError:
+                    pass
+        if out.returncode == 0 and m:
+            return m
+    return None
+
+
+def _metrics_or_fail(name: str) -> dict[str, float]:
+    m = _metrics(name, tries=20)
+    if m is None:
+        raise GatewayError(f"{_ns(name, 'g')}: GET /metrics: no answer from 127.0.0.1:{METRICS_PORT}")
     return m
 
 
@@ -189,12 +200,12 @@ def run(name: str = "sluice", *, flows: int = 1, duration: float = 10.0, cc: str
             if ":5201" in _in(name, "s", ["ss", "-ltn"], "s0", "ss -ltn"):
                 break
             time.sleep(0.02)
-        m0 = _metrics(name) or {}
+        m0 = _metrics_or_fail(name)
         args = ["iperf3", "-c", SERVER, "-P", str(int(flows)), "-C", cc, "-t", f"{duration:g}", "-J"]
         if warmup > 0:
             args += ["-O", f"{warmup:g}"]
         out = _in(name, "c", args, "c0", "iperf3 -c")
-        m1 = _metrics(name) or {}
+        m1 = _metrics_or_fail(name)
     finally:
         server.kill()
         server.wait()

@@ -136,7 +136,8 @@ impl Bed {
             .stderr(Stdio::null())
             .output()
             .ok()?;
-        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        (out.status.success() && text.contains("sluice_gateway_")).then_some(text)
     }
 
     /// The value of a metric line starting with `prefix` (name and labels).
