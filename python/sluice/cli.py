@@ -492,6 +492,11 @@ from . import cli_harness as _cli_harness  # noqa: E402 - needs the helpers abov
 
 _cli_harness.register(app)
 
+# sluice testbed up / run / down
+from . import cli_testbed as _cli_testbed  # noqa: E402 - needs the helpers above
+
+_cli_testbed.register(app)
+
 
 def main() -> None:
     """Entry point for ``python -m sluice``."""

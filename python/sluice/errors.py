@@ -10,7 +10,7 @@ class             also a                      raised when
 ScenarioError     ``ValueError``              a scenario is invalid; ``.path`` names the field
 SimulationPanic   ``RuntimeError``            the simulator hit a bug (a Rust panic was caught)
 OutputError       ``OSError``                 an output file (pcap, Parquet, figure) could not be written
-GatewayError      ``OSError``                 the live gateway datapath failed (planned; not used yet)
+GatewayError      ``OSError``                 the live gateway or its testbed failed
 ================  ==========================  =====================================================
 """
 
@@ -96,4 +96,5 @@ class OutputError(SluiceError, OSError):
 
 
 class GatewayError(SluiceError, OSError):
-    """The live gateway datapath failed (interface, syscall). Reserved: the gateway is planned."""
+    """The live gateway or its namespace testbed failed; the message names the interface (or
+    namespace) and the call (`sluice.testbed`)."""
