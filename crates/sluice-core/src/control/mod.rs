@@ -24,6 +24,7 @@
 //! with [`WindowController`] ([`Ngwa::on_departure`]). Not implemented here: ACNS. The
 //! simulator binds a controller or NGWA to a router in `sluice-sim`'s `engine/gateway.rs`.
 
+pub mod acns;
 pub mod awm;
 pub mod ewa;
 pub mod ewt;
@@ -32,6 +33,7 @@ pub mod pink;
 pub mod rwm;
 pub mod sap_law;
 
+pub use acns::{Acns, AcnsConfig, AcnsOutcome, AcnsStats};
 pub use awm::{Awm, AwmConfig};
 pub use ewa::{Ewa, EwaConfig, EwaShape};
 pub use ewt::{Ewt, EwtConfig};
