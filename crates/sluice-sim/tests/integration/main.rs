@@ -13,3 +13,4 @@ mod network_return;
 mod gateways;
 mod apps;
 mod ngwa;
+mod acns;
