@@ -18,13 +18,20 @@
 //! ```
 //!
 //! `f_i = now − add_time` (the flow's first packet through this router, its SYN when seen),
-//! `p_i` its DSCP (of its latest data packet), `f_max` and `p_max` the largest age and DSCP over
-//! the active ACNS flows of this router's table (`p_max = "active"`, default) or `p_max = 63`
-//! (the largest DSCP, a fixed scale). A flow is an ACNS flow when its SYN carried ECE, CWR and
-//! CMT with ACK clear, unless its SYN-ACK then came back without ECE and CMT (the endpoints
-//! agreed on plain ECN or none); a flow picked up mid-stream becomes one with its first packet
-//! asking for a command. With `f_max = 0` (every flow started at this instant) `f_i / f_max`
-//! counts as 1.
+//! `p_i` the DSCP of the packet evaluated, `f_max` and `p_max` the largest age and DSCP over the
+//! active ACNS flows of this router's table, the evaluated one included (`p_max = "active"`,
+//! default; a flow's DSCP is that of its SYN, then of its latest packet asking for a command), or
+//! `p_max = 63` (the largest DSCP, a fixed scale). A flow is an ACNS flow when its SYN carried
+//! ECE, CWR and CMT with ACK clear, unless its SYN-ACK then came back without ECE and CMT (the
+//! endpoints agreed on plain ECN or none); a flow picked up mid-stream becomes one with its first
+//! packet asking for a command. With `f_max = 0` (every flow started at this instant) `f_i /
+//! f_max` counts as 1.
+//!
+//! The router's flow table sees only what ACNS reads: TCP segments with SYN, FIN or RST (a
+//! connection's start, ACNS status and end) and packets asking for a command (CMI set: the flow
+//! is alive and carries this DSCP). Every other packet — most data and every pure ACK — passes
+//! without a lookup ([`Acns::wants`]). So a flow's idle time (the table's `idle_timeout`) runs
+//! from its latest such packet; an ACNS sender asks once per window.
 //!
 //! The command is written into the IPv4 header ([`AcnsIp`], the ACNS paper's Table 2): C = 2
 //! turns I4/I5 into I6 (freeze), C = 3 turns I4/I5/I6 into I7 (fallback), C = 1 leaves the
@@ -296,6 +303,8 @@ pub struct AcnsStats {
 struct AcnsFlow {
     /// The flow negotiated ACNS (module doc).
     acns: bool,
+    /// DSCP of its SYN, then of its latest packet asking for a command.
+    dscp: u8,
 }
 
 /// ACNS on one router: its flow table (every TCP packet it forwards) and its counters.
@@ -333,8 +342,8 @@ impl Acns {
     fn scales(&self, now: Time, own: (u8, Dur)) -> (u8, Dur) {
         let (mut p, mut f) = own;
         for &id in &self.acns_flows {
-            if let Some(e) = self.flows.get(id).filter(|e| e.is_active()) {
-                p = p.max(e.dscp);
+            if let (Some(e), Some(i)) = (self.flows.get(id).filter(|e| e.is_active()), self.info.get(id)) {
+                p = p.max(i.dscp);
                 f = f.max(now.since(e.first_seen));
             }
         }
@@ -344,8 +353,8 @@ impl Acns {
         }
     }
 
-    fn mark(&mut self, id: FlowId, acns: bool) {
-        let was = self.info.insert(id, AcnsFlow { acns }).is_some_and(|f| f.acns);
+    fn mark(&mut self, id: FlowId, acns: bool, dscp: u8) {
+        let was = self.info.insert(id, AcnsFlow { acns, dscp }).is_some_and(|f| f.acns);
         if acns && !was {
             self.acns_flows.push(id);
         } else if !acns && was {
@@ -364,12 +373,24 @@ impl Acns {
         }
     }
 
+    /// Whether [`Acns::on_enqueue`] does anything with `seg`: a TCP segment with SYN, FIN or
+    /// RST, or asking for a command (CMI set). A datapath may skip the call (and the queue
+    /// reading) for any other packet, with the same outcome.
+    #[inline]
+    pub fn wants(seg: &impl crate::packet::HeaderView) -> bool {
+        seg.is_tcp() && seg.tcp_flags().is_some_and(|f| f & (tcp_flags::SYN | tcp_flags::FIN | tcp_flags::RST) != 0 || seg.ip_reserved_flag())
+    }
+
     /// `seg` joins an egress queue whose state before it is `q`, at `now`: the flow table sees
-    /// it, then a packet asking for a command is evaluated and its code raised (module doc).
-    /// `hint`: the flow id the caller believes it has ([`FlowTable::observe_hinted`]). Returns
-    /// the flow's id (for the next hint) and what was done.
+    /// it if ACNS reads it ([`Acns::wants`]), then a packet asking for a command is evaluated
+    /// and its code raised (module doc). `hint`: the flow id the caller believes it has
+    /// ([`FlowTable::observe_hinted`]). Returns the flow's id (for the next hint; `None` for a
+    /// packet the table did not see) and what was done.
     pub fn on_enqueue(&mut self, seg: &mut impl SignalField, hint: Option<FlowId>, q: QueueReading, now: Time) -> (Option<FlowId>, AcnsOutcome) {
-        let Some(flags) = seg.tcp_flags().filter(|_| seg.is_tcp()) else {
+        if !Acns::wants(seg) {
+            return (None, AcnsOutcome::NotAsked);
+        }
+        let Some(flags) = seg.tcp_flags() else {
             return (None, AcnsOutcome::NotAsked);
         };
         let id = self.flows.observe_hinted(seg, now, hint);
@@ -381,10 +402,10 @@ impl Acns {
                 let ece_cwr = tcp_flags::ECE | tcp_flags::CWR;
                 let cmt = seg.tcp_reserved_bits().is_some_and(|r| r & self.mask.bits() != 0);
                 if flags & tcp_flags::ACK == 0 {
-                    self.mark(id, flags & ece_cwr == ece_cwr && cmt);
-                } else if !(flags & tcp_flags::ECE != 0 && cmt) && self.is_acns(id) {
+                    self.mark(id, flags & ece_cwr == ece_cwr && cmt, seg.dscp());
+                } else if let Some(f) = self.info.get(id).filter(|f| f.acns && !(flags & tcp_flags::ECE != 0 && cmt)) {
                     // The responder answered without ACNS: the connection runs plain ECN or none.
-                    self.mark(id, false);
+                    self.mark(id, false, f.dscp);
                 }
             }
         }
@@ -399,10 +420,13 @@ impl Acns {
             self.stats.skipped += 1;
             return (id, AcnsOutcome::Untracked);
         };
-        let (fid, p_i, f_i) = (entry.id, entry.dscp, now.since(entry.first_seen));
-        if entry.t_syn.is_none() && !self.is_acns(fid) {
+        let (fid, p_i, f_i) = (entry.id, seg.dscp(), now.since(entry.first_seen));
+        let picked_up = entry.t_syn.is_none();
+        match self.info.get_mut(fid) {
+            Some(f) => f.dscp = p_i,
             // Picked up mid-stream: asking for a command shows it runs ACNS.
-            self.mark(fid, true);
+            None if picked_up => self.mark(fid, true, p_i),
+            None => {}
         }
         let (p_max, f_max) = self.scales(now, (p_i, f_i));
         let w = weight(&self.cfg, WeightInputs { usage: usage(q), p_i, p_max, f_i, f_max });

@@ -22,9 +22,10 @@
 //!
 //! An ACNS router ([`crate::model::AcnsSpec`]) is a [`Marker`]: `sluice_core::control::Acns`
 //! bound to every egress queue of the router. It is called only at enqueue (`Sim::enqueue`,
-//! before the packet is offered to the discipline or passes an empty one), where its flow table
-//! sees every TCP packet and a packet asking for a command (CMI set) gets one from that queue's
-//! usage before the packet, written into its ECN bits and reserved flag. It reads no monitored
+//! before the packet is offered to the discipline or passes an empty one), for the packets ACNS
+//! reads (`Acns::wants`: TCP with SYN, FIN or RST, or CMI set): its flow table sees them, and a
+//! packet asking for a command gets one from that queue's usage before the packet, written into
+//! its ECN bits and reserved flag. It reads no monitored
 //! queue, no forward call and no departure.
 //!
 //! Interfaces leaving a gateway, NGWA or ACNS router carry [`crate::net::Flags::HOOKED`]: every other interface pays one
@@ -200,7 +201,7 @@ impl<'m> Sim<'m> {
     #[inline]
     pub(super) fn gw_enqueue(&mut self, iface: u32, id: u32) {
         let g = self.node_gw[self.ifaces[iface as usize].node as usize];
-        if g & NGWA == 0 && g >= ACNS {
+        if g & NGWA == 0 && g >= ACNS && Acns::wants(&self.pkts[id as usize]) {
             self.acns_mark((g & !ACNS) as usize, iface, id);
         }
     }

@@ -1590,9 +1590,9 @@ app = { kind = "file", size = "200kB" }
     // ----- ACNS at enqueue, with hand-made packets -----
     //
     // h0 - r1 - r2 - h1, drop-tail 50 packets everywhere, ACNS on r1. Three ACNS connections
-    // (SYN with ECE, CWR and CMT 0x08) set up through r1's other egress (r1->h0) so that r1->r2
-    // holds only what the test puts there: C (DSCP 0) at 0 s, B (DSCP 26) at 15 s, A (DSCP 46)
-    // at 30 s, each with one I2 data segment carrying its DSCP. At 60 s r1->r2 is filled with
+    // (SYN with ECE, CWR and CMT 0x08, carrying the flow's DSCP) set up through r1's other
+    // egress (r1->h0) so that r1->r2 holds only what the test puts there: C (DSCP 0) at 0 s, B
+    // (DSCP 26) at 15 s, A (DSCP 46) at 30 s, each with one I2 data segment. At 60 s r1->r2 is filled with
     // UDP datagrams until its discipline holds 24 packets (the first went to the wire, the
     // second to the one-packet device), then one I4 segment of each flow enters it, each
     // raising the occupancy by one. p_max = 46, f_max = 60 s, v_p = 0.8, v_a = 0.2, eps = 0.01:
@@ -1634,7 +1634,7 @@ app = { kind = "file", size = "200kB" }
         };
         let syn = tcp_flags::SYN | tcp_flags::ECE | tcp_flags::CWR;
         for (port, dscp, at) in [(40_000u16, 0u8, 0u64), (40_001, 26, 15), (40_002, 46, 30)] {
-            send(sim, at, back, seg(port, syn, 0, AcnsIp::I1, true));
+            send(sim, at, back, seg(port, syn, dscp, AcnsIp::I1, true));
             send(sim, at, back, seg(port, tcp_flags::ACK, dscp, AcnsIp::I2, false));
         }
         let udp = |ecn: Ecn| SimPacket { transport: Transport::Udp, payload: 972, tos: Tos::new(0, ecn), ..seg(9, 0, 0, AcnsIp::I1, false) };

@@ -152,18 +152,19 @@ fn tcp(src: (u32, u16), dst: (u32, u16), flags: u8, dscp: u8, payload: u32, code
     b
 }
 
-/// Client `port`'s ACNS handshake at `at` (SYN: ECE + CWR + CMT; SYN-ACK: ECE + CMT), then one
-/// data segment with DSCP `dscp` (I2, not asking).
+/// Client `port`'s ACNS handshake at `at` (SYN: ECE + CWR + CMT; SYN-ACK: ECE + CMT), both
+/// with DSCP `dscp` (as the flow's every packet), then one data segment (I2, not asking: the
+/// table does not see it).
 fn acns_flow(r: &mut Acns, port: u16, dscp: u8, at: Time) -> FlowId {
     let c = (CLIENT.0, port);
     let ece_cwr = tcp_flags::ECE | tcp_flags::CWR;
-    let mut syn = tcp(c, SERVER, tcp_flags::SYN | ece_cwr, 0, 0, AcnsIp::I1, true);
+    let mut syn = tcp(c, SERVER, tcp_flags::SYN | ece_cwr, dscp, 0, AcnsIp::I1, true);
     let (id, o) = r.on_enqueue(&mut RawPacket::new_checked(&mut syn).unwrap(), None, queue(0), at);
     assert_eq!(o, AcnsOutcome::NotAsked);
-    let mut synack = tcp(SERVER, c, tcp_flags::SYN | tcp_flags::ACK | tcp_flags::ECE, 0, 0, AcnsIp::I1, true);
-    r.on_enqueue(&mut RawPacket::new_checked(&mut synack).unwrap(), None, queue(0), at);
+    let mut synack = tcp(SERVER, c, tcp_flags::SYN | tcp_flags::ACK | tcp_flags::ECE, dscp, 0, AcnsIp::I1, true);
+    assert_eq!(r.on_enqueue(&mut RawPacket::new_checked(&mut synack).unwrap(), None, queue(0), at).0, id);
     let mut data = tcp(c, SERVER, tcp_flags::ACK, dscp, 1000, AcnsIp::I2, false);
-    assert_eq!(r.on_enqueue(&mut RawPacket::new_checked(&mut data).unwrap(), id, queue(0), at).1, AcnsOutcome::NotAsked);
+    assert_eq!(r.on_enqueue(&mut RawPacket::new_checked(&mut data).unwrap(), id, queue(0), at), (None, AcnsOutcome::NotAsked));
     let id = id.unwrap();
     assert!(r.is_acns(id));
     id
@@ -252,14 +253,15 @@ fn p_max_follows_the_active_flows_or_is_fixed() {
 
 // Only flows that negotiated ACNS count for p_max and f_max: a SYN without CMT, and an ACNS
 // SYN answered by a plain ECN SYN-ACK (ECE, no CMT), make no ACNS flow, so a DSCP-63 flow D
-// of either kind, and an older one, leave B's weight as in the worked example (0.9957).
+// of either kind, and an older one, leave B's weight as in the worked example (0.9957). A
+// flow's DSCP comes from its SYN and its packets asking for a command, not from other data.
 #[test]
 fn only_acns_flows_set_the_scales() {
     let mut r = Acns::new(AcnsConfig::default(), table());
     let ece_cwr = tcp_flags::ECE | tcp_flags::CWR;
     // D1 at -: a plain RFC 3168 SYN (no CMT), before everything else.
     let d1 = (CLIENT.0, 41_000);
-    let mut syn = tcp(d1, SERVER, tcp_flags::SYN | ece_cwr, 0, 0, AcnsIp::I1, false);
+    let mut syn = tcp(d1, SERVER, tcp_flags::SYN | ece_cwr, 63, 0, AcnsIp::I1, false);
     let (id1, _) = r.on_enqueue(&mut RawPacket::new_checked(&mut syn).unwrap(), None, queue(0), secs(0));
     let mut data = tcp(d1, SERVER, tcp_flags::ACK, 63, 1000, AcnsIp::I2, false);
     r.on_enqueue(&mut RawPacket::new_checked(&mut data).unwrap(), None, queue(0), secs(0));
@@ -268,7 +270,7 @@ fn only_acns_flows_set_the_scales() {
     acns_flow(&mut r, 40_002, 46, secs(30));
     // D2: an ACNS SYN answered without CMT.
     let d2 = (CLIENT.0, 41_001);
-    let mut syn = tcp(d2, SERVER, tcp_flags::SYN | ece_cwr, 0, 0, AcnsIp::I1, true);
+    let mut syn = tcp(d2, SERVER, tcp_flags::SYN | ece_cwr, 63, 0, AcnsIp::I1, true);
     let (id2, _) = r.on_enqueue(&mut RawPacket::new_checked(&mut syn).unwrap(), None, queue(0), secs(40));
     assert!(r.is_acns(id2.unwrap()));
     let mut synack = tcp(SERVER, d2, tcp_flags::SYN | tcp_flags::ACK | tcp_flags::ECE, 0, 0, AcnsIp::I1, false);
@@ -278,6 +280,12 @@ fn only_acns_flows_set_the_scales() {
     assert!(!r.is_acns(id1.unwrap()) && !r.is_acns(id2.unwrap()));
     let (out, _) = ask(&mut r, 40_001, 26, AcnsIp::I4, 25, secs(60));
     assert!(matches!(out, AcnsOutcome::Evaluated { weight, command: Command::Freeze, .. } if close(weight, 0.99567)), "{out:?}");
+    // C's plain data at DSCP 63 is not seen; its next request at DSCP 10 is: p_max stays 46.
+    let mut data = tcp((CLIENT.0, 40_000), SERVER, tcp_flags::ACK, 63, 1000, AcnsIp::I2, false);
+    r.on_enqueue(&mut RawPacket::new_checked(&mut data).unwrap(), None, queue(0), secs(60));
+    ask(&mut r, 40_000, 10, AcnsIp::I4, 0, secs(60));
+    let (out, _) = ask(&mut r, 40_001, 26, AcnsIp::I4, 25, secs(60));
+    assert!(matches!(out, AcnsOutcome::Evaluated { weight, .. } if close(weight, 0.99567)), "{out:?}");
 }
 
 // A CMI packet of a flow the table cannot hold (capacity 1, taken by a flow picked up
@@ -286,8 +294,8 @@ fn only_acns_flows_set_the_scales() {
 #[test]
 fn untracked_and_non_tcp_packets_are_left() {
     let mut r = Acns::new(AcnsConfig::default(), FlowTableConfig { capacity: 1, ..table() });
-    let (o, _) = ask(&mut r, 40_000, 0, AcnsIp::I2, 0, secs(0));
-    assert_eq!(o, AcnsOutcome::NotAsked);
+    let (o, _) = ask(&mut r, 40_000, 0, AcnsIp::I4, 0, secs(0));
+    assert!(matches!(o, AcnsOutcome::Evaluated { command: Command::Normal, .. }), "{o:?}");
     let (out, mut b) = ask(&mut r, 40_001, 0, AcnsIp::I4, 50, secs(0));
     assert_eq!(out, AcnsOutcome::Untracked);
     assert_eq!(code_of(&mut b), Some(AcnsIp::I4));
