@@ -1,8 +1,9 @@
 //! Turning a finished run into the summary and tables.
 
-use super::summary::{jain, AcnsSummary, Column, FlowSummary, GatewaySummary, NgwaSummary, QueueSummary, RunOutput, Summary, Table, SUMMARY_VERSION};
+use super::summary::{jain, AcnsFlowSummary, AcnsSummary, Column, FlowSummary, GatewaySummary, NgwaSummary, QueueSummary, RunOutput, Summary, Table, SUMMARY_VERSION};
 use crate::engine::{FlowNet, Sim};
 use crate::model::{AppSpec, Efficiency, FlowSpec};
+use crate::tcp::acns::AcnsCounts;
 use crate::tcp::{Endpoint, TcpCounters};
 use crate::{SimError, VERSION};
 use sluice_core::qdisc::{QdiscStats, ReasonCounts};
@@ -97,6 +98,13 @@ pub struct WarmSnapshot {
     pub queue_reasons: Vec<ReasonCounts>,
     /// Packets each link direction had lost.
     pub link_losses: Vec<u64>,
+    /// Per flow, ACNS's counts at the client and the server (zero without ACNS).
+    pub acns: Vec<(AcnsCounts, AcnsCounts)>,
+}
+
+/// An endpoint's ACNS counts (zero without ACNS).
+fn acns_counts(e: Option<&Endpoint>) -> AcnsCounts {
+    e.and_then(|e| e.acns()).map_or_else(AcnsCounts::default, |a| a.counts)
 }
 
 pub(crate) fn snapshot(sim: &Sim<'_>) -> WarmSnapshot {
@@ -110,6 +118,7 @@ pub(crate) fn snapshot(sim: &Sim<'_>) -> WarmSnapshot {
         queues: sim.ifaces.iter().map(|f| f.qdisc.stats.clone()).collect(),
         queue_reasons: sim.ifaces.iter().map(|f| f.qdisc.by_reason.clone()).collect(),
         link_losses: sim.info.iter().map(|f| f.link_losses).collect(),
+        acns: (0..n).map(|f| (acns_counts(sim.endpoint(f, false)), acns_counts(sim.endpoint(f, true)))).collect(),
     }
 }
 
@@ -242,6 +251,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
             efficiency_ip,
             efficiency_retx,
             startup_s: startup,
+            acns: r.client.and_then(|e| e.acns()).map(|a| AcnsFlowSummary::of(&a.counts, &acns_counts(r.server), &warm.acns[f])),
         });
     }
     let window_s = t_end.since(t0).as_secs_f64();

@@ -88,6 +88,50 @@ pub struct FlowSummary {
     /// Start-up time (RFC 7928 §2.2): from the flow's start (its connection attempt) until the
     /// sender transmitted its first data segment; none for UDP, or if no data was sent.
     pub startup_s: Option<f64>,
+    /// ACNS's counts (docs/tcp.md, "ACNS endpoint"), for a flow whose connection negotiated ACNS;
+    /// absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acns: Option<AcnsFlowSummary>,
+}
+
+/// One ACNS connection's commands and trend decisions within the window (docs/summary.md).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct AcnsFlowSummary {
+    /// Data segments the sender marked I4 (routers asked for a command).
+    pub marked: u64,
+    /// Command ACKs applied by the sender: normal, freeze, fallback.
+    pub normal: u64,
+    pub freeze: u64,
+    pub fallback: u64,
+    /// Command ACKs that arrived in loss recovery (entered into the trend history, not applied).
+    pub in_recovery: u64,
+    /// Trend decisions on loss: freeze (`C_trend` 1), fallback (2), the algorithm's own
+    /// decrease (3).
+    pub trend_freeze: u64,
+    pub trend_fallback: u64,
+    pub trend_decrease: u64,
+    /// Data segments the receiver got with I6 (freeze) or I7 (fallback, a legacy CE mark too).
+    pub rx_freeze: u64,
+    pub rx_fallback: u64,
+}
+
+impl AcnsFlowSummary {
+    /// The sender's counts (`client`) and the receiver's (`server`) since the warm-up snapshot.
+    pub fn of(client: &crate::tcp::acns::AcnsCounts, server: &crate::tcp::acns::AcnsCounts, warm: &(crate::tcp::acns::AcnsCounts, crate::tcp::acns::AcnsCounts)) -> Self {
+        let (wc, ws) = warm;
+        AcnsFlowSummary {
+            marked: client.marked - wc.marked,
+            normal: client.normal - wc.normal,
+            freeze: client.freeze - wc.freeze,
+            fallback: client.fallback - wc.fallback,
+            in_recovery: client.in_recovery - wc.in_recovery,
+            trend_freeze: client.trend_freeze - wc.trend_freeze,
+            trend_fallback: client.trend_fallback - wc.trend_fallback,
+            trend_decrease: client.trend_decrease - wc.trend_decrease,
+            rx_freeze: server.rx_freeze - ws.rx_freeze,
+            rx_fallback: server.rx_fallback - ws.rx_fallback,
+        }
+    }
 }
 
 /// One network-return gateway over the whole run (warm-up included: a controller's state

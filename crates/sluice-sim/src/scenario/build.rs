@@ -209,6 +209,7 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
     if c.min_rto > c.max_rto {
         return err(format!("{path}.min_rto"), format!("must not exceed max_rto ({})", c.max_rto));
     }
+    acns_tcp(&mut c, t, path)?;
     // A full-sized data segment must fit an IPv4 packet: 20 B IP + 20 B TCP + options + MSS.
     let max_mss = 65_535 - 40 - if c.timestamps { 12 } else { 0 };
     if c.mss > max_mss {
@@ -229,6 +230,32 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
         return err(format!("{path}.{key}"), format!("the send buffer ({} B) must hold at least one full segment (mss = {} B)", c.snd_buf, c.mss));
     }
     Ok(c)
+}
+
+/// `[tcp.acns]` (docs/tcp.md, "ACNS endpoint") over what the tables before gave. ACNS runs in ECN
+/// mode, so it turns `ecn` on (an explicit `ecn = false` beside it is refused), and it needs a
+/// congestion window it can hold (not `cc = "none"` or `"bbr"`).
+fn acns_tcp(c: &mut TcpConfig, t: &TcpTable, path: &str) -> R<()> {
+    if let Some(x) = &t.acns {
+        let k = &mut c.acns;
+        macro_rules! take { ($($f:ident),*) => { $( if let Some(v) = x.$f { k.$f = v; } )* } }
+        take!(enabled, echo, hist, hist_len, trend_on_rto, w_count, sigma, th_l1, th_l2, cmt_mask);
+        if let Err((key, msg)) = k.validate() {
+            return err(format!("{path}.acns.{key}"), msg);
+        }
+    }
+    if !c.acns.enabled {
+        return Ok(());
+    }
+    if t.ecn == Some(false) {
+        return err(format!("{path}.ecn"), "must be true with acns.enabled (ACNS runs in ECN mode)");
+    }
+    c.ecn = true;
+    if matches!(c.cc, CcKind::None | CcKind::Bbr) {
+        let key = if t.acns.is_some() { "acns.enabled" } else { "cc" };
+        return err(format!("{path}.{key}"), format!("ACNS holds and sets back a congestion window: not with cc = \"{}\"", c.cc.as_str()));
+    }
+    Ok(())
 }
 
 /// A flow's TCP configuration: the scenario's profile and preset unless the flow names its own,

@@ -134,6 +134,8 @@ pub struct TcpTable {
     pub ecn_cut: Option<EcnCutOpt>,
     pub nagle: Option<bool>,
     pub pacing: Option<PacingOpt>,
+    /// `[tcp.acns]`: ACNS's endpoint half (docs/tcp.md, "ACNS endpoint").
+    pub acns: Option<AcnsTable>,
 }
 
 /// The congestion control: one enum for the scenario key and the endpoint.
@@ -148,6 +150,22 @@ pub struct CubicTable {
     pub fast_convergence: Option<bool>,
     pub tcp_friendliness: Option<bool>,
     pub hystart: Option<crate::tcp::Hystart>,
+}
+
+/// `[tcp.acns]`; every key optional.
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct AcnsTable {
+    pub enabled: Option<bool>,
+    pub echo: Option<crate::tcp::AcnsEcho>,
+    pub hist: Option<crate::tcp::AcnsHist>,
+    pub hist_len: Option<u32>,
+    pub trend_on_rto: Option<bool>,
+    pub w_count: Option<u32>,
+    pub sigma: Option<f64>,
+    pub th_l1: Option<f64>,
+    pub th_l2: Option<f64>,
+    pub cmt_mask: Option<u8>,
 }
 
 /// `[tcp.vegas]`; every key optional.

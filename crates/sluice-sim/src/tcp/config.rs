@@ -4,6 +4,7 @@
 
 use sluice_core::Dur;
 
+pub use super::acns::{AcnsConfig, AcnsEcho, AcnsHist};
 pub use super::cc::bbr::{BbrConfig, BbrCycleStart, BbrTarget};
 pub use super::cc::compound::{CompoundConfig, CompoundVariant};
 pub use super::cc::cubic::{CubicConfig, Hystart};
@@ -358,6 +359,8 @@ pub struct TcpConfig {
     pub handshake_rtt: bool,
     /// Pacing of data segments (docs/tcp.md, "pacing").
     pub pacing: Pacing,
+    /// ACNS's endpoint half (`[tcp.acns]`, docs/tcp.md, "ACNS endpoint"); off by default.
+    pub acns: AcnsConfig,
     /// Behaviours that reproduce ns-3 where it departs from the RFCs and Linux.
     pub compat: Ns3Compat,
     /// Name of the option bundle these values came from, recorded in summaries.
@@ -689,6 +692,7 @@ impl Default for TcpConfig {
             nagle: false,
             handshake_rtt: true,
             pacing: Pacing::Cc,
+            acns: AcnsConfig::default(),
             compat: Ns3Compat::RFC,
             profile: "sluice",
             preset: "none",
@@ -843,6 +847,7 @@ impl TcpConfig {
             v.push(("initial_cwnd", n.to_string()));
         }
         v.extend(self.cc_options());
+        v.extend(self.acns.describe());
         v
     }
 

@@ -231,6 +231,8 @@ pub struct Endpoint {
     /// Delivery-rate sampling, kept only for an algorithm that takes samples
     /// ([`AnyCc::wants_rate_samples`]).
     pub(super) rate: Option<Box<RateSampler>>,
+    /// ACNS's state, kept once the handshake agreed on ACNS (docs/tcp.md, "ACNS endpoint").
+    pub(super) acns: Option<Box<super::acns::AcnsState>>,
 }
 
 impl Endpoint {
@@ -353,6 +355,7 @@ impl Endpoint {
             counters: TcpCounters::default(),
             rtt_log: Vec::new(),
             rtt_logged: false,
+            acns: None,
             reasm_held: false,
             ip_id: 0,
         }
@@ -541,7 +544,10 @@ impl Endpoint {
             // segment (SEG.SEQ = RCV.NXT) updates TS.Recent.
             self.last_ack_sent = self.rcv_nxt;
         }
-        let pkt = self.segment(to_wire(self.iss, 0), ack, flags, window, opts, 0, Ecn::NotEct);
+        let mut pkt = self.segment(to_wire(self.iss, 0), ack, flags, window, opts, 0, Ecn::NotEct);
+        if flags & F::ECE != 0 {
+            self.acns_syn(&mut pkt, ack_flag);
+        }
         out.push(pkt);
         if self.syn_tries == 0 {
             self.syn_at = now;
@@ -592,7 +598,7 @@ impl Endpoint {
             ConnState::Closed | ConnState::Failed | ConnState::Aborted => {}
             ConnState::Listen => {
                 if flags & F::SYN != 0 && flags & F::ACK == 0 {
-                    self.accept_syn(seq, window, opts, flags, now, out);
+                    self.accept_syn(seq, window, opts, flags, pkt.seg_bits(), now, out);
                 }
             }
             ConnState::SynSent => {
@@ -601,6 +607,7 @@ impl Endpoint {
                     self.rcv_nxt = 1;
                     self.peer_seq_high = 0;
                     self.negotiate(opts, flags);
+                    self.acns_negotiate(pkt.seg_bits());
                     self.snd_una = 1;
                     self.snd_wnd = window as u64; // SYN-ACK window is never scaled
                     self.wl1 = 0;
@@ -650,10 +657,11 @@ impl Endpoint {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn accept_syn(&mut self, seq: u32, window: u16, opts: &TcpOptions, flags: u8, now: Time, out: &mut Vec<SimPacket>) {
+    fn accept_syn(&mut self, seq: u32, window: u16, opts: &TcpOptions, flags: u8, bits: crate::packet::SegBits, now: Time, out: &mut Vec<SimPacket>) {
         self.irs = seq;
         self.rcv_nxt = 1;
         self.negotiate(opts, flags);
+        self.acns_negotiate(bits);
         if let Some((tsval, _)) = opts.ts {
             self.ts_recent = tsval;
         }

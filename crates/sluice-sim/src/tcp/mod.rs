@@ -14,11 +14,13 @@
 //! | `delayed_ack.rs` | Linux's delayed-ACK engine (quick-ACK mode, adaptive ATO) for `delack = "linux"` |
 //! | `rate.rs` | delivery-rate sampling (send-time stamps, per-ACK samples) for BBR |
 //! | `rtt.rs` | RTO estimators (RFC 6298, Linux, ns-3 legacy, RFC 793) with backoff |
+//! | `acns.rs` | ACNS's endpoint half: handshake, marking, the receiver's echo, commands and the trend rule (docs/tcp.md, "ACNS endpoint") |
 //! | `cc/` | congestion controls (`new_reno` with Reno and Tahoe, `cubic`, `vegas`, `compound`, `bbr`, `none`) behind one trait |
 //!
 //! Stream positions are 64-bit offsets from the initial sequence number (the SYN is offset 0,
 //! data starts at 1); only segment construction and parsing convert to 32-bit wire numbers.
 
+pub mod acns;
 pub mod cc;
 pub mod config;
 pub mod delayed_ack;
@@ -34,6 +36,8 @@ pub use endpoint::{ConnState, Endpoint, SockAddr, TcpCounters};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_acns;
 #[cfg(test)]
 mod tests_cc;
 #[cfg(test)]

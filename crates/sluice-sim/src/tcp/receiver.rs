@@ -33,7 +33,7 @@ impl Endpoint {
         // RFC 3168 §6.1.3: CWR stops the echo; CE (re)starts it. ns-3 (`ecn_echo_rfc` off)
         // keeps echoing through a CWR while a CE mark has not yet been echoed by any ACK
         // (`ECN_CE_RCVD` is left only by sending an ACK with ECE).
-        if self.ecn_ok {
+        if self.ecn_ok && !self.acns_data(pkt, flags) {
             if flags & F::CWR != 0 && (self.cfg.compat.ecn_echo_rfc || !self.ce_unechoed) {
                 self.ece_pending = false;
             }

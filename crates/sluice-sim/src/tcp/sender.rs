@@ -145,8 +145,8 @@ impl Endpoint {
 
         self.update_window(seg_seq, ack, wnd_bytes, snd_una_before);
 
-        // ECN-Echo (RFC 3168 §6.1.2).
-        let ece = self.ecn_ok && flags & F::ECE != 0;
+        // ECN-Echo (RFC 3168 §6.1.2); under ACNS the ACK's command instead.
+        let ece = self.ecn_ok && self.ecn_echo_of(ack, flags, pkt.seg_bits(), now);
 
         // With SACK, the default and ns-3 rules count any ACK that SACKs new data as a duplicate,
         // a cumulative one included (RFC 6675 §5: "regardless of its status as a cumulative
@@ -547,6 +547,9 @@ impl Endpoint {
     }
 
     fn grow(&mut self, acked: u64, sample: Option<Dur>, ece: bool, now: Time) {
+        if self.ecn_ok && self.acns_holds() {
+            return; // an ACNS freeze or fallback holds the window
+        }
         let s = AckSample {
             bytes_acked: acked,
             rtt: sample,
@@ -757,8 +760,12 @@ impl Endpoint {
     /// the ACK covers what was outstanding.
     fn enter_tahoe(&mut self, now: Time, out: &mut Vec<SimPacket>) {
         let flight = if self.sack_ok { self.pipe() } else { self.snd_max - self.snd_una };
-        self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, LossCause::DupAcks, now);
-        self.w.cwnd = self.smss as u64;
+        let acns = self.acns_loss_window(false, now);
+        self.w.ssthresh = match acns {
+            Some(w) => w,
+            None => self.cc.ssthresh_after_loss(&self.w, flight, LossCause::DupAcks, now),
+        };
+        self.w.cwnd = acns.unwrap_or(self.smss as u64);
         self.recover = self.snd_max;
         self.counters.fast_retransmits += 1;
         self.reno_dup_bytes = 0;
@@ -798,7 +805,10 @@ impl Endpoint {
         } else {
             outstanding
         };
-        self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, LossCause::DupAcks, now);
+        self.w.ssthresh = match self.acns_loss_window(false, now) {
+            Some(w) => w, // ACNS's trend rule: freeze or fallback in place of the decrease
+            None => self.cc.ssthresh_after_loss(&self.w, flight, LossCause::DupAcks, now),
+        };
         self.recover = self.snd_max;
         self.first_partial_done = false;
         self.counters.fast_retransmits += 1;
@@ -945,11 +955,14 @@ impl Endpoint {
         }
         self.counters.rto_count += 1;
         let head_retransmitted = self.sb.first().is_some_and(|s| s.retrans);
-        if !self.cfg.compat.rto_holds_ssthresh || self.ca != CaState::Loss || !head_retransmitted {
-            let flight = self.pipe();
-            self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, LossCause::Rto, now);
+        // ACNS (`trend_on_rto`): the trend rule's window in place of the loss window.
+        if self.acns_loss_window(true, now).is_none() {
+            if !self.cfg.compat.rto_holds_ssthresh || self.ca != CaState::Loss || !head_retransmitted {
+                let flight = self.pipe();
+                self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, LossCause::Rto, now);
+            }
+            self.cc.on_rto(&mut self.w, now);
         }
-        self.cc.on_rto(&mut self.w, now);
         self.recover = self.snd_max;
         self.dupacks = 0;
         self.reno_dup_bytes = 0;
@@ -1075,6 +1088,9 @@ impl Endpoint {
         }
         let idle = self.cc.wants_rate_samples() && self.pipe() == 0;
         let (start, end) = self.sb.retransmit(i, now);
+        if self.ecn_ok {
+            self.acns_retransmit(start, end);
+        }
         if self.cc.wants_rate_samples() {
             self.rate_mut().on_send(start, end, idle, now);
         }
@@ -1125,7 +1141,10 @@ impl Endpoint {
         }
         let window = self.adv_window_field();
         let opts = TcpOptions { ts: if self.ts_ok { Some((ts_clock(now), self.ts_recent)) } else { None }, ..Default::default() };
-        let pkt = self.segment(to_wire(self.iss, start), to_wire(self.irs, self.rcv_nxt), flags, window, opts, payload as u32, ecn);
+        let mut pkt = self.segment(to_wire(self.iss, start), to_wire(self.irs, self.rcv_nxt), flags, window, opts, payload as u32, ecn);
+        if ecn == Ecn::Ect0 {
+            self.acns_mark(&mut pkt, start, end);
+        }
         out.push(pkt);
         // A segment spaces the next one; one that left while pacing held others back (a
         // window probe, or a fast retransmission without `pace_fast_retransmit`) leaves the
@@ -1308,7 +1327,10 @@ impl Endpoint {
         let opts = TcpOptions { ts: if self.ts_ok { Some((ts_clock(now), self.ts_recent)) } else { None }, sack, ..Default::default() };
         let window = self.adv_window_field();
         let seq = to_wire(self.iss, self.snd_max);
-        let pkt = self.segment(seq, to_wire(self.irs, self.rcv_nxt), flags, window, opts, 0, Ecn::NotEct);
+        let mut pkt = self.segment(seq, to_wire(self.irs, self.rcv_nxt), flags, window, opts, 0, Ecn::NotEct);
+        if self.ece_pending {
+            self.acns_echo(&mut pkt); // ACNS: T5 or T6, and `once` echoes once
+        }
         out.push(pkt);
         self.unacked_segs = 0;
         self.delack_at = NEVER;

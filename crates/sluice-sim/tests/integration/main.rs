@@ -14,3 +14,4 @@ mod gateways;
 mod apps;
 mod ngwa;
 mod acns;
+mod acns_endpoint;

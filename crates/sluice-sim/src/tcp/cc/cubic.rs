@@ -151,6 +151,9 @@ pub struct Cubic {
     end_seq: u64,
     curr_rtt: Option<Dur>,
     sample_cnt: u32,
+    /// When an ACNS freeze began to hold the window ([`Time::MAX`]: none): the epoch is
+    /// shifted by the time held when growth resumes.
+    frozen_at: Time,
 }
 
 impl Cubic {
@@ -181,6 +184,7 @@ impl Cubic {
             end_seq: 0,
             curr_rtt: None,
             sample_cnt: 0,
+            frozen_at: Time::MAX,
         }
     }
 
@@ -388,6 +392,29 @@ impl CongestionControl for Cubic {
     fn on_state_change(&mut self, _w: &mut CwndState, _from: CaState, to: CaState, snd_nxt: u64, now: Time) {
         if to == CaState::Loss {
             self.reset(snd_nxt, now);
+        }
+    }
+
+    /// ACNS (docs/tcp.md, "ACNS endpoint"): a freeze pauses the epoch — when growth resumes, the
+    /// epoch start moves on by the time held (as Linux shifts it after an idle period), so
+    /// `W_cubic` and the Reno-friendly estimate (which grows only with growth ACKs) take up where
+    /// they stopped; a fallback ends the epoch, and the next growth ACK starts one from the
+    /// window fallen back to, with `K` from the unchanged `W_max`. Neither touches `W_max`.
+    fn on_acns_hold(&mut self, fallback: bool, now: Time) {
+        if fallback {
+            self.epoch_start = None;
+            self.frozen_at = Time::MAX;
+        } else if self.frozen_at == Time::MAX {
+            self.frozen_at = now;
+        }
+    }
+
+    fn on_acns_release(&mut self, now: Time) {
+        let since = std::mem::replace(&mut self.frozen_at, Time::MAX);
+        if since != Time::MAX {
+            if let Some(t) = self.epoch_start {
+                self.epoch_start = Some(t + now.since(since));
+            }
         }
     }
 

@@ -191,6 +191,14 @@ pub trait CongestionControl {
     fn pacing_rate(&self) -> Option<Rate> {
         None
     }
+    /// ACNS holds the window from now until [`Self::on_acns_release`] (docs/tcp.md, "ACNS endpoint"):
+    /// a freeze (`fallback` false; cwnd kept) or a fallback (cwnd set back to an earlier
+    /// window). The endpoint applies no growth meanwhile and has set cwnd and ssthresh; an
+    /// algorithm with a time-based window adjusts its clock (CUBIC: a freeze pauses the epoch,
+    /// a fallback ends it). Reno-style algorithms need nothing.
+    fn on_acns_hold(&mut self, _fallback: bool, _now: Time) {}
+    /// The ACNS hold ends: the next ACK may grow the window again.
+    fn on_acns_release(&mut self, _now: Time) {}
     /// How duplicate ACKs are answered.
     fn loss_response(&self) -> LossResponse {
         LossResponse::NewReno
@@ -394,6 +402,12 @@ impl CongestionControl for AnyCc {
     }
     fn on_recovery_start(&mut self, w: &mut CwndState, in_flight: u64, delivered: u64, now: Time) {
         dispatch!(self, c => c.on_recovery_start(w, in_flight, delivered, now))
+    }
+    fn on_acns_hold(&mut self, fallback: bool, now: Time) {
+        dispatch!(self, c => c.on_acns_hold(fallback, now))
+    }
+    fn on_acns_release(&mut self, now: Time) {
+        dispatch!(self, c => c.on_acns_release(now))
     }
     #[inline]
     fn loss_response(&self) -> LossResponse {
