@@ -28,10 +28,14 @@
 //! f_max` counts as 1.
 //!
 //! The router's flow table sees only what ACNS reads: TCP segments with SYN, FIN or RST (a
-//! connection's start, ACNS status and end) and packets asking for a command (CMI set: the flow
-//! is alive and carries this DSCP). Every other packet — most data and every pure ACK — passes
-//! without a lookup ([`Acns::wants`]). So a flow's idle time (the table's `idle_timeout`) runs
-//! from its latest such packet; an ACNS sender asks once per window.
+//! connection's start, ACNS status and end) and ECN-capable ones (ECN field not 00: every data
+//! segment of an ACNS flow, I2–I7, keeps the flow alive in the table; those asking for a
+//! command also give its DSCP). Every other packet — pure ACKs (Not-ECT) and traffic without
+//! ECN — passes without a lookup ([`Acns::wants`]). A flow whose every request was turned into
+//! I7 upstream still refreshes its entry here, so its age is kept. A plain ECN-capable data
+//! segment (no SYN, FIN, RST or CMI) whose flow the caller hints and that was seen less than
+//! [`Acns::REFRESH`] ago is not passed to the table again: it would only move `last_seen`, and
+//! a flow refreshed every second never reaches the idle timeout.
 //!
 //! The command is written into the IPv4 header ([`AcnsIp`], the ACNS paper's Table 2): C = 2
 //! turns I4/I5 into I6 (freeze), C = 3 turns I4/I5/I6 into I7 (fallback), C = 1 leaves the
@@ -50,7 +54,7 @@
 //! hook) calls [`Acns::on_enqueue`] with each packet it puts into an egress queue.
 
 use super::QueueReading;
-use crate::flows::{FlowEvent, FlowId, FlowMap, FlowTable, FlowTableConfig, OngoingRtt};
+use crate::flows::{Endpoint, FlowEvent, FlowId, FlowKey, FlowMap, FlowTable, FlowTableConfig, OngoingRtt};
 use crate::packet::signal::{CmtMask, SignalField};
 use crate::packet::{tcp_flags, AcnsIp};
 use crate::qdisc::ParamError;
@@ -317,6 +321,10 @@ pub struct Acns {
     /// The flows marked ACNS (some may have left the table; pruned on its events).
     acns_flows: Vec<FlowId>,
     events: Vec<FlowEvent>,
+    /// The largest DSCP and the earliest `first_seen` over the active ACNS flows, while valid:
+    /// cleared whenever the set or a DSCP may have changed (a flow marked or unmarked, a
+    /// request with another DSCP, a FIN, a removal).
+    scale_cache: Option<(u8, Time)>,
     pub stats: AcnsStats,
 }
 
@@ -325,7 +333,7 @@ impl Acns {
     pub fn new(cfg: AcnsConfig, flows: FlowTableConfig) -> Acns {
         let mut flows = FlowTable::new(flows);
         flows.set_ongoing_rtt(OngoingRtt::Off);
-        Acns { mask: cfg.mask(), cfg, flows, info: FlowMap::default(), acns_flows: Vec::new(), events: Vec::new(), stats: AcnsStats::default() }
+        Acns { mask: cfg.mask(), cfg, flows, info: FlowMap::default(), acns_flows: Vec::new(), events: Vec::new(), scale_cache: None, stats: AcnsStats::default() }
     }
 
     pub fn config(&self) -> &AcnsConfig {
@@ -339,14 +347,23 @@ impl Acns {
 
     /// `(p_max, f_max)` at `now` over the active ACNS flows (module doc), with `own` (the
     /// evaluated flow's DSCP and age) counted in.
-    fn scales(&self, now: Time, own: (u8, Dur)) -> (u8, Dur) {
-        let (mut p, mut f) = own;
-        for &id in &self.acns_flows {
-            if let (Some(e), Some(i)) = (self.flows.get(id).filter(|e| e.is_active()), self.info.get(id)) {
-                p = p.max(i.dscp);
-                f = f.max(now.since(e.first_seen));
+    fn scales(&mut self, now: Time, own: (u8, Dur)) -> (u8, Dur) {
+        let (p_all, oldest) = match self.scale_cache {
+            Some(c) => c,
+            None => {
+                let (mut p, mut t) = (0u8, Time::MAX);
+                for &id in &self.acns_flows {
+                    if let (Some(e), Some(i)) = (self.flows.get(id).filter(|e| e.is_active()), self.info.get(id)) {
+                        p = p.max(i.dscp);
+                        t = t.min(e.first_seen);
+                    }
+                }
+                self.scale_cache = Some((p, t));
+                (p, t)
             }
-        }
+        };
+        let p = own.0.max(p_all);
+        let f = if oldest == Time::MAX { own.1 } else { own.1.max(now.since(oldest)) };
         match self.cfg.p_max {
             AcnsPMax::Active => (p, f),
             AcnsPMax::Fixed => (AcnsPMax::FIXED, f),
@@ -354,6 +371,7 @@ impl Acns {
     }
 
     fn mark(&mut self, id: FlowId, acns: bool, dscp: u8) {
+        self.scale_cache = None;
         let was = self.info.insert(id, AcnsFlow { acns, dscp }).is_some_and(|f| f.acns);
         if acns && !was {
             self.acns_flows.push(id);
@@ -366,6 +384,7 @@ impl Acns {
         self.flows.take_events(&mut self.events);
         for ev in self.events.drain(..) {
             if let FlowEvent::Removed { id, .. } = ev {
+                self.scale_cache = None;
                 if self.info.remove(id).is_some_and(|f| f.acns) {
                     self.acns_flows.retain(|&k| k != id);
                 }
@@ -373,12 +392,15 @@ impl Acns {
         }
     }
 
+    /// How often a plain ECN-capable data segment refreshes its flow's entry (module doc).
+    pub const REFRESH: Dur = Dur::from_secs(1);
+
     /// Whether [`Acns::on_enqueue`] does anything with `seg`: a TCP segment with SYN, FIN or
-    /// RST, or asking for a command (CMI set). A datapath may skip the call (and the queue
-    /// reading) for any other packet, with the same outcome.
+    /// RST, ECN-capable, or asking for a command (CMI set). A datapath may skip the call (and
+    /// the queue reading) for any other packet, with the same outcome.
     #[inline]
     pub fn wants(seg: &impl crate::packet::HeaderView) -> bool {
-        seg.is_tcp() && seg.tcp_flags().is_some_and(|f| f & (tcp_flags::SYN | tcp_flags::FIN | tcp_flags::RST) != 0 || seg.ip_reserved_flag())
+        seg.is_tcp() && seg.tcp_flags().is_some_and(|f| f & (tcp_flags::SYN | tcp_flags::FIN | tcp_flags::RST) != 0 || seg.ecn() != crate::packet::Ecn::NotEct || seg.ip_reserved_flag())
     }
 
     /// `seg` joins an egress queue whose state before it is `q`, at `now`: the flow table sees
@@ -393,9 +415,22 @@ impl Acns {
         let Some(flags) = seg.tcp_flags() else {
             return (None, AcnsOutcome::NotAsked);
         };
+        let cmi = seg.ip_reserved_flag();
+        if !cmi && flags & (tcp_flags::SYN | tcp_flags::FIN | tcp_flags::RST) == 0 {
+            if let (Some(h), Some(sp), Some(dp)) = (hint, seg.src_port(), seg.dst_port()) {
+                let key = FlowKey::new(Endpoint { addr: seg.src_addr(), port: sp }, Endpoint { addr: seg.dst_addr(), port: dp });
+                if self.flows.get(h).is_some_and(|e| e.key == key && now.since(e.last_seen) < Acns::REFRESH) {
+                    return (Some(h), AcnsOutcome::NotAsked);
+                }
+            }
+        }
         let id = self.flows.observe_hinted(seg, now, hint);
         if self.flows.has_events() {
             self.take_events();
+        }
+        if flags & tcp_flags::FIN != 0 {
+            // Possibly the second FIN: the flow may no longer be active.
+            self.scale_cache = None;
         }
         if let Some(id) = id {
             if flags & tcp_flags::SYN != 0 {
@@ -409,7 +444,7 @@ impl Acns {
                 }
             }
         }
-        if !seg.ip_reserved_flag() {
+        if !cmi {
             return (id, AcnsOutcome::NotAsked);
         }
         let Some(code) = AcnsIp::of(seg) else {
@@ -423,7 +458,12 @@ impl Acns {
         let (fid, p_i, f_i) = (entry.id, seg.dscp(), now.since(entry.first_seen));
         let picked_up = entry.t_syn.is_none();
         match self.info.get_mut(fid) {
-            Some(f) => f.dscp = p_i,
+            Some(f) => {
+                if f.dscp != p_i {
+                    f.dscp = p_i;
+                    self.scale_cache = None;
+                }
+            }
             // Picked up mid-stream: asking for a command shows it runs ACNS.
             None if picked_up => self.mark(fid, true, p_i),
             None => {}

@@ -23,7 +23,7 @@
 //! An ACNS router ([`crate::model::AcnsSpec`]) is a [`Marker`]: `sluice_core::control::Acns`
 //! bound to every egress queue of the router. It is called only at enqueue (`Sim::enqueue`,
 //! before the packet is offered to the discipline or passes an empty one), for the packets ACNS
-//! reads (`Acns::wants`: TCP with SYN, FIN or RST, or CMI set): its flow table sees them, and a
+//! reads (`Acns::wants`: TCP with SYN, FIN or RST, ECN-capable, or CMI set): its flow table sees them, and a
 //! packet asking for a command gets one from that queue's usage before the packet, written into
 //! its ECN bits and reserved flag. It reads no monitored
 //! queue, no forward call and no departure.

@@ -153,8 +153,8 @@ fn tcp(src: (u32, u16), dst: (u32, u16), flags: u8, dscp: u8, payload: u32, code
 }
 
 /// Client `port`'s ACNS handshake at `at` (SYN: ECE + CWR + CMT; SYN-ACK: ECE + CMT), both
-/// with DSCP `dscp` (as the flow's every packet), then one data segment (I2, not asking: the
-/// table does not see it).
+/// with DSCP `dscp` (as the flow's every packet), then one data segment (I2: seen, not asking)
+/// and a pure ACK back (Not-ECT: not seen).
 fn acns_flow(r: &mut Acns, port: u16, dscp: u8, at: Time) -> FlowId {
     let c = (CLIENT.0, port);
     let ece_cwr = tcp_flags::ECE | tcp_flags::CWR;
@@ -164,7 +164,9 @@ fn acns_flow(r: &mut Acns, port: u16, dscp: u8, at: Time) -> FlowId {
     let mut synack = tcp(SERVER, c, tcp_flags::SYN | tcp_flags::ACK | tcp_flags::ECE, dscp, 0, AcnsIp::I1, true);
     assert_eq!(r.on_enqueue(&mut RawPacket::new_checked(&mut synack).unwrap(), None, queue(0), at).0, id);
     let mut data = tcp(c, SERVER, tcp_flags::ACK, dscp, 1000, AcnsIp::I2, false);
-    assert_eq!(r.on_enqueue(&mut RawPacket::new_checked(&mut data).unwrap(), id, queue(0), at), (None, AcnsOutcome::NotAsked));
+    assert_eq!(r.on_enqueue(&mut RawPacket::new_checked(&mut data).unwrap(), id, queue(0), at), (id, AcnsOutcome::NotAsked));
+    let mut ack = tcp(SERVER, c, tcp_flags::ACK, dscp, 0, AcnsIp::I1, false);
+    assert_eq!(r.on_enqueue(&mut RawPacket::new_checked(&mut ack).unwrap(), id, queue(0), at), (None, AcnsOutcome::NotAsked));
     let id = id.unwrap();
     assert!(r.is_acns(id));
     id
@@ -280,12 +282,60 @@ fn only_acns_flows_set_the_scales() {
     assert!(!r.is_acns(id1.unwrap()) && !r.is_acns(id2.unwrap()));
     let (out, _) = ask(&mut r, 40_001, 26, AcnsIp::I4, 25, secs(60));
     assert!(matches!(out, AcnsOutcome::Evaluated { weight, command: Command::Freeze, .. } if close(weight, 0.99567)), "{out:?}");
-    // C's plain data at DSCP 63 is not seen; its next request at DSCP 10 is: p_max stays 46.
+    // C's plain data at DSCP 63 (I2) keeps it alive but gives no DSCP; its next request at
+    // DSCP 10 does: p_max stays 46.
     let mut data = tcp((CLIENT.0, 40_000), SERVER, tcp_flags::ACK, 63, 1000, AcnsIp::I2, false);
     r.on_enqueue(&mut RawPacket::new_checked(&mut data).unwrap(), None, queue(0), secs(60));
     ask(&mut r, 40_000, 10, AcnsIp::I4, 0, secs(60));
     let (out, _) = ask(&mut r, 40_001, 26, AcnsIp::I4, 25, secs(60));
     assert!(matches!(out, AcnsOutcome::Evaluated { weight, .. } if close(weight, 0.99567)), "{out:?}");
+}
+
+// A flow whose requests all became I7 upstream sends this router only I7 (and I2) data: still
+// seen, so it stays in the table past the idle timeout (10 s) with its age; a flow sending
+// nothing for 10 s leaves. With idle_timeout 10 s: C from 0 s sends I7 every 5 s, B from 15 s
+// falls silent after its handshake (gone at 25 s); at 39 s A (46, from 30 s) asks at A(q) =
+// 0.5: f_max = 39 s (C), p_max = 46, F = 0.8, T = 0.2·(1 − 9/39) = 0.15385, W = 0.5/0.95385 =
+// 0.52419.
+#[test]
+fn ect_data_keeps_a_flow_alive() {
+    let mut r = Acns::new(AcnsConfig::default(), FlowTableConfig::default());
+    let c = acns_flow(&mut r, 40_000, 0, secs(0));
+    let mut b = None;
+    for t in (5..=35).step_by(5) {
+        let (out, _) = ask(&mut r, 40_000, 0, AcnsIp::I7, 25, secs(t));
+        assert_eq!(out, AcnsOutcome::NotAsked);
+        match t {
+            15 => b = Some(acns_flow(&mut r, 40_001, 26, secs(15))),
+            30 => drop(acns_flow(&mut r, 40_002, 46, secs(30))),
+            _ => {}
+        }
+    }
+    let b = b.unwrap();
+    assert!(r.flows.get(c).is_some(), "C kept");
+    assert!(r.flows.get(b).is_none(), "B gone: {:?}", r.flows.get(b));
+    let (out, _) = ask(&mut r, 40_002, 46, AcnsIp::I4, 25, secs(39));
+    assert!(matches!(out, AcnsOutcome::Evaluated { weight, .. } if close(weight, 0.52419)), "{out:?}");
+}
+
+// With its flow hinted, a plain I2 data segment seen less than REFRESH (1 s) after the entry's
+// last update leaves the table alone (the same id back); one 1 s later updates `last_seen`; a
+// wrong hint (another flow's id) goes to the table, which finds the right entry.
+#[test]
+fn plain_ect_data_refreshes_at_most_once_a_second() {
+    let mut r = Acns::new(AcnsConfig::default(), table());
+    let c = acns_flow(&mut r, 40_000, 0, Time(0));
+    let b = acns_flow(&mut r, 40_001, 0, Time(0));
+    let send = |r: &mut Acns, port: u16, hint: FlowId, at: u64| {
+        let mut d = tcp((CLIENT.0, port), SERVER, tcp_flags::ACK, 0, 1000, AcnsIp::I2, false);
+        r.on_enqueue(&mut RawPacket::new_checked(&mut d).unwrap(), Some(hint), queue(0), Time(at))
+    };
+    assert_eq!(send(&mut r, 40_000, c, 999_999_999), (Some(c), AcnsOutcome::NotAsked));
+    assert_eq!(r.flows.get(c).unwrap().last_seen, Time(0));
+    assert_eq!(send(&mut r, 40_000, c, 1_000_000_000), (Some(c), AcnsOutcome::NotAsked));
+    assert_eq!(r.flows.get(c).unwrap().last_seen, Time(1_000_000_000));
+    assert_eq!(send(&mut r, 40_001, c, 1_000_000_001), (Some(b), AcnsOutcome::NotAsked));
+    assert_eq!(r.flows.get(b).unwrap().last_seen, Time(1_000_000_001));
 }
 
 // A CMI packet of a flow the table cannot hold (capacity 1, taken by a flow picked up
