@@ -53,3 +53,23 @@ def test_the_baseline_keeps_the_papers_shape() -> None:
     assert res.summary["sim_time_s"] == 118.0
     udp1 = next(f for f in res.summary["flows"] if f["name"] == "udp1")
     assert udp1["data_packets_sent"] == 7369
+
+
+def test_with_acns_the_ranking_reverses_and_the_options_are_recorded() -> None:
+    """The result that reproduces (docs/reproductions/olsovsky2014-acns.md): with ACNS on every
+    router and endpoint, #3 > #2 > #1 in data sent, where the baseline has #1 > #2 > #3; the
+    oldest best-effort flow gets mostly fallbacks; the four routers record their options."""
+    t = _tables()
+    res = t.run("acns.toml")
+    sent = [x[4] for x in t.metrics(res)]
+    assert sent[2] > sent[1] > sent[0], sent
+    gws = res.summary["gateways"]
+    assert [g["node"] for g in gws] == ["RA", "ISP1", "ISP2", "RB"]
+    for g in gws:
+        p = g["params"]
+        assert (p["kind"], p["age"], p["eps"], p["p_max"], p["weight"]) == ("acns", "intent", 0.01, "active", "corrected")
+    # Only RA's queue fills: the other routers evaluate what still asks and command nothing.
+    assert gws[0]["acns"]["fallbacks"] > 0
+    assert all(g["acns"]["evaluated"] > 0 and g["acns"]["freezes"] + g["acns"]["fallbacks"] == 0 for g in gws[1:])
+    f1 = res.summary["flows"][0]["acns"]
+    assert f1["fallback"] > f1["marked"] / 2, f1
