@@ -88,6 +88,11 @@ impl Default for AcnsConfig {
 }
 
 impl AcnsConfig {
+    /// ACNS is off (whatever the other values): nothing of it is recorded.
+    pub fn is_off(&self) -> bool {
+        !self.enabled
+    }
+
     /// Checks the values; `Err((key, message))`.
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         if self.hist_len == 0 {
@@ -313,6 +318,7 @@ impl Endpoint {
     // ---- handshake
 
     /// Marks a SYN (`ECE + CWR + CMT`) or SYN-ACK (`ECE + CMT`) as ACNS's.
+    #[cold]
     pub(super) fn acns_syn(&self, pkt: &mut SimPacket, synack: bool) {
         let offer = if synack { self.acns.is_some() } else { self.cfg.acns.enabled };
         if offer {
@@ -323,6 +329,7 @@ impl Endpoint {
 
     /// After the peer's SYN or SYN-ACK set `ecn_ok` (RFC 3168 §6.1.1): ACNS if both offered it,
     /// i.e. ECN was agreed and the segment carries CMT; else RFC 3168 ECN or none.
+    #[cold]
     pub(super) fn acns_negotiate(&mut self, bits: SegBits) {
         let a = self.cfg.acns;
         self.acns = (a.enabled && self.ecn_ok && bits.tcp_reserved() & a.cmt_mask != 0).then(|| Box::new(AcnsState::new(a, self.w.cwnd)));
@@ -361,6 +368,7 @@ impl Endpoint {
 
     /// An ACK about to leave with ECE (`ece_pending`): T5 adds CMT; under `once` the command is
     /// echoed on this ACK only.
+    #[cold]
     pub(super) fn acns_echo(&mut self, pkt: &mut SimPacket) {
         let Some(a) = self.acns.as_deref_mut() else { return };
         let cmd = match a.cfg.echo {
@@ -393,8 +401,22 @@ impl Endpoint {
         }
     }
 
+    /// A window probe just sent (the last segment of `out`): Not-ECT under ACNS (I1), and never
+    /// the window's marked segment.
+    #[cold]
+    pub(super) fn acns_probe(&mut self, out: &mut [SimPacket]) {
+        let (Some(a), Some(pkt)) = (self.acns.as_deref_mut(), out.last_mut()) else { return };
+        pkt.tos.set_ecn(Ecn::NotEct);
+        if pkt.seg_bits().ip_reserved_flag() {
+            set_bits(pkt, |b| b.set_ip_reserved_flag(false));
+            a.marked = None;
+            a.counts.marked -= 1;
+        }
+    }
+
     /// A retransmission of `[start, end)`: a retransmitted marked segment takes its window's
     /// command with it (the trend rule handled the loss); marking resumes with the next window.
+    #[cold]
     pub(super) fn acns_retransmit(&mut self, start: u64, end: u64) {
         if let Some(a) = self.acns.as_deref_mut() {
             if a.marked.is_some_and(|(s, e)| start < e && end > s) {
@@ -456,6 +478,7 @@ impl Endpoint {
 
     /// Apply a freeze or fallback: cwnd = `to`, ssthresh = cwnd, the window held until the next
     /// command ACK; CWR on the next new data segment after a fallback (`once`) or any (`latch`).
+    #[cold]
     fn acns_hold(&mut self, cmd: Command, to: u64, now: Time) {
         let Some(a) = self.acns.as_deref_mut() else { return };
         a.held = true;
@@ -478,6 +501,7 @@ impl Endpoint {
     /// newest history sample below it), which the caller takes as ssthresh and cwnd in place of
     /// the algorithm's decrease; `None` for the algorithm's own decrease (`C_trend` 3, or a
     /// loss within an episode already decided). The hold ends either way.
+    #[cold]
     pub(super) fn acns_trend(&mut self, rto: bool, now: Time) -> Option<u64> {
         let (snd_una, snd_max, cwnd) = (self.snd_una, self.snd_max, self.w.cwnd);
         let a = self.acns.as_deref_mut()?;

@@ -359,7 +359,9 @@ pub struct TcpConfig {
     pub handshake_rtt: bool,
     /// Pacing of data segments (docs/tcp.md, "pacing").
     pub pacing: Pacing,
-    /// ACNS's endpoint half (`[tcp.acns]`, docs/tcp.md, "ACNS endpoint"); off by default.
+    /// ACNS's endpoint half (`[tcp.acns]`, docs/tcp.md, "ACNS endpoint"); off by default. Left
+    /// out of the serialized model when off, so runs without ACNS keep their model hash.
+    #[serde(skip_serializing_if = "AcnsConfig::is_off")]
     pub acns: AcnsConfig,
     /// Behaviours that reproduce ns-3 where it departs from the RFCs and Linux.
     pub compat: Ns3Compat,

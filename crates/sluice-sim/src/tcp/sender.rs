@@ -1011,6 +1011,9 @@ impl Endpoint {
         // Window probe: one byte of new data beyond the window (RFC 9293 §3.8.6.1).
         let start = self.snd_max;
         self.send_new(start, start + 1, now, out);
+        if self.ecn_ok {
+            self.acns_probe(out);
+        }
         self.persist_backoff = (self.persist_backoff + 1).min(6);
         self.persist_at = now + PERSIST_TIMEOUT.saturating_mul(1 << self.persist_backoff.min(4));
     }

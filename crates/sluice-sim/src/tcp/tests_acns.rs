@@ -206,7 +206,7 @@ fn one_marked_segment_per_window() {
         sent.extend(out);
     }
     assert_eq!(p.c.w.cwnd, 19 * MSS);
-    assert_eq!(p.c.acns().unwrap().marked().map(|(s, e)| (s, e)), Some((1 + 9 * MSS, 1 + 10 * MSS)));
+    assert_eq!(p.c.acns().unwrap().marked(), Some((1 + 9 * MSS, 1 + 10 * MSS)));
     let (_, out) = step(&mut p, &burst[9]);
     let a = p.c.acns().unwrap();
     assert_eq!((a.counts.normal, a.counts.freeze, a.counts.fallback), (1, 0, 0));
@@ -562,4 +562,108 @@ fn segment_history_samples_each_whole_segment() {
     // The ACK of segment k looks at cwnd as the ACK before it left it: 10 + k MSS.
     let h: Vec<u64> = p.c.acns().unwrap().history().map(|b| b / MSS).collect();
     assert_eq!(h, [10, 11, 12, 13, 14, 15, 16, 17, 18]);
+}
+
+// tests the echo under delayed ACKs (`delack = "on"`, every second segment, `echo = "once"`): an
+// ACK echoes the most severe command among the segments it covers. Segments 0-1 plain → T1;
+// 2 I6, 3 I7 → T6 (fallback outranks freeze); 4 I7, 5 I6 → T6 (order does not matter);
+// 6 I6, 7 I2 → T5; 8-9 plain → T1 (`once`: nothing carried over).
+#[test]
+fn delayed_ack_echoes_the_most_severe_command() {
+    let mut cfg = acns(AcnsEcho::Once);
+    cfg.delack = DelAck::On { count: 2, timeout: Dur::from_millis(200) };
+    let (mut p, _, _) = pair(cfg.clone(), cfg);
+    let mut burst = p.client_sends();
+    for (k, fallback) in [(2, false), (3, true), (4, true), (5, false), (6, false)] {
+        command(&mut burst[k], fallback);
+    }
+    let mut codes = Vec::new();
+    for pairs in burst.chunks(2) {
+        let acks = p.deliver_to_server(pairs);
+        assert_eq!(acks.len(), 1, "one ACK per two segments");
+        codes.push(match (flags(&acks[0]) & F::ECE != 0, cmt(&acks[0])) {
+            (false, false) => 1,
+            (true, true) => 5,
+            (true, false) => 6,
+            _ => panic!("CMT without ECE"),
+        });
+    }
+    assert_eq!(codes, [1, 6, 6, 5, 1]);
+    let a = p.s.acns().unwrap();
+    assert_eq!((a.counts.rx_freeze, a.counts.rx_fallback), (3, 2));
+}
+
+// tests `trend_on_rto`: with P = [1, 1, 1] (W_trend 1.0 → C_trend 1) a retransmission timeout of
+// the first window (10 MSS outstanding, nothing acknowledged) sets ssthresh = cwnd = 10 MSS (a
+// freeze, in place of the loss window of 1 MSS), pushes 2 and holds; the head is retransmitted
+// (Not-ECT) and the RTO backs off as usual. A second timeout in the same episode (SND.UNA has not
+// passed the first decision's SND.MAX) makes no decision: the algorithm's own loss window, 1 MSS,
+// and the hold ends. Without `trend_on_rto` the first timeout is NewReno's own: cwnd = 1 MSS, no
+// decision, P unchanged.
+#[test]
+fn trend_rule_on_rto_when_asked() {
+    for on in [true, false] {
+        let mut cfg = acns(AcnsEcho::Once);
+        cfg.acns.trend_on_rto = on;
+        let (mut p, _, _) = pair(cfg.clone(), cfg);
+        p.c.acns.as_deref_mut().unwrap().p.extend([C1, C1, C1]);
+        let burst = p.client_sends();
+        assert_eq!(burst.len(), 10);
+        let rto = p.c.rtt.rto();
+        p.now = p.c.rto_at;
+        let mut out = Vec::new();
+        p.c.on_wakeup(p.now, &mut out);
+        assert_eq!(out.first().map(seg_no), Some(0), "the head is retransmitted");
+        assert!(out[0].tos.ecn() == Ecn::NotEct && !cmi(&out[0]));
+        assert_eq!(p.c.ca, CaState::Loss);
+        assert_eq!(p.c.rtt.rto(), rto.saturating_mul(2), "backoff as usual");
+        let a = p.c.acns().unwrap();
+        if on {
+            assert_eq!((p.c.w.cwnd, p.c.w.ssthresh), (10 * MSS, 10 * MSS));
+            assert!(a.held());
+            assert_eq!(a.counts.trend_freeze, 1);
+            assert_eq!(a.p().collect::<Vec<_>>(), [C2, C1, C1, C1]);
+            p.now = p.c.rto_at;
+            p.c.on_wakeup(p.now, &mut out);
+            let a = p.c.acns().unwrap();
+            assert_eq!(p.c.w.cwnd, MSS, "same episode: the algorithm's loss window");
+            assert!(!a.held());
+            assert_eq!(a.counts.trend_freeze + a.counts.trend_fallback + a.counts.trend_decrease, 1);
+        } else {
+            assert_eq!(p.c.w.cwnd, MSS);
+            assert!(!a.held());
+            assert_eq!(a.counts.trend_freeze + a.counts.trend_fallback + a.counts.trend_decrease, 0);
+            assert_eq!(a.p().collect::<Vec<_>>(), [C1, C1, C1]);
+        }
+    }
+}
+
+// tests that an ACNS window probe is I1 (Not-ECT, CMI clear): the receiver's ACKs of the first
+// window are edited to a zero window, the persist timer fires after 6 s and sends a one-byte
+// probe, which fills min(cwnd, rwnd = 0) but is neither ECT nor marked.
+#[test]
+fn window_probes_are_not_ect() {
+    let (mut p, _, _) = pair(acns(AcnsEcho::Once), acns(AcnsEcho::Once));
+    let burst = p.client_sends();
+    let acks: Vec<SimPacket> = p
+        .deliver_to_server(&burst)
+        .iter()
+        .map(|a| {
+            let mut q = a.clone();
+            if let crate::packet::Transport::Tcp { window, .. } = &mut q.transport {
+                *window = 0;
+            }
+            q
+        })
+        .collect();
+    assert!(p.deliver_to_client(&acks).is_empty(), "a zero window holds the sender");
+    let marked = p.c.acns().unwrap().counts.marked;
+    p.now = p.c.persist_at;
+    let mut probe = Vec::new();
+    p.c.on_wakeup(p.now, &mut probe);
+    assert_eq!(probe.iter().map(|s| s.payload).collect::<Vec<_>>(), [1], "a one-byte probe");
+    assert_eq!(probe[0].tos.ecn(), Ecn::NotEct);
+    assert!(!cmi(&probe[0]));
+    assert!(p.c.acns().unwrap().marked().is_none());
+    assert_eq!(p.c.acns().unwrap().counts.marked, marked);
 }

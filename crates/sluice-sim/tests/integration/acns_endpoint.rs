@@ -104,3 +104,18 @@ fn bad_acns_input_names_the_field() {
     let e = err("{ acns = { echo = \"twice\" } }");
     assert!(e.starts_with("flows[0].tcp.acns.echo: unknown variant `twice`, expected `once` or `latch`"), "{e}");
 }
+
+// tests the model hash: ACNS off (no table, or `enabled = false` with other keys) leaves the
+// resolved model, and so its hash, as it was before ACNS existed; on, or any option of it when on,
+// moves it.
+#[test]
+fn model_hash_moves_only_with_acns_on() {
+    let q = r#"{ kind = "drop_tail", limit = "100pkt" }"#;
+    let hash = |acns: &str| sluice_sim::scenario::resolve(&scenario(q, acns), None, &[]).unwrap().model_hash;
+    let without = sluice_sim::scenario::resolve(&scenario(q, "{}").replace("acns = {}\n", ""), None, &[]).unwrap().model_hash;
+    assert_eq!(hash("{ enabled = false }"), without);
+    assert_eq!(hash("{ enabled = false, sigma = 4 }"), without);
+    let on = hash("{ enabled = true }");
+    assert_ne!(on, without);
+    assert_ne!(hash("{ enabled = true, echo = \"latch\" }"), on);
+}
