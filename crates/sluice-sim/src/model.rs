@@ -30,6 +30,11 @@ pub struct Model {
     /// the model hash of a run without NGWA is what it was before NGWA existed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ngwa: Vec<NgwaSpec>,
+    /// ACNS routers (docs/algorithms/network-return.md, "ACNS"): `[[gateways]]` entries with
+    /// `controller = { kind = "acns", ... }`. Left out of the resolved model when empty, as
+    /// `ngwa`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub acns: Vec<AcnsSpec>,
     /// Free-form provenance recorded in the summary (profile, options that ran).
     pub notes: Vec<(String, String)>,
 }
@@ -165,6 +170,17 @@ pub struct NgwaSpec {
     /// The router (node index).
     pub node: usize,
     pub config: sluice_core::control::NgwaConfig,
+}
+
+/// ACNS on a router: every TCP packet entering any of its egress queues is seen by its flow
+/// table, and those asking for a command (CMI set) get one from that queue's usage before the
+/// packet.
+#[derive(Clone, Debug, Serialize)]
+pub struct AcnsSpec {
+    /// The router (node index).
+    pub node: usize,
+    pub config: sluice_core::control::AcnsConfig,
+    pub flow_table: sluice_core::flows::FlowTableConfig,
 }
 
 /// Where a gateway rewrites the window of an ACK it forwards.

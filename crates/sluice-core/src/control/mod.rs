@@ -19,11 +19,17 @@
 //! the documented order. Each controller's formula, options, defaults and reconstructions are
 //! in docs/algorithms/network-return.md.
 //!
-//! [`ngwa`] is NGWA's router (Talau & Wille): not a window controller but a stamper of IPv4
-//! option 33 on every TCP segment leaving any egress queue of the router; it shares no call
-//! with [`WindowController`] ([`Ngwa::on_departure`]). Not implemented here: ACNS. The
-//! simulator binds a controller or NGWA to a router in `sluice-sim`'s `engine/gateway.rs`.
+//! Two routers that signal in other header bits share no call with [`WindowController`]:
+//!
+//! | module | router | source |
+//! |---|---|---|
+//! | [`ngwa`] | NGWA, New General Window Advertising: stamps IPv4 option 33 on every TCP segment leaving any egress queue ([`Ngwa::on_departure`]) | Talau & Wille |
+//! | [`acns`] | ACNS, Advanced Congestion Notification System: writes commands into ECN and the IPv4 reserved flag of TCP packets asking for one, entering any egress queue ([`Acns::on_enqueue`]) | Olšovský, ACM Slovakia Bulletin 2014 |
+//!
+//! Their endpoint halves live with the simulator's TCP. The simulator binds a controller, NGWA
+//! or ACNS to a router in `sluice-sim`'s `engine/gateway.rs`.
 
+pub mod acns;
 pub mod awm;
 pub mod ewa;
 pub mod ewt;
@@ -32,6 +38,7 @@ pub mod pink;
 pub mod rwm;
 pub mod sap_law;
 
+pub use acns::{Acns, AcnsConfig, AcnsOutcome, AcnsStats};
 pub use awm::{Awm, AwmConfig};
 pub use ewa::{Ewa, EwaConfig, EwaShape};
 pub use ewt::{Ewt, EwtConfig};

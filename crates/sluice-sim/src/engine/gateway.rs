@@ -20,13 +20,21 @@
 //! length, so serialization and the next hop count the option's bytes. It reads no monitored
 //! queue and no forward call.
 //!
-//! Interfaces leaving a gateway or NGWA router carry [`crate::net::Flags::HOOKED`]: every other interface pays one
+//! An ACNS router ([`crate::model::AcnsSpec`]) is a [`Marker`]: `sluice_core::control::Acns`
+//! bound to every egress queue of the router. It is called only at enqueue (`Sim::enqueue`,
+//! before the packet is offered to the discipline or passes an empty one), for the packets ACNS
+//! reads (`Acns::wants`: TCP with SYN, FIN or RST, ECN-capable, or CMI set): its flow table sees them, and a
+//! packet asking for a command gets one from that queue's usage before the packet, written into
+//! its ECN bits and reserved flag. It reads no monitored
+//! queue, no forward call and no departure.
+//!
+//! Interfaces leaving a gateway, NGWA or ACNS router carry [`crate::net::Flags::HOOKED`]: every other interface pays one
 //! bit test per packet, and runs without gateways pay nothing more.
 
 use super::Sim;
 use crate::model::RewriteAt;
 use sluice_core::flows::FlowId;
-use sluice_core::control::{NetworkReturn, Ngwa, NgwaStamp, QueueEvent, QueueEventKind, QueueReading, Readings};
+use sluice_core::control::{Acns, AcnsOutcome, NetworkReturn, Ngwa, NgwaStamp, QueueEvent, QueueEventKind, QueueReading, Readings};
 use sluice_core::packet::{proto, HeaderView, WindowRewrite};
 use sluice_core::qdisc::Occupancy;
 use sluice_core::units::QueueLimit;
@@ -37,6 +45,31 @@ pub(crate) const NO_GATEWAY: u32 = u32::MAX;
 /// The bit that marks a node's entry as an NGWA router's (index in the low bits); entries
 /// below it are window gateways.
 pub(crate) const NGWA: u32 = 1 << 31;
+/// The bit that marks a node's entry as an ACNS router's (index in the low bits; below
+/// [`NGWA`], so entries below it are window gateways).
+pub(crate) const ACNS: u32 = 1 << 30;
+
+/// ACNS on one router.
+pub(crate) struct Marker {
+    pub acns: Acns,
+    /// The router's egress interfaces and their queues' limits.
+    pub queues: Vec<(u32, QueueLimit)>,
+    /// Commands written (freeze or fallback), when traced.
+    pub trace: Option<Vec<CommandRow>>,
+    /// Per simulated flow, the flow-table id its packets last had (the lookup hint).
+    pub by_flow: Vec<Option<FlowId>>,
+}
+
+/// One ACNS command written (`monitor.rewrite_trace`, reason `acns_freeze` or
+/// `acns_fallback`).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(crate) struct CommandRow {
+    pub t_ns: u64,
+    pub flow: u32,
+    /// True for a fallback (I7), false for a freeze (I6).
+    pub fallback: bool,
+    pub weight: f64,
+}
 
 /// NGWA on one router.
 pub(crate) struct Stamper {
@@ -136,6 +169,9 @@ impl<'m> Sim<'m> {
         if g >= NGWA {
             return self.ngwa_stamp((g & !NGWA) as usize, iface, id);
         }
+        if g >= ACNS {
+            return 0;
+        }
         let g = g as usize;
         if self.gateways[g].rewrite_at == RewriteAt::Dequeue {
             self.gw_rewrite(g, id);
@@ -164,6 +200,36 @@ impl<'m> Sim<'m> {
         out.growth()
     }
 
+    /// Packet `id` is about to enter hooked interface `iface` (offered to its discipline, or
+    /// passing it when empty): ACNS's call, if the interface's router runs ACNS.
+    #[inline]
+    pub(super) fn gw_enqueue(&mut self, iface: u32, id: u32) {
+        let g = self.node_gw[self.ifaces[iface as usize].node as usize];
+        if g & NGWA == 0 && g >= ACNS && Acns::wants(&self.pkts[id as usize]) {
+            self.acns_mark((g & !ACNS) as usize, iface, id);
+        }
+    }
+
+    /// ACNS router `m` sees packet `id` entering `iface`, whose queue is read before it.
+    #[inline(never)]
+    fn acns_mark(&mut self, m: usize, iface: u32, id: u32) {
+        let mk = &mut self.markers[m];
+        let limit = mk.queues.iter().find(|&&(k, _)| k == iface).expect("a hooked interface of an ACNS router is one of its queues").1;
+        let occ = self.ifaces[iface as usize].qdisc.occupancy::<crate::net::QPkt>();
+        let reading = QueueReading { bytes: occ.bytes, packets: occ.packets, limit };
+        let p = &mut self.pkts[id as usize];
+        let hint = mk.by_flow.get(p.flow as usize).copied().flatten();
+        let (seen, out) = mk.acns.on_enqueue(p, hint, reading, self.now);
+        if seen.is_some() && seen != hint {
+            if let Some(h) = mk.by_flow.get_mut(p.flow as usize) {
+                *h = seen;
+            }
+        }
+        if let (AcnsOutcome::Evaluated { weight, wrote: Some(code), .. }, Some(t)) = (out, &mut mk.trace) {
+            t.push(CommandRow { t_ns: self.now.0, flow: p.flow, fallback: code == sluice_core::packet::AcnsIp::I7, weight });
+        }
+    }
+
     fn gw_rewrite(&mut self, g: usize, id: u32) {
         let r = self.gw_readings(g);
         let now = self.now;
@@ -186,7 +252,7 @@ impl<'m> Sim<'m> {
     #[inline]
     pub(super) fn gw_monitor_of(&self, iface: u32) -> Option<usize> {
         let g = self.node_gw[self.ifaces[iface as usize].node as usize];
-        (g < NGWA && self.gateways[g as usize].monitor == iface).then_some(g as usize)
+        (g < ACNS && self.gateways[g as usize].monitor == iface).then_some(g as usize)
     }
 
     /// Gateway `g`'s monitored queue changed: `before` → now, by a packet of `len` bytes

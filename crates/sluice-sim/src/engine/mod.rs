@@ -114,6 +114,9 @@ pub(crate) struct Sim<'m> {
     /// `gateway::NGWA | index` for them.
     pub(crate) gateways: Vec<gateway::Gateway>,
     pub(crate) stampers: Vec<gateway::Stamper>,
+    /// ACNS routers (`engine::gateway`): a node's entry in `node_gw` is
+    /// `gateway::ACNS | index` for them.
+    pub(crate) markers: Vec<gateway::Marker>,
     node_gw: Vec<u32>,
     /// TCP flows started and not finished: the gateways' exact flow count
     /// (`flow_count = "oracle"`).
@@ -317,6 +320,20 @@ impl<'m> Sim<'m> {
             }
             stampers.push(gateway::Stamper { ngwa: sluice_core::control::Ngwa::new(spec.config.clone(), queues.len()), queues, by_iface, trace: model.monitor.rewrite_trace.then(Vec::new) });
         }
+        let mut markers = Vec::with_capacity(model.acns.len());
+        for (m, spec) in model.acns.iter().enumerate() {
+            let queues: Vec<(u32, sluice_core::units::QueueLimit)> = nodes[spec.node].ifaces.iter().map(|&k| (k, ifaces[k as usize].qdisc.limit::<crate::net::QPkt>())).collect();
+            for &(k, _) in &queues {
+                ifaces[k as usize].set_flag(Flags::HOOKED, true);
+            }
+            node_gw[spec.node] = gateway::ACNS | m as u32;
+            markers.push(gateway::Marker {
+                acns: sluice_core::control::Acns::new(spec.config.clone(), spec.flow_table.clone()),
+                queues,
+                trace: model.monitor.rewrite_trace.then(Vec::new),
+                by_flow: vec![None; model.flows.len()],
+            });
+        }
         let wake: Vec<WakeSlot> = eps.iter().map(|e| WakeSlot { as_set: e.timer_ties_as_set(), ..WakeSlot::IDLE }).collect();
         // The longest a full-sized packet spends on one link: the calendar of packet events
         // looks that far ahead (see `EventQueue`).
@@ -356,6 +373,7 @@ impl<'m> Sim<'m> {
             files,
             gateways,
             stampers,
+            markers,
             node_gw,
             tcp_active: 0,
         })
@@ -510,6 +528,10 @@ impl<'m> Sim<'m> {
     }
 
     fn enqueue(&mut self, iface: u32, id: u32) {
+        let hooked = self.ifaces[iface as usize].flag(Flags::HOOKED);
+        if hooked {
+            self.gw_enqueue(iface, id);
+        }
         let p = &self.pkts[id as usize];
         let mut qp = QPkt::of(id, p);
         if self.prefetch {
@@ -521,7 +543,6 @@ impl<'m> Sim<'m> {
         // so skip the discipline (same statistics, fewer memory touches on cold interfaces).
         // Idle link and empty device: transmit it. Busy link, room in the device, no refill
         // pending: it would move to the device at once (what `kick` does), so put it there.
-        let hooked = f.flag(Flags::HOOKED);
         if f.qdisc_passes(qp.len) {
             let idle = f.idle_at(now, self.cur_seq);
             if idle && f.device_is_empty() {
@@ -787,7 +808,7 @@ impl<'m> Sim<'m> {
         let dst = self.pkts[id as usize].dst;
         if node_addr(node as usize) != dst {
             let g = self.node_gw[node as usize];
-            if g < gateway::NGWA {
+            if g < gateway::ACNS {
                 let out = self.route(node, dst);
                 self.gw_forward(g as usize, id, out);
             }
@@ -1421,7 +1442,7 @@ app = { kind = "file", size = "200kB" }
                 tcp: crate::tcp::TcpConfig::default(),
             })
             .collect();
-        Model { name: "chain".into(), seed: 1, duration: Dur::from_secs(1), warmup: Dur::ZERO, nodes, links, flows, monitor: MonitorSpec::default(), notes: vec![], gateways: vec![], ngwa: vec![] }
+        Model { name: "chain".into(), seed: 1, duration: Dur::from_secs(1), warmup: Dur::ZERO, nodes, links, flows, monitor: MonitorSpec::default(), notes: vec![], gateways: vec![], ngwa: vec![], acns: vec![] }
     }
 
     /// A source of one 1000-byte IP packet (see above).
@@ -1572,5 +1593,74 @@ app = { kind = "file", size = "200kB" }
             SimError::Io { path, .. } => assert!(path.ends_with("A-to-B.pcap"), "{path}"),
             e => panic!("expected an I/O error, got {e}"),
         }
+    }
+
+    // ----- ACNS at enqueue, with hand-made packets -----
+    //
+    // h0 - r1 - r2 - h1, drop-tail 50 packets everywhere, ACNS on r1. Three ACNS connections
+    // (SYN with ECE, CWR and CMT 0x08, carrying the flow's DSCP) set up through r1's other
+    // egress (r1->h0) so that r1->r2 holds only what the test puts there: C (DSCP 0) at 0 s, B
+    // (DSCP 26) at 15 s, A (DSCP 46) at 30 s, each with one I2 data segment. At 60 s r1->r2 is filled with
+    // UDP datagrams until its discipline holds 24 packets (the first went to the wire, the
+    // second to the one-packet device), then one I4 segment of each flow enters it, each
+    // raising the occupancy by one. p_max = 46, f_max = 60 s, v_p = 0.8, v_a = 0.2, eps = 0.01:
+    //   B at 24/50 = 0.48: F = 0.8·26/46 = 0.45217, T = 0.2·(1 − 45/60) = 0.05,
+    //     W = 0.48/0.50217 = 0.95585 ≥ 0.95 → freeze, I6;
+    //   A at 25/50 = 0.5: F = 0.8, T = 0.1, W = 0.5556 → normal, stays I4;
+    //   C at 26/50 = 0.52: F + T = 0 → eps, W = 52 → fallback, I7.
+    // An I7 of C and a UDP datagram with ECT(0) enter after them untouched. The trace has one
+    // freeze row and one fallback row with those weights, the counters 3 evaluated.
+    #[test]
+    fn acns_router_commands_at_enqueue_from_the_queue_it_joins() {
+        use crate::model::AcnsSpec;
+        use crate::packet::{SegBits, TcpOptions, Tos, Transport};
+        use sluice_core::control::AcnsConfig;
+        use sluice_core::packet::{tcp_flags, AcnsIp, Ecn};
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let mut model = chain(&[hop, hop, hop], QueueLimit::Packets(50), 1, &[]);
+        model.monitor.rewrite_trace = true;
+        let flow_table = sluice_core::flows::FlowTableConfig { idle_timeout: Dur::from_secs(1000), ..Default::default() };
+        model.acns.push(AcnsSpec { node: 1, config: AcnsConfig::default(), flow_table });
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        let sim = &mut run.sim;
+        let iface = |sim: &Sim, name: &str| sim.info.iter().position(|i| i.name == name).unwrap() as u32;
+        let (fwd, back) = (iface(sim, "r1->r2"), iface(sim, "r1->h0"));
+        let (h0, h1) = (crate::net::node_addr(0), crate::net::node_addr(3));
+        let seg = |port: u16, flags: u8, dscp: u8, code: AcnsIp, cmt: bool| {
+            let (ecn, cmi) = code.bits();
+            let mut bits = SegBits::default();
+            bits.set_tcp_reserved(if cmt { 0x08 } else { 0 });
+            bits.set_ip_reserved_flag(cmi);
+            let payload = if flags & tcp_flags::SYN != 0 { 0 } else { 1000 };
+            SimPacket { src: h0, dst: h1, sport: port, dport: 80, tos: Tos::new(dscp, ecn), ttl: 64, ip_id: 0, transport: Transport::Tcp { seq: 1, ack: 1, flags, window: 1000, opts: TcpOptions::default(), bits }, payload, flow: 0, opt33: 0 }
+        };
+        let send = |sim: &mut Sim, at: u64, iface: u32, p: SimPacket| -> u32 {
+            sim.now = Time(at * 1_000_000_000);
+            let id = sim.alloc(p);
+            sim.enqueue(iface, id);
+            id
+        };
+        let syn = tcp_flags::SYN | tcp_flags::ECE | tcp_flags::CWR;
+        for (port, dscp, at) in [(40_000u16, 0u8, 0u64), (40_001, 26, 15), (40_002, 46, 30)] {
+            send(sim, at, back, seg(port, syn, dscp, AcnsIp::I1, true));
+            send(sim, at, back, seg(port, tcp_flags::ACK, dscp, AcnsIp::I2, false));
+        }
+        let udp = |ecn: Ecn| SimPacket { transport: Transport::Udp, payload: 972, tos: Tos::new(0, ecn), ..seg(9, 0, 0, AcnsIp::I1, false) };
+        while sim.ifaces[fwd as usize].qdisc.occupancy::<QPkt>().packets < 24 {
+            send(sim, 60, fwd, udp(Ecn::NotEct));
+        }
+        let b = send(sim, 60, fwd, seg(40_001, tcp_flags::ACK, 26, AcnsIp::I4, false));
+        let a = send(sim, 60, fwd, seg(40_002, tcp_flags::ACK, 46, AcnsIp::I4, false));
+        let c = send(sim, 60, fwd, seg(40_000, tcp_flags::ACK, 0, AcnsIp::I4, false));
+        let c7 = send(sim, 60, fwd, seg(40_000, tcp_flags::ACK, 0, AcnsIp::I7, false));
+        let u = send(sim, 60, fwd, udp(Ecn::Ect0));
+        let code = |sim: &Sim, id: u32| AcnsIp::of(&sim.pkts[id as usize]);
+        assert_eq!([b, a, c, c7].map(|id| code(sim, id)), [Some(AcnsIp::I6), Some(AcnsIp::I4), Some(AcnsIp::I7), Some(AcnsIp::I7)]);
+        assert_eq!(sim.pkts[u as usize].tos, Tos::new(0, Ecn::Ect0));
+        let mk = &sim.markers[0];
+        assert_eq!((mk.acns.stats.evaluated, mk.acns.stats.freezes, mk.acns.stats.fallbacks, mk.acns.stats.skipped), (3, 1, 1, 0));
+        let rows = mk.trace.as_ref().unwrap();
+        assert_eq!(rows.iter().map(|r| r.fallback).collect::<Vec<_>>(), [false, true]);
+        assert!((rows[0].weight - 0.95585).abs() < 5e-4 && (rows[1].weight - 52.0).abs() < 1e-9, "{rows:?}");
     }
 }

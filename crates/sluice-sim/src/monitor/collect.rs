@@ -1,6 +1,6 @@
 //! Turning a finished run into the summary and tables.
 
-use super::summary::{jain, AcnsFlowSummary, Column, FlowSummary, GatewaySummary, NgwaSummary, QueueSummary, RunOutput, Summary, Table, SUMMARY_VERSION};
+use super::summary::{jain, AcnsFlowSummary, AcnsSummary, Column, FlowSummary, GatewaySummary, NgwaSummary, QueueSummary, RunOutput, Summary, Table, SUMMARY_VERSION};
 use crate::engine::{FlowNet, Sim};
 use crate::model::{AppSpec, Efficiency, FlowSpec};
 use crate::tcp::acns::AcnsCounts;
@@ -331,6 +331,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
                 flow_table_evicted: g.nr.flows.evicted(),
                 flow_table_rejected: g.nr.flows.rejected(),
                 ngwa: None,
+                acns: None,
             }
         })
         .chain(sim.stampers.iter().zip(&model.ngwa).map(|(st, spec)| {
@@ -356,6 +357,42 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
                 flow_table_evicted: 0,
                 flow_table_rejected: 0,
                 ngwa: Some(NgwaSummary { segments: n.segments, inserted: n.inserted, lowered: n.lowered, kept: n.kept, skipped: n.skipped }),
+                acns: None,
+            }
+        }))
+        .chain(sim.markers.iter().zip(&model.acns).map(|(mk, spec)| {
+            let a = mk.acns.stats;
+            let mut params = serde_json::to_value(&spec.config).expect("a config serializes");
+            if let Some(o) = params.as_object_mut() {
+                o.insert("kind".into(), serde_json::Value::String("acns".into()));
+            }
+            let flows = &mk.acns.flows;
+            GatewaySummary {
+                node: model.nodes[spec.node].name.clone(),
+                kind: "acns".into(),
+                params,
+                monitor: "every egress".into(),
+                rewrite_at: "enqueue".into(),
+                acks: 0,
+                lowered: 0,
+                raised: 0,
+                unchanged: 0,
+                skipped: 0,
+                untracked: 0,
+                mean_reduction_bytes: 0.0,
+                flow_table_size: flows.len() as u64,
+                flow_table_evicted: flows.evicted(),
+                flow_table_rejected: flows.rejected(),
+                ngwa: None,
+                acns: Some(AcnsSummary {
+                    evaluated: a.evaluated,
+                    freezes: a.freezes,
+                    fallbacks: a.fallbacks,
+                    skipped: a.skipped,
+                    flow_table_size: flows.len() as u64,
+                    flow_table_evicted: flows.evicted(),
+                    flow_table_rejected: flows.rejected(),
+                }),
             }
         }))
         .collect();
@@ -430,7 +467,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
         tables.push(Table { name: "rtt".into(), columns: vec![("t_s".into(), Column::F64(t)), ("flow".into(), Column::I64(fl)), ("rtt_s".into(), Column::F64(r))] });
     }
     if model.monitor.rewrite_trace {
-        let (mut t, mut gw, mut fl, mut orig, mut new, mut reason) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut t, mut gw, mut fl, mut orig, mut new, mut reason, mut weight) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (g, spec) in sim.gateways.iter().zip(&model.gateways) {
             for r in g.trace.iter().flatten() {
                 t.push(r.t_ns as f64 * 1e-9);
@@ -439,6 +476,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
                 orig.push(r.orig_bytes as i64);
                 new.push(r.new_bytes as i64);
                 reason.push("window".to_string());
+                weight.push(f64::NAN);
             }
         }
         // NGWA: the option's value before (-1: inserted) and after.
@@ -450,6 +488,19 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
                 orig.push(r.from.map_or(-1, |v| v as i64));
                 new.push(r.to as i64);
                 reason.push("ngwa_stamp".to_string());
+                weight.push(f64::NAN);
+            }
+        }
+        // ACNS: no bytes (-1, -1); the command in the reason, the weight W that chose it.
+        for (mk, spec) in sim.markers.iter().zip(&model.acns) {
+            for r in mk.trace.iter().flatten() {
+                t.push(r.t_ns as f64 * 1e-9);
+                gw.push(model.nodes[spec.node].name.clone());
+                fl.push(r.flow as i64);
+                orig.push(-1);
+                new.push(-1);
+                reason.push(if r.fallback { "acns_fallback" } else { "acns_freeze" }.to_string());
+                weight.push(r.weight);
             }
         }
         tables.push(Table {
@@ -461,6 +512,7 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
                 ("orig_bytes".into(), Column::I64(orig)),
                 ("new_bytes".into(), Column::I64(new)),
                 ("reason".into(), Column::Str(reason)),
+                ("weight".into(), Column::F64(weight)),
             ],
         });
     }

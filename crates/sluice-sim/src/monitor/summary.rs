@@ -168,6 +168,25 @@ pub struct GatewaySummary {
     /// NGWA's stamps (absent for window controllers).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ngwa: Option<NgwaSummary>,
+    /// ACNS's commands (absent for other controllers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acns: Option<AcnsSummary>,
+}
+
+/// An ACNS router's evaluations over the run, all egress queues together.
+#[derive(Clone, Debug, Serialize)]
+pub struct AcnsSummary {
+    /// TCP packets asking for a command (CMI set: I4, I5, I6) that were evaluated.
+    pub evaluated: u64,
+    /// Rewritten to I6 (freeze); to I7 (fallback).
+    pub freezes: u64,
+    pub fallbacks: u64,
+    /// Asking, but not evaluated: the flow table was full of active flows.
+    pub skipped: u64,
+    /// Flows in the router's table at the end; evicted; refused.
+    pub flow_table_size: u64,
+    pub flow_table_evicted: u64,
+    pub flow_table_rejected: u64,
 }
 
 /// An NGWA router's stamps over the run, all egress queues together.

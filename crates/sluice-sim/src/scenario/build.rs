@@ -896,19 +896,21 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
     if let Some(d) = &f.description {
         notes.push(("description".into(), d.clone()));
     }
-    let (gateways, ngwa) = gateways(&f.gateways, &net, ngwa_mode)?;
+    let (gateways, ngwa, acns) = gateways(&f.gateways, &net, ngwa_mode)?;
     ngwa_opt_len(&mut flows, &f, &ngwa)?;
-    Ok(Model { name: f.name, seed: seed.or(f.seed).unwrap_or(1), duration: f.duration, warmup, nodes: net.nodes, links: net.links, flows, monitor, notes, gateways, ngwa })
+    Ok(Model { name: f.name, seed: seed.or(f.seed).unwrap_or(1), duration: f.duration, warmup, nodes: net.nodes, links: net.links, flows, monitor, notes, gateways, ngwa, acns })
 }
 
 /// `[[gateways]]`: each on a router, at most one per router, reading one of its egress queues
 /// (by default the slowest towards another router), with the controller's parameters checked
 /// against that queue's limit; NGWA (`kind = "ngwa"`) stamps on every egress and reads no
-/// `monitor`.
-fn gateways(tables: &[GatewayTable], net: &Net, mode: Option<NgwaMode>) -> R<(Vec<GatewaySpec>, Vec<NgwaSpec>)> {
+/// `monitor`; ACNS (`kind = "acns"`) evaluates at enqueue into every egress and reads no
+/// `monitor` either.
+fn gateways(tables: &[GatewayTable], net: &Net, mode: Option<NgwaMode>) -> R<(Vec<GatewaySpec>, Vec<NgwaSpec>, Vec<AcnsSpec>)> {
     use sluice_core::qdisc::{AnyQdisc, QueueDisc};
     let mut out: Vec<GatewaySpec> = Vec::new();
     let mut stampers: Vec<NgwaSpec> = Vec::new();
+    let mut markers: Vec<AcnsSpec> = Vec::new();
     let routers: Vec<String> = net.nodes.iter().filter(|n| n.kind == NodeKind::Router).map(|n| n.name.clone()).collect();
     for (i, g) in tables.iter().enumerate() {
         let path = format!("gateways[{i}]");
@@ -918,7 +920,7 @@ fn gateways(tables: &[GatewayTable], net: &Net, mode: Option<NgwaMode>) -> R<(Ve
         if net.nodes[node].kind != NodeKind::Router {
             return Err(ScenarioError::new(format!("{path}.node"), format!("{:?} is not a router (routers: {})", g.node, routers.join(", "))).with_allowed(routers));
         }
-        if out.iter().any(|o| o.node == node) || stampers.iter().any(|o| o.node == node) {
+        if out.iter().any(|o| o.node == node) || stampers.iter().any(|o| o.node == node) || markers.iter().any(|o| o.node == node) {
             return err(format!("{path}.node"), format!("{:?} already has a gateway (one per router)", g.node));
         }
         // (direction, rate, whether it leads to a host)
@@ -954,6 +956,20 @@ fn gateways(tables: &[GatewayTable], net: &Net, mode: Option<NgwaMode>) -> R<(Ve
                 stampers.push(NgwaSpec { node, config: c });
                 continue;
             }
+            GatewayController::Acns(c) => {
+                c.validate().map_err(field)?;
+                if g.monitor.is_some() || g.rewrite_at.is_some() {
+                    let key = if g.monitor.is_some() { "monitor" } else { "rewrite_at" };
+                    return err(format!("{path}.{key}"), "not used by ACNS (it evaluates at enqueue into every egress queue of the router, with that queue's usage)");
+                }
+                if egress.is_empty() {
+                    return err(format!("{path}.node"), format!("{:?} has no links", g.node));
+                }
+                let flow_table = g.flow_table.clone().unwrap_or_default();
+                flow_table.validate().map_err(|e| ScenarioError::new(format!("{path}.flow_table.{}", e.field), e.message))?;
+                markers.push(AcnsSpec { node, config: c.clone(), flow_table });
+                continue;
+            }
         };
         let (dir, _, _) = match &g.monitor {
             Some(m) => *egress.iter().find(|(d, _, _)| &d.queue_name == m).ok_or_else(|| {
@@ -970,7 +986,7 @@ fn gateways(tables: &[GatewayTable], net: &Net, mode: Option<NgwaMode>) -> R<(Ve
         flow_table.validate().map_err(|e| ScenarioError::new(format!("{path}.flow_table.{}", e.field), e.message))?;
         out.push(GatewaySpec { node, controller: controller.clone(), flow_table, monitor: dir.queue_name.clone(), rewrite_at: g.rewrite_at.unwrap_or(RewriteAt::Dequeue) });
     }
-    Ok((out, stampers))
+    Ok((out, stampers, markers))
 }
 
 /// `[ngwa] mode` on one TCP flow's options (docs/algorithms/network-return.md, "NGWA"): NGWA on

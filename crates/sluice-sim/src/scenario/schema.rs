@@ -60,7 +60,7 @@ pub struct NgwaTcpTable {
 pub struct GatewayTable {
     /// The router's name.
     pub node: String,
-    /// `{ kind = "ewt" | "ewa" | "awm" | "sap_law" | "pink" | "rwm" | "ngwa", ... }`.
+    /// `{ kind = "ewt" | "ewa" | "awm" | "sap_law" | "pink" | "rwm" | "ngwa" | "acns", ... }`.
     pub controller: GatewayController,
     /// The egress queue the controller reads (`"A->B"`); default: the router's slowest egress
     /// towards another router.
@@ -70,15 +70,18 @@ pub struct GatewayTable {
     pub flow_table: Option<sluice_core::flows::FlowTableConfig>,
 }
 
-/// What a `[[gateways]]` entry runs: a window controller, or NGWA's stamper (not a window
+/// What a `[[gateways]]` entry runs: a window controller, NGWA's stamper (not a window
 /// controller: it writes IPv4 option 33 on every egress of the router, see
-/// docs/algorithms/network-return.md, "NGWA"). Both are written `{ kind = ..., ... }`.
+/// docs/algorithms/network-return.md, "NGWA"), or ACNS's router (it writes commands into the ECN
+/// bits and the IPv4 reserved flag at enqueue into every egress, "ACNS" there). All are written
+/// `{ kind = ..., ... }`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GatewayController {
     Window(sluice_core::control::ControllerConfig),
     /// NGWA's router, and whether the table gave `flow_division` (`[ngwa] mode` sets it
     /// otherwise).
     Ngwa { config: sluice_core::control::NgwaConfig, flow_division_given: bool },
+    Acns(sluice_core::control::AcnsConfig),
 }
 
 impl GatewayController {
@@ -86,6 +89,7 @@ impl GatewayController {
     pub fn kinds() -> Vec<&'static str> {
         let mut k = sluice_core::control::ControllerConfig::KINDS.to_vec();
         k.push("ngwa");
+        k.push("acns");
         k
     }
 }
@@ -100,6 +104,11 @@ impl<'de> Deserialize<'de> for GatewayController {
                 t.remove("kind");
                 let flow_division_given = t.contains_key("flow_division");
                 toml::Value::Table(t).try_into().map(|config| GatewayController::Ngwa { config, flow_division_given }).map_err(|e| D::Error::custom(e.message()))
+            }
+            Some("acns") => {
+                let mut t = v.as_table().cloned().unwrap_or_default();
+                t.remove("kind");
+                toml::Value::Table(t).try_into().map(GatewayController::Acns).map_err(|e| D::Error::custom(e.message()))
             }
             Some(k) if !sluice_core::control::ControllerConfig::KINDS.contains(&k) => {
                 let all: Vec<String> = GatewayController::kinds().iter().map(|k| format!("`{k}`")).collect();

@@ -124,6 +124,7 @@ impl Dumbbell {
             notes: vec![],
             gateways: vec![],
             ngwa: vec![],
+            acns: vec![],
         }
     }
 }

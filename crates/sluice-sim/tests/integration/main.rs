@@ -13,4 +13,5 @@ mod network_return;
 mod gateways;
 mod apps;
 mod ngwa;
+mod acns;
 mod acns_endpoint;
