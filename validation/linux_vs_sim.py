@@ -26,8 +26,8 @@ The two sides are one set-up:
 - **Queue.** The same TOML table on both (they share ``sluice-core``'s disciplines).
 - **Endpoints.** MTU 1500 on every veth, so MSS 1448 with timestamps, SACK on both sides;
   initial window 10; ECN off (``tcp_ecn = 0`` in the namespaces, ``ecn = false``); every offload
-  off on every veth (TSO, GSO, GRO, TX/RX checksum); Linux's buffer maxima (``tcp_wmem`` 4 MiB,
-  ``tcp_rmem`` 6 MiB) as ``snd_buf``/``rcv_buf``; Linux's RTO, window-update, duplicate-ACK and
+  off on every veth (TSO, GSO, GRO, TX/RX checksum); the kernel's buffer maxima (``tcp_wmem[2]``
+  4 MiB, ``tcp_rmem[2]`` 32 MiB on 6.18, read from the namespace) as ``snd_buf``/``rcv_buf``; Linux's RTO, window-update, duplicate-ACK and
   delayed-ACK rules; CUBIC with Linux's HyStart; no pacing for CUBIC and Reno (the kernel paces
   them only under ``fq``; the namespaces run veth's default qdisc), BBR's own pacing.
 """
@@ -55,8 +55,10 @@ QDISCS = {
     "codel": '{ kind = "codel", limit = "1000pkt" }',
 }
 RATE_BPS = 100_000_000
-SND_BUF = 4_194_304  # Linux tcp_wmem maximum
-RCV_BUF = 6_291_456  # Linux tcp_rmem maximum
+# The testbed kernel's (6.18) buffer maxima, tcp_wmem[2] and tcp_rmem[2]; a record's set-up
+# stores the values read in the client's namespace (tcp_wmem, tcp_rmem) and wins over these.
+SND_BUF = 4_194_304
+RCV_BUF = 33_554_432
 # RWM experiment (Ciaccia et al. 2019 at a tenth of the rate): 100 MB files, the edge buffer of
 # 50.9 ms (the reproduction's 6.2 MB at 1 Gb/s) as 413 packets of 1500 B at 100 Mb/s.
 RWM_SIZE = 100_000_000
@@ -78,8 +80,8 @@ def scenario(setup: dict[str, Any], seed: int) -> str:
     tcp = [
         f'cc = "{cc}"',
         "mss = 1448",
-        f'snd_buf = "{SND_BUF}B"',
-        f'rcv_buf = "{RCV_BUF}B"',
+        f'snd_buf = "{setup.get("tcp_wmem", SND_BUF)}B"',
+        f'rcv_buf = "{setup.get("tcp_rmem", RCV_BUF)}B"',
         'rto = "linux"',
         'wnd_update = "linux"',
         'dupack = "linux"',
@@ -133,6 +135,14 @@ def sim_binary() -> str:
 
 
 def run_sim(setup: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The simulator's summary for one set-up: through the Python package if it is installed,
+    else the release binary."""
+    try:
+        import sluice  # noqa: PLC0415
+    except ImportError:
+        sluice = None
+    if sluice is not None:
+        return dict(sluice.run(scenario(setup, seed)).summary)
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "s.toml"
         path.write_text(scenario(setup, seed))
@@ -202,6 +212,9 @@ def linux(experiment: str, runs: int, duration: float, warmup: float, out: Path,
         testbed.down(name)
         testbed.up(name, rate=f"{gateway_rate(setup['rate_bps'])}bps", delay=f"{setup['rtt_ms'] / 2:g}ms",
                    reverse_delay=f"{setup['rtt_ms'] / 2:g}ms", qdisc=setup["qdisc"], controller=setup["controller"], gateway=gw)
+        for key in ("tcp_rmem", "tcp_wmem"):
+            out_ = subprocess.run(["ip", "netns", "exec", f"{name}-c", "sysctl", "-n", f"net.ipv4.{key}"], capture_output=True, text=True, check=True)
+            setup[key] = int(out_.stdout.split()[2])
         try:
             for r in range(runs):
                 if setup.get("size"):
