@@ -250,11 +250,15 @@ def rel(sim: float | None, lin: float | None) -> float | None:
 
 
 def verdicts(sim: dict[str, float | None], lin: dict[str, float | None]) -> dict[str, bool | None]:
-    """Which measures are within the tolerances (None: not measured on a side)."""
+    """Which measures are within the tolerances (None: not measured on a side). Bulk runs are
+    judged on goodput, mean RTT and queue mean; file transfers (the RWM experiment) on median
+    FCT, Jain's index and mean RTT."""
     v: dict[str, bool | None] = {}
+    transfers = "fct_s" in lin
+    judged = ("fct_s", "jain", "rtt_ms") if transfers else ("goodput_mbps", "rtt_ms", "queue_ms")
     for key, tol, kind in (("goodput_mbps", "goodput", "rel"), ("rtt_ms", "rtt", "rel"), ("queue_ms", "queue", "rel"),
                            ("fct_s", "fct", "rel"), ("jain", "jain", "abs")):
-        if key not in lin or key not in sim:
+        if key not in judged or key not in lin or key not in sim:
             continue
         a, b = sim[key], lin[key]
         if a is None or b is None:

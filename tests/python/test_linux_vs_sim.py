@@ -62,9 +62,13 @@ def test_the_verdicts_fail_outside_the_tolerances() -> None:
     assert lvs.verdicts({**lin, "goodput_mbps": 89.0}, lin)["goodput_mbps"] is False
     assert lvs.verdicts({**lin, "rtt_ms": 55.1}, lin)["rtt_ms"] is False
     assert lvs.verdicts({**lin, "queue_ms": 15.2}, lin)["queue_ms"] is True
+    # File transfers are judged on median FCT, Jain's index (0.06 off differs, 0.04 agrees) and
+    # mean RTT, not on the queue.
     lf = {**lin, "fct_s": 10.0, "jain": 0.99}
     assert lvs.verdicts({**lf, "jain": 0.93}, lf)["jain"] is False
     assert lvs.verdicts({**lf, "jain": 0.95}, lf)["jain"] is True
+    assert lvs.verdicts({**lf, "fct_s": 11.1}, lf)["fct_s"] is False
+    assert set(lvs.verdicts({**lf, "queue_ms": 1.0}, lf)) == {"fct_s", "jain", "rtt_ms"}
 
 
 def _cases() -> list[tuple[str, str]]:
