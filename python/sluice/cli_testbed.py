@@ -29,6 +29,7 @@ def up_cmd(
     name: Annotated[str, typer.Argument(help="Testbed name (namespaces <name>-c, -g, -s).")] = "sluice",
     rate: Annotated[str, typer.Option(help="Bottleneck rate toward the server.")] = "100Mbps",
     delay: Annotated[str, typer.Option(help="Delay toward the server.")] = "10ms",
+    reverse_delay: Annotated[str, typer.Option(help="Delay toward the client.")] = "0s",
     qdisc: Annotated[str | None, typer.Option(help="Queue table, e.g. '{ kind = \"codel\" }'.")] = None,
     controller: Annotated[str | None, typer.Option(help="Controller table, e.g. '{ kind = \"rwm\" }'.")] = None,
     seed: Annotated[int, typer.Option(help="The gateway's seed.")] = 1,
@@ -42,7 +43,7 @@ def up_cmd(
     from .errors import GatewayError
 
     try:
-        state = testbed.up(name, rate=rate, delay=delay, qdisc=qdisc, controller=controller, seed=seed, gateway=gateway)
+        state = testbed.up(name, rate=rate, delay=delay, reverse_delay=reverse_delay, qdisc=qdisc, controller=controller, seed=seed, gateway=gateway)
     except GatewayError as e:
         _fail(str(e), EXIT_GATEWAY)
     _out.print(f"testbed {name} up; gateway files in {state}")

@@ -61,8 +61,8 @@ def _missing() -> str | None:
 # (50 Mb/s × 1448/1514 = 47.82 Mb/s; iperf3's receiver also counts what drains from the
 # 1000-packet queue after the senders stop, up to 1000 × 1448 B / 3 s = 3.9 Mb/s, 8 %; the low
 # bound is loose because iperf3 itself is not prioritized on a busy machine, and the shaper's
-# accuracy is the Rust namespace test's job), the queue forwarded packets, and `down` leaves no
-# namespace behind.
+# accuracy is the Rust namespace test's job), the queue forwarded packets, file transfers report
+# their FCT, and `down` leaves no namespace behind.
 def test_up_run_down_gives_a_summary() -> None:
     why = _missing()
     if why is not None:
@@ -75,6 +75,7 @@ def test_up_run_down_gives_a_summary() -> None:
         with pytest.raises(GatewayError, match="is up already"):
             testbed.up(name)
         s = testbed.run(name, flows=2, duration=3, cc="reno", warmup=1)
+        t = testbed.transfer(name, flows=2, size=2_000_000, cc="cubic")
     finally:
         testbed.down(name)
     assert len(s["flows"]) == 2
@@ -84,5 +85,13 @@ def test_up_run_down_gives_a_summary() -> None:
     assert s["queues"][0]["dequeued"] > 1000
     assert s["queues"][0]["mean_sojourn_s"] is not None
     assert 0.5 <= s["jain_goodput"] <= 1.0
+    # Two 2 MB transfers: each delivers all its bytes; every byte crosses the shaper, so each FCT
+    # is at least one transfer's link time (2e6 B · 8 / 47.82 Mb/s = 0.33 s) and the last one's
+    # at least both transfers' (0.67 s); the summary's goodput is size / FCT.
+    assert [f["bytes_delivered"] for f in t["flows"]] == [2_000_000, 2_000_000]
+    fcts = [f["fct_s"] for f in t["flows"]]
+    assert min(fcts) >= 2e6 * 8 / cap and max(fcts) >= 4e6 * 8 / cap, fcts
+    assert all(abs(f["goodput_bps"] - 2e6 * 8 / f["fct_s"]) < 1e-6 * f["goodput_bps"] for f in t["flows"])
+    assert all(f["cc"] == "cubic" and f["mean_rtt_s"] is not None for f in t["flows"])
     listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert name not in listed
