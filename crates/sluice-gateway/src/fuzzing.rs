@@ -66,7 +66,7 @@ fn config_text(q: usize, c: usize, flags: u8) -> String {
          [[egress]]\ninterface = \"b0\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\nbuffers = {BUFFERS}\n{qdisc}\n"
     );
     let kinds = ControllerConfig::KINDS;
-    if c % (kinds.len() + 1) != 0 {
+    if !c.is_multiple_of(kinds.len() + 1) {
         let ctl = kinds[c % (kinds.len() + 1) - 1];
         let monitor = if flags & 1 == 0 { "a0" } else { "b0" };
         let at = if flags & 2 == 0 { "dequeue" } else { "forward" };
@@ -143,6 +143,9 @@ struct Key {
     ect: bool,
 }
 
+/// Window fields (`None`: not rewritable) of the frames of one key, in and out.
+type Windows = Vec<Option<u16>>;
+
 /// The key and the window field a rewrite may lower (`None`: no window may change).
 fn key(dir: usize, frame: &[u8]) -> (Key, Option<u16>) {
     let mut masked = frame.to_vec();
@@ -195,7 +198,7 @@ pub fn check(data: &[u8]) -> Outcome {
             ((h & 1) as usize, f, &tail[n..])
         };
         rest = tail;
-        now = now + sluice_core::Dur(*step as u64 * if h & 0x20 != 0 { 1_000_000 } else { 10_000 });
+        now += sluice_core::Dur(*step as u64 * if h & 0x20 != 0 { 1_000_000 } else { 10_000 });
         let csum_not_ready = h & 2 != 0;
         gw.on_frame(dir, &frame, csum_not_ready, now, now);
         bound(&gw);
@@ -237,7 +240,7 @@ pub fn check(data: &[u8]) -> Outcome {
     // Properties 3–6: group by key; within a group the windows that left, highest first, are
     // each at most the matching window that came, highest first (the exact condition for a
     // one-to-one matching out → in with window_out ≤ window_in).
-    let mut groups: HashMap<Key, (Vec<Option<u16>>, Vec<Option<u16>>)> = HashMap::new();
+    let mut groups: HashMap<Key, (Windows, Windows)> = HashMap::new();
     for (dir, f) in &ins {
         let (k, w) = key(*dir, f);
         groups.entry(k).or_default().0.push(w);
