@@ -10,6 +10,7 @@
 //! | [`datapath`] | the forwarding engine: queue, controller hooks, shaper, delay line per direction |
 //! | [`emulation`] | the rate shaper (virtual clock) and the delay line |
 //! | [`packet`] | frame buffers, the queued handle, checksum completion and CE |
+//! | [`fuzzing`] | the frame path without sockets, checked (the fuzz target's and a proptest's body) |
 //! | [`metrics`] | Prometheus text, the JSON-lines event log |
 //! | [`run`] | the loop that ties the rings, the engine and the clock together |
 //! | [`sys`] | the only unsafe code: AF_PACKET, mmap, ppoll, capabilities |
@@ -22,6 +23,7 @@ pub mod config;
 pub mod datapath;
 pub mod emulation;
 pub mod error;
+pub mod fuzzing;
 pub mod metrics;
 pub mod packet;
 pub mod run;
