@@ -10,6 +10,13 @@ use sluice_core::Time;
 
 /// Below this wait the loop spins rather than sleeps (a sleep's wake-up costs about as much).
 const SPIN_NS: u64 = 20_000;
+/// A sleep at least this long lets the CPU go idle, and a wake-up from idle takes 100-150 µs on
+/// this project's 2-core VM (a quiet machine's delay line released frames that late at the
+/// median): such a sleep ends [`IDLE_WAKE_NS`] before the due time and the loop spins the rest.
+/// Shorter sleeps (a busy link) keep [`SPIN_NS`], so the loop never spins through traffic and
+/// starves the kernel's packet processing.
+const LONG_SLEEP_NS: u64 = 1_000_000;
+const IDLE_WAKE_NS: u64 = 300_000;
 /// How often the log is flushed and the ring clock's offset re-read.
 const HOUSEKEEPING_NS: u64 = 100_000_000;
 /// Ring blocks read per interface per turn (keeps the two directions fair).
@@ -41,6 +48,8 @@ pub fn run(cfg: &Config) -> Result<(), GatewayError> {
         fds.push(s.raw_fd());
     }
     let mut ready = vec![false; fds.len()];
+    // After a long sleep that timed out: spin, not sleep, until this due time.
+    let mut spin_until = 0u64;
     while !sys::stop_requested() {
         let now = Time(sys::monotonic_ns());
         for (i, sock) in socks.iter_mut().enumerate() {
@@ -79,8 +88,12 @@ pub fn run(cfg: &Config) -> Result<(), GatewayError> {
         }
         let wake = gw.next_wakeup().map_or(next_housekeeping, |t| t.0.min(next_housekeeping));
         let now = sys::monotonic_ns();
-        if wake > now + SPIN_NS {
-            sys::wait(&fds, Some(wake - now - SPIN_NS / 2), &mut ready)?;
+        if now >= spin_until && wake > now + SPIN_NS {
+            let long = wake - now >= LONG_SLEEP_NS;
+            sys::wait(&fds, Some(wake - now - if long { IDLE_WAKE_NS } else { SPIN_NS / 2 }), &mut ready)?;
+            if long && !ready.iter().any(|&r| r) {
+                spin_until = wake;
+            }
             if ready.len() > 2 && ready[2] {
                 if let Some(s) = &server {
                     s.serve(|| metrics::render(&gw));
