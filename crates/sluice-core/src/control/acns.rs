@@ -458,12 +458,11 @@ impl Acns {
         let (fid, p_i, f_i) = (entry.id, seg.dscp(), now.since(entry.first_seen));
         let picked_up = entry.t_syn.is_none();
         match self.info.get_mut(fid) {
-            Some(f) => {
-                if f.dscp != p_i {
-                    f.dscp = p_i;
-                    self.scale_cache = None;
-                }
+            Some(f) if f.dscp != p_i => {
+                f.dscp = p_i;
+                self.scale_cache = None;
             }
+            Some(_) => {}
             // Picked up mid-stream: asking for a command shows it runs ACNS.
             None if picked_up => self.mark(fid, true, p_i),
             None => {}

@@ -52,8 +52,6 @@ pub(crate) const ACNS: u32 = 1 << 30;
 /// ACNS on one router.
 pub(crate) struct Marker {
     pub acns: Acns,
-    /// The router's egress interfaces and their queues' limits.
-    pub queues: Vec<(u32, QueueLimit)>,
     /// Commands written (freeze or fallback), when traced.
     pub trace: Option<Vec<CommandRow>>,
     /// Per simulated flow, the flow-table id its packets last had (the lookup hint).
@@ -214,9 +212,9 @@ impl<'m> Sim<'m> {
     #[inline(never)]
     fn acns_mark(&mut self, m: usize, iface: u32, id: u32) {
         let mk = &mut self.markers[m];
-        let limit = mk.queues.iter().find(|&&(k, _)| k == iface).expect("a hooked interface of an ACNS router is one of its queues").1;
-        let occ = self.ifaces[iface as usize].qdisc.occupancy::<crate::net::QPkt>();
-        let reading = QueueReading { bytes: occ.bytes, packets: occ.packets, limit };
+        let q = &self.ifaces[iface as usize].qdisc;
+        let occ = q.occupancy::<crate::net::QPkt>();
+        let reading = QueueReading { bytes: occ.bytes, packets: occ.packets, limit: q.limit::<crate::net::QPkt>() };
         let p = &mut self.pkts[id as usize];
         let hint = mk.by_flow.get(p.flow as usize).copied().flatten();
         let (seen, out) = mk.acns.on_enqueue(p, hint, reading, self.now);

@@ -322,14 +322,12 @@ impl<'m> Sim<'m> {
         }
         let mut markers = Vec::with_capacity(model.acns.len());
         for (m, spec) in model.acns.iter().enumerate() {
-            let queues: Vec<(u32, sluice_core::units::QueueLimit)> = nodes[spec.node].ifaces.iter().map(|&k| (k, ifaces[k as usize].qdisc.limit::<crate::net::QPkt>())).collect();
-            for &(k, _) in &queues {
+            for &k in &nodes[spec.node].ifaces {
                 ifaces[k as usize].set_flag(Flags::HOOKED, true);
             }
             node_gw[spec.node] = gateway::ACNS | m as u32;
             markers.push(gateway::Marker {
                 acns: sluice_core::control::Acns::new(spec.config.clone(), spec.flow_table.clone()),
-                queues,
                 trace: model.monitor.rewrite_trace.then(Vec::new),
                 by_flow: vec![None; model.flows.len()],
             });
