@@ -71,7 +71,7 @@ def cpu_s(pid: int) -> float:
     return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def forwarding(binary: str, tmp: Path, seconds: float, controller: str | None, version: int = 3) -> dict[str, float]:
+def forwarding(binary: str, tmp: Path, seconds: float, controller: str | None, version: int = 2) -> dict[str, float]:
     cfg = f'metrics = "127.0.0.1:9464"\n[ring]\nversion = {version}\n' + '[[egress]]\ninterface = "gs"\nrate = "10Gbps"\n[[egress]]\ninterface = "gc"\n'
     if controller:
         cfg += f'[gateway]\ncontroller = {controller}\nmonitor = "gs"\n'
@@ -113,7 +113,7 @@ def latency(binary: str, tmp: Path) -> dict[str, dict[str, float]]:
     xs = pings()
     res["kernel_bridge"] = {f"p{p}": pct(xs, p) for p in (50, 90, 99)}
     sh("g", "ip link set gc nomaster && ip link set gs nomaster && ip link del br0")
-    for version in (3, 2):
+    for version in (2, 3):
         gw = start_gateway(binary, f'[ring]\nversion = {version}\n[[egress]]\ninterface = "gs"\n[[egress]]\ninterface = "gc"\n', tmp)
         xs = pings()
         gw.terminate()
@@ -136,8 +136,8 @@ def main() -> None:
                 "cores": os.cpu_count(),
                 "forwarding_drop_tail": forwarding(a.gateway, tmp, a.seconds, None),
                 "forwarding_rwm": forwarding(a.gateway, tmp, a.seconds, '{ kind = "rwm" }'),
-                "forwarding_drop_tail_v2": forwarding(a.gateway, tmp, a.seconds, None, 2),
-                "forwarding_rwm_v2": forwarding(a.gateway, tmp, a.seconds, '{ kind = "rwm" }', 2),
+                "forwarding_drop_tail_v3": forwarding(a.gateway, tmp, a.seconds, None, 3),
+                "forwarding_rwm_v3": forwarding(a.gateway, tmp, a.seconds, '{ kind = "rwm" }', 3),
                 "rtt_ms": latency(a.gateway, tmp),
                 "load_average_after": os.getloadavg(),
             }

@@ -2,7 +2,7 @@
 //!
 //! Sluice's Linux gateway: the queue disciplines and network-return controllers of
 //! `sluice-core` on live traffic. Two interfaces without IP addresses, frames read through
-//! AF_PACKET TPACKET_V3 receive rings and sent with `send`, a single-threaded loop.
+//! AF_PACKET receive rings (TPACKET_V2 by default, or TPACKET_V3) and sent with `send`, a single-threaded loop.
 //!
 //! | module | what it holds |
 //! |---|---|
