@@ -13,6 +13,7 @@
 //! | [`packet`] | the header view both datapaths implement; checksums (RFC 1071/1624) |
 //! | [`qdisc`] | the queue-discipline trait, its statistics wrapper, drop-tail |
 //! | [`flows`] | the gateway's flow table: handshake, window scale, RTT, counts; the UDP rate |
+//! | `tables` | (feature `toml`) the `{ kind = ... }` tables of a configuration, as scenarios and the gateway read them |
 //! | [`control`] | network-return controllers (EWT, EWA, AWM, SAP-LAW, PINK, RWM) and their hook |
 #![forbid(unsafe_code)]
 
@@ -23,6 +24,8 @@ pub mod packet;
 pub mod qdisc;
 pub mod rng;
 pub mod seq;
+#[cfg(feature = "toml")]
+pub mod tables;
 pub mod time;
 pub mod units;
 

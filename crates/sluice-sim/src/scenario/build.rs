@@ -309,38 +309,7 @@ fn check_l2(v: Option<u32>, path: &str) -> R<u32> {
 /// A queue table (`{ kind = "codel", target = "5ms" }`): keys left out take the discipline's
 /// defaults under `profile`; errors name the key (`topology.queue.max_th`).
 pub(crate) fn qspec(q: &QueueTable, path: &str, profile: QdiscProfile) -> R<QdiscConfig> {
-    let (kind, rest) = super::kind_of(q, path, QdiscConfig::KINDS)?;
-    let base = QdiscConfig::defaults(&kind, profile).expect("kind_of admits only QdiscConfig::KINDS");
-    let toml::Value::Table(mut table) = toml::Value::try_from(&base).expect("a config serializes to a table") else {
-        unreachable!("a config serializes to a table")
-    };
-    table.remove("kind");
-    let toml::Value::Table(given) = rest else { unreachable!("kind_of returns a table") };
-    for (key, v) in given.iter() {
-        if !table.contains_key(key) {
-            let allowed = table.keys().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-            return err(format!("{path}.{key}"), format!("unknown field for kind \"{kind}\"; its fields: {allowed}"));
-        }
-        table.insert(key.clone(), v.clone());
-    }
-    if let Some(key) = QdiscConfig::required(&kind).iter().find(|k| !given.contains_key(**k)) {
-        return err(format!("{path}.{key}"), format!("missing: kind \"{kind}\" has no default for it"));
-    }
-    let mut track = serde_path_to_error::Track::new();
-    let cfg = QdiscConfig::deserialize_kind(&kind, serde_path_to_error::Deserializer::new(toml::Value::Table(table), &mut track)).map_err(|e| {
-        let at = track.path().to_string();
-        let full = if at == "." { path.to_string() } else { format!("{path}.{at}") };
-        let mut msg = e.to_string().replace('\n', " ");
-        // The value deserializer appends its own " in `a.b`"; the full path is already in front.
-        if let Some(i) = msg.rfind(" in `") {
-            if msg.ends_with('`') {
-                msg.truncate(i);
-            }
-        }
-        ScenarioError::new(full, msg)
-    })?;
-    cfg.validate().map_err(|e| ScenarioError::new(format!("{path}.{}", e.field), e.message))?;
-    Ok(cfg)
+    Ok(sluice_core::tables::qdisc(q, path, profile)?)
 }
 
 fn check_device(n: u32, path: &str) -> R<()> {

@@ -138,21 +138,19 @@ pub(crate) fn typed<T: serde::de::DeserializeOwned>(v: toml::Value, path: &str) 
 
 /// Split a `{ kind = "...", ... }` table into its kind (checked against `kinds`) and the rest.
 pub(crate) fn kind_of(v: &toml::Value, path: &str, kinds: &[&str]) -> Result<(String, toml::Value), ScenarioError> {
-    let allowed = || kinds.iter().map(|k| k.to_string()).collect::<Vec<_>>();
-    let list = kinds.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-    let Some(t) = v.as_table() else {
-        return Err(ScenarioError::new(path, format!("expected a table with `kind` = one of {list}")).with_allowed(allowed()));
-    };
-    let mut rest = t.clone();
-    let kind = match rest.remove("kind") {
-        Some(toml::Value::String(k)) => k,
-        Some(_) => return Err(ScenarioError::new(format!("{path}.kind"), format!("expected a string, one of {list}")).with_allowed(allowed())),
-        None => return Err(ScenarioError::new(format!("{path}.kind"), format!("missing; one of {list}")).with_allowed(allowed())),
-    };
-    if !kinds.contains(&kind.as_str()) {
-        return Err(ScenarioError::new(format!("{path}.kind"), format!("unknown kind `{kind}`, expected one of {list}")).with_allowed(allowed()));
+    sluice_core::tables::kind_of(v, path, kinds).map(|(kind, rest)| (kind, toml::Value::Table(rest))).map_err(ScenarioError::from)
+}
+
+impl From<sluice_core::tables::TableError> for ScenarioError {
+    fn from(e: sluice_core::tables::TableError) -> ScenarioError {
+        let allowed = e.allowed;
+        let err = ScenarioError::new(e.path, e.message);
+        if allowed.is_empty() {
+            err
+        } else {
+            err.with_allowed(allowed)
+        }
     }
-    Ok((kind, toml::Value::Table(rest)))
 }
 
 fn one_line(s: &str) -> String {
