@@ -17,7 +17,7 @@ pub mod raw;
 pub mod signal;
 pub mod window;
 
-pub use raw::{ParseError, RawPacket};
+pub use raw::{ParseError, RawLayout, RawPacket};
 pub use signal::{set_ecn_cmi, set_tcp_reserved_bit, stamp_opt33, AcnsIp, AcnsTcp, CmtMask, HeaderSkip, Opt33, Opt33Write, OptLen, SignalField, SignalWrite};
 pub use window::{lower_window, Desired, Floor, SkipReason, WindowField, WindowRewrite, WriteToken};
 

@@ -71,6 +71,16 @@ enum L4 {
     None,
 }
 
+/// A validated packet's offsets and parsed options ([`RawPacket::layout`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RawLayout {
+    ihl: u8,
+    total: u16,
+    l4: L4,
+    opts: TcpOptionsView,
+    opt33: Opt33At,
+}
+
 /// An IPv4 packet (TCP, UDP or other) in a mutable byte buffer, validated once.
 #[derive(Debug)]
 pub struct RawPacket<'a> {
@@ -119,6 +129,25 @@ impl<'a> RawPacket<'a> {
             _ => L4::None,
         };
         Ok(RawPacket { buf, ihl, total, l4, opts, opt33 })
+    }
+
+    /// What validation found, to view the same bytes again later ([`RawPacket::with_layout`])
+    /// without parsing them twice.
+    pub fn layout(&self) -> RawLayout {
+        RawLayout { ihl: self.ihl as u8, total: self.total as u16, l4: self.l4, opts: self.opts, opt33: self.opt33 }
+    }
+
+    /// View bytes validated before, with the [`RawLayout`] their validation returned, if the
+    /// header still says so: the IPv4 version and header length byte and the total length must
+    /// match and fit in `buf`, else `None` (the caller validates again). Between the two views
+    /// only this type's writers may have changed the bytes, and none that moves a header
+    /// (window, ECN, the reserved bits, checksums, an option 33 value in place); an inserted
+    /// option changes the length fields, so its old layout is refused.
+    pub fn with_layout(buf: &'a mut [u8], l: RawLayout) -> Option<RawPacket<'a>> {
+        let (ihl, total) = (l.ihl as usize, l.total as usize);
+        let fits = total <= buf.len() && ihl >= 20 && ihl <= total;
+        let same = fits && buf[0] == 0x40 | (ihl / 4) as u8 && u16::from_be_bytes([buf[2], buf[3]]) as usize == total;
+        same.then_some(RawPacket { buf, ihl, total, l4: l.l4, opts: l.opts, opt33: l.opt33 })
     }
 
     /// The packet's bytes (the IP total length; trailing bytes of the buffer excluded).

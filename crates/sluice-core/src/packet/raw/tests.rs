@@ -26,6 +26,28 @@ fn raw_view_reads_what_was_written() {
     assert_eq!(p.tcp_checksum_ok(), Some(true));
 }
 
+// A second view from the first's layout reads the same, sees a rewrite made through the first,
+// and is refused once an inserted option moved the headers (or for bytes of another length).
+#[test]
+fn a_view_from_a_layout_reads_as_validation_did() {
+    let s = Seg { window: 4000, opts: TcpOptionsView { timestamps: Some((7, 8)), ..Default::default() }, ..Seg::ack_from_client(1) };
+    let mut b = s.bytes();
+    b.extend_from_slice(&[0; 16]);
+    let mut p = RawPacket::new_checked(&mut b).unwrap();
+    let layout = p.layout();
+    let (t, id) = one_flow(Some(7), Some(7));
+    assert!(matches!(lower_window(&mut p, Desired::Field(1000), t.get(id).unwrap(), Floor::None), WindowRewrite::Lowered { from_field: 4000, to_field: 1000 }));
+    let q = RawPacket::with_layout(&mut b, layout).expect("the headers did not move");
+    assert_eq!((q.src_port(), q.tcp_ack(), q.tcp_window_field(), q.tcp_options()), (Some(CLIENT.1), Some(s.ack), Some(1000), s.opts));
+    assert_eq!((q.ip_checksum_ok(), q.tcp_checksum_ok()), (true, Some(true)));
+    let mut p = RawPacket::new_checked(&mut b).unwrap();
+    crate::packet::signal::stamp_opt33(&mut p, 12_250, crate::packet::signal::OptLen::Eight, 1500).expect("room for the option");
+    assert!(RawPacket::with_layout(&mut b, layout).is_none(), "the option moved the TCP header");
+    let mut short = s.bytes();
+    short.truncate(30);
+    assert!(RawPacket::with_layout(&mut short, layout).is_none());
+}
+
 // Malformed input is an error naming what is wrong.
 #[test]
 fn raw_view_rejects_malformed_packets() {
