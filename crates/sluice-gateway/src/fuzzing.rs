@@ -299,15 +299,13 @@ mod tests {
         }
     }
 
-    // RWM on the data egress (a0), drop_tail: a handshake with window scale 0 both ways (RTT
-    // 20 µs, so RWM's cap is its floor, one MSS: 1,460), then 40 server segments of 1,512 B (payload 1,464) in one burst fill a0's 16-packet queue
-    // (the rest are dropped), and a client ACK with window 65,535 sent after them, while the
-    // queue is long, must leave lowered. Everything else about the frames is checked by
-    // `check`: this test shows the checks see real rewrites and drops, so they are not vacuous.
-    #[test]
-    fn a_congested_flow_sees_drops_and_a_lowered_window() {
-        let rwm = 1 + ControllerConfig::KINDS.iter().position(|k| *k == "rwm").unwrap() as u8;
-        let mut d = vec![0, rwm, 0b1100];
+    /// Input: controller `kind` on the data egress (a0), drop_tail, dequeue, 64 flows. A
+    /// handshake with window scale 0 both ways (RTT 20 µs), then 40 server segments of 1,512 B
+    /// (payload 1,464) in one burst fill a0's 16-packet queue (the rest are dropped), and a
+    /// client ACK with window 65,535 sent after them, while the queue is long.
+    fn congested_flow(kind: &str) -> Vec<u8> {
+        let c = 1 + controllers().iter().position(|k| *k == kind).unwrap() as u8;
+        let mut d = vec![0, c, 0b1100];
         // SYN (client, ws 0), SYN-ACK (server, ws 0).
         seg(&mut d, 0, 0, [4, tcp_flags::SYN, 0xff, 0xff, 0, 0, 0, 0]);
         seg(&mut d, 0, 1, [0, tcp_flags::SYN | tcp_flags::ACK, 0xff, 0xff, 0, 0, 0, 0]);
@@ -316,7 +314,15 @@ mod tests {
             seg(&mut d, 0, 0, [0, tcp_flags::ACK, 0xff, 0xff, 0x80 | 122, 15, i, 0]);
         }
         seg(&mut d, 0, 1, [4, tcp_flags::ACK, 0xff, 0xff, 0, 15, 1, 10]);
-        let o = check(&d);
+        d
+    }
+
+    // RWM on [`congested_flow`] (its cap is its floor, one MSS: 1,460, at an RTT of 20 µs): the
+    // final ACK must leave lowered. Everything else about the frames is checked by `check`:
+    // this test shows the checks see real rewrites and drops, so they are not vacuous.
+    #[test]
+    fn a_congested_flow_sees_drops_and_a_lowered_window() {
+        let o = check(&congested_flow("rwm"));
         // 44 in; a0's queue takes 16 of the burst of 40 (the link drains 1 frame in 1.2 ms,
         // the burst arrives in 0 ns): 24 dropped, 20 leave. RWM caps every ACK of a registered
         // flow from either end at one MSS (field 1,460 < 65,535): the handshake's last ACK, the
@@ -330,16 +336,7 @@ mod tests {
     // whose data is a0's, keep their windows: 2 lowered, with the same drops as under RWM.
     #[test]
     fn ngwa_stamp_ack_lowers_only_the_client_acks() {
-        let ngwa = 1 + controllers().iter().position(|k| *k == "ngwa").unwrap() as u8;
-        let mut d = vec![0, ngwa, 0b1100];
-        seg(&mut d, 0, 0, [4, tcp_flags::SYN, 0xff, 0xff, 0, 0, 0, 0]);
-        seg(&mut d, 0, 1, [0, tcp_flags::SYN | tcp_flags::ACK, 0xff, 0xff, 0, 0, 0, 0]);
-        seg(&mut d, 0, 1, [4, tcp_flags::ACK, 0xff, 0xff, 0, 15, 0, 0]);
-        for i in 0..40 {
-            seg(&mut d, 0, 0, [0, tcp_flags::ACK, 0xff, 0xff, 0x80 | 122, 15, i, 0]);
-        }
-        seg(&mut d, 0, 1, [4, tcp_flags::ACK, 0xff, 0xff, 0, 15, 1, 10]);
-        assert_eq!(check(&d), Outcome { frames_in: 44, frames_out: 20, dropped: 24, lowered: 2 });
+        assert_eq!(check(&congested_flow("ngwa")), Outcome { frames_in: 44, frames_out: 20, dropped: 24, lowered: 2 });
     }
 
     proptest! {
