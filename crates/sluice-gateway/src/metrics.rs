@@ -56,7 +56,6 @@ impl EventLog {
 
     /// An ACK window lowered (or raised) from `orig` to `new` bytes; `reason` as the
     /// simulator's trace: `"window"`, or `"ngwa_ack"` for NGWA's gateway-only variant.
-    #[allow(clippy::too_many_arguments)]
     pub fn rewrite(&mut self, t: Dur, queue: &str, flow: Option<FlowId>, orig: u64, new: u64, reason: &str) {
         let _ = writeln!(
             self.out,
