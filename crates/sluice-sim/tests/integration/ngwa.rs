@@ -155,6 +155,9 @@ fn bad_ngwa_names_the_field() {
     assert!(e.contains("gateways[0].controller") && e.contains("ngwa") && e.contains("ewt"), "{e}");
     let e = err(dumbbell("").replace("[[gateways]]\nnode = \"B\"", "[[gateways]]\nnode = \"B\"\nmonitor = \"B->A\""));
     assert!(e.contains("gateways[1].monitor") && e.contains("not used by NGWA"), "{e}");
+    // With stamp_ack = true NGWA is a window controller: it takes a monitored queue.
+    let m = sluice_sim::scenario::load_str(&dumbbell(", stamp_ack = true").replace("[[gateways]]\nnode = \"B\"", "[[gateways]]\nnode = \"B\"\nmonitor = \"B->A\""), None).unwrap();
+    assert_eq!((m.gateways.len(), m.ngwa.len(), m.gateways[1].monitor.as_str(), m.gateways[0].monitor.as_str()), (2, 0, "B->A", "A->B"));
     let e = err(dumbbell("").replace("node = \"B\"", "node = \"A\""));
     assert!(e.contains("gateways[1].node") && e.contains("already has a gateway"), "{e}");
 }
