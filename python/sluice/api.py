@@ -208,8 +208,8 @@ class Result:
         ``monitor.cwnd_trace`` is set, ``rtt`` when ``monitor.rtt_trace`` is set, and
         ``flow_samples`` (``t_s, flow, bytes, throughput_bps``: payload delivered per flow in
         each interval) when ``monitor.flow_sample`` is set, ``rewrites`` (``t_s, gateway, flow,
-        orig_bytes, new_bytes, reason, weight``; reason ``window``, ``ngwa_stamp``, ``acns_freeze`` or
-        ``acns_fallback``; weight ACNS's ``W``, NaN on other rows) when ``monitor.rewrite_trace`` is set.
+        orig_bytes, new_bytes, reason, weight``; reason ``window``, ``ngwa_ack``, ``ngwa_stamp``,
+        ``acns_freeze`` or ``acns_fallback``; weight ACNS's ``W``, NaN on other rows) when ``monitor.rewrite_trace`` is set.
     files : list[str]
         Files the simulator wrote into ``out_dir`` (pcap), relative to it.
     """

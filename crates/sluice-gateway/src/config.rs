@@ -6,7 +6,7 @@
 use crate::error::GatewayError;
 use crate::sys::RingConfig;
 use serde::Deserialize;
-use sluice_core::control::{AwmConfig, ControllerConfig, EwaConfig, EwtConfig, PinkConfig, RwmConfig, SapLawConfig};
+use sluice_core::control::{AwmConfig, ControllerConfig, EwaConfig, EwtConfig, NgwaConfig, PinkConfig, RwmConfig, SapLawConfig};
 use sluice_core::flows::FlowTableConfig;
 use sluice_core::qdisc::{AnyQdisc, DropTailConfig, Profile, QdiscConfig, QueueDisc};
 use sluice_core::rng::RngStream;
@@ -212,7 +212,14 @@ fn controller(v: &toml::Value, path: &str) -> Result<ControllerConfig, GatewayEr
         "sap_law" => ControllerConfig::SapLaw(de::<SapLawConfig>(rest, path)?),
         "pink" => ControllerConfig::Pink(de::<PinkConfig>(rest, path)?),
         "rwm" => ControllerConfig::Rwm(de::<RwmConfig>(rest, path)?),
-        _ => return err(format!("{path}.kind"), "NGWA's router is not run by the gateway yet (simulator only); one of `ewt`, `ewa`, `awm`, `sap_law`, `pink`, `rwm`"),
+        _ => {
+            let c = de::<NgwaConfig>(rest, path)?;
+            if !c.stamp_ack {
+                // The paper's receiver half (reading option 33) needs kernel changes.
+                return err(format!("{path}.stamp_ack"), "live traffic needs stamp_ack = true (the gateway writes W_node into ACK windows): NGWA's receiver half needs kernel changes");
+            }
+            ControllerConfig::Ngwa(c)
+        }
     };
     cfg.validate().map_err(|e| GatewayError::Config(format!("{path}.{}: {}", e.field, e.message)))?;
     Ok(cfg)
@@ -356,11 +363,26 @@ mod tests {
         assert!(msg(&ctl).starts_with("gateway.controller.delta:"), "{}", msg(&ctl));
         let ctl = format!("{}[gateway]\ncontroller = {{ kind = \"ewt\" }}\nmonitor = \"c0\"\n", TWO.replacen("\"a0\"", "\"a0\"\nrate = \"10Mbps\"", 1));
         assert_eq!(msg(&ctl), "gateway.monitor: no egress through \"c0\"; expected \"a0\" or \"b0\"");
-        let ngwa = format!("{TWO}[gateway]\ncontroller = {{ kind = \"ngwa\" }}\n");
-        assert!(msg(&ngwa).starts_with("gateway.controller.kind: NGWA's router is not run by the gateway yet"));
+        let rated = TWO.replacen("\"a0\"", "\"a0\"\nrate = \"10Mbps\"", 1);
+        let ngwa = format!("{rated}[gateway]\ncontroller = {{ kind = \"ngwa\", flow_division = true }}\n");
+        assert_eq!(msg(&ngwa), "gateway.controller.stamp_ack: live traffic needs stamp_ack = true (the gateway writes W_node into ACK windows): NGWA's receiver half needs kernel changes");
+        let ngwa = format!("{rated}[gateway]\ncontroller = {{ kind = \"ngwa\", stamp_ack = true, opt_len = 6 }}\n");
+        assert_eq!(msg(&ngwa), "gateway.controller.opt_len: expected 4 or 8, got 6");
+        let ngwa = format!("{rated}[gateway]\ncontroller = {{ kind = \"ngwa\", stamp_ack = true, stamp_flor = \"mss\" }}\n");
+        assert!(msg(&ngwa).starts_with("gateway.controller.stamp_flor: unknown field"), "{}", msg(&ngwa));
         assert!(msg("metrics = \"localhost\"\n[[egress]]\ninterface = \"a0\"\n[[egress]]\ninterface = \"b0\"\n").starts_with("metrics: expected an address"));
         assert!(msg("[[egress]\n").starts_with("config: "));
         assert_eq!(msg(&format!("[ring]\nversion = 1\n{TWO}")), "ring.version: expected 2 or 3 (TPACKET_V2 or TPACKET_V3), got 1");
+    }
+
+    // NGWA runs on live traffic only as the gateway-only variant: accepted with stamp_ack,
+    // the scenarios' keys and defaults (flow division off, br = "pkts", floor none).
+    #[test]
+    fn ngwa_is_accepted_with_stamp_ack() {
+        let t = format!("{}[gateway]\ncontroller = {{ kind = \"ngwa\", stamp_ack = true, flow_division = true, stamp_floor = \"mss\" }}\nmonitor = \"a0\"\n", TWO.replacen("\"a0\"", "\"a0\"\nrate = \"10Mbps\"", 1));
+        let c = Config::parse(&t).unwrap().control.unwrap();
+        assert_eq!(c.controller, ControllerConfig::Ngwa(NgwaConfig { stamp_ack: true, flow_division: true, stamp_floor: sluice_core::control::NgwaStampFloor::Mss, ..NgwaConfig::default() }));
+        assert_eq!((c.monitor, c.rewrite_at), (0, RewriteAt::Dequeue));
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::metrics::{DirCounters, EventLog};
 use crate::packet::{complete_l4_checksum, flow_hash, ipv4_part, write_ce, FrameKind, GwPkt, Pool, ETH_HLEN, SLOT};
 use sluice_core::control::{NetworkReturn, QueueEvent, QueueEventKind, QueueReading, Readings};
 use sluice_core::flows::FlowId;
-use sluice_core::packet::{proto, HeaderView, RawPacket, WindowRewrite};
+use sluice_core::packet::{HeaderView, RawPacket, WindowRewrite};
 use sluice_core::qdisc::{AnyQdisc, DropReason, Instrumented, MarkReason, Occupancy, Offer, QdiscCx, QueueDisc};
 use sluice_core::rng::{RngStream, StreamKey};
 use sluice_core::units::QueueLimit;
@@ -156,8 +156,7 @@ impl Gateway {
                 let d = &mut dirs[out];
                 let ip = ipv4_part(&mut d.pool.buf_mut(slot)[..pkt.frame_len as usize]).expect("parsed as IPv4 above");
                 if let Ok(mut p) = RawPacket::new_checked(ip) {
-                    let monitored_udp = out == h.monitor && p.protocol() == proto::UDP;
-                    pkt.seen = h.nr.on_forward(&p, monitored_udp, r, now);
+                    pkt.seen = h.nr.on_forward(&p, out == h.monitor, r, now);
                     if h.rewrite_at == RewriteAt::Forward {
                         let o = h.nr.at_rewrite_point_seen(&mut p, pkt.seen, r, now);
                         log_rewrite(log, *epoch, &d.interface, &h.nr, &p, pkt.seen, o, now);
@@ -304,7 +303,8 @@ fn log_rewrite(log: &mut Option<EventLog>, epoch: Time, iface: &str, nr: &Networ
     let Some(l) = log.as_mut() else { return };
     let flow = nr.flows.lookup_segment_seen(p, seen);
     let shift = flow.and_then(|f| p.src_port().and_then(|sp| f.side_of(p.src_addr(), sp)).and_then(|s| f.shift(s))).unwrap_or(0);
-    l.rewrite(now.since(epoch), iface, seen, (from_field as u64) << shift, (to_field as u64) << shift);
+    let reason = if matches!(nr.controller, sluice_core::control::AnyController::Ngwa(_)) { "ngwa_ack" } else { "window" };
+    l.rewrite(now.since(epoch), iface, seen, (from_field as u64) << shift, (to_field as u64) << shift, reason);
 }
 
 #[cfg(test)]
@@ -458,6 +458,69 @@ mod tests {
         assert!(max <= 64, "{max} entries");
         sent += drain_from(&mut gw, Time(10_000_000), Time(1_000_000_000)).len();
         assert_eq!(sent, 10_000);
+    }
+
+    // NGWA's gateway-only variant, rewriting at forward, monitoring a0 (the server's data
+    // direction; 10-packet drop-tail, so W_node = 0.98·(10 − q)·1500 B with n_f = 1: the
+    // SYN-ACK left through a0). After the handshake (shift 0 both ways) and with a0 empty:
+    // 8 client ACKs (window 65,535) queued on b0 each leave with 0.98·15,000 = 14,700, however
+    // full b0 (the ACKs' own queue) gets. Then 6 server data segments wait in a0: a client ACK
+    // leaves with 0.98·(10 − 6)·1,500 = 5,880, one carrying 3,000 keeps it, and the server's
+    // segments (which carry ACK, but their data is the monitored queue's) keep 65,535. The
+    // handshake's SYN keeps its window, its last ACK gets 0.98·(10 − 1)·1,500 = 13,230 (the
+    // SYN-ACK still waits in a0 when the ACK is forwarded). Every
+    // checksum verifies on the way out; no frame grows (no option 33).
+    #[test]
+    fn ngwa_stamp_ack_writes_the_data_queues_w_node_into_acks() {
+        let cfg = Config::parse(
+            "[[egress]]\ninterface = \"a0\"\nrate = \"10Mbps\"\nqdisc = { kind = \"drop_tail\", limit = \"10pkt\" }\n\
+             [[egress]]\ninterface = \"b0\"\nrate = \"10Mbps\"\nqdisc = { kind = \"drop_tail\", limit = \"10pkt\" }\n\
+             [gateway]\ncontroller = { kind = \"ngwa\", stamp_ack = true, flow_division = true }\nmonitor = \"a0\"\nrewrite_at = \"forward\"\n",
+        )
+        .unwrap();
+        let mut gw = Gateway::new(&cfg, Time::ZERO);
+        use crate::fuzzing::segment;
+        use sluice_core::packet::tcp_flags::{ACK, SYN};
+        let mut t = 0u64;
+        let mut send = |gw: &mut Gateway, b: [u8; 8]| {
+            let (dir, f) = segment(&b);
+            t += 1;
+            gw.on_frame(dir, &f, false, Time(t), Time(t));
+            f.len()
+        };
+        // Client (bit 2 of byte 0) SYN and ACK, server SYN-ACK, both announcing shift 0.
+        send(&mut gw, [4, SYN, 0xff, 0xff, 0, 0, 0, 0]);
+        send(&mut gw, [0, SYN | ACK, 0xff, 0xff, 0, 0, 0, 0]);
+        send(&mut gw, [4, ACK, 0xff, 0xff, 0, 15, 0, 0]);
+        let hs = drain_from(&mut gw, Time(3), Time(10_000_000));
+        assert_eq!(hs.len(), 3);
+        let mut sizes = Vec::new();
+        for k in 0..8 {
+            sizes.push(send(&mut gw, [4, ACK, 0xff, 0xff, 0, 15, 1, k]));
+        }
+        for k in 0..6 {
+            send(&mut gw, [0, ACK, 0xff, 0xff, 0x80 | 121, 15, 1 + k, 1]);
+        }
+        assert_eq!(gw.dirs[0].occupancy().packets, 6);
+        sizes.push(send(&mut gw, [4, ACK, 0xff, 0xff, 0, 15, 1, 8]));
+        sizes.push(send(&mut gw, [4, ACK, 0x0b, 0xb8, 0, 15, 1, 9]));
+        let out = drain_from(&mut gw, Time(t), Time(100_000_000));
+        let field = |f: &[u8]| -> (u16, bool) {
+            let mut b = f.to_vec();
+            let p = RawPacket::new_checked(ipv4_part(&mut b).unwrap()).unwrap();
+            (p.tcp_window_field().unwrap(), p.tcp_checksum_ok() == Some(true) && p.ip_checksum_ok())
+        };
+        assert_eq!(hs.iter().filter(|(o, _, _)| *o == 1).map(|(_, _, f)| field(f)).collect::<Vec<_>>(), [(65_535, true), (13_230, true)], "the SYN is never rewritten; the ACK is");
+        let to_server: Vec<(u16, bool)> = out.iter().filter(|(o, _, _)| *o == 1).map(|(_, _, f)| field(f)).collect();
+        let mut want = vec![(14_700, true); 8];
+        want.extend([(5_880, true), (3_000, true)]);
+        assert_eq!(to_server, want);
+        assert_eq!(out.iter().filter(|(o, _, _)| *o == 1).map(|(_, _, f)| f.len()).collect::<Vec<_>>(), sizes, "no frame grows");
+        let to_client: Vec<(u16, bool)> = out.iter().filter(|(o, _, _)| *o == 0).map(|(_, _, f)| field(f)).collect();
+        assert_eq!(to_client, vec![(65_535, true); 6]);
+        let st = gw.hook.as_ref().unwrap().nr.stats;
+        // The 8, the 5,880 one and the handshake's own ACK (13,230, checked above).
+        assert_eq!((st.lowered, st.raised), (10, 0));
     }
 
     proptest! {

@@ -5,7 +5,8 @@
 //! (`crates/sluice-gateway/fuzz/`) and by a proptest in CI (docs/testing.md, "Fuzzing").
 //!
 //! Input: byte 0 picks the queue discipline (each kind, small limit, ECN on where it has it),
-//! byte 1 the controller (none or each kind, default parameters), byte 2 the monitored egress,
+//! byte 1 the controller (none, each window controller kind with default parameters, or NGWA's
+//! gateway-only variant: `stamp_ack = true`, flow division on), byte 2 the monitored egress,
 //! the rewrite point and the flow table's capacity (1, 2, 4 or 64). Then records, each a header
 //! byte `h` and a time step byte (bit 0: egress, bit 1: `csum_not_ready`, bit 5: the step is
 //! in ms rather than 10 µs):
@@ -57,6 +58,14 @@ pub struct Outcome {
     pub lowered: u64,
 }
 
+/// The controllers byte 1 chooses from after "none": [`ControllerConfig::KINDS`], then NGWA
+/// (live traffic runs it only with `stamp_ack = true`).
+fn controllers() -> Vec<&'static str> {
+    let mut k = ControllerConfig::KINDS.to_vec();
+    k.push("ngwa");
+    k
+}
+
 fn config_text(q: usize, c: usize, flags: u8) -> String {
     let kind = QdiscConfig::KINDS[q % QdiscConfig::KINDS.len()];
     let ecn = if kind == "drop_tail" { "" } else { ", ecn = true" };
@@ -65,13 +74,14 @@ fn config_text(q: usize, c: usize, flags: u8) -> String {
         "[[egress]]\ninterface = \"a0\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\nbuffers = {BUFFERS}\n{qdisc}\n\
          [[egress]]\ninterface = \"b0\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\nbuffers = {BUFFERS}\n{qdisc}\n"
     );
-    let kinds = ControllerConfig::KINDS;
+    let kinds = controllers();
     if !c.is_multiple_of(kinds.len() + 1) {
         let ctl = kinds[c % (kinds.len() + 1) - 1];
+        let extra = if ctl == "ngwa" { ", stamp_ack = true, flow_division = true" } else { "" };
         let monitor = if flags & 1 == 0 { "a0" } else { "b0" };
         let at = if flags & 2 == 0 { "dequeue" } else { "forward" };
         let cap = CAPACITIES[(flags >> 2) as usize & 3];
-        s += &format!("[gateway]\ncontroller = {{ kind = \"{ctl}\" }}\nmonitor = \"{monitor}\"\nrewrite_at = \"{at}\"\nflow_table = {{ capacity = {cap} }}\n");
+        s += &format!("[gateway]\ncontroller = {{ kind = \"{ctl}\"{extra} }}\nmonitor = \"{monitor}\"\nrewrite_at = \"{at}\"\nflow_table = {{ capacity = {cap} }}\n");
     }
     s
 }
@@ -83,13 +93,13 @@ fn config(q: u8, c: u8, flags: u8) -> &'static Config {
     static CONFIGS: OnceLock<Vec<OnceLock<Config>>> = OnceLock::new();
     let all = CONFIGS.get_or_init(|| (0..NQ * NC * 16).map(|_| OnceLock::new()).collect());
     let q = q as usize % QdiscConfig::KINDS.len();
-    let c = c as usize % (ControllerConfig::KINDS.len() + 1);
+    let c = c as usize % (controllers().len() + 1);
     let f = flags as usize & 15;
     all[(q * NC + c) * 16 + f].get_or_init(|| Config::parse(&config_text(q, c, f as u8)).expect("fuzz configuration parses"))
 }
 
 /// A TCP segment of flow `i` (module doc), IPv4 and TCP checksums valid, in an Ethernet frame.
-fn segment(b: &[u8; 8]) -> (usize, Vec<u8>) {
+pub(crate) fn segment(b: &[u8; 8]) -> (usize, Vec<u8>) {
     let flow = (b[0] & 3) as u16;
     let from_client = b[0] & 4 != 0;
     let ecn = b[0] >> 6;
@@ -276,12 +286,12 @@ mod tests {
         out.extend_from_slice(&b);
     }
 
-    // Every configuration the first three bytes name parses (7 disciplines × 7 controller
+    // Every configuration the first three bytes name parses (7 disciplines × 8 controller
     // choices × 16 flag values).
     #[test]
     fn every_configuration_parses() {
         for q in 0..QdiscConfig::KINDS.len() as u8 {
-            for c in 0..=ControllerConfig::KINDS.len() as u8 {
+            for c in 0..=controllers().len() as u8 {
                 for f in 0..16 {
                     config(q, c, f);
                 }
@@ -289,15 +299,13 @@ mod tests {
         }
     }
 
-    // RWM on the data egress (a0), drop_tail: a handshake with window scale 0 both ways (RTT
-    // 20 µs, so RWM's cap is its floor, one MSS: 1,460), then 40 server segments of 1,512 B (payload 1,464) in one burst fill a0's 16-packet queue
-    // (the rest are dropped), and a client ACK with window 65,535 sent after them, while the
-    // queue is long, must leave lowered. Everything else about the frames is checked by
-    // `check`: this test shows the checks see real rewrites and drops, so they are not vacuous.
-    #[test]
-    fn a_congested_flow_sees_drops_and_a_lowered_window() {
-        let rwm = 1 + ControllerConfig::KINDS.iter().position(|k| *k == "rwm").unwrap() as u8;
-        let mut d = vec![0, rwm, 0b1100];
+    /// Input: controller `kind` on the data egress (a0), drop_tail, dequeue, 64 flows. A
+    /// handshake with window scale 0 both ways (RTT 20 µs), then 40 server segments of 1,512 B
+    /// (payload 1,464) in one burst fill a0's 16-packet queue (the rest are dropped), and a
+    /// client ACK with window 65,535 sent after them, while the queue is long.
+    fn congested_flow(kind: &str) -> Vec<u8> {
+        let c = 1 + controllers().iter().position(|k| *k == kind).unwrap() as u8;
+        let mut d = vec![0, c, 0b1100];
         // SYN (client, ws 0), SYN-ACK (server, ws 0).
         seg(&mut d, 0, 0, [4, tcp_flags::SYN, 0xff, 0xff, 0, 0, 0, 0]);
         seg(&mut d, 0, 1, [0, tcp_flags::SYN | tcp_flags::ACK, 0xff, 0xff, 0, 0, 0, 0]);
@@ -306,12 +314,29 @@ mod tests {
             seg(&mut d, 0, 0, [0, tcp_flags::ACK, 0xff, 0xff, 0x80 | 122, 15, i, 0]);
         }
         seg(&mut d, 0, 1, [4, tcp_flags::ACK, 0xff, 0xff, 0, 15, 1, 10]);
-        let o = check(&d);
+        d
+    }
+
+    // RWM on [`congested_flow`] (its cap is its floor, one MSS: 1,460, at an RTT of 20 µs): the
+    // final ACK must leave lowered. Everything else about the frames is checked by `check`:
+    // this test shows the checks see real rewrites and drops, so they are not vacuous.
+    #[test]
+    fn a_congested_flow_sees_drops_and_a_lowered_window() {
+        let o = check(&congested_flow("rwm"));
         // 44 in; a0's queue takes 16 of the burst of 40 (the link drains 1 frame in 1.2 ms,
         // the burst arrives in 0 ns): 24 dropped, 20 leave. RWM caps every ACK of a registered
         // flow from either end at one MSS (field 1,460 < 65,535): the handshake's last ACK, the
         // 16 data segments (they carry ACK) and the final ACK: 18 lowered.
         assert_eq!(o, Outcome { frames_in: 44, frames_out: 20, dropped: 24, lowered: 18 });
+    }
+
+    // The same input through NGWA's gateway-only variant on a0: the two client ACKs (the
+    // handshake's and the last) leave lowered — W_node is at most 0.98·16·1,500 = 23,520 B
+    // (shift 0) below their 65,535 whatever a0 holds — while the server's 16 data segments,
+    // whose data is a0's, keep their windows: 2 lowered, with the same drops as under RWM.
+    #[test]
+    fn ngwa_stamp_ack_lowers_only_the_client_acks() {
+        assert_eq!(check(&congested_flow("ngwa")), Outcome { frames_in: 44, frames_out: 20, dropped: 24, lowered: 2 });
     }
 
     proptest! {

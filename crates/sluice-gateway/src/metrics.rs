@@ -54,17 +54,19 @@ impl EventLog {
         f.map_or(-1, |f| f.0 as i64)
     }
 
-    /// An ACK window lowered (or raised) from `orig` to `new` bytes.
-    pub fn rewrite(&mut self, t: Dur, queue: &str, flow: Option<FlowId>, orig: u64, new: u64) {
+    /// An ACK window lowered (or raised) from `orig` to `new` bytes; `reason` as the
+    /// simulator's trace: `"window"`, or `"ngwa_ack"` for NGWA's gateway-only variant.
+    pub fn rewrite(&mut self, t: Dur, queue: &str, flow: Option<FlowId>, orig: u64, new: u64, reason: &str) {
         let _ = writeln!(
             self.out,
-            r#"{{"t_s":{:.9},"gateway":"{}","queue":"{}","flow":{},"orig_bytes":{},"new_bytes":{},"event":"rewrite","reason":"window"}}"#,
+            r#"{{"t_s":{:.9},"gateway":"{}","queue":"{}","flow":{},"orig_bytes":{},"new_bytes":{},"event":"rewrite","reason":"{}"}}"#,
             t.as_secs_f64(),
             self.gateway,
             queue,
             Self::flow(flow),
             orig,
-            new
+            new,
+            reason
         );
     }
 

@@ -338,7 +338,9 @@ fn acks_through(tag: &str, controller: &str) -> (Vec<(u32, u32)>, usize, usize) 
     let pairs: Vec<(u32, u32)> = at_s.iter().filter_map(|r| client.get(&key(r)).map(|&w| (w, r[3].parse().unwrap()))).collect();
     // tshark: checksum status 1 = good, 0 = bad, 2 = unverified.
     let bad = at_s.iter().filter(|r| r[4] != "1" || r[5] != "1").count();
-    let logged = std::fs::read_to_string(&log).unwrap_or_default().lines().filter(|l| l.contains("\"reason\":\"window\"")).count();
+    // Rewrites are logged with reason "window" (NGWA's gateway-only variant: "ngwa_ack").
+    let reason = if controller.contains("\"ngwa\"") { "ngwa_ack" } else { "window" };
+    let logged = std::fs::read_to_string(&log).unwrap_or_default().lines().filter(|l| l.contains(&format!("\"reason\":\"{reason}\""))).count();
     eprintln!("{controller}: {} ACKs at the client, {} at the server, {} matched, {} lowered in the capture, {rewrites} rewrites counted, {logged} logged", at_c.len(), at_s.len(), pairs.len(), pairs.iter().filter(|(c, s)| s < c).count());
     (pairs, bad, logged)
 }
@@ -366,6 +368,14 @@ fn ewt_rewrites_acks_and_never_raises_a_window() {
 fn rwm_rewrites_acks_and_never_raises_a_window() {
     let Some(_g) = enter("rwm_rewrites_acks_and_never_raises_a_window") else { return };
     check_never_raised("{ kind = \"rwm\" }", "r");
+}
+
+// NGWA's gateway-only variant: W_node of the data queue gc (1000 packets, so at most
+// 0.98·1,500,000 = 1,470,000 B, less as the flow fills it) written into the client's ACKs.
+#[test]
+fn ngwa_stamp_ack_rewrites_acks_and_never_raises_a_window() {
+    let Some(_g) = enter("ngwa_stamp_ack_rewrites_acks_and_never_raises_a_window") else { return };
+    check_never_raised("{ kind = \"ngwa\", stamp_ack = true, flow_division = true }", "n");
 }
 
 // PIE (target 15 ms) at a 100 Mb/s, 10 ms bottleneck with four kernel CUBIC flows: the mean

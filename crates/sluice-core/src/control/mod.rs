@@ -13,13 +13,15 @@
 //! | [`sap_law`] | SAP-LAW | Palazzi et al. 2005–2006, as summarised in the EWT paper |
 //! | [`pink`] | PINK | Grazia et al. 2015/2017, as summarised in the EWT paper |
 //! | [`rwm`] | RWM, Receive Window Modulation | Ciaccia et al. |
+//! | [`ngwa`] ([`NgwaAck`]) | NGWA's gateway-only variant (`stamp_ack = true`): `W_node` of the data-direction queue written into ACK windows | Sluice's own, after Talau & Wille |
 //!
 //! [`NetworkReturn`] is the hook a datapath calls (the simulator's gateway node, a Linux
 //! gateway on live packets): it owns the flow table and one controller and runs the calls in
 //! the documented order. Each controller's formula, options, defaults and reconstructions are
 //! in docs/algorithms/network-return.md.
 //!
-//! Two routers that signal in other header bits share no call with [`WindowController`]:
+//! Two routers that signal in other header bits share no call with [`WindowController`]
+//! (NGWA's only with `stamp_ack = false`, the paper's mechanism):
 //!
 //! | module | router | source |
 //! |---|---|---|
@@ -42,7 +44,7 @@ pub use acns::{Acns, AcnsConfig, AcnsOutcome, AcnsStats};
 pub use awm::{Awm, AwmConfig};
 pub use ewa::{Ewa, EwaConfig, EwaShape};
 pub use ewt::{Ewt, EwtConfig};
-pub use ngwa::{Ngwa, NgwaConfig, NgwaStamp, NgwaStats};
+pub use ngwa::{Ngwa, NgwaAck, NgwaConfig, NgwaStamp, NgwaStampFloor, NgwaStats};
 pub use pink::{Pink, PinkConfig};
 pub use rwm::{Rwm, RwmConfig};
 pub use sap_law::{SapLaw, SapLawConfig};
@@ -144,6 +146,12 @@ pub trait WindowController {
     fn on_forward(&mut self, seg: &impl HeaderView, flow: Option<&FlowEntry>, gw: &GatewayView<'_>) {
         let _ = (seg, flow, gw);
     }
+    /// A segment the gateway forwards leaves through the monitored egress (called after
+    /// [`WindowController::on_forward`], TCP only): NGWA's gateway-only variant counts its
+    /// connections there. Default: nothing.
+    fn on_monitored_egress(&mut self, seg: &impl HeaderView, flow: Option<&FlowEntry>) {
+        let _ = (seg, flow);
+    }
     /// The monitored queue changed (AWM, EWA). `gw.queue` already shows `ev.after`.
     fn on_queue(&mut self, ev: &QueueEvent, gw: &GatewayView<'_>) {
         let _ = (ev, gw);
@@ -183,10 +191,13 @@ pub enum ControllerConfig {
     SapLaw(SapLawConfig),
     Pink(PinkConfig),
     Rwm(RwmConfig),
+    /// NGWA's gateway-only variant: only with `stamp_ack = true` ([`NgwaAck`]).
+    Ngwa(NgwaConfig),
 }
 
 impl ControllerConfig {
-    /// Every `kind`.
+    /// Every `kind` whose defaults make a window controller. `"ngwa"` is one too, but only with
+    /// `stamp_ack = true` (its default is the paper's option-33 router, [`Ngwa`]).
     pub const KINDS: &'static [&'static str] = &["ewt", "ewa", "awm", "sap_law", "pink", "rwm"];
 
     pub fn kind(&self) -> &'static str {
@@ -197,6 +208,7 @@ impl ControllerConfig {
             ControllerConfig::SapLaw(_) => "sap_law",
             ControllerConfig::Pink(_) => "pink",
             ControllerConfig::Rwm(_) => "rwm",
+            ControllerConfig::Ngwa(_) => "ngwa",
         }
     }
     /// Checks across fields; the error names the field.
@@ -208,6 +220,13 @@ impl ControllerConfig {
             ControllerConfig::SapLaw(c) => c.validate(),
             ControllerConfig::Pink(c) => c.validate(),
             ControllerConfig::Rwm(c) => c.validate(),
+            ControllerConfig::Ngwa(c) => {
+                c.validate()?;
+                if !c.stamp_ack {
+                    return Err(ParamError::new("stamp_ack", "NGWA writes ACK windows only with stamp_ack = true (the gateway-only variant); without it NGWA is the option-33 router"));
+                }
+                Ok(())
+            }
         }
     }
     /// Checks that need the monitored queue's limit (thresholds below it).
@@ -230,6 +249,7 @@ pub enum AnyController {
     SapLaw(SapLaw),
     Pink(Pink),
     Rwm(Rwm),
+    Ngwa(NgwaAck),
 }
 
 impl AnyController {
@@ -242,6 +262,7 @@ impl AnyController {
             ControllerConfig::SapLaw(c) => AnyController::SapLaw(SapLaw::new(c.clone())),
             ControllerConfig::Pink(c) => AnyController::Pink(Pink::new(c.clone())),
             ControllerConfig::Rwm(c) => AnyController::Rwm(Rwm::new(c.clone())),
+            ControllerConfig::Ngwa(c) => AnyController::Ngwa(NgwaAck::new(c.clone())),
         }
     }
 }
@@ -255,6 +276,7 @@ macro_rules! dispatch {
             AnyController::SapLaw($c) => $e,
             AnyController::Pink($c) => $e,
             AnyController::Rwm($c) => $e,
+            AnyController::Ngwa($c) => $e,
         }
     };
 }
@@ -265,6 +287,9 @@ impl WindowController for AnyController {
     }
     fn on_forward(&mut self, seg: &impl HeaderView, flow: Option<&FlowEntry>, gw: &GatewayView<'_>) {
         dispatch!(self, c => c.on_forward(seg, flow, gw))
+    }
+    fn on_monitored_egress(&mut self, seg: &impl HeaderView, flow: Option<&FlowEntry>) {
+        dispatch!(self, c => c.on_monitored_egress(seg, flow))
     }
     fn on_queue(&mut self, ev: &QueueEvent, gw: &GatewayView<'_>) {
         dispatch!(self, c => c.on_queue(ev, gw))
@@ -363,17 +388,18 @@ impl NetworkReturn {
         }
     }
 
-    /// A packet the gateway forwards at `now`. `monitored_udp`: it is UDP leaving through the
-    /// monitored egress, to be counted in the UDP rate. Returns its flow's id (TCP and
-    /// recorded), for [`NetworkReturn::at_rewrite_point_seen`].
-    pub fn on_forward(&mut self, seg: &impl HeaderView, monitored_udp: bool, r: Readings, now: Time) -> Option<FlowId> {
-        self.on_forward_hinted(seg, None, monitored_udp, r, now)
+    /// A packet the gateway forwards at `now`. `monitored`: it leaves through the monitored
+    /// egress (UDP is then counted in the UDP rate, TCP shown to
+    /// [`WindowController::on_monitored_egress`]). Returns its flow's id (TCP and recorded),
+    /// for [`NetworkReturn::at_rewrite_point_seen`].
+    pub fn on_forward(&mut self, seg: &impl HeaderView, monitored: bool, r: Readings, now: Time) -> Option<FlowId> {
+        self.on_forward_hinted(seg, None, monitored, r, now)
     }
 
     /// [`NetworkReturn::on_forward`] with a hint of the segment's flow
     /// ([`FlowTable::observe_hinted`]; same outcome).
-    pub fn on_forward_hinted(&mut self, seg: &impl HeaderView, hint: Option<FlowId>, monitored_udp: bool, r: Readings, now: Time) -> Option<FlowId> {
-        if monitored_udp && seg.protocol() == crate::packet::proto::UDP {
+    pub fn on_forward_hinted(&mut self, seg: &impl HeaderView, hint: Option<FlowId>, monitored: bool, r: Readings, now: Time) -> Option<FlowId> {
+        if monitored && seg.protocol() == crate::packet::proto::UDP {
             self.flows.count_udp(seg.ip_len(), now);
         }
         let id = self.flows.observe_hinted(seg, now, hint);
@@ -381,6 +407,9 @@ impl NetworkReturn {
         let gw = GatewayView { queue: r.queue, link: r.link, flows: &self.flows, now, oracle_flows: r.oracle_flows };
         let flow = id.and_then(|id| self.flows.get(id));
         self.controller.on_forward(seg, flow, &gw);
+        if monitored && seg.is_tcp() {
+            self.controller.on_monitored_egress(seg, flow);
+        }
         id
     }
 

@@ -33,10 +33,24 @@
 //!
 //! [`Ngwa`] holds no packet and no clock: a datapath (the simulator's gateway router, a Linux
 //! qdisc hook) calls [`Ngwa::on_departure`] with the segment, the queue's index and its reading.
+//!
+//! **Gateway-only variant** (`stamp_ack = true`, Sluice's own, not the paper's mechanism): for
+//! receivers that cannot be changed, one router writes `W_node` straight into the window of the
+//! ACKs it forwards, `min(W_r, W_node)`, and inserts no option. [`NgwaAck`] is that router: a
+//! [`WindowController`] on the network-return seam (flow table, monitored queue, the one window
+//! writer [`crate::packet::lower_window`]). `W_node` is computed as above for the monitored
+//! queue, which is the *data-direction* egress (the queue the ACK's connection's data leaves
+//! through, not the queue the ACK itself crosses); `n_f` counts the SYN / SYN-ACK / FIN / RST of
+//! tracked flows leaving through that queue. An ACK is rewritten only when the other side of
+//! its connection sends through the monitored queue; the ACKs leaving through it are those of
+//! data that does not cross it, and are left alone. `stamp_floor = "none"` (default, as eqn. 3:
+//! a full queue advertises a zero window and the sender persist-probes) or `"mss"` (at least one
+//! MSS).
 
-use super::QueueReading;
+use super::{flow_mss, GatewayView, Proposal, QueueReading, WindowController};
+use crate::flows::{FlowEntry, FlowEvent, FlowMap, OngoingRtt, Side};
 use crate::packet::signal::{stamp_opt33, HeaderSkip, Opt33Write, OptLen, SignalField};
-use crate::packet::{tcp_flags, HeaderView};
+use crate::packet::{tcp_flags, Desired, Floor, HeaderView};
 use crate::qdisc::ParamError;
 use crate::units::QueueLimit;
 use serde::{Deserialize, Serialize};
@@ -62,8 +76,25 @@ pub enum NgwaFlowCount {
     SynFin,
 }
 
+/// The lower bound of a window written by the gateway-only variant (`stamp_floor`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NgwaStampFloor {
+    /// None, as NGWA's eqn. 3: a full data queue writes a zero window.
+    #[default]
+    None,
+    /// One MSS (the flow's, from its handshake; else `mtu − 40`).
+    Mss,
+}
+
+impl NgwaStampFloor {
+    fn is_none(&self) -> bool {
+        *self == NgwaStampFloor::None
+    }
+}
+
 /// `{ kind = "ngwa", flow_division = false, br = "pkts", flow_count = "syn_fin", opt_len = 8,
-/// stamp_ack = false, mtu = 1500 }`.
+/// stamp_ack = false, stamp_floor = "none", mtu = 1500 }`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NgwaConfig {
@@ -73,9 +104,13 @@ pub struct NgwaConfig {
     pub flow_count: NgwaFlowCount,
     /// Bytes of option 33 inserted: 8 (32-bit value) or 4 (16-bit, saturating at 65,535).
     pub opt_len: u32,
-    /// The gateway-only variant (a single router writing `min(W_r, W_node)` into ACK windows,
-    /// for receivers that cannot be changed): not implemented, so only `false` is accepted.
+    /// The gateway-only variant: the router writes `min(W_r, W_node)` into the window of ACKs
+    /// (for receivers that cannot be changed; [`NgwaAck`]) and inserts no option.
     pub stamp_ack: bool,
+    /// With `stamp_ack`: the floor of the written window. Left out of the serialized config
+    /// when `"none"`, so models without it keep their hash.
+    #[serde(skip_serializing_if = "NgwaStampFloor::is_none")]
+    pub stamp_floor: NgwaStampFloor,
     /// Bytes per packet of a packet-limited queue, and the largest IP packet a stamp may
     /// make (a router never fragments for the option).
     pub mtu: u32,
@@ -86,7 +121,7 @@ impl Default for NgwaConfig {
     /// `opt_len = 8` are Sluice's reconstructions, `stamp_ack = false` is the paper's mechanism
     /// (docs/algorithms/network-return.md, "NGWA"); MTU 1500 (Ethernet).
     fn default() -> Self {
-        NgwaConfig { flow_division: false, br: NgwaBr::Pkts, flow_count: NgwaFlowCount::SynFin, opt_len: 8, stamp_ack: false, mtu: 1500 }
+        NgwaConfig { flow_division: false, br: NgwaBr::Pkts, flow_count: NgwaFlowCount::SynFin, opt_len: 8, stamp_ack: false, stamp_floor: NgwaStampFloor::None, mtu: 1500 }
     }
 }
 
@@ -96,8 +131,8 @@ impl NgwaConfig {
         if OptLen::from_bytes(self.opt_len as u64).is_none() {
             return Err(ParamError::new("opt_len", format!("expected 4 or 8, got {}", self.opt_len)));
         }
-        if self.stamp_ack {
-            return Err(ParamError::new("stamp_ack", "the gateway-only variant (ACK windows written by the router) is not implemented; only false is accepted"));
+        if !self.stamp_ack && !self.stamp_floor.is_none() {
+            return Err(ParamError::new("stamp_floor", "applies only with stamp_ack = true (the window the router writes into ACKs)"));
         }
         if self.mtu < 68 {
             return Err(ParamError::new("mtu", format!("must be at least 68 (the IPv4 minimum), got {}", self.mtu)));
@@ -267,6 +302,80 @@ impl Ngwa {
     }
 }
 
+/// NGWA's gateway-only variant (`stamp_ack = true`, module doc): one router writes `W_node`
+/// of the data-direction queue (the monitored one) into the window of the ACKs going the other
+/// way, through [`crate::packet::lower_window`] (never raising, checksum updated, SYN and RST
+/// skipped). Its state is bounded by the flow table: connections are counted and remembered
+/// only while the table tracks them.
+#[derive(Clone, Debug)]
+pub struct NgwaAck {
+    cfg: NgwaConfig,
+    /// `n_f` of the monitored queue.
+    queue: NgwaQueue,
+    /// Per tracked flow: its connection and the side whose segments leave through the
+    /// monitored queue (the data sender whose ACKs get `W_node`).
+    data: FlowMap<(ConnKey, Side)>,
+}
+
+impl NgwaAck {
+    /// `cfg` validated, with `stamp_ack = true`.
+    pub fn new(cfg: NgwaConfig) -> NgwaAck {
+        NgwaAck { cfg, queue: NgwaQueue::default(), data: FlowMap::default() }
+    }
+
+    pub fn config(&self) -> &NgwaConfig {
+        &self.cfg
+    }
+
+    /// The monitored queue's connection count.
+    pub fn queue(&self) -> &NgwaQueue {
+        &self.queue
+    }
+
+    /// `W_node` of the monitored queue in state `q`.
+    pub fn w_node(&self, q: QueueReading) -> u64 {
+        w_node(free_bytes(self.cfg.br, q, self.cfg.mtu), self.cfg.flow_division.then(|| self.queue.flows()))
+    }
+}
+
+impl WindowController for NgwaAck {
+    fn name(&self) -> &'static str {
+        "ngwa"
+    }
+    fn ongoing_rtt(&self) -> OngoingRtt {
+        OngoingRtt::Off
+    }
+    fn on_monitored_egress(&mut self, seg: &impl HeaderView, flow: Option<&FlowEntry>) {
+        let Some(f) = flow else { return };
+        self.queue.observe(seg);
+        if let (Some(side), Some(k)) = (seg.src_port().and_then(|p| f.side_of(seg.src_addr(), p)), conn_key(seg)) {
+            if self.data.get(f.id) != Some(&(k, side)) {
+                self.data.insert(f.id, (k, side));
+            }
+        }
+    }
+    fn on_flow_event(&mut self, ev: &FlowEvent, _gw: &GatewayView<'_>) {
+        if let FlowEvent::Removed { id, .. } = ev {
+            if let Some((k, _)) = self.data.remove(*id) {
+                self.queue.conns.remove(&k);
+            }
+        }
+    }
+    fn desired_window(&mut self, ack: &impl HeaderView, flow: &FlowEntry, gw: &GatewayView<'_>) -> Option<Proposal> {
+        let side = ack.src_port().and_then(|p| flow.side_of(ack.src_addr(), p))?;
+        let &(_, data_side) = self.data.get(flow.id)?;
+        if side == data_side {
+            // This ACK leaves through the monitored queue: its own data does not.
+            return None;
+        }
+        let floor = match self.cfg.stamp_floor {
+            NgwaStampFloor::None => Floor::None,
+            NgwaStampFloor::Mss => Floor::Mss(flow_mss(flow, self.cfg.mtu.saturating_sub(40))),
+        };
+        Some(Proposal { desired: Desired::Bytes(self.w_node(gw.queue)), floor })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -428,10 +537,157 @@ mod tests {
         let e = NgwaConfig { opt_len: 6, ..NgwaConfig::default() }.validate().unwrap_err();
         assert_eq!((e.field, e.message.as_str()), ("opt_len", "expected 4 or 8, got 6"));
         assert_eq!(NgwaConfig { mtu: 0, ..NgwaConfig::default() }.validate().unwrap_err().field, "mtu");
-        assert_eq!(NgwaConfig { stamp_ack: true, ..NgwaConfig::default() }.validate().unwrap_err().field, "stamp_ack");
+        assert!(NgwaConfig { stamp_ack: true, stamp_floor: NgwaStampFloor::Mss, ..NgwaConfig::default() }.validate().is_ok());
+        let e = NgwaConfig { stamp_floor: NgwaStampFloor::Mss, ..NgwaConfig::default() }.validate().unwrap_err();
+        assert_eq!((e.field, e.message.as_str()), ("stamp_floor", "applies only with stamp_ack = true (the window the router writes into ACKs)"));
+        // As a window controller NGWA needs stamp_ack.
+        use crate::control::ControllerConfig;
+        assert_eq!(ControllerConfig::Ngwa(NgwaConfig::default()).validate().unwrap_err().field, "stamp_ack");
+        let c: ControllerConfig = serde_json::from_str(r#"{"kind": "ngwa", "stamp_ack": true, "stamp_floor": "mss"}"#).unwrap();
+        assert_eq!(c, ControllerConfig::Ngwa(NgwaConfig { stamp_ack: true, stamp_floor: NgwaStampFloor::Mss, ..NgwaConfig::default() }));
+        assert!(c.validate().is_ok());
+        // The default floor is left out of the serialized config (models keep their hash).
+        assert!(!serde_json::to_string(&NgwaConfig::default()).unwrap().contains("stamp_floor"));
         let c: NgwaConfig = serde_json::from_str(r#"{"br": "bytes", "opt_len": 4, "flow_division": true}"#).unwrap();
         assert_eq!((c.br, c.opt(), c.flow_division), (NgwaBr::Bytes, OptLen::Four, true));
         let e = serde_json::from_str::<NgwaConfig>(r#"{"br": "pkt"}"#).unwrap_err().to_string();
         assert!(e.contains("unknown variant `pkt`") && e.contains("bytes"), "{e}");
+    }
+
+    mod stamp_ack {
+        use super::*;
+        use crate::control::testutil::syn_opts;
+        use crate::control::{ControllerConfig, NetworkReturn, Readings};
+        use crate::flows::FlowTableConfig;
+        use crate::packet::{SkipReason, WindowRewrite};
+        use crate::time::{Rate, Time};
+
+        /// The data direction is server → client (the monitored egress); the client's ACKs go
+        /// the other way.
+        fn gateway(cfg: NgwaConfig) -> NetworkReturn {
+            NetworkReturn::new(FlowTableConfig::default(), &ControllerConfig::Ngwa(NgwaConfig { stamp_ack: true, ..cfg }))
+        }
+
+        /// The monitored queue, 54,000 B byte-limited, holding `bytes`.
+        fn r(bytes: u64) -> Readings {
+            Readings { queue: QueueReading { bytes, packets: (bytes / 1000) as u32, limit: QueueLimit::Bytes(54_000) }, link: Rate::mbps(10), oracle_flows: None }
+        }
+
+        fn client(i: u16) -> (u32, u16) {
+            (CLIENT.0, CLIENT.1 + i)
+        }
+
+        /// A handshake of client `i` (both ends announcing shift `ws`): the SYN and the
+        /// client's ACK leave through the other egress, the SYN-ACK through the monitored one.
+        fn handshake(g: &mut NetworkReturn, i: u16, ws: u8) {
+            let t = Time::ZERO;
+            g.on_forward(&Seg { seq: 100, ack: 0, opts: syn_opts(Some(ws)), ..Seg::tcp(client(i), SERVER, tcp_flags::SYN) }, false, r(0), t);
+            g.on_forward(&Seg { seq: 900, ack: 101, opts: syn_opts(Some(ws)), ..Seg::tcp(SERVER, client(i), tcp_flags::SYN | tcp_flags::ACK) }, true, r(0), t);
+            g.on_forward(&Seg { seq: 101, ack: 901, ..Seg::tcp(client(i), SERVER, tcp_flags::ACK) }, false, r(0), t);
+        }
+
+        /// Segment `s` (as bytes, real checksum) forwarded through the egress `monitored` says
+        /// and rewritten at the rewrite point, the monitored queue holding `queued` bytes:
+        /// the outcome and the field it leaves with; its checksum verifies afterwards.
+        fn through(g: &mut NetworkReturn, s: Seg, monitored: bool, queued: u64) -> (WindowRewrite, u16) {
+            let mut b = s.bytes();
+            let mut p = RawPacket::new_checked(&mut b).unwrap();
+            let t = Time::from_secs_f64(1.0);
+            g.on_forward(&p, monitored, r(queued), t);
+            let o = g.at_rewrite_point(&mut p, r(queued), t);
+            assert_eq!(p.tcp_checksum_ok(), Some(true), "checksum after {o:?}");
+            (o, p.tcp_window_field().unwrap())
+        }
+
+        fn ack(i: u16, window: u16) -> Seg {
+            Seg { seq: 101, ack: 901, window, ..Seg::tcp(client(i), SERVER, tcp_flags::ACK) }
+        }
+
+        // NGWA's worked example on the data queue: 54,000 − 4,000 = 50,000 B free, n_f = 4
+        // (four SYN-ACKs left through it) → 0.98·50,000/4 = 12,250. A client ACK (shift 0)
+        // carrying 20,000 leaves with 12,250; one carrying 9,000 keeps it. Shift 2 (client 4,
+        // a fifth connection: n_f = 5 → 0.98·50,000/5 = 9,800 → field 9,800 >> 2 = 2,450;
+        // with only four connections it would be 12,250 >> 2 = 3,062: checked on a gateway
+        // whose client 0 announced shift 2).
+        #[test]
+        fn w_node_of_the_data_queue_lowers_the_ack_window() {
+            let mut g = gateway(NgwaConfig { flow_division: true, ..NgwaConfig::default() });
+            for i in 0..4 {
+                handshake(&mut g, i, 0);
+            }
+            assert_eq!(match &g.controller { crate::control::AnyController::Ngwa(n) => n.queue().flows(), _ => unreachable!() }, 4);
+            assert_eq!(through(&mut g, ack(0, 20_000), false, 4_000), (WindowRewrite::Lowered { from_field: 20_000, to_field: 12_250 }, 12_250));
+            assert_eq!(through(&mut g, ack(1, 9_000), false, 4_000), (WindowRewrite::Unchanged, 9_000));
+            handshake(&mut g, 4, 2);
+            assert_eq!(through(&mut g, ack(4, 20_000), false, 4_000).1, 2_450);
+
+            let mut g = gateway(NgwaConfig { flow_division: true, ..NgwaConfig::default() });
+            handshake(&mut g, 0, 2);
+            for i in 1..4 {
+                handshake(&mut g, i, 0);
+            }
+            assert_eq!(through(&mut g, ack(0, 20_000), false, 4_000), (WindowRewrite::Lowered { from_field: 20_000, to_field: 3_062 }, 3_062));
+            assert_eq!((g.stats.lowered, g.stats.unchanged), (1, 0));
+            // Without flow division: W_node = Br = 50,000 ≥ 20,000: left.
+            let mut g = gateway(NgwaConfig::default());
+            handshake(&mut g, 0, 0);
+            assert_eq!(through(&mut g, ack(0, 20_000), false, 4_000), (WindowRewrite::Unchanged, 20_000));
+            assert_eq!(through(&mut g, ack(0, 20_000), false, 44_000).1, 10_000, "54,000 − 44,000 free");
+        }
+
+        // SYN and RST are never rewritten, even with the data queue full (W_node = 0).
+        #[test]
+        fn syn_and_rst_are_untouched() {
+            let mut g = gateway(NgwaConfig::default());
+            handshake(&mut g, 0, 0);
+            let syn = Seg { window: 20_000, ..Seg::tcp(client(1), SERVER, tcp_flags::SYN) };
+            assert_eq!(through(&mut g, syn, false, 54_000), (WindowRewrite::Skipped(SkipReason::Syn), 20_000));
+            let rst = Seg { window: 20_000, ..Seg::tcp(client(0), SERVER, tcp_flags::RST | tcp_flags::ACK) };
+            assert_eq!(through(&mut g, rst, false, 54_000), (WindowRewrite::Skipped(SkipReason::Rst), 20_000));
+        }
+
+        // The value is the data queue's: the client's ACK gets 0 (no floor) when the monitored
+        // queue is full, whatever its own queue holds (the readings are the monitored queue's
+        // only); an ACK from the server, which itself leaves through the monitored queue (its
+        // data would go the other way), is left alone even then; and so is an ACK of a flow
+        // none of whose segments has left through the monitored queue yet.
+        #[test]
+        fn only_acks_whose_data_crosses_the_monitored_queue() {
+            let mut g = gateway(NgwaConfig::default());
+            handshake(&mut g, 0, 0);
+            assert_eq!(through(&mut g, ack(0, 20_000), false, 54_000).1, 0);
+            let from_server = Seg { seq: 901, ack: 101, window: 20_000, ..Seg::tcp(SERVER, client(0), tcp_flags::ACK) };
+            assert_eq!(through(&mut g, from_server, true, 54_000), (WindowRewrite::Unchanged, 20_000));
+            // Client 1's connection, seen only on the other egress (picked up mid-stream).
+            assert_eq!(through(&mut g, ack(1, 20_000), false, 54_000), (WindowRewrite::Unchanged, 20_000));
+            // stamp_floor = "mss": one MSS of the handshake (1,460 B, shift 0).
+            let mut g = gateway(NgwaConfig { stamp_floor: NgwaStampFloor::Mss, ..NgwaConfig::default() });
+            handshake(&mut g, 0, 0);
+            assert_eq!(through(&mut g, ack(0, 20_000), false, 54_000).1, 1_460);
+        }
+
+        // n_f counts SYN / SYN-ACK / FIN / RST on the monitored egress only: four connections,
+        // a client FIN (other egress) leaves it at 4, a server FIN (monitored) makes 3
+        // (0.98·50,000/3 = 16,333), a client RST removes the flow from the table and with it
+        // from the count: 2 (24,500).
+        #[test]
+        fn n_f_from_the_data_queue_segments() {
+            let mut g = gateway(NgwaConfig { flow_division: true, ..NgwaConfig::default() });
+            for i in 0..4 {
+                handshake(&mut g, i, 0);
+            }
+            let n_f = |g: &NetworkReturn| match &g.controller {
+                crate::control::AnyController::Ngwa(n) => n.queue().flows(),
+                _ => unreachable!(),
+            };
+            through(&mut g, Seg { seq: 101, ack: 901, ..Seg::tcp(client(1), SERVER, tcp_flags::FIN | tcp_flags::ACK) }, false, 4_000);
+            assert_eq!(n_f(&g), 4);
+            through(&mut g, Seg { seq: 901, ack: 101, ..Seg::tcp(SERVER, client(2), tcp_flags::FIN | tcp_flags::ACK) }, true, 4_000);
+            assert_eq!(n_f(&g), 3);
+            assert_eq!(through(&mut g, ack(0, 65_535), false, 4_000).1, 16_333);
+            through(&mut g, Seg { seq: 101, ack: 901, ..Seg::tcp(client(3), SERVER, tcp_flags::RST) }, false, 4_000);
+            assert_eq!(n_f(&g), 2);
+            assert_eq!(through(&mut g, ack(0, 65_535), false, 4_000).1, 24_500);
+        }
     }
 }

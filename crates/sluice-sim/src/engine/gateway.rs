@@ -13,7 +13,12 @@
 //!   branches of `Sim::enqueue` that skip an empty discipline (an ACK leaving the router
 //!   usually crosses an empty access queue); with `"forward"` right after the forward call.
 //!
-//! An NGWA router ([`crate::model::NgwaSpec`]) is a [`Stamper`]: `sluice_core::control::Ngwa`
+//! NGWA's gateway-only variant (`stamp_ack = true`) is a gateway like the others: its
+//! controller (`sluice_core::control::NgwaAck`) counts connections from the segments whose
+//! forward leads into the monitored queue and writes that queue's `W_node` into the windows of
+//! the ACKs going the other way, at the rewrite point.
+//!
+//! An NGWA router ([`crate::model::NgwaSpec`], `stamp_ack = false`) is a [`Stamper`]: `sluice_core::control::Ngwa`
 //! bound to every egress queue of the router. It is called only at departure (the rewrite
 //! point's places: after `dequeue`, and in both pass-through branches of `Sim::enqueue`), where
 //! it may insert IPv4 option 33; the caller then adds the growth to the queued packet's
@@ -35,7 +40,7 @@ use super::Sim;
 use crate::model::RewriteAt;
 use sluice_core::flows::FlowId;
 use sluice_core::control::{Acns, AcnsOutcome, NetworkReturn, Ngwa, NgwaStamp, QueueEvent, QueueEventKind, QueueReading, Readings};
-use sluice_core::packet::{proto, HeaderView, WindowRewrite};
+use sluice_core::packet::WindowRewrite;
 use sluice_core::qdisc::Occupancy;
 use sluice_core::units::QueueLimit;
 use sluice_core::Rate;
@@ -142,9 +147,8 @@ impl<'m> Sim<'m> {
         let now = self.now;
         let gw = &mut self.gateways[g];
         let p = &self.pkts[id as usize];
-        let monitored_udp = out == gw.monitor && p.protocol() == proto::UDP;
         let hint = gw.by_flow.get(p.flow as usize).copied().flatten();
-        let seen = gw.nr.on_forward_hinted(p, hint, monitored_udp, r, now);
+        let seen = gw.nr.on_forward_hinted(p, hint, out == gw.monitor, r, now);
         if seen.is_some() && seen != hint {
             if let Some(h) = gw.by_flow.get_mut(p.flow as usize) {
                 *h = seen;

@@ -469,13 +469,15 @@ pub(crate) fn finish(sim: Sim<'_>, wall_time_s: f64) -> Result<RunOutput, SimErr
     if model.monitor.rewrite_trace {
         let (mut t, mut gw, mut fl, mut orig, mut new, mut reason, mut weight) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (g, spec) in sim.gateways.iter().zip(&model.gateways) {
+            // NGWA's gateway-only variant writes W_node: its own reason.
+            let why = if matches!(spec.controller, sluice_core::control::ControllerConfig::Ngwa(_)) { "ngwa_ack" } else { "window" };
             for r in g.trace.iter().flatten() {
                 t.push(r.t_ns as f64 * 1e-9);
                 gw.push(model.nodes[spec.node].name.clone());
                 fl.push(r.flow as i64);
                 orig.push(r.orig_bytes as i64);
                 new.push(r.new_bytes as i64);
-                reason.push("window".to_string());
+                reason.push(why.to_string());
                 weight.push(f64::NAN);
             }
         }

@@ -873,7 +873,8 @@ pub fn build(f: ScenarioFile, seed: Option<u64>) -> R<Model> {
 /// `[[gateways]]`: each on a router, at most one per router, reading one of its egress queues
 /// (by default the slowest towards another router), with the controller's parameters checked
 /// against that queue's limit; NGWA (`kind = "ngwa"`) stamps on every egress and reads no
-/// `monitor`; ACNS (`kind = "acns"`) evaluates at enqueue into every egress and reads no
+/// `monitor`, unless `stamp_ack = true` makes it a window controller like the others (reading
+/// the monitored data-direction queue); ACNS (`kind = "acns"`) evaluates at enqueue into every egress and reads no
 /// `monitor` either.
 fn gateways(tables: &[GatewayTable], net: &Net, mode: Option<NgwaMode>) -> R<(Vec<GatewaySpec>, Vec<NgwaSpec>, Vec<AcnsSpec>)> {
     use sluice_core::qdisc::{AnyQdisc, QueueDisc};
@@ -905,7 +906,7 @@ fn gateways(tables: &[GatewayTable], net: &Net, mode: Option<NgwaMode>) -> R<(Ve
         let names: Vec<String> = egress.iter().map(|(d, _, _)| d.queue_name.clone()).collect();
         let field = |e: sluice_core::qdisc::ParamError| ScenarioError::new(format!("{path}.controller.{}", e.field), e.message);
         let controller = match &g.controller {
-            GatewayController::Window(c) => c,
+            GatewayController::Window(c) => c.clone(),
             GatewayController::Ngwa { config, flow_division_given } => {
                 let mut c = config.clone();
                 c.validate().map_err(field)?;
@@ -915,15 +916,19 @@ fn gateways(tables: &[GatewayTable], net: &Net, mode: Option<NgwaMode>) -> R<(Ve
                     }
                     c.flow_division = m.flow_division;
                 }
-                if g.monitor.is_some() || g.rewrite_at.is_some() || g.flow_table.is_some() {
-                    let key = if g.monitor.is_some() { "monitor" } else if g.rewrite_at.is_some() { "rewrite_at" } else { "flow_table" };
-                    return err(format!("{path}.{key}"), "not used by NGWA (it stamps every egress queue at dequeue and counts flows per queue)");
+                if !c.stamp_ack {
+                    if g.monitor.is_some() || g.rewrite_at.is_some() || g.flow_table.is_some() {
+                        let key = if g.monitor.is_some() { "monitor" } else if g.rewrite_at.is_some() { "rewrite_at" } else { "flow_table" };
+                        return err(format!("{path}.{key}"), "not used by NGWA without stamp_ack (it stamps every egress queue at dequeue and counts flows per queue)");
+                    }
+                    if egress.is_empty() {
+                        return err(format!("{path}.node"), format!("{:?} has no links", g.node));
+                    }
+                    stampers.push(NgwaSpec { node, config: c });
+                    continue;
                 }
-                if egress.is_empty() {
-                    return err(format!("{path}.node"), format!("{:?} has no links", g.node));
-                }
-                stampers.push(NgwaSpec { node, config: c });
-                continue;
+                // The gateway-only variant: a window controller on the monitored queue.
+                sluice_core::control::ControllerConfig::Ngwa(c)
             }
             GatewayController::Acns(c) => {
                 c.validate().map_err(field)?;
@@ -953,7 +958,7 @@ fn gateways(tables: &[GatewayTable], net: &Net, mode: Option<NgwaMode>) -> R<(Ve
         controller.validate_for_queue(limit).map_err(field)?;
         let flow_table = g.flow_table.clone().unwrap_or_default();
         flow_table.validate().map_err(|e| ScenarioError::new(format!("{path}.flow_table.{}", e.field), e.message))?;
-        out.push(GatewaySpec { node, controller: controller.clone(), flow_table, monitor: dir.queue_name.clone(), rewrite_at: g.rewrite_at.unwrap_or(RewriteAt::Dequeue) });
+        out.push(GatewaySpec { node, controller, flow_table, monitor: dir.queue_name.clone(), rewrite_at: g.rewrite_at.unwrap_or(RewriteAt::Dequeue) });
     }
     Ok((out, stampers, markers))
 }
@@ -1004,7 +1009,7 @@ fn apply_ngwa_mode(mut c: TcpConfig, m: NgwaMode, global: &TcpTable, own: Option
 fn ngwa_opt_len(flows: &mut [FlowSpec], f: &ScenarioFile, routers: &[NgwaSpec]) -> R<()> {
     let Some(first) = routers.first() else { return Ok(()) };
     // Gateway indices of the NGWA routers, in file order.
-    let idx: Vec<usize> = f.gateways.iter().enumerate().filter(|(_, g)| matches!(g.controller, GatewayController::Ngwa { .. })).map(|(i, _)| i).collect();
+    let idx: Vec<usize> = f.gateways.iter().enumerate().filter(|(_, g)| matches!(&g.controller, GatewayController::Ngwa { config, .. } if !config.stamp_ack)).map(|(i, _)| i).collect();
     let lens: Vec<u32> = routers.iter().map(|r| r.config.opt_len).collect();
     let mut fi = 0;
     for (i, fl) in f.flows.iter().enumerate() {

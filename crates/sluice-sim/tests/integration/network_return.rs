@@ -51,12 +51,13 @@ fn configs() -> Vec<ControllerConfig> {
         ControllerConfig::Pink(PinkConfig::default()),
         ControllerConfig::Rwm(RwmConfig::default()),
         ControllerConfig::Rwm(RwmConfig { no_shrink: true, delta: -0.1, ..RwmConfig::default() }),
+        ControllerConfig::Ngwa(NgwaConfig { stamp_ack: true, flow_division: true, ..NgwaConfig::default() }),
     ]
 }
 
-// A handshake (timestamps, shifts 7 and 9), then 400 segments both ways with varied windows,
-// queue levels and times, through two gateways running the same controller: one fed the
-// simulator's packets, one the bytes. Every decision and every resulting window is the same,
+// A handshake (timestamps, shifts 7 and 9), then 400 segments both ways (the server's leaving
+// through the monitored egress) with varied windows, queue levels and times, through two
+// gateways running the same controller: one fed the simulator's packets, one the bytes. Every decision and every resulting window is the same,
 // and the byte gateway's checksums verify after each rewrite.
 #[test]
 fn controllers_decide_identically_on_sim_packets_and_their_bytes() {
@@ -93,10 +94,12 @@ fn controllers_decide_identically_on_sim_packets_and_their_bytes() {
             let r = Readings { queue: QueueReading { bytes: level, packets: (level / 1500) as u32, limit: QueueLimit::Bytes(150_000) }, link: Rate::mbps(100), oracle_flows: Some(1) };
             let mut sim = p.clone();
             let mut bytes = wire(&p);
-            on_sim.on_forward(&sim, false, r, now);
+            // The server's segments leave through the monitored (data-direction) egress.
+            let monitored = p.src == S;
+            on_sim.on_forward(&sim, monitored, r, now);
             {
                 let raw = RawPacket::new_checked(&mut bytes).expect("serialized packets parse");
-                on_raw.on_forward(&raw, false, r, now);
+                on_raw.on_forward(&raw, monitored, r, now);
             }
             let a = on_sim.at_rewrite_point(&mut sim, r, now);
             let mut raw = RawPacket::new_checked(&mut bytes).unwrap();

@@ -146,14 +146,18 @@ fn bad_ngwa_names_the_field() {
     let e = err(dumbbell(", opt_len = 6"));
     assert!(e.contains("gateways[0].controller.opt_len") && e.contains("expected 4 or 8"), "{e}");
     assert_eq!(e.lines().count(), 1, "{e}");
-    let e = err(dumbbell(", stamp_ack = true"));
-    assert!(e.contains("gateways[0].controller.stamp_ack") && e.contains("not implemented"), "{e}");
+    let e = err(dumbbell(", stamp_floor = \"mss\""));
+    assert!(e.contains("gateways[0].controller.stamp_floor") && e.contains("only with stamp_ack = true"), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
     let e = err(dumbbell(", br = \"pkt\""));
     assert!(e.contains("gateways[0]") && e.contains("unknown variant `pkt`") && e.contains("bytes"), "{e}");
     let e = err(dumbbell("").replace("kind = \"ngwa\"", "kind = \"ngwx\""));
     assert!(e.contains("gateways[0].controller") && e.contains("ngwa") && e.contains("ewt"), "{e}");
     let e = err(dumbbell("").replace("[[gateways]]\nnode = \"B\"", "[[gateways]]\nnode = \"B\"\nmonitor = \"B->A\""));
     assert!(e.contains("gateways[1].monitor") && e.contains("not used by NGWA"), "{e}");
+    // With stamp_ack = true NGWA is a window controller: it takes a monitored queue.
+    let m = sluice_sim::scenario::load_str(&dumbbell(", stamp_ack = true").replace("[[gateways]]\nnode = \"B\"", "[[gateways]]\nnode = \"B\"\nmonitor = \"B->A\""), None).unwrap();
+    assert_eq!((m.gateways.len(), m.ngwa.len(), m.gateways[1].monitor.as_str(), m.gateways[0].monitor.as_str()), (2, 0, "B->A", "A->B"));
     let e = err(dumbbell("").replace("node = \"B\"", "node = \"A\""));
     assert!(e.contains("gateways[1].node") && e.contains("already has a gateway"), "{e}");
 }
@@ -192,4 +196,92 @@ fn talau2013_modes_with_smoothing_or_flow_division_lose_nothing() {
         }
         assert!(s.gateways.iter().all(|g| g.ngwa.as_ref().is_some_and(|n| n.inserted > 0 && n.skipped == 0)), "mode {mode}");
     }
+}
+
+/// Two NewReno bulk flows s0→r0, s1→r1 with standard (non-NGWA) endpoints, MSS 1460 (1500-B
+/// packets), over a 10 Mb/s, 20 ms bottleneck; 100-packet drop-tail queues; `gateway` appended.
+fn standard_dumbbell(gateway: &str) -> String {
+    format!(
+        "name = \"ngwa_ack\"\nduration = \"4s\"\n[tcp]\nmss = 1460\ntimestamps = false\n[topology]\nkind = \"dumbbell\"\npairs = 2\naccess_rate = \"100Mbps\"\naccess_delay = \"1ms\"\n\
+         bottleneck = {{ rate = \"10Mbps\", delay = \"20ms\" }}\nqueue = {{ kind = \"drop_tail\", limit = \"100pkt\" }}\n\
+         [[flows]]\ncount = 2\nsrc = \"senders\"\ndst = \"receivers\"\napp = {{ kind = \"bulk\" }}\n\
+         [monitor]\npcap = \"all\"\nrewrite_trace = true\n{gateway}"
+    )
+}
+
+// The gateway-only variant on A alone, flow division on, standard receivers. W_node of the
+// bottleneck queue A->B (100 packets, br = "pkts": (100 − q)·1500 B free) with n_f = 2 is at
+// most 0.98·150,000/2 = 73,500 B, written into the ACKs leaving A toward the senders:
+//
+// * every row of the rewrites trace (reason `ngwa_ack`) lowers (new < orig) to at most
+//   0.98·150,000 = 147,000 B (n_f ≥ 1), most to at most 73,500 + one scaled unit;
+// * the summary counts them (lowered > 0, raised = 0);
+// * no packet carries option 33 (IHL 5 on every captured packet: the variant only writes
+//   windows);
+// * loss: the two senders together may have at most 2·73,500 = 147,000 B of payload in
+//   flight, 100.7 segments of 1460 B, i.e. 101 packets at most, of which the bottleneck
+//   queue can hold only those not on the wire: with the bottleneck busy at least the packet
+//   being sent and the ACK clock's packets in the 44-ms loop (10 Mb/s · 44 ms = 55,000 B ≈ 36
+//   packets once the flows are past slow start) are elsewhere, so A->B never reaches 100 and
+//   drops nothing. Drop-tail alone lets NewReno's windows grow until the queue overflows
+//   (slow start alone doubles past 100 packets of queue + 36 in the pipe), so it drops some.
+#[test]
+fn stamp_ack_lowers_ack_windows_and_keeps_the_queue_below_its_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let gw = "[[gateways]]\nnode = \"A\"\ncontroller = { kind = \"ngwa\", stamp_ack = true, flow_division = true }\n";
+    let out = run_str(&standard_dumbbell(gw), None, &RunOptions { out_dir: Some(dir.path().to_path_buf()), ..Default::default() }).unwrap();
+    let plain = run_str(&standard_dumbbell(""), None, &RunOptions::default()).unwrap();
+    let drops = |s: &sluice_sim::Summary| s.queues.iter().find(|q| q.name == "A->B").unwrap().dropped;
+    assert_eq!(drops(&out.summary), 0, "NGWA's windows keep A->B below its limit");
+    assert!(drops(&plain.summary) > 0, "drop-tail alone overflows");
+    let lost = |s: &sluice_sim::Summary| s.flows.iter().map(|f| f.lost_packets).sum::<u64>();
+    assert!(lost(&out.summary) < lost(&plain.summary), "{} vs {}", lost(&out.summary), lost(&plain.summary));
+    // Both flows still use the link: the windows limit the queue, not the throughput.
+    let goodput: f64 = out.summary.flows.iter().map(|f| f.goodput_bps).sum();
+    assert!(goodput > 0.9 * 10e6, "{goodput}");
+
+    let s = serde_json::to_value(&out.summary).unwrap();
+    let g = &s["gateways"][0];
+    assert_eq!((g["node"].as_str(), g["kind"].as_str(), g["params"]["stamp_ack"].as_bool(), g["monitor"].as_str()), (Some("A"), Some("ngwa"), Some(true), Some("A->B")));
+    let n = |k: &str| g[k].as_u64().unwrap();
+    assert!(n("lowered") > 100 && n("raised") == 0, "{g}");
+    let t = out.tables.iter().find(|t| t.name == "rewrites").expect("rewrites table");
+    let col = |name: &str| t.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c).unwrap();
+    let (Column::Str(reason), Column::I64(orig), Column::I64(new)) = (col("reason"), col("orig_bytes"), col("new_bytes")) else { panic!("columns") };
+    assert_eq!(reason.len() as u64, n("lowered"));
+    assert!(reason.iter().all(|r| r == "ngwa_ack"));
+    assert!(orig.iter().zip(new).all(|(o, n)| n < o && *n <= 147_000), "lowered, never raised, at most 0.98·B");
+    let shared = new.iter().filter(|&&n| n <= 73_500).count();
+    assert!(shared > new.len() * 9 / 10, "{shared} of {} at most 0.98·B/2", new.len());
+
+    // No option anywhere: every captured packet has a 20-byte IP header.
+    for f in ["A-to-B.pcap", "A-to-s0.pcap", "B-to-r0.pcap", "B-to-A.pcap"] {
+        let recs = records(&dir.path().join(f));
+        assert!(!recs.is_empty());
+        assert!(recs.iter().all(|r| r.ihl() == 20), "{f}: option 33 inserted");
+    }
+    // The ACKs reaching s0 carry the lowered windows: none above what A may leave (the
+    // receivers' own windows are larger: the ACKs arriving at A on B-to-A carry more).
+    let shift_of = |recs: &[Rec]| -> u32 {
+        let syn = recs.iter().find(|r| r.flags() & 0x02 != 0).expect("a SYN or SYN-ACK");
+        let opts = &syn.ip[40..syn.ihl() + ((syn.ip[syn.ihl() + 12] >> 4) as usize * 4)];
+        let mut i = 0;
+        while i < opts.len() {
+            match opts[i] {
+                0 => break,
+                1 => i += 1,
+                3 => return opts[i + 2] as u32,
+                _ => i += opts[i + 1].max(2) as usize,
+            }
+        }
+        0
+    };
+    let to_s0 = records(&dir.path().join("A-to-s0.pcap"));
+    let ws = shift_of(&to_s0);
+    let win = |r: &Rec| (u16::from_be_bytes([r.ip[r.ihl() + 14], r.ip[r.ihl() + 15]]) as u64) << ws;
+    let acks: Vec<u64> = to_s0.iter().filter(|r| r.flags() & 0x12 == 0x10).map(win).collect();
+    assert!(acks.len() > 500);
+    assert!(acks.iter().all(|&w| w <= 147_000), "{:?}", acks.iter().max());
+    let from_r: Vec<u64> = records(&dir.path().join("B-to-A.pcap")).iter().filter(|r| r.flags() & 0x12 == 0x10).map(win).collect();
+    assert!(from_r.iter().max() > acks.iter().max(), "the receivers advertise more than A leaves");
 }
