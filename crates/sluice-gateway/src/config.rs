@@ -149,54 +149,12 @@ fn de<T: serde::de::DeserializeOwned>(v: toml::Value, path: &str) -> Result<T, G
 
 /// `{ kind = ..., rest }`: the kind (one of `kinds`) and the rest of the table.
 fn kind_of(v: &toml::Value, path: &str, kinds: &[&str]) -> Result<(String, toml::map::Map<String, toml::Value>), GatewayError> {
-    let list = kinds.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-    let Some(t) = v.as_table() else {
-        return err(path, format!("expected a table with `kind` = one of {list}"));
-    };
-    let mut rest = t.clone();
-    let kind = match rest.remove("kind") {
-        Some(toml::Value::String(k)) => k,
-        Some(_) => return err(format!("{path}.kind"), format!("expected a string, one of {list}")),
-        None => return err(format!("{path}.kind"), format!("missing; one of {list}")),
-    };
-    if !kinds.contains(&kind.as_str()) {
-        return err(format!("{path}.kind"), format!("unknown kind `{kind}`, expected one of {list}"));
-    }
-    Ok((kind, rest))
+    sluice_core::tables::kind_of(v, path, kinds).map_err(|e| GatewayError::Config(e.to_string()))
 }
 
 /// A queue table, as the simulator reads it: keys left out take the discipline's defaults.
 fn queue(v: &toml::Value, path: &str) -> Result<QdiscConfig, GatewayError> {
-    let (kind, given) = kind_of(v, path, QdiscConfig::KINDS)?;
-    let base = QdiscConfig::defaults(&kind, Profile::Sluice).expect("kind_of admits only QdiscConfig::KINDS");
-    let Ok(toml::Value::Table(mut table)) = toml::Value::try_from(&base) else {
-        unreachable!("a queue config serializes to a table")
-    };
-    table.remove("kind");
-    for (key, v) in given.iter() {
-        if !table.contains_key(key) {
-            let allowed = table.keys().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-            return err(format!("{path}.{key}"), format!("unknown field for kind \"{kind}\"; its fields: {allowed}"));
-        }
-        table.insert(key.clone(), v.clone());
-    }
-    if let Some(key) = QdiscConfig::required(&kind).iter().find(|k| !given.contains_key(**k)) {
-        return err(format!("{path}.{key}"), format!("missing: kind \"{kind}\" has no default for it"));
-    }
-    let mut track = serde_path_to_error::Track::new();
-    let cfg = QdiscConfig::deserialize_kind(&kind, serde_path_to_error::Deserializer::new(toml::Value::Table(table), &mut track)).map_err(|e| {
-        let at = track.path().to_string();
-        let full = if at == "." { path.to_string() } else { format!("{path}.{at}") };
-        let mut msg = e.to_string().replace('\n', " ").trim().to_owned();
-        if let Some(i) = msg.rfind(" in `") {
-            if msg.ends_with('`') {
-                msg.truncate(i);
-            }
-        }
-        GatewayError::Config(format!("{full}: {msg}"))
-    })?;
-    cfg.validate().map_err(|e| GatewayError::Config(format!("{path}.{}: {}", e.field, e.message)))?;
-    Ok(cfg)
+    sluice_core::tables::qdisc(v, path, Profile::Sluice).map_err(|e| GatewayError::Config(e.to_string()))
 }
 
 /// A controller table (`[[gateways]].controller` of a scenario).
