@@ -107,6 +107,8 @@ impl Gateway {
     pub fn on_frame(&mut self, out: usize, frame: &[u8], csum_not_ready: bool, arrival: Time, now: Time) {
         let arrival = arrival.min(now);
         let Gateway { dirs, hook, log, epoch, .. } = self;
+        // The monitored queue's readings for the forward call, taken before the frame joins.
+        let r = hook.as_ref().map(|h| readings(dirs, h));
         let d = &mut dirs[out];
         d.counters.rx_frames += 1;
         d.counters.rx_bytes += frame.len() as u64;
@@ -132,16 +134,29 @@ impl Gateway {
             hash: 0,
             seen: None,
         };
+        let mut layout = None;
         if let Some(ip) = ipv4_part(buf) {
             if csum_not_ready && complete_l4_checksum(ip) {
                 d.counters.csum_completed += 1;
             }
             match RawPacket::new_checked(ip) {
-                Ok(p) => {
+                Ok(mut p) => {
                     pkt.kind = FrameKind::Ipv4;
                     pkt.ip_len = p.ip_len();
                     pkt.ecn = p.ecn();
                     pkt.hash = flow_hash(&p);
+                    // The forward call (and a rewrite at forward) on the same parse.
+                    if let (Some(h), Some(r)) = (hook.as_mut(), r) {
+                        pkt.seen = h.nr.on_forward(&p, out == h.monitor, r, now);
+                        match h.rewrite_at {
+                            RewriteAt::Forward => {
+                                let o = h.nr.at_rewrite_point_seen(&mut p, pkt.seen, r, now);
+                                log_rewrite(log, *epoch, &d.interface, &h.nr, &p, pkt.seen, o, now);
+                            }
+                            // Viewed again at dequeue without a second parse.
+                            RewriteAt::Dequeue => layout = Some(p.layout()),
+                        }
+                    }
                 }
                 Err(_) => {
                     pkt.kind = FrameKind::Malformed;
@@ -149,20 +164,8 @@ impl Gateway {
                 }
             }
         }
-        // The forward call (and a rewrite at forward), with the readings of the monitored queue.
-        if pkt.kind == FrameKind::Ipv4 {
-            if let Some(h) = hook.as_mut() {
-                let r = readings(dirs, h);
-                let d = &mut dirs[out];
-                let ip = ipv4_part(&mut d.pool.buf_mut(slot)[..pkt.frame_len as usize]).expect("parsed as IPv4 above");
-                if let Ok(mut p) = RawPacket::new_checked(ip) {
-                    pkt.seen = h.nr.on_forward(&p, out == h.monitor, r, now);
-                    if h.rewrite_at == RewriteAt::Forward {
-                        let o = h.nr.at_rewrite_point_seen(&mut p, pkt.seen, r, now);
-                        log_rewrite(log, *epoch, &d.interface, &h.nr, &p, pkt.seen, o, now);
-                    }
-                }
-            }
+        if layout.is_some() {
+            d.pool.set_layout(slot, layout);
         }
         self.enqueue(out, pkt, now);
     }
@@ -266,8 +269,13 @@ impl Gateway {
                 if h.rewrite_at == RewriteAt::Dequeue && p.kind == FrameKind::Ipv4 {
                     let r = readings(dirs, h);
                     let d = &mut dirs[out];
-                    if let Some(ip) = ipv4_part(&mut d.pool.buf_mut(p.slot)[..p.frame_len as usize]) {
-                        if let Ok(mut v) = RawPacket::new_checked(ip) {
+                    let (buf, layout) = d.pool.buf_and_layout(p.slot);
+                    if let Some(ip) = ipv4_part(&mut buf[..p.frame_len as usize]) {
+                        let view = match layout {
+                            Some(l) => RawPacket::with_layout(ip, l).ok_or(()),
+                            None => RawPacket::new_checked(ip).map_err(|_| ()),
+                        };
+                        if let Ok(mut v) = view {
                             let o = h.nr.at_rewrite_point_seen(&mut v, p.seen, r, now);
                             log_rewrite(log, *epoch, &d.interface, &h.nr, &v, p.seen, o, now);
                         }

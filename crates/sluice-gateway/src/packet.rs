@@ -4,7 +4,7 @@
 
 use sluice_core::flows::FlowId;
 use sluice_core::packet::checksum::{fold, ones_sum, update16};
-use sluice_core::packet::{proto, Ecn, HeaderView, RawPacket};
+use sluice_core::packet::{proto, Ecn, HeaderView, RawLayout, RawPacket};
 use sluice_core::qdisc::Queued;
 use sluice_core::Time;
 
@@ -20,12 +20,16 @@ const ETHERTYPE_IPV4: u16 = 0x0800;
 pub struct Pool {
     mem: Vec<u8>,
     free: Vec<u32>,
+    /// Per buffer, what parsing its frame found, when the frame is to be viewed again at
+    /// dequeue ([`RawPacket::with_layout`]); kept here rather than in the queued [`GwPkt`],
+    /// which every queue operation copies.
+    layouts: Vec<Option<RawLayout>>,
 }
 
 impl Pool {
     /// `n` buffers of [`SLOT`] bytes.
     pub fn new(n: u32) -> Pool {
-        Pool { mem: vec![0; n as usize * SLOT], free: (0..n).rev().collect() }
+        Pool { mem: vec![0; n as usize * SLOT], free: (0..n).rev().collect(), layouts: vec![None; n as usize] }
     }
     /// A free buffer, if any.
     #[inline]
@@ -51,6 +55,16 @@ impl Pool {
     pub fn buf_mut(&mut self, slot: u32) -> &mut [u8] {
         let at = slot as usize * SLOT;
         &mut self.mem[at..at + SLOT]
+    }
+    /// Buffer `slot`'s frame and the layout recorded for it ([`Pool::set_layout`]).
+    #[inline]
+    pub fn buf_and_layout(&mut self, slot: u32) -> (&mut [u8], Option<RawLayout>) {
+        let at = slot as usize * SLOT;
+        (&mut self.mem[at..at + SLOT], self.layouts[slot as usize])
+    }
+    #[inline]
+    pub fn set_layout(&mut self, slot: u32, layout: Option<RawLayout>) {
+        self.layouts[slot as usize] = layout;
     }
 }
 
