@@ -84,6 +84,7 @@ def forwarding(binary: str, tmp: Path, seconds: float, controller: str | None, v
     srv.wait()
     m = sh("g", "bash -c 'exec 3<>/dev/tcp/127.0.0.1/9464 && printf \"GET / HTTP/1.0\\r\\n\\r\\n\" >&3 && cat <&3'")
     frames = sum(float(line.rsplit(" ", 1)[1]) for line in m.splitlines() if line.startswith("sluice_gateway_tx_frames_total"))
+    rewrites = sum(float(line.rsplit(" ", 1)[1]) for line in m.splitlines() if line.startswith("sluice_gateway_rewrites_total"))
     gw.terminate()
     gw.wait()
     bps = out["end"]["sum_received"]["bits_per_second"]
@@ -94,6 +95,7 @@ def forwarding(binary: str, tmp: Path, seconds: float, controller: str | None, v
         "goodput_bps_per_core": bps / busy if busy > 0 else float("nan"),
         "frames": frames,
         "cpu_ns_per_frame": (c1 - c0) * 1e9 / frames if frames else float("nan"),
+        "rewrites": rewrites,
     }
 
 
