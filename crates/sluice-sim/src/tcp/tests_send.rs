@@ -438,3 +438,27 @@ fn no_window_probe_when_nothing_is_left_to_send() {
     assert!(out.is_empty(), "nothing to probe with");
     assert_eq!(p.c.snd_max, 1 + 10 * MSS + 1);
 }
+
+// tests RFC 3042: limited transmit sends on the first dupthresh − 1 = 2 duplicate ACKs only,
+// also when the recovery point (RFC 6582 §3.2 step 1, here left by an earlier episode) keeps
+// the third from starting fast recovery. Ten segments outstanding, nothing else written: the
+// first two duplicates have nothing to send. Then 2 SMSS are written (cwnd full: they wait).
+// The third duplicate neither retransmits nor sends new data, though outstanding + 1 SMSS
+// would be within cwnd + 2 SMSS.
+#[test]
+fn limited_transmit_never_on_the_third_duplicate() {
+    let cfg = TcpConfig { sack: false, recovery: Recovery::Classic, delack: DelAck::Off, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, Some(10 * MSS));
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 10);
+    p.c.recover = p.c.snd_max; // as if a timeout had just set it
+    let dups = p.deliver_to_server(&burst[1..4]);
+    assert!(p.deliver_to_client(&dups[..2]).is_empty(), "nothing to send on the first two");
+    let mut out = Vec::new();
+    p.c.app_write_more(2 * MSS, p.now, &mut out);
+    assert!(out.is_empty(), "cwnd is full");
+    let out = p.deliver_to_client(&dups[2..]);
+    assert_eq!(p.c.dupacks, 3);
+    assert_eq!(p.c.ca, CaState::Disorder, "the recovery point blocks fast recovery");
+    assert!(out.is_empty(), "no limited transmit on the third duplicate");
+}
