@@ -604,6 +604,8 @@ impl Endpoint {
             lost: a.lost,
             dup: a.dup,
         };
+        #[cfg(test)]
+        self.ack_events.push(ev);
         self.cc.on_ack_event(&mut self.w, &ev, now);
     }
 

@@ -582,3 +582,54 @@ fn bbr_restarts_from_idle_only_with_nothing_in_flight() {
     write(&mut p);
     assert!(restarting(&p), "idle again");
 }
+
+/// (state, bytes in flight before the ACK, duplicate) of each ACK event CUBIC was handed.
+fn events(p: &Pair) -> Vec<(CaState, u64, bool)> {
+    p.c.ack_events.iter().map(|e| (e.ca, e.prior_in_flight, e.dup)).collect()
+}
+
+// tests the ACK events an algorithm that takes them (CUBIC, Vegas, Compound) gets: one per ACK
+// that acknowledges data or counts as a duplicate, with the bytes in flight before the ACK;
+// before the endpoint acts on it (Linux `pkts_acked`, `cc_linux = true`: a duplicate's event
+// sees the state before it) or where ns-3's ProcessAck calls `PktsAcked` (after `DupAck`: the
+// duplicate's event sees Disorder). Ten segments, no SACK; the ACKs of 0 and 1 (10 and 9
+// SMSS in flight before them), then segment 3 arrives without 2: a duplicate (8 SMSS before).
+#[test]
+fn one_ack_event_per_ack_before_or_after_the_endpoint_acts() {
+    for (linux, dup_state) in [(true, CaState::Open), (false, CaState::Disorder)] {
+        let mut c = cfg(CcKind::Cubic);
+        c.compat.cc_linux = linux;
+        let mut p = Pair::new(c, Some(10 * MSS));
+        let burst = p.client_sends();
+        for s in [&burst[0], &burst[1], &burst[3]] {
+            let acks = p.deliver_to_server(std::slice::from_ref(s));
+            p.deliver_to_client(&acks);
+        }
+        let want = vec![(CaState::Open, 10 * MSS, false), (CaState::Open, 9 * MSS, false), (dup_state, 8 * MSS, true)];
+        assert_eq!(events(&p), want, "cc_linux = {linux}");
+    }
+}
+
+// tests ns-3's ProcessAck in Disorder (`cc_linux = false`): an ACK of new data calls
+// `PktsAcked` only if it acknowledges at least as many segments as duplicates came before it.
+// Segment 0 is late: segments 2 and 3 arrive first (two duplicates), then 0: the ACK
+// acknowledges one segment (1 is missing), fewer than two, and CUBIC hears nothing of it.
+// With one duplicate before it (only 2 arrived first), the same one-segment ACK is heard.
+#[test]
+fn ns3_disorder_ack_event_needs_as_many_segments_as_duplicates() {
+    for (early, heard) in [(2usize, false), (1, true)] {
+        let mut c = cfg(CcKind::Cubic);
+        c.compat.cc_linux = false;
+        let mut p = Pair::new(c, Some(10 * MSS));
+        let burst = p.client_sends();
+        let dups = p.deliver_to_server(&burst[2..2 + early]);
+        p.deliver_to_client(&dups);
+        assert_eq!(p.c.ca, CaState::Disorder);
+        let n = p.c.ack_events.len();
+        assert_eq!(n, early, "one event per duplicate");
+        let ack = p.deliver_to_server(&burst[..1]);
+        p.deliver_to_client(&ack);
+        assert_eq!(p.c.snd_una, 1 + MSS, "one segment acknowledged");
+        assert_eq!(p.c.ack_events.len() - n, heard as usize, "after {early} duplicates");
+    }
+}

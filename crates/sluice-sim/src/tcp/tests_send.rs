@@ -462,3 +462,30 @@ fn limited_transmit_never_on_the_third_duplicate() {
     assert_eq!(p.c.ca, CaState::Disorder, "the recovery point blocks fast recovery");
     assert!(out.is_empty(), "no limited transmit on the third duplicate");
 }
+
+// tests `exit_ack_grows` with `acked_whole_segments` on the ACK that ends CWR (ns-3's
+// ProcessAck: IncreaseWindow once Open, with the whole segments the ACK acknowledged, counting
+// earlier remainders; NewReno's CongestionAvoidance does nothing for 0 segments). 10 SMSS +
+// 100 B written; segment 0 is CE: its echo starts CWR with ssthresh = pipe / 2 = 9 · 1448 / 2
+// = 6516 and the recovery point after segment 9. The 100 B leave later (with CWR), and their
+// ACK, above the recovery point, ends CWR: cwnd = ssthresh = 6516, then with whole segments 0
+// of them (the earlier ACKs were whole segments, no remainder): no growth; without the switch
+// the 100 bytes: one avoidance step, + ⌊1448² / 6516⌋ = 321.
+#[test]
+fn ns3_cwr_exit_of_less_than_a_segment_grows_nothing_by_whole_segments() {
+    for (whole, expect) in [(true, 6_516), (false, 6_516 + 321)] {
+        let cfg = TcpConfig { ecn: true, ecn_cut: EcnCut::Prr, delack: DelAck::Off, compat: Ns3Compat { exit_ack_grows: true, acked_whole_segments: whole, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(10 * MSS + 100));
+        let mut burst = p.client_sends();
+        assert_eq!(burst.len(), 10);
+        burst[0].tos.set_ecn(sluice_core::packet::Ecn::Ce);
+        let acks = p.deliver_to_server(&burst);
+        let out = p.deliver_to_client(&acks);
+        assert_eq!((p.c.ca, p.c.w.ssthresh, p.c.recover), (CaState::Cwr, 6_516, 1 + 10 * MSS), "whole {whole}");
+        assert_eq!(out.iter().map(|s| s.payload).collect::<Vec<_>>(), vec![100], "whole {whole}");
+        let a = p.deliver_to_server(&out);
+        p.deliver_to_client(&a);
+        assert_eq!((p.c.ca, p.c.snd_una), (CaState::Open, 1 + 10 * MSS + 100), "whole {whole}");
+        assert_eq!(p.c.w.cwnd, expect, "acked_whole_segments = {whole}");
+    }
+}
