@@ -633,3 +633,25 @@ fn ns3_disorder_ack_event_needs_as_many_segments_as_duplicates() {
         assert_eq!(p.c.ack_events.len() - n, heard as usize, "after {early} duplicates");
     }
 }
+
+// tests that the endpoint leaves cwnd in fast recovery to an algorithm that owns it (BBR):
+// on entering recovery, packet conservation (draft-cardwell-iccrg-bbr-congestion-control,
+// "Packet conservation"; Linux `tcp_cwnd_reduction` is not used): cwnd = what was in flight
+// before the loss was marked + what the ACK delivered, at least a segment. No SACK: the
+// third duplicate delivers nothing known, 10 SMSS in flight: cwnd = 11 SMSS (not classic
+// recovery's ssthresh + 3 SMSS). The six later duplicates leave it (no Reno inflation; without
+// SACK they carry no delivered bytes for BBR's own update).
+#[test]
+fn bbr_owns_cwnd_in_classic_recovery() {
+    let mut c = cfg(CcKind::Bbr);
+    c.pacing = super::config::Pacing::Off;
+    let mut p = Pair::new(c, Some(10 * MSS));
+    let burst = p.client_sends();
+    assert_eq!((burst.len(), p.c.w.cwnd), (10, 10 * MSS));
+    let dups = p.deliver_to_server(&burst[1..]);
+    let out = p.deliver_to_client(&dups[..3]);
+    assert_eq!(out.iter().map(seg_no).collect::<Vec<_>>(), vec![0], "the fast retransmission");
+    assert_eq!((p.c.ca, p.c.w.cwnd), (CaState::Recovery, 11 * MSS));
+    p.deliver_to_client(&dups[3..]);
+    assert_eq!((p.c.dupacks, p.c.w.cwnd), (9, 11 * MSS), "no inflation by the later duplicates");
+}
