@@ -489,3 +489,55 @@ fn ns3_cwr_exit_of_less_than_a_segment_grows_nothing_by_whole_segments() {
         assert_eq!(p.c.w.cwnd, expect, "acked_whole_segments = {whole}");
     }
 }
+
+/// A copy of `ack` acknowledging `to` instead (wire sequence number).
+fn acking(ack: &SimPacket, to: u32) -> SimPacket {
+    let mut a = ack.clone();
+    if let Transport::Tcp { ack, .. } = &mut a.transport {
+        *ack = to;
+    }
+    a
+}
+
+// tests ns-3's emulated SACK marks without SACK (`reno_sack_marks`, `TcpTxBuffer::AddRenoSack`
+// and `IsLost`): a head marked lost counts as lost only with a mark above it. When a
+// cumulative ACK makes a marked segment the head, the mark moves to the next unmarked segment
+// and the head is marked lost (`fix_reno_sack_head`); the next duplicate then retransmits it at
+// once. Case 1: segments 0-2; 2 arrives first (a duplicate: segment 1 marked), then 0 (ACK up
+// to 1: 1 is the head, marked; the mark moves to 2, 1 lost); a duplicate of 2: segment 1 goes
+// again, with one duplicate. Case 2: segments 0-1; a duplicate marks 1; an ACK up to 1 makes it
+// the head, and no segment above takes the mark (the highest mark ends where the head ends):
+// the next duplicate retransmits nothing.
+#[test]
+fn ns3_emulated_marks_a_lost_head_needs_a_mark_above_it() {
+    let cfg = TcpConfig { sack: false, recovery: Recovery::Classic, delack: DelAck::Off, compat: Ns3Compat { reno_sack_marks: true, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg.clone(), Some(3 * MSS));
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 3);
+    let dup = p.deliver_to_server(&burst[2..3]);
+    p.deliver_to_client(&dup);
+    let ack = p.deliver_to_server(&burst[0..1]);
+    p.deliver_to_client(&ack);
+    assert_eq!(p.c.snd_una, 1 + MSS);
+    assert!(p.c.sb.first().unwrap().lost, "the head took over the mark: lost");
+    assert_eq!(p.c.sb.high_sacked, 1 + 3 * MSS, "the mark moved to segment 2");
+    let dup = p.deliver_to_server(&burst[2..3]);
+    let out = p.deliver_to_client(&dup);
+    assert_eq!((p.c.dupacks, p.c.ca), (1, CaState::Recovery), "case 1");
+    assert_eq!(out.iter().map(seg_seq).collect::<Vec<_>>(), vec![seg_seq(&burst[1])], "case 1");
+
+    let mut p = Pair::new(cfg, Some(2 * MSS));
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 2);
+    let dup = p.deliver_to_server(&burst[1..2]);
+    p.deliver_to_client(&dup);
+    let partial = acking(&dup[0], seg_seq(&burst[1]));
+    p.deliver_to_client(std::slice::from_ref(&partial));
+    assert_eq!(p.c.snd_una, 1 + MSS);
+    assert!(p.c.sb.first().unwrap().lost);
+    assert_eq!(p.c.sb.high_sacked, 1 + 2 * MSS, "the highest mark ends where the head ends");
+    let out = p.deliver_to_client(std::slice::from_ref(&partial));
+    assert_eq!(p.c.dupacks, 1, "case 2");
+    assert!(out.is_empty(), "case 2: no mark above the head, no retransmission");
+    assert_eq!(p.c.ca, CaState::Disorder);
+}
