@@ -655,3 +655,25 @@ fn bbr_owns_cwnd_in_classic_recovery() {
     p.deliver_to_client(&dups[3..]);
     assert_eq!((p.c.dupacks, p.c.w.cwnd), (9, 11 * MSS), "no inflation by the later duplicates");
 }
+
+// tests that an ACK with nothing outstanding gives no delivery-rate sample (Linux `tcp_ack`
+// skips `tcp_cong_control` when nothing was in flight, its `no_queue` path): BBR's model is
+// not run on it. Ten segments acknowledged, nothing left; 11 s later a duplicate of the last
+// ACK (a window update) arrives. Run on it, BBR would find its 10-s RTprop expired and enter
+// ProbeRTT, cutting cwnd to 4 segments; it does not, and cwnd stays where it was.
+#[test]
+fn bbr_takes_no_sample_from_an_ack_with_nothing_outstanding() {
+    let mut c = cfg(CcKind::Bbr);
+    c.pacing = super::config::Pacing::Off;
+    let mut p = Pair::new(c, Some(10 * MSS));
+    let burst = p.client_sends();
+    p.now += Dur::from_millis(20);
+    let acks = p.deliver_to_server(&burst);
+    p.deliver_to_client(&acks);
+    assert_eq!(p.c.snd_una, p.c.snd_max, "all acknowledged");
+    let cwnd = p.c.w.cwnd;
+    assert!(cwnd > 4 * MSS);
+    p.now += Dur::from_secs(11);
+    p.deliver_to_client(&acks[acks.len() - 1..]);
+    assert_eq!(p.c.w.cwnd, cwnd, "no ProbeRTT from an ACK with nothing in flight");
+}
