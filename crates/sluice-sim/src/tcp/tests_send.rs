@@ -352,17 +352,23 @@ fn a_lost_segment_waiting_for_room_holds_back_new_data() {
 // tests the same rule when the peer's window, not cwnd, holds the lost segment back (a gateway
 // lowered the window to 3 SMSS on every ACK; a retransmission stays inside the peer's window
 // unless the timer fired): NextSeg's rule (1) found a segment, so rules (2)-(4) are not tried,
-// and no hole above it is retransmitted instead. Segments 0, 5 and 8 of ten are lost; 1-4, 6,
-// 7 and 9 arrive. Classic SACK recovery on the third duplicate: pipe 10 − 3 − 1 = 6 SMSS,
-// ssthresh = cwnd = 3 SMSS, segment 0 again (inside the window). After the duplicate for 9,
-// segment 5 is lost (6, 7, 9 SACKed above it) and segment 8 is a hole (only 9 above): pipe =
-// 0 again + 8 = 2 SMSS, a segment of room. Segment 5 ends at 6 SMSS, beyond SND.UNA + 3 SMSS:
-// it waits, and so does segment 8 (rule 3) and new data (beyond the right edge anyway).
+// and no hole above it is retransmitted instead. A first segment is acknowledged (SND.UNA = 1 +
+// 1 SMSS, cwnd 11 SMSS), then ten are written and sent. Segments 0, 5 and 8 of those ten are
+// lost; 1-4, 6, 7 and 9 arrive. Classic SACK recovery on the third duplicate: pipe 10 − 3 − 1 =
+// 6 SMSS, ssthresh = cwnd = 3 SMSS, segment 0 again (inside the window). After the duplicate for
+// 9, segment 5 is lost (6, 7, 9 SACKed above it) and segment 8 is a hole (only 9 above): pipe =
+// 0 again + 8 = 2 SMSS, a segment of room. Segment 5 ends 6 SMSS above SND.UNA, beyond its 3
+// SMSS: it waits, and so does segment 8 (rule 3).
 #[test]
 fn a_lost_segment_beyond_the_peer_window_holds_back_the_holes_above_it() {
     let cfg = TcpConfig { delack: DelAck::Off, recovery: Recovery::Classic, ..TcpConfig::default() };
-    let mut p = Pair::new(cfg, None);
-    let burst = p.client_sends();
+    let mut p = Pair::new(cfg, Some(MSS));
+    let first = p.client_sends();
+    let acks = p.deliver_to_server(&first);
+    p.deliver_to_client(&acks);
+    assert_eq!((p.c.snd_una, p.c.w.cwnd), (1 + MSS, 11 * MSS));
+    let mut burst = Vec::new();
+    p.c.app_write_more(10 * MSS, p.now, &mut burst);
     assert_eq!(burst.len(), 10);
     let arrived: Vec<SimPacket> = burst.iter().enumerate().filter(|(i, _)| ![0, 5, 8].contains(i)).map(|(_, s)| s.clone()).collect();
     let mut dups = p.deliver_to_server(&arrived);
