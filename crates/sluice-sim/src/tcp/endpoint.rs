@@ -235,6 +235,9 @@ pub struct Endpoint {
     pub(super) ngwa: Option<Box<super::ngwa::NgwaState>>,
     /// ACNS's state, kept once the handshake agreed on ACNS (docs/tcp.md, "ACNS endpoint").
     pub(super) acns: Option<Box<super::acns::AcnsState>>,
+    /// Every ACK event handed to the congestion control, in order (tests only).
+    #[cfg(test)]
+    pub(super) ack_events: Vec<super::cc::AckEvent>,
 }
 
 impl Endpoint {
@@ -359,6 +362,8 @@ impl Endpoint {
             rtt_log: Vec::new(),
             rtt_logged: false,
             acns: None,
+            #[cfg(test)]
+            ack_events: Vec::new(),
             reasm_held: false,
             ip_id: 0,
         }

@@ -54,4 +54,6 @@ mod tests_receiver;
 #[cfg(test)]
 mod tests_recovery;
 #[cfg(test)]
+mod tests_send;
+#[cfg(test)]
 mod tests_timeouts;

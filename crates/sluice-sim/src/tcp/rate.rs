@@ -223,6 +223,12 @@ impl RateSampler {
         self.app_limited = (self.delivered + in_flight).max(1);
     }
 
+    /// The connection's sampling clocks, (`first_sent_time`, `delivered_time`).
+    #[cfg(test)]
+    pub(crate) fn clocks(&self) -> (Time, Time) {
+        (self.first_sent_time, self.delivered_time)
+    }
+
     #[cfg(test)]
     fn outstanding(&self) -> usize {
         self.stamps.len()

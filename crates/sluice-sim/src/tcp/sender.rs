@@ -604,6 +604,8 @@ impl Endpoint {
             lost: a.lost,
             dup: a.dup,
         };
+        #[cfg(test)]
+        self.ack_events.push(ev);
         self.cc.on_ack_event(&mut self.w, &ev, now);
     }
 
@@ -1010,7 +1012,10 @@ impl Endpoint {
     }
 
     pub(super) fn on_persist(&mut self, now: Time, out: &mut Vec<SimPacket>) {
-        if self.snd_wnd >= self.smss as u64 || self.snd_max < self.snd_una || self.snd_max >= self.app_buffered {
+        // No probe while data (an earlier probe) is outstanding: the retransmission timer resends
+        // it (Linux `tcp_probe_timer` returns while packets are out; ns-3 and BSD probe again
+        // with the same byte).
+        if self.snd_wnd >= self.smss as u64 || self.snd_max > self.snd_una || self.snd_max >= self.app_buffered {
             return;
         }
         // Window probe: one byte of new data beyond the window (RFC 9293 §3.8.6.1).
@@ -1238,9 +1243,9 @@ impl Endpoint {
                     self.retransmit(i, now, out);
                     continue;
                 }
-                if self.ca == CaState::Loss || room < smss {
-                    break;
-                }
+                // NextSeg found a segment by rule (1): rules (2)-(4) are not tried, so nothing
+                // goes before it, whether cwnd or the peer's window holds it back.
+                break;
             }
             if self.snd_max < self.app_buffered {
                 let len = (self.app_buffered - self.snd_max).min(smss);

@@ -1137,7 +1137,7 @@ fn recover_check_blocks_recovery_below_the_recovery_point() {
 
 /// Wake the client whenever it asks to be woken, for `until`; the data segments it sends, with
 /// their times.
-fn run_client_timers(p: &mut Pair, until: Time) -> Vec<(Time, SimPacket)> {
+pub(super) fn run_client_timers(p: &mut Pair, until: Time) -> Vec<(Time, SimPacket)> {
     let mut sent = Vec::new();
     while let Some(t) = p.c.poll_at().filter(|&t| t <= until) {
         p.now = t;

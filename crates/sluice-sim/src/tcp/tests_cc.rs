@@ -582,3 +582,98 @@ fn bbr_restarts_from_idle_only_with_nothing_in_flight() {
     write(&mut p);
     assert!(restarting(&p), "idle again");
 }
+
+/// (state, bytes in flight before the ACK, duplicate) of each ACK event CUBIC was handed.
+fn events(p: &Pair) -> Vec<(CaState, u64, bool)> {
+    p.c.ack_events.iter().map(|e| (e.ca, e.prior_in_flight, e.dup)).collect()
+}
+
+// tests the ACK events an algorithm that takes them (CUBIC, Vegas, Compound) gets: one per ACK
+// that acknowledges data or counts as a duplicate, with the bytes in flight before the ACK;
+// before the endpoint acts on it (Linux `pkts_acked`, `cc_linux = true`: a duplicate's event
+// sees the state before it) or where ns-3's ProcessAck calls `PktsAcked` (after `DupAck`: the
+// duplicate's event sees Disorder). Ten segments, no SACK; the ACKs of 0 and 1 (10 and 9
+// SMSS in flight before them), then segment 3 arrives without 2: a duplicate (8 SMSS before).
+#[test]
+fn one_ack_event_per_ack_before_or_after_the_endpoint_acts() {
+    for (linux, dup_state) in [(true, CaState::Open), (false, CaState::Disorder)] {
+        let mut c = cfg(CcKind::Cubic);
+        c.compat.cc_linux = linux;
+        let mut p = Pair::new(c, Some(10 * MSS));
+        let burst = p.client_sends();
+        for s in [&burst[0], &burst[1], &burst[3]] {
+            let acks = p.deliver_to_server(std::slice::from_ref(s));
+            p.deliver_to_client(&acks);
+        }
+        let want = vec![(CaState::Open, 10 * MSS, false), (CaState::Open, 9 * MSS, false), (dup_state, 8 * MSS, true)];
+        assert_eq!(events(&p), want, "cc_linux = {linux}");
+    }
+}
+
+// tests ns-3's ProcessAck in Disorder (`cc_linux = false`): an ACK of new data calls
+// `PktsAcked` only if it acknowledges at least as many segments as duplicates came before it.
+// Segment 0 is late: segments 2 and 3 arrive first (two duplicates), then 0: the ACK
+// acknowledges one segment (1 is missing), fewer than two, and CUBIC hears nothing of it.
+// With one duplicate before it (only 2 arrived first), the same one-segment ACK is heard.
+#[test]
+fn ns3_disorder_ack_event_needs_as_many_segments_as_duplicates() {
+    for (early, heard) in [(2usize, false), (1, true)] {
+        let mut c = cfg(CcKind::Cubic);
+        c.compat.cc_linux = false;
+        let mut p = Pair::new(c, Some(10 * MSS));
+        let burst = p.client_sends();
+        let dups = p.deliver_to_server(&burst[2..2 + early]);
+        p.deliver_to_client(&dups);
+        assert_eq!(p.c.ca, CaState::Disorder);
+        let n = p.c.ack_events.len();
+        assert_eq!(n, early, "one event per duplicate");
+        let ack = p.deliver_to_server(&burst[..1]);
+        p.deliver_to_client(&ack);
+        assert_eq!(p.c.snd_una, 1 + MSS, "one segment acknowledged");
+        assert_eq!(p.c.ack_events.len() - n, heard as usize, "after {early} duplicates");
+    }
+}
+
+// tests that the endpoint leaves cwnd in fast recovery to an algorithm that owns it (BBR):
+// on entering recovery, packet conservation (draft-cardwell-iccrg-bbr-congestion-control,
+// "Packet conservation"; Linux `tcp_cwnd_reduction` is not used): cwnd = what was in flight
+// before the loss was marked + what the ACK delivered, at least a segment. No SACK: the
+// third duplicate delivers nothing known, 10 SMSS in flight: cwnd = 11 SMSS (not classic
+// recovery's ssthresh + 3 SMSS). The six later duplicates leave it (no Reno inflation; without
+// SACK they carry no delivered bytes for BBR's own update).
+#[test]
+fn bbr_owns_cwnd_in_classic_recovery() {
+    let mut c = cfg(CcKind::Bbr);
+    c.pacing = super::config::Pacing::Off;
+    let mut p = Pair::new(c, Some(10 * MSS));
+    let burst = p.client_sends();
+    assert_eq!((burst.len(), p.c.w.cwnd), (10, 10 * MSS));
+    let dups = p.deliver_to_server(&burst[1..]);
+    let out = p.deliver_to_client(&dups[..3]);
+    assert_eq!(out.iter().map(seg_no).collect::<Vec<_>>(), vec![0], "the fast retransmission");
+    assert_eq!((p.c.ca, p.c.w.cwnd), (CaState::Recovery, 11 * MSS));
+    p.deliver_to_client(&dups[3..]);
+    assert_eq!((p.c.dupacks, p.c.w.cwnd), (9, 11 * MSS), "no inflation by the later duplicates");
+}
+
+// tests that an ACK with nothing outstanding gives no delivery-rate sample (Linux `tcp_ack`
+// skips `tcp_cong_control` when nothing was in flight, its `no_queue` path): BBR's model is
+// not run on it. Ten segments acknowledged, nothing left; 11 s later a duplicate of the last
+// ACK (a window update) arrives. Run on it, BBR would find its 10-s RTprop expired and enter
+// ProbeRTT, cutting cwnd to 4 segments; it does not, and cwnd stays where it was.
+#[test]
+fn bbr_takes_no_sample_from_an_ack_with_nothing_outstanding() {
+    let mut c = cfg(CcKind::Bbr);
+    c.pacing = super::config::Pacing::Off;
+    let mut p = Pair::new(c, Some(10 * MSS));
+    let burst = p.client_sends();
+    p.now += Dur::from_millis(20);
+    let acks = p.deliver_to_server(&burst);
+    p.deliver_to_client(&acks);
+    assert_eq!(p.c.snd_una, p.c.snd_max, "all acknowledged");
+    let cwnd = p.c.w.cwnd;
+    assert!(cwnd > 4 * MSS);
+    p.now += Dur::from_secs(11);
+    p.deliver_to_client(&acks[acks.len() - 1..]);
+    assert_eq!(p.c.w.cwnd, cwnd, "no ProbeRTT from an ACK with nothing in flight");
+}
