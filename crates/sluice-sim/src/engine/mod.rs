@@ -1555,6 +1555,58 @@ app = { kind = "file", size = "200kB" }
         assert_eq!(got, vec![(vec![6_801_600], 0), (vec![7_603_200], 0), (vec![8_404_800], 0), (vec![], 1), (vec![], 2)]);
     }
 
+    // A packet that grows on its way out (NGWA's router inserting its 8-byte IP option 33) is
+    // serialized at its grown length, whichever way it reaches the wire: passing an idle link
+    // and empty discipline, passing into the device queue of a busy link, or dequeued from
+    // the discipline by the transmit-complete's refill. h0 - r1 - h1, NGWA on r1; three
+    // hand-made TCP segments (20 B IP + 20 B TCP + 1000 B payload = 1040 B) offered to r1->h1
+    // (10 Mbit/s, 2 B PPP, device queue of 1) at 5 ms: A goes to the wire, B to the device, C
+    // to the discipline. Each leaves at 1048 B, (1048 + 2) · 800 ns = 840,000 ns on the link
+    // (at 1040 B it would be 833,600; shrunk by 8 B, 827,200), so the transmissions end at
+    // 5,840,000, 6,680,000 and 7,520,000.
+    #[test]
+    fn a_packet_stamped_on_the_way_out_is_serialized_at_its_grown_length() {
+        use crate::model::NgwaSpec;
+        use crate::packet::{SegBits, TcpOptions, Tos, Transport};
+        use sluice_core::packet::tcp_flags;
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        // A TCP flow that starts after the test's packets are gone, so that h1 has an
+        // endpoint (listening: it ignores the segments).
+        let mut model = chain(&[hop, hop], QueueLimit::Packets(10), 1, &[(500_000_000, AppSpec::BULK, None)]);
+        model.ngwa.push(NgwaSpec { node: 1, config: sluice_core::control::NgwaConfig::default() });
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        let k = run.sim.info.iter().position(|i| i.name == "r1->h1").unwrap() as u32;
+        let (h0, h1) = (crate::net::node_addr(0), crate::net::node_addr(2));
+        let seg = SimPacket {
+            src: h0,
+            dst: h1,
+            sport: 40_000,
+            dport: 80,
+            tos: Tos::new(0, Ecn::NotEct),
+            ttl: 64,
+            ip_id: 0,
+            transport: Transport::Tcp { seq: 1, ack: 1, flags: tcp_flags::ACK, window: 1000, opts: TcpOptions::default(), bits: SegBits::default() },
+            payload: 1000,
+            flow: 0,
+            opt33: 0,
+        };
+        assert_eq!(seg.ip_len(), 1040);
+        run.sim.now = Time(T0);
+        for _ in 0..3 {
+            let id = run.sim.alloc(seg.clone());
+            run.sim.enqueue(k, id);
+        }
+        let mut ends = vec![run.sim.ifaces[k as usize].busy_until.0];
+        while run.sim.now < Time(T0 + 10_000_000) && run.advance(1) {
+            let b = run.sim.ifaces[k as usize].busy_until.0;
+            if *ends.last().unwrap() != b {
+                ends.push(b);
+            }
+        }
+        assert_eq!(ends, [5_840_000, 6_680_000, 7_520_000]);
+        assert_eq!(run.sim.stampers[0].ngwa.stats.inserted, 3);
+    }
+
     // Every queue draws from its own stream, named after the queue: adding a hop (and its
     // queues) elsewhere leaves the draws of `h0->r1` as they were, and two queues' streams
     // differ.
