@@ -1607,6 +1607,56 @@ app = { kind = "file", size = "200kB" }
         assert_eq!(run.sim.stampers[0].ngwa.stats.inserted, 3);
     }
 
+    // A packet offered while the device's refill is pending goes to the discipline, even into
+    // a device with room: the refill moves it later in the same instant (ns-3's device queue
+    // wakes with a new event), so a second packet of that instant finds the discipline full.
+    // 10 Mbit/s, 1 ms, drop-tail of 1, device queue of 1; 1002 B take 801,600 ns. f0 and f1
+    // send at 5 ms: f0 on the wire until T1 = 5,801,600, f1 in the device. An event placed at
+    // T1 after f0's transmission began makes the transmit-complete at T1 defer its refill; it
+    // starts f1, and then C and D are offered: C joins the discipline, D finds it full and is
+    // dropped. Arrivals: f0 5 ms + 801,600 + 1 ms = 6,801,600; f1 7,603,200; C 8,404,800.
+    // (Into the device at once, C would leave the discipline free for D, delivered at
+    // 9,206,400.)
+    #[test]
+    fn a_packet_offered_while_the_refill_is_pending_waits_in_the_discipline() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let model = chain(&[hop], QueueLimit::Packets(1), 1, &singles(&[T0, T0]));
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        let k = run.sim.info.iter().position(|i| i.name == "h0->h1").unwrap();
+        let t1 = Time(T0 + 801_600);
+        let mut arrivals = Vec::new();
+        let mut rcvd = 0;
+        let mut step = |run: &mut Stepper| {
+            assert!(run.advance(1));
+            let r: u64 = run.sim.flownet.iter().map(|f| f.udp_rcvd_bytes).sum();
+            if r != rcvd {
+                arrivals.push(run.sim.now.0);
+                rcvd = r;
+            }
+        };
+        while run.sim.ifaces[k].device_is_empty() {
+            step(&mut run);
+        }
+        assert_eq!((run.sim.now, run.sim.ifaces[k].busy_until), (Time(T0), t1));
+        // The application stop of f0, which has sent its one packet: nothing happens but an
+        // event at T1 after the transmit-complete.
+        run.sim.q.schedule(t1, Event::AppStop { app: 0 });
+        while !run.sim.ifaces[k].flag(Flags::REFILL_PENDING) {
+            step(&mut run);
+        }
+        assert_eq!(run.sim.now, t1);
+        let p = run.sim.pkts[0].clone();
+        for _ in 0..2 {
+            let id = run.sim.alloc(p.clone());
+            run.sim.enqueue(k as u32, id);
+        }
+        while run.sim.now < Time(T0 + 100_000_000) {
+            step(&mut run);
+        }
+        assert_eq!(arrivals, [6_801_600, 7_603_200, 8_404_800]);
+        assert_eq!(run.sim.flownet.iter().map(|f| f.lost_pkts).sum::<u64>(), 1);
+    }
+
     // Every queue draws from its own stream, named after the queue: adding a hop (and its
     // queues) elsewhere leaves the draws of `h0->r1` as they were, and two queues' streams
     // differ.
