@@ -1657,6 +1657,52 @@ app = { kind = "file", size = "200kB" }
         assert_eq!(run.sim.flownet.iter().map(|f| f.lost_pkts).sum::<u64>(), 1);
     }
 
+    // A transmission with nothing waiting behind it has no transmit-complete: packets offered
+    // at the instant it ends find the link idle (the first goes to the wire), then the device
+    // queue with room (the second goes there at once, no refill being pending), then the
+    // discipline. 10 Mbit/s, 1 ms, drop-tail of 1, device queue of 1; 1002 B take 801,600 ns.
+    // f0 and f1 send at 5 ms: f0 on the wire until T1 = 5,801,600, f1 in the device; at T1 the
+    // transmit-complete starts f1, until T2 = 6,603,200, with nothing behind it. At T2 C, D and
+    // E are offered, after an event placed at T2 once f1's transmission began. Arrivals: f0
+    // 6,801,600, f1 7,603,200, then C, D, E one serialization apart: 8,404,800, 9,206,400,
+    // 10,008,000; nothing lost. (A needless transmit-complete at T2 would defer a refill behind
+    // that event: D would go to the discipline and E, finding it full, would be dropped.)
+    #[test]
+    fn a_link_with_nothing_waiting_ends_its_transmission_without_a_transmit_complete() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let model = chain(&[hop], QueueLimit::Packets(1), 1, &singles(&[T0, T0]));
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        let k = run.sim.info.iter().position(|i| i.name == "h0->h1").unwrap();
+        let t2 = Time(T0 + 2 * 801_600);
+        let mut arrivals = Vec::new();
+        let mut rcvd = 0;
+        let mut step = |run: &mut Stepper| {
+            assert!(run.advance(1));
+            let r: u64 = run.sim.flownet.iter().map(|f| f.udp_rcvd_bytes).sum();
+            if r != rcvd {
+                arrivals.push(run.sim.now.0);
+                rcvd = r;
+            }
+        };
+        while run.sim.ifaces[k].busy_until != t2 {
+            step(&mut run);
+        }
+        run.sim.q.schedule(t2, Event::AppStop { app: 0 });
+        while run.sim.now < t2 {
+            step(&mut run);
+        }
+        let p = run.sim.pkts[0].clone();
+        for _ in 0..3 {
+            let id = run.sim.alloc(p.clone());
+            run.sim.enqueue(k as u32, id);
+        }
+        while run.sim.now < Time(T0 + 100_000_000) {
+            step(&mut run);
+        }
+        assert_eq!(arrivals, [6_801_600, 7_603_200, 8_404_800, 9_206_400, 10_008_000]);
+        assert_eq!(run.sim.flownet.iter().map(|f| f.lost_pkts).sum::<u64>(), 0);
+    }
+
     // Every queue draws from its own stream, named after the queue: adding a hop (and its
     // queues) elsewhere leaves the draws of `h0->r1` as they were, and two queues' streams
     // differ.
