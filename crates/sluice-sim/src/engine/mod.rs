@@ -1703,6 +1703,52 @@ app = { kind = "file", size = "200kB" }
         assert_eq!(run.sim.flownet.iter().map(|f| f.lost_pkts).sum::<u64>(), 0);
     }
 
+    // A loss list that counts data segments only (`matching = "data"`) counts TCP segments
+    // with payload and nothing else: with packet 1 listed on h0->h1, the client's SYN and its
+    // ACK pass, and the first data segment (1448 B payload + 20 B IP + 20 B TCP + 12 B
+    // timestamp option = 1500 B) is the one lost, once, and counted against the link.
+    #[test]
+    fn a_data_only_loss_list_counts_tcp_segments_with_payload() {
+        use sluice_core::loss::{ListMatch, LossModel};
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let mut model = chain(&[hop], QueueLimit::Packets(100), 1, &[(T0, AppSpec::File { size: 4 * 1448, write: 0 }, None)]);
+        model.links[0].ab.loss = LossModel::List { packets: vec![1], matching: ListMatch::Data };
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        while run.advance(1_000) {}
+        let k = run.sim.info.iter().position(|i| i.name == "h0->h1").unwrap();
+        let f = &run.sim.flownet[0];
+        assert_eq!((f.lost_pkts, f.fwd_lost_pkts, f.fwd_lost_bytes, run.sim.info[k].link_losses), (1, 1, 1500, 1));
+    }
+
+    // The engine copies a mark the discipline set onto the packet, and only a mark: a packet
+    // that waited in a drop-tail queue (which never marks) leaves with its own codepoint.
+    // f0's datagram goes to the wire of h0->h1 at 5 ms; two ECT(0) datagrams offered right
+    // after it go to the device queue (of 1) and to the discipline, which hands the second to
+    // the device when f0's transmission ends (5,801,600).
+    #[test]
+    fn a_dequeued_packet_keeps_its_codepoint_unless_marked() {
+        use crate::packet::Tos;
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let model = chain(&[hop], QueueLimit::Packets(10), 1, &singles(&[T0]));
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        let k = run.sim.info.iter().position(|i| i.name == "h0->h1").unwrap();
+        while run.sim.now < Time(T0) {
+            assert!(run.advance(1));
+        }
+        let mut p = run.sim.pkts[0].clone();
+        p.tos = Tos::new(0, Ecn::Ect0);
+        let ids: Vec<u32> = (0..2).map(|_| run.sim.alloc(p.clone())).collect();
+        for &id in &ids {
+            run.sim.enqueue(k as u32, id);
+        }
+        assert_eq!(run.sim.ifaces[k].qdisc.stats.queued_pkts(), 1);
+        while run.sim.ifaces[k].qdisc.stats.queued_pkts() > 0 {
+            assert!(run.advance(1));
+        }
+        assert_eq!(run.sim.now, Time(T0 + 801_600));
+        assert_eq!(run.sim.pkts[ids[1] as usize].tos.ecn(), Ecn::Ect0);
+    }
+
     // Every queue draws from its own stream, named after the queue: adding a hop (and its
     // queues) elsewhere leaves the draws of `h0->r1` as they were, and two queues' streams
     // differ.
