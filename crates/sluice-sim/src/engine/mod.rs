@@ -1749,6 +1749,18 @@ app = { kind = "file", size = "200kB" }
         assert_eq!(run.sim.pkts[ids[1] as usize].tos.ecn(), Ecn::Ect0);
     }
 
+    // Each endpoint's wake-up slot sorts its timer ties the way the endpoint's configuration
+    // asks (`timer_ties_as_set`), flow by flow: f0 with it (its client and server slots), f1
+    // without.
+    #[test]
+    fn wake_slots_take_each_endpoints_timer_tie_rule() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let mut model = chain(&[hop], QueueLimit::Packets(10), 1, &[(T0, AppSpec::BULK, None), (T0, AppSpec::BULK, None)]);
+        model.flows[0].tcp.compat.timer_ties_as_set = true;
+        let sim = Sim::build(&model, &RunOptions::default()).unwrap();
+        assert_eq!(sim.wake.iter().map(|w| w.as_set).collect::<Vec<_>>(), [true, true, false, false]);
+    }
+
     // Every queue draws from its own stream, named after the queue: adding a hop (and its
     // queues) elsewhere leaves the draws of `h0->r1` as they were, and two queues' streams
     // differ.
