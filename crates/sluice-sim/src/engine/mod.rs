@@ -1761,6 +1761,18 @@ app = { kind = "file", size = "200kB" }
         assert_eq!(sim.wake.iter().map(|w| w.as_set).collect::<Vec<_>>(), [true, true, false, false]);
     }
 
+    // A router's gateway sees every packet it forwards: its flow table learns the flow from
+    // the handshake, so each ACK at the rewrite point belongs to a tracked flow.
+    #[test]
+    fn a_gateway_tracks_the_flows_it_forwards() {
+        let text = one_flow("{ kind = \"bulk\" }", "1s", "0s") + "[[gateways]]\nnode = \"A\"\ncontroller = { kind = \"ewt\" }\n";
+        let s = crate::run_str(&text, None, &RunOptions::default()).unwrap().summary;
+        let g = &s.gateways[0];
+        assert!(g.acks > 1000, "{} ACKs", g.acks);
+        assert_eq!((g.untracked, g.flow_table_size), (0, 1));
+        assert!(g.lowered > 0, "EWT lowers windows while the queue is above its start");
+    }
+
     // Every queue draws from its own stream, named after the queue: adding a hop (and its
     // queues) elsewhere leaves the draws of `h0->r1` as they were, and two queues' streams
     // differ.
