@@ -1773,6 +1773,27 @@ app = { kind = "file", size = "200kB" }
         assert!(g.lowered > 0, "EWT lowers windows while the queue is above its start");
     }
 
+    // A finite transfer completes at the segment that delivers its last byte to the server:
+    // the flow completion time is recorded, and the flow stops counting as active, in the
+    // event of that arrival (not at some later wake-up or at the client's next segment).
+    #[test]
+    fn a_transfer_completes_at_the_arrival_of_its_last_byte() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let size = 3 * 1448;
+        let model = chain(&[hop], QueueLimit::Packets(100), 1, &[(T0, AppSpec::File { size, write: 0 }, None)]);
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        loop {
+            assert!(run.advance(1), "the transfer completes");
+            let delivered = run.sim.endpoint(0, true).map_or(0, |e| e.counters.delivered);
+            if delivered >= size {
+                break;
+            }
+            assert_eq!(run.sim.flownet[0].fct, None);
+        }
+        assert_eq!(run.sim.flownet[0].fct, Some(run.sim.now));
+        assert_eq!(run.sim.tcp_active, 0);
+    }
+
     // Every queue draws from its own stream, named after the queue: adding a hop (and its
     // queues) elsewhere leaves the draws of `h0->r1` as they were, and two queues' streams
     // differ.
