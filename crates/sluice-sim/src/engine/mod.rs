@@ -1794,6 +1794,19 @@ app = { kind = "file", size = "200kB" }
         assert_eq!(run.sim.tcp_active, 0);
     }
 
+    // Only a window gateway has a forward hook: a router running ACNS (or NGWA) forwards
+    // like any other. h0 - r1 - h1 with ACNS on r1, 10 Mbit/s and 1 ms per hop: a datagram
+    // sent at 5 ms reaches h1 after two serializations of 801,600 ns and two propagation
+    // delays, at 5,000,000 + 2 · (801,600 + 1,000,000) = 8,603,200.
+    #[test]
+    fn an_acns_router_forwards_without_the_gateway_hook() {
+        use crate::model::AcnsSpec;
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let mut model = chain(&[hop, hop], QueueLimit::Packets(10), 1, &singles(&[T0]));
+        model.acns.push(AcnsSpec { node: 1, config: Default::default(), flow_table: Default::default() });
+        assert_eq!(deliveries(&model), vec![(vec![8_603_200], 0)]);
+    }
+
     // Every queue draws from its own stream, named after the queue: adding a hop (and its
     // queues) elsewhere leaves the draws of `h0->r1` as they were, and two queues' streams
     // differ.
