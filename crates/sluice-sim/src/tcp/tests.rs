@@ -1413,6 +1413,25 @@ fn ns3_congestion_avoidance_counts_whole_segments() {
     }
 }
 
+// tests `handshake_rtt`'s clock: the SYN's round trip runs from when the first SYN was sent,
+// not from the start of the run. Without timestamps, a SYN sent at 0.4 ms whose SYN-ACK
+// arrives at 20.4 ms gives a first sample of 20 ms (SRTT 20 ms, RTTVAR 10 ms).
+#[test]
+fn the_handshake_sample_runs_from_the_syns_send_time() {
+    let cfg = TcpConfig { timestamps: false, ..TcpConfig::default() };
+    let ca = SockAddr { addr: 1, port: 1000 };
+    let sa = SockAddr { addr: 2, port: 80 };
+    let mut c = Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 1_000, 0);
+    let mut s = Endpoint::server(std::sync::Arc::new(cfg), sa, ca, 5_000, 0);
+    let mut out = Vec::new();
+    c.connect(Time(400_000), &mut out);
+    let syn = out.pop().unwrap();
+    s.on_segment(&syn, Time(10_400_000), &mut out);
+    let synack = out.pop().unwrap();
+    c.on_segment(&synack, Time(20_400_000), &mut out);
+    assert_eq!((c.rtt.srtt, c.rtt.rttvar), (Some(Dur::from_millis(20)), Dur::from_millis(10)));
+}
+
 // tests `handshake_rtt` (Linux and ns-3 time the SYN): the 20 ms handshake of `Pair` is the
 // first sample (SRTT 20 ms, RTTVAR 10 ms); without the option there is none until data is
 // acknowledged; after a retransmitted SYN Karn's rule leaves none (no timestamps), while the
