@@ -1413,23 +1413,73 @@ fn ns3_congestion_avoidance_counts_whole_segments() {
     }
 }
 
-// tests `handshake_rtt`'s clock: the SYN's round trip runs from when the first SYN was sent,
-// not from the start of the run. Without timestamps, a SYN sent at 0.4 ms whose SYN-ACK
-// arrives at 20.4 ms gives a first sample of 20 ms (SRTT 20 ms, RTTVAR 10 ms).
+/// `p` with its TCP flags and acknowledgment field replaced.
+fn with_flags_ack(p: &SimPacket, f: u8, a: u32) -> SimPacket {
+    let mut p = p.clone();
+    if let Transport::Tcp { flags, ack, .. } = &mut p.transport {
+        (*flags, *ack) = (f, a);
+    }
+    p
+}
+
+// tests RFC 9293 §3.10.7.2-3 (handshake states): a listener takes only a SYN without ACK; a
+// client in SYN-SENT only a SYN-ACK acknowledging its SYN (ISS 1000: ACK 1001); a server in
+// SYN-RECEIVED answers a repeated SYN with its SYN-ACK and ignores a segment without ACK.
+// Whatever else arrives changes no state and sends nothing.
 #[test]
-fn the_handshake_sample_runs_from_the_syns_send_time() {
-    let cfg = TcpConfig { timestamps: false, ..TcpConfig::default() };
+fn handshake_states_take_only_their_own_segments() {
+    let cfg = TcpConfig::default();
     let ca = SockAddr { addr: 1, port: 1000 };
     let sa = SockAddr { addr: 2, port: 80 };
     let mut c = Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 1_000, 0);
     let mut s = Endpoint::server(std::sync::Arc::new(cfg), sa, ca, 5_000, 0);
     let mut out = Vec::new();
-    c.connect(Time(400_000), &mut out);
+    c.connect(Time::ZERO, &mut out);
     let syn = out.pop().unwrap();
-    s.on_segment(&syn, Time(10_400_000), &mut out);
+    let t = Time(1_000_000);
+    // Listen: a SYN-ACK, a bare segment (no flags) and a FIN are not SYNs.
+    for f in [F::SYN | F::ACK, 0, F::FIN] {
+        s.on_segment(&with_flags_ack(&syn, f, 0), t, &mut out);
+        assert_eq!((s.state, out.len()), (ConnState::Listen, 0), "flags {f:#x} at a listener");
+    }
+    s.on_segment(&syn, t, &mut out);
+    assert_eq!(s.state, ConnState::SynRcvd);
     let synack = out.pop().unwrap();
-    c.on_segment(&synack, Time(20_400_000), &mut out);
-    assert_eq!((c.rtt.srtt, c.rtt.rttvar), (Some(Dur::from_millis(20)), Dur::from_millis(10)));
+    assert_eq!(flags(&synack), F::SYN | F::ACK);
+    // SYN-SENT: a SYN-ACK acknowledging the wrong number, a SYN without the ACK bit (its
+    // acknowledgment field holding the right number), an ACK without SYN.
+    for (f, a) in [(F::SYN | F::ACK, 1_002), (F::SYN, 1_001), (F::ACK, 1_001)] {
+        c.on_segment(&with_flags_ack(&synack, f, a), t, &mut out);
+        assert_eq!((c.state, out.len()), (ConnState::SynSent, 0), "flags {f:#x}, ack {a} in SYN-SENT");
+    }
+    // SYN-RECEIVED: a segment without ACK (and without SYN) is ignored.
+    s.on_segment(&with_flags_ack(&syn, 0, 0), t, &mut out);
+    assert_eq!((s.state, out.len()), (ConnState::SynRcvd, 0));
+    c.on_segment(&synack, t, &mut out);
+    assert_eq!(c.state, ConnState::Established);
+}
+
+// tests `handshake_rtt`'s clock: the SYN's round trip runs from when the first SYN was sent,
+// not from the start of the run, and to the nanosecond unless `rtt_from_ts` (or a
+// retransmitted SYN) asks for the echoed timestamp. A SYN sent at 0.4 ms whose SYN-ACK
+// arrives at 20.9 ms gives a first sample of 20.5 ms (SRTT 20.5 ms, RTTVAR 10.25 ms), with
+// timestamps or without; from the timestamp it would be 20 − 0 = 20 ticks, 20 ms.
+#[test]
+fn the_handshake_sample_runs_from_the_syns_send_time() {
+    for (timestamps, from_ts, want) in [(false, false, 20_500_000), (true, false, 20_500_000), (true, true, 20_000_000)] {
+        let cfg = TcpConfig { timestamps, compat: Ns3Compat { rtt_from_ts: from_ts, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let ca = SockAddr { addr: 1, port: 1000 };
+        let sa = SockAddr { addr: 2, port: 80 };
+        let mut c = Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 1_000, 0);
+        let mut s = Endpoint::server(std::sync::Arc::new(cfg), sa, ca, 5_000, 0);
+        let mut out = Vec::new();
+        c.connect(Time(400_000), &mut out);
+        let syn = out.pop().unwrap();
+        s.on_segment(&syn, Time(10_400_000), &mut out);
+        let synack = out.pop().unwrap();
+        c.on_segment(&synack, Time(20_900_000), &mut out);
+        assert_eq!((c.rtt.srtt, c.rtt.rttvar), (Some(Dur(want)), Dur(want / 2)), "timestamps {timestamps}, rtt_from_ts {from_ts}");
+    }
 }
 
 // tests `handshake_rtt` (Linux and ns-3 time the SYN): the 20 ms handshake of `Pair` is the
