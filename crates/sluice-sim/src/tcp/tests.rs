@@ -1452,9 +1452,15 @@ fn handshake_states_take_only_their_own_segments() {
         c.on_segment(&with_flags_ack(&synack, f, a), t, &mut out);
         assert_eq!((c.state, out.len()), (ConnState::SynSent, 0), "flags {f:#x}, ack {a} in SYN-SENT");
     }
-    // SYN-RECEIVED: a segment without ACK (and without SYN) is ignored.
-    s.on_segment(&with_flags_ack(&syn, 0, 0), t, &mut out);
-    assert_eq!((s.state, out.len()), (ConnState::SynRcvd, 0));
+    // SYN-RECEIVED: a segment without the ACK bit (its acknowledgment field holding the
+    // right number, ISS 5000: 5001), an ACK of the wrong number and a SYN-ACK are ignored; a
+    // repeated SYN brings the SYN-ACK again.
+    for (f, a) in [(0, 5_001), (F::ACK, 5_002), (F::SYN | F::ACK, 0)] {
+        s.on_segment(&with_flags_ack(&syn, f, a), t, &mut out);
+        assert_eq!((s.state, out.len()), (ConnState::SynRcvd, 0), "flags {f:#x}, ack {a} in SYN-RECEIVED");
+    }
+    s.on_segment(&syn, t, &mut out);
+    assert_eq!((s.state, out.len(), out.pop().map(|p| flags(&p))), (ConnState::SynRcvd, 1, Some(F::SYN | F::ACK)));
     c.on_segment(&synack, t, &mut out);
     assert_eq!(c.state, ConnState::Established);
 }
