@@ -128,6 +128,32 @@ fn window_scale_needs_both_sides() {
     assert_eq!(window, 65_535, "unscaled: 8 MiB saturates the 16-bit field");
 }
 
+// tests RFC 2018 §2 and RFC 7323 §3.2: SACK and timestamps, like window scaling, only if
+// both ends offer them. A client offering both meets a server configured without one of
+// them: the SYN-ACK does not carry that option and neither end uses it.
+#[test]
+fn sack_and_timestamps_need_both_sides() {
+    let ca = SockAddr { addr: 1, port: 1000 };
+    let sa = SockAddr { addr: 2, port: 80 };
+    for (sack, timestamps) in [(false, true), (true, false)] {
+        let off = TcpConfig { sack, timestamps, ..TcpConfig::default() };
+        let mut c = Endpoint::client(std::sync::Arc::new(TcpConfig::default()), ca, sa, 7, 0);
+        let mut s = Endpoint::server(std::sync::Arc::new(off), sa, ca, 9, 0);
+        let mut out = Vec::new();
+        c.connect(Time::ZERO, &mut out);
+        let syn = out.pop().unwrap();
+        let Transport::Tcp { opts, .. } = syn.transport else { unreachable!() };
+        assert!(opts.sack_permitted && opts.ts.is_some(), "the client offers both");
+        s.on_segment(&syn, Time(1), &mut out);
+        let synack = out.pop().unwrap();
+        let Transport::Tcp { opts, .. } = synack.transport else { unreachable!() };
+        assert_eq!((opts.sack_permitted, opts.ts.is_some()), (sack, timestamps), "the SYN-ACK offers what the server has");
+        assert_eq!((s.sack_ok, s.ts_ok), (sack, timestamps));
+        c.on_segment(&synack, Time(2), &mut out);
+        assert_eq!((c.sack_ok, c.ts_ok), (sack, timestamps));
+    }
+}
+
 // tests RFC 6582 (NewReno) on a worked example: segments 1–10 in flight, 3 and 6 lost; the partial
 // ACK retransmits the second hole and the full ACK ends recovery: two losses, one reduction.
 #[test]
