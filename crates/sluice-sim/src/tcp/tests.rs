@@ -154,6 +154,26 @@ fn sack_and_timestamps_need_both_sides() {
     }
 }
 
+// tests the endpoint's read-outs for the monitor: state names, the bytes held out of order
+// (segment 2 of 3 lost: the third, 1448 B, waits for it), and the RTT log, which keeps each
+// sample only once asked to: segment 1 sent at 30 ms and acknowledged at 40 ms gives
+// (40 ms, 10 ms).
+#[test]
+fn monitor_read_outs_state_names_held_bytes_and_the_rtt_log() {
+    assert_eq!([ConnState::Established, ConnState::SynSent, ConnState::Aborted].map(ConnState::as_str), ["established", "syn_sent", "aborted"]);
+    let mut p = Pair::new(TcpConfig { delack: DelAck::Off, ..TcpConfig::default() }, Some(3 * MSS));
+    assert_eq!(p.c.rtt_log(), None, "not kept unless asked for");
+    p.c.log_rtt();
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 3);
+    p.now += Dur::from_millis(5);
+    let acks = p.deliver_to_server(&[burst[0].clone(), burst[2].clone()]);
+    assert_eq!(p.s.held_out_of_order(), MSS);
+    p.now += Dur::from_millis(5);
+    p.deliver_to_client(&acks[..1]);
+    assert_eq!(p.c.rtt_log(), Some(&[(Time(40_000_000), Dur::from_millis(10))][..]));
+}
+
 // tests RFC 6582 (NewReno) on a worked example: segments 1–10 in flight, 3 and 6 lost; the partial
 // ACK retransmits the second hole and the full ACK ends recovery: two losses, one reduction.
 #[test]
