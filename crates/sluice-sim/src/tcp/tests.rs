@@ -126,6 +126,14 @@ fn window_scale_needs_both_sides() {
     c.on_segment(&synack, Time(2), &mut out);
     let Transport::Tcp { window, .. } = out.pop().unwrap().transport else { unreachable!() };
     assert_eq!(window, 65_535, "unscaled: 8 MiB saturates the 16-bit field");
+    // The other way round: a server with window scaling does not offer it to a client that
+    // did not.
+    let mut c = Endpoint::client(std::sync::Arc::new(off), ca, sa, 7, 0);
+    let mut s = Endpoint::server(std::sync::Arc::new(on), sa, ca, 9, 0);
+    c.connect(Time::ZERO, &mut out);
+    s.on_segment(&out.pop().unwrap(), Time(1), &mut out);
+    let Transport::Tcp { opts, .. } = out.pop().unwrap().transport else { unreachable!() };
+    assert_eq!(opts.wscale, None);
 }
 
 // tests RFC 2018 §2 and RFC 7323 §3.2: SACK and timestamps, like window scaling, only if
