@@ -1553,6 +1553,258 @@ app = { kind = "file", size = "200kB" }
         assert_eq!(got, vec![(vec![6_801_600], 0), (vec![7_603_200], 0), (vec![8_404_800], 0), (vec![], 1), (vec![], 2)]);
     }
 
+    // A packet that grows on its way out (NGWA's router inserting its 8-byte IP option 33) is
+    // serialized at its grown length, whichever way it reaches the wire: passing an idle link
+    // and empty discipline, passing into the device queue of a busy link, or dequeued from
+    // the discipline by the transmit-complete's refill. h0 - r1 - h1, NGWA on r1; three
+    // hand-made TCP segments (20 B IP + 20 B TCP + 1000 B payload = 1040 B) offered to r1->h1
+    // (10 Mbit/s, 2 B PPP, device queue of 1) at 5 ms: A goes to the wire, B to the device, C
+    // to the discipline. Each leaves at 1048 B, (1048 + 2) · 800 ns = 840,000 ns on the link
+    // (at 1040 B it would be 833,600; shrunk by 8 B, 827,200), so the transmissions end at
+    // 5,840,000, 6,680,000 and 7,520,000.
+    #[test]
+    fn a_packet_stamped_on_the_way_out_is_serialized_at_its_grown_length() {
+        use crate::model::NgwaSpec;
+        use crate::packet::{SegBits, TcpOptions, Tos, Transport};
+        use sluice_core::packet::tcp_flags;
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        // A TCP flow that starts after the test's packets are gone, so that h1 has an
+        // endpoint (listening: it ignores the segments).
+        let mut model = chain(&[hop, hop], QueueLimit::Packets(10), 1, &[(500_000_000, AppSpec::BULK, None)]);
+        model.ngwa.push(NgwaSpec { node: 1, config: sluice_core::control::NgwaConfig::default() });
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        let k = run.sim.info.iter().position(|i| i.name == "r1->h1").unwrap() as u32;
+        let (h0, h1) = (crate::net::node_addr(0), crate::net::node_addr(2));
+        let seg = SimPacket {
+            src: h0,
+            dst: h1,
+            sport: 40_000,
+            dport: 80,
+            tos: Tos::new(0, Ecn::NotEct),
+            ttl: 64,
+            ip_id: 0,
+            transport: Transport::Tcp { seq: 1, ack: 1, flags: tcp_flags::ACK, window: 1000, opts: TcpOptions::default(), bits: SegBits::default() },
+            payload: 1000,
+            flow: 0,
+            opt33: 0,
+        };
+        assert_eq!(seg.ip_len(), 1040);
+        run.sim.now = Time(T0);
+        for _ in 0..3 {
+            let id = run.sim.alloc(seg.clone());
+            run.sim.enqueue(k, id);
+        }
+        let mut ends = vec![run.sim.ifaces[k as usize].busy_until.0];
+        while run.sim.now < Time(T0 + 10_000_000) && run.advance(1) {
+            let b = run.sim.ifaces[k as usize].busy_until.0;
+            if *ends.last().unwrap() != b {
+                ends.push(b);
+            }
+        }
+        assert_eq!(ends, [5_840_000, 6_680_000, 7_520_000]);
+        assert_eq!(run.sim.stampers[0].ngwa.stats.inserted, 3);
+    }
+
+    // A packet offered while the device's refill is pending goes to the discipline, even into
+    // a device with room: the refill moves it later in the same instant (ns-3's device queue
+    // wakes with a new event), so a second packet of that instant finds the discipline full.
+    // 10 Mbit/s, 1 ms, drop-tail of 1, device queue of 1; 1002 B take 801,600 ns. f0 and f1
+    // send at 5 ms: f0 on the wire until T1 = 5,801,600, f1 in the device. An event placed at
+    // T1 after f0's transmission began makes the transmit-complete at T1 defer its refill; it
+    // starts f1, and then C and D are offered: C joins the discipline, D finds it full and is
+    // dropped. Arrivals: f0 5 ms + 801,600 + 1 ms = 6,801,600; f1 7,603,200; C 8,404,800.
+    // (Into the device at once, C would leave the discipline free for D, delivered at
+    // 9,206,400.)
+    #[test]
+    fn a_packet_offered_while_the_refill_is_pending_waits_in_the_discipline() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let model = chain(&[hop], QueueLimit::Packets(1), 1, &singles(&[T0, T0]));
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        let k = run.sim.info.iter().position(|i| i.name == "h0->h1").unwrap();
+        let t1 = Time(T0 + 801_600);
+        let mut arrivals = Vec::new();
+        let mut rcvd = 0;
+        let mut step = |run: &mut Stepper| {
+            assert!(run.advance(1));
+            let r: u64 = run.sim.flownet.iter().map(|f| f.udp_rcvd_bytes).sum();
+            if r != rcvd {
+                arrivals.push(run.sim.now.0);
+                rcvd = r;
+            }
+        };
+        while run.sim.ifaces[k].device_is_empty() {
+            step(&mut run);
+        }
+        assert_eq!((run.sim.now, run.sim.ifaces[k].busy_until), (Time(T0), t1));
+        // The application stop of f0, which has sent its one packet: nothing happens but an
+        // event at T1 after the transmit-complete.
+        run.sim.q.schedule(t1, Event::AppStop { app: 0 });
+        while !run.sim.ifaces[k].flag(Flags::REFILL_PENDING) {
+            step(&mut run);
+        }
+        assert_eq!(run.sim.now, t1);
+        let p = run.sim.pkts[0].clone();
+        for _ in 0..2 {
+            let id = run.sim.alloc(p.clone());
+            run.sim.enqueue(k as u32, id);
+        }
+        while run.sim.now < Time(T0 + 100_000_000) {
+            step(&mut run);
+        }
+        assert_eq!(arrivals, [6_801_600, 7_603_200, 8_404_800]);
+        assert_eq!(run.sim.flownet.iter().map(|f| f.lost_pkts).sum::<u64>(), 1);
+    }
+
+    // A transmission with nothing waiting behind it has no transmit-complete: packets offered
+    // at the instant it ends find the link idle (the first goes to the wire), then the device
+    // queue with room (the second goes there at once, no refill being pending), then the
+    // discipline. 10 Mbit/s, 1 ms, drop-tail of 1, device queue of 1; 1002 B take 801,600 ns.
+    // f0 and f1 send at 5 ms: f0 on the wire until T1 = 5,801,600, f1 in the device; at T1 the
+    // transmit-complete starts f1, until T2 = 6,603,200, with nothing behind it. At T2 C, D and
+    // E are offered, after an event placed at T2 once f1's transmission began. Arrivals: f0
+    // 6,801,600, f1 7,603,200, then C, D, E one serialization apart: 8,404,800, 9,206,400,
+    // 10,008,000; nothing lost. (A needless transmit-complete at T2 would defer a refill behind
+    // that event: D would go to the discipline and E, finding it full, would be dropped.)
+    #[test]
+    fn a_link_with_nothing_waiting_ends_its_transmission_without_a_transmit_complete() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let model = chain(&[hop], QueueLimit::Packets(1), 1, &singles(&[T0, T0]));
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        let k = run.sim.info.iter().position(|i| i.name == "h0->h1").unwrap();
+        let t2 = Time(T0 + 2 * 801_600);
+        let mut arrivals = Vec::new();
+        let mut rcvd = 0;
+        let mut step = |run: &mut Stepper| {
+            assert!(run.advance(1));
+            let r: u64 = run.sim.flownet.iter().map(|f| f.udp_rcvd_bytes).sum();
+            if r != rcvd {
+                arrivals.push(run.sim.now.0);
+                rcvd = r;
+            }
+        };
+        while run.sim.ifaces[k].busy_until != t2 {
+            step(&mut run);
+        }
+        run.sim.q.schedule(t2, Event::AppStop { app: 0 });
+        while run.sim.now < t2 {
+            step(&mut run);
+        }
+        let p = run.sim.pkts[0].clone();
+        for _ in 0..3 {
+            let id = run.sim.alloc(p.clone());
+            run.sim.enqueue(k as u32, id);
+        }
+        while run.sim.now < Time(T0 + 100_000_000) {
+            step(&mut run);
+        }
+        assert_eq!(arrivals, [6_801_600, 7_603_200, 8_404_800, 9_206_400, 10_008_000]);
+        assert_eq!(run.sim.flownet.iter().map(|f| f.lost_pkts).sum::<u64>(), 0);
+    }
+
+    // A loss list that counts data segments only (`matching = "data"`) counts TCP segments
+    // with payload and nothing else: with packet 1 listed on h0->h1, the client's SYN and its
+    // ACK pass, and the first data segment (1448 B payload + 20 B IP + 20 B TCP + 12 B
+    // timestamp option = 1500 B) is the one lost, once, and counted against the link.
+    #[test]
+    fn a_data_only_loss_list_counts_tcp_segments_with_payload() {
+        use sluice_core::loss::{ListMatch, LossModel};
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let mut model = chain(&[hop], QueueLimit::Packets(100), 1, &[(T0, AppSpec::File { size: 4 * 1448, write: 0 }, None)]);
+        model.links[0].ab.loss = LossModel::List { packets: vec![1], matching: ListMatch::Data };
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        while run.advance(1_000) {}
+        let k = run.sim.info.iter().position(|i| i.name == "h0->h1").unwrap();
+        let f = &run.sim.flownet[0];
+        assert_eq!((f.lost_pkts, f.fwd_lost_pkts, f.fwd_lost_bytes, run.sim.info[k].link_losses), (1, 1, 1500, 1));
+    }
+
+    // The engine copies a mark the discipline set onto the packet, and only a mark: a packet
+    // that waited in a drop-tail queue (which never marks) leaves with its own codepoint.
+    // f0's datagram goes to the wire of h0->h1 at 5 ms; two ECT(0) datagrams offered right
+    // after it go to the device queue (of 1) and to the discipline, which hands the second to
+    // the device when f0's transmission ends (5,801,600).
+    #[test]
+    fn a_dequeued_packet_keeps_its_codepoint_unless_marked() {
+        use crate::packet::Tos;
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let model = chain(&[hop], QueueLimit::Packets(10), 1, &singles(&[T0]));
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        let k = run.sim.info.iter().position(|i| i.name == "h0->h1").unwrap();
+        while run.sim.now < Time(T0) {
+            assert!(run.advance(1));
+        }
+        let mut p = run.sim.pkts[0].clone();
+        p.tos = Tos::new(0, Ecn::Ect0);
+        let ids: Vec<u32> = (0..2).map(|_| run.sim.alloc(p.clone())).collect();
+        for &id in &ids {
+            run.sim.enqueue(k as u32, id);
+        }
+        assert_eq!(run.sim.ifaces[k].qdisc.stats.queued_pkts(), 1);
+        while run.sim.ifaces[k].qdisc.stats.queued_pkts() > 0 {
+            assert!(run.advance(1));
+        }
+        assert_eq!(run.sim.now, Time(T0 + 801_600));
+        assert_eq!(run.sim.pkts[ids[1] as usize].tos.ecn(), Ecn::Ect0);
+    }
+
+    // Each endpoint's wake-up slot sorts its timer ties the way the endpoint's configuration
+    // asks (`timer_ties_as_set`), flow by flow: f0 with it (its client and server slots), f1
+    // without.
+    #[test]
+    fn wake_slots_take_each_endpoints_timer_tie_rule() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let mut model = chain(&[hop], QueueLimit::Packets(10), 1, &[(T0, AppSpec::BULK, None), (T0, AppSpec::BULK, None)]);
+        model.flows[0].tcp.compat.timer_ties_as_set = true;
+        let sim = Sim::build(&model, &RunOptions::default()).unwrap();
+        assert_eq!(sim.wake.iter().map(|w| w.as_set).collect::<Vec<_>>(), [true, true, false, false]);
+    }
+
+    // A router's gateway sees every packet it forwards: its flow table learns the flow from
+    // the handshake, so each ACK at the rewrite point belongs to a tracked flow.
+    #[test]
+    fn a_gateway_tracks_the_flows_it_forwards() {
+        let text = one_flow("{ kind = \"bulk\" }", "1s", "0s") + "[[gateways]]\nnode = \"A\"\ncontroller = { kind = \"ewt\" }\n";
+        let s = crate::run_str(&text, None, &RunOptions::default()).unwrap().summary;
+        let g = &s.gateways[0];
+        assert!(g.acks > 1000, "{} ACKs", g.acks);
+        assert_eq!((g.untracked, g.flow_table_size), (0, 1));
+        assert!(g.lowered > 0, "EWT lowers windows while the queue is above its start");
+    }
+
+    // A finite transfer completes at the segment that delivers its last byte to the server:
+    // the flow completion time is recorded, and the flow stops counting as active, in the
+    // event of that arrival (not at some later wake-up or at the client's next segment).
+    #[test]
+    fn a_transfer_completes_at_the_arrival_of_its_last_byte() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let size = 3 * 1448;
+        let model = chain(&[hop], QueueLimit::Packets(100), 1, &[(T0, AppSpec::File { size, write: 0 }, None)]);
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        loop {
+            assert!(run.advance(1), "the transfer completes");
+            let delivered = run.sim.endpoint(0, true).map_or(0, |e| e.counters.delivered);
+            if delivered >= size {
+                break;
+            }
+            assert_eq!(run.sim.flownet[0].fct, None);
+        }
+        assert_eq!(run.sim.flownet[0].fct, Some(run.sim.now));
+        assert_eq!(run.sim.tcp_active, 0);
+    }
+
+    // Only a window gateway has a forward hook: a router running ACNS (or NGWA) forwards
+    // like any other. h0 - r1 - h1 with ACNS on r1, 10 Mbit/s and 1 ms per hop: a datagram
+    // sent at 5 ms reaches h1 after two serializations of 801,600 ns and two propagation
+    // delays, at 5,000,000 + 2 · (801,600 + 1,000,000) = 8,603,200.
+    #[test]
+    fn an_acns_router_forwards_without_the_gateway_hook() {
+        use crate::model::AcnsSpec;
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let mut model = chain(&[hop, hop], QueueLimit::Packets(10), 1, &singles(&[T0]));
+        model.acns.push(AcnsSpec { node: 1, config: Default::default(), flow_table: Default::default() });
+        assert_eq!(deliveries(&model), vec![(vec![8_603_200], 0)]);
+    }
+
     // Every queue draws from its own stream, named after the queue: adding a hop (and its
     // queues) elsewhere leaves the draws of `h0->r1` as they were, and two queues' streams
     // differ.

@@ -126,6 +126,60 @@ fn window_scale_needs_both_sides() {
     c.on_segment(&synack, Time(2), &mut out);
     let Transport::Tcp { window, .. } = out.pop().unwrap().transport else { unreachable!() };
     assert_eq!(window, 65_535, "unscaled: 8 MiB saturates the 16-bit field");
+    // The other way round: a server with window scaling does not offer it to a client that
+    // did not.
+    let mut c = Endpoint::client(std::sync::Arc::new(off), ca, sa, 7, 0);
+    let mut s = Endpoint::server(std::sync::Arc::new(on), sa, ca, 9, 0);
+    c.connect(Time::ZERO, &mut out);
+    s.on_segment(&out.pop().unwrap(), Time(1), &mut out);
+    let Transport::Tcp { opts, .. } = out.pop().unwrap().transport else { unreachable!() };
+    assert_eq!(opts.wscale, None);
+}
+
+// tests RFC 2018 §2 and RFC 7323 §3.2: SACK and timestamps, like window scaling, only if
+// both ends offer them. A client offering both meets a server configured without one of
+// them: the SYN-ACK does not carry that option and neither end uses it.
+#[test]
+fn sack_and_timestamps_need_both_sides() {
+    let ca = SockAddr { addr: 1, port: 1000 };
+    let sa = SockAddr { addr: 2, port: 80 };
+    for (sack, timestamps) in [(false, true), (true, false)] {
+        let off = TcpConfig { sack, timestamps, ..TcpConfig::default() };
+        let mut c = Endpoint::client(std::sync::Arc::new(TcpConfig::default()), ca, sa, 7, 0);
+        let mut s = Endpoint::server(std::sync::Arc::new(off), sa, ca, 9, 0);
+        let mut out = Vec::new();
+        c.connect(Time::ZERO, &mut out);
+        let syn = out.pop().unwrap();
+        let Transport::Tcp { opts, .. } = syn.transport else { unreachable!() };
+        assert!(opts.sack_permitted && opts.ts.is_some(), "the client offers both");
+        s.on_segment(&syn, Time(1), &mut out);
+        let synack = out.pop().unwrap();
+        let Transport::Tcp { opts, .. } = synack.transport else { unreachable!() };
+        assert_eq!((opts.sack_permitted, opts.ts.is_some()), (sack, timestamps), "the SYN-ACK offers what the server has");
+        assert_eq!((s.sack_ok, s.ts_ok), (sack, timestamps));
+        c.on_segment(&synack, Time(2), &mut out);
+        assert_eq!((c.sack_ok, c.ts_ok), (sack, timestamps));
+    }
+}
+
+// tests the endpoint's read-outs for the monitor: state names, the bytes held out of order
+// (segment 2 of 3 lost: the third, 1448 B, waits for it), and the RTT log, which keeps each
+// sample only once asked to: segment 1 sent at 30 ms and acknowledged at 40 ms gives
+// (40 ms, 10 ms).
+#[test]
+fn monitor_read_outs_state_names_held_bytes_and_the_rtt_log() {
+    assert_eq!([ConnState::Established, ConnState::SynSent, ConnState::Aborted].map(ConnState::as_str), ["established", "syn_sent", "aborted"]);
+    let mut p = Pair::new(TcpConfig { delack: DelAck::Off, ..TcpConfig::default() }, Some(3 * MSS));
+    assert_eq!(p.c.rtt_log(), None, "not kept unless asked for");
+    p.c.log_rtt();
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 3);
+    p.now += Dur::from_millis(5);
+    let acks = p.deliver_to_server(&[burst[0].clone(), burst[2].clone()]);
+    assert_eq!(p.s.held_out_of_order(), MSS);
+    p.now += Dur::from_millis(5);
+    p.deliver_to_client(&acks[..1]);
+    assert_eq!(p.c.rtt_log(), Some(&[(Time(40_000_000), Dur::from_millis(10))][..]));
 }
 
 // tests RFC 6582 (NewReno) on a worked example: segments 1–10 in flight, 3 and 6 lost; the partial
@@ -1410,6 +1464,81 @@ fn ns3_congestion_avoidance_counts_whole_segments() {
             [(MSS, true), (MSS / 2, true), (MSS, true), (MSS / 2, true)]
         };
         assert_eq!(grew, expect, "whole = {whole}");
+    }
+}
+
+/// `p` with its TCP flags and acknowledgment field replaced.
+fn with_flags_ack(p: &SimPacket, f: u8, a: u32) -> SimPacket {
+    let mut p = p.clone();
+    if let Transport::Tcp { flags, ack, .. } = &mut p.transport {
+        (*flags, *ack) = (f, a);
+    }
+    p
+}
+
+// tests RFC 9293 §3.10.7.2-3 (handshake states): a listener takes only a SYN without ACK; a
+// client in SYN-SENT only a SYN-ACK acknowledging its SYN (ISS 1000: ACK 1001); a server in
+// SYN-RECEIVED answers a repeated SYN with its SYN-ACK and ignores a segment without ACK.
+// Whatever else arrives changes no state and sends nothing.
+#[test]
+fn handshake_states_take_only_their_own_segments() {
+    let cfg = TcpConfig::default();
+    let ca = SockAddr { addr: 1, port: 1000 };
+    let sa = SockAddr { addr: 2, port: 80 };
+    let mut c = Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 1_000, 0);
+    let mut s = Endpoint::server(std::sync::Arc::new(cfg), sa, ca, 5_000, 0);
+    let mut out = Vec::new();
+    c.connect(Time::ZERO, &mut out);
+    let syn = out.pop().unwrap();
+    let t = Time(1_000_000);
+    // Listen: a SYN-ACK, a bare segment (no flags) and a FIN are not SYNs.
+    for f in [F::SYN | F::ACK, 0, F::FIN] {
+        s.on_segment(&with_flags_ack(&syn, f, 0), t, &mut out);
+        assert_eq!((s.state, out.len()), (ConnState::Listen, 0), "flags {f:#x} at a listener");
+    }
+    s.on_segment(&syn, t, &mut out);
+    assert_eq!(s.state, ConnState::SynRcvd);
+    let synack = out.pop().unwrap();
+    assert_eq!(flags(&synack), F::SYN | F::ACK);
+    // SYN-SENT: a SYN-ACK acknowledging the wrong number, a SYN without the ACK bit (its
+    // acknowledgment field holding the right number), an ACK without SYN.
+    for (f, a) in [(F::SYN | F::ACK, 1_002), (F::SYN, 1_001), (F::ACK, 1_001)] {
+        c.on_segment(&with_flags_ack(&synack, f, a), t, &mut out);
+        assert_eq!((c.state, out.len()), (ConnState::SynSent, 0), "flags {f:#x}, ack {a} in SYN-SENT");
+    }
+    // SYN-RECEIVED: a segment without the ACK bit (its acknowledgment field holding the
+    // right number, ISS 5000: 5001), an ACK of the wrong number and a SYN-ACK are ignored; a
+    // repeated SYN brings the SYN-ACK again.
+    for (f, a) in [(0, 5_001), (F::ACK, 5_002), (F::SYN | F::ACK, 0)] {
+        s.on_segment(&with_flags_ack(&syn, f, a), t, &mut out);
+        assert_eq!((s.state, out.len()), (ConnState::SynRcvd, 0), "flags {f:#x}, ack {a} in SYN-RECEIVED");
+    }
+    s.on_segment(&syn, t, &mut out);
+    assert_eq!((s.state, out.len(), out.pop().map(|p| flags(&p))), (ConnState::SynRcvd, 1, Some(F::SYN | F::ACK)));
+    c.on_segment(&synack, t, &mut out);
+    assert_eq!(c.state, ConnState::Established);
+}
+
+// tests `handshake_rtt`'s clock: the SYN's round trip runs from when the first SYN was sent,
+// not from the start of the run, and to the nanosecond unless `rtt_from_ts` (or a
+// retransmitted SYN) asks for the echoed timestamp. A SYN sent at 0.4 ms whose SYN-ACK
+// arrives at 20.9 ms gives a first sample of 20.5 ms (SRTT 20.5 ms, RTTVAR 10.25 ms), with
+// timestamps or without; from the timestamp it would be 20 − 0 = 20 ticks, 20 ms.
+#[test]
+fn the_handshake_sample_runs_from_the_syns_send_time() {
+    for (timestamps, from_ts, want) in [(false, false, 20_500_000), (true, false, 20_500_000), (true, true, 20_000_000)] {
+        let cfg = TcpConfig { timestamps, compat: Ns3Compat { rtt_from_ts: from_ts, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let ca = SockAddr { addr: 1, port: 1000 };
+        let sa = SockAddr { addr: 2, port: 80 };
+        let mut c = Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 1_000, 0);
+        let mut s = Endpoint::server(std::sync::Arc::new(cfg), sa, ca, 5_000, 0);
+        let mut out = Vec::new();
+        c.connect(Time(400_000), &mut out);
+        let syn = out.pop().unwrap();
+        s.on_segment(&syn, Time(10_400_000), &mut out);
+        let synack = out.pop().unwrap();
+        c.on_segment(&synack, Time(20_900_000), &mut out);
+        assert_eq!((c.rtt.srtt, c.rtt.rttvar), (Some(Dur(want)), Dur(want / 2)), "timestamps {timestamps}, rtt_from_ts {from_ts}");
     }
 }
 
