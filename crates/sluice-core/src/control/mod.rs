@@ -398,6 +398,7 @@ impl NetworkReturn {
 
     /// [`NetworkReturn::on_forward`] with a hint of the segment's flow
     /// ([`FlowTable::observe_hinted`]; same outcome).
+    #[inline]
     pub fn on_forward_hinted(&mut self, seg: &impl HeaderView, hint: Option<FlowId>, monitored: bool, r: Readings, now: Time) -> Option<FlowId> {
         if monitored && seg.protocol() == crate::packet::proto::UDP {
             self.flows.count_udp(seg.ip_len(), now);

@@ -151,6 +151,7 @@ pub fn mss_floor_field(mss: u32, shift: u8) -> u64 {
 ///
 /// `flow` is the flow table's entry of `seg`'s connection; the shift used is that of the
 /// endpoint that sent `seg` (the data receiver, for an ACK toward a data sender).
+#[inline]
 pub fn lower_window(seg: &mut impl WindowField, desired: Desired, flow: &FlowEntry, floor: Floor) -> WindowRewrite {
     // Step 1: only ACK-bearing TCP segments without SYN or RST.
     let (Some(flags), Some(orig), Some(sport)) = (seg.tcp_flags(), seg.tcp_window_field(), seg.src_port()) else {
