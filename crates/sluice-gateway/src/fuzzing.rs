@@ -98,47 +98,80 @@ fn config(q: u8, c: u8, flags: u8) -> &'static Config {
     all[(q * NC + c) * 16 + f].get_or_init(|| Config::parse(&config_text(q, c, f as u8)).expect("fuzz configuration parses"))
 }
 
-/// A TCP segment of flow `i` (module doc), IPv4 and TCP checksums valid, in an Ethernet frame.
-pub(crate) fn segment(b: &[u8; 8]) -> (usize, Vec<u8>) {
-    let flow = (b[0] & 3) as u16;
-    let from_client = b[0] & 4 != 0;
-    let ecn = b[0] >> 6;
-    let flags = b[1];
-    let window = u16::from_be_bytes([b[2], b[3]]);
-    let payload = if b[4] & 0x80 != 0 { (b[4] as usize & 0x7f) * 12 } else { 0 };
-    let ws = (flags & tcp_flags::SYN != 0 && b[5] < 15).then_some(b[5]);
-    let opts = if ws.is_some() { 8 } else { 0 };
-    let total = 20 + 20 + opts + payload;
+/// A TCP segment to synthesize ([`tcp_frame`]).
+#[derive(Copy, Clone, Debug)]
+pub struct TcpSpec {
+    pub src: [u8; 4],
+    pub dst: [u8; 4],
+    pub sport: u16,
+    pub dport: u16,
+    pub seq: u32,
+    pub ack: u32,
+    pub flags: u8,
+    pub window: u16,
+    /// Zero bytes of payload.
+    pub payload: usize,
+    /// The window-scale option (with MSS 1460 before it), if any.
+    pub wscale: Option<u8>,
+    /// The IP header's ECN field.
+    pub ecn: u8,
+}
+
+/// An Ethernet frame carrying the segment `s`, its IPv4 and TCP checksums valid.
+pub fn tcp_frame(s: &TcpSpec) -> Vec<u8> {
+    let opts = if s.wscale.is_some() { 8 } else { 0 };
+    let total = 20 + 20 + opts + s.payload;
     let mut ip = vec![0u8; total];
     ip[0] = 0x45;
-    ip[1] = ecn;
+    ip[1] = s.ecn;
     ip[2..4].copy_from_slice(&(total as u16).to_be_bytes());
     ip[8] = 64;
     ip[9] = 6;
-    let (client, server) = ([10, 0, 0, 1], [10, 0, 0, 2]);
-    let (cport, sport) = (40_000 + flow, 80u16);
-    let (src, dst, sp, dp) = if from_client { (client, server, cport, sport) } else { (server, client, sport, cport) };
-    ip[12..16].copy_from_slice(&src);
-    ip[16..20].copy_from_slice(&dst);
+    ip[12..16].copy_from_slice(&s.src);
+    ip[16..20].copy_from_slice(&s.dst);
     let c = sluice_core::packet::checksum::checksum(&ip[..20], 0);
     ip[10..12].copy_from_slice(&c.to_be_bytes());
-    ip[20..22].copy_from_slice(&sp.to_be_bytes());
-    ip[22..24].copy_from_slice(&dp.to_be_bytes());
-    // Initial sequence numbers 0: a SYN's sequence number is b6·1448, any other segment's
-    // b6·1448 + 1; the acknowledgment number b7·1448 + 1.
-    let syn = (flags & tcp_flags::SYN != 0) as u32;
-    ip[24..28].copy_from_slice(&(b[6] as u32 * 1448 + 1 - syn).to_be_bytes());
-    ip[28..32].copy_from_slice(&(b[7] as u32 * 1448 + 1).to_be_bytes());
+    ip[20..22].copy_from_slice(&s.sport.to_be_bytes());
+    ip[22..24].copy_from_slice(&s.dport.to_be_bytes());
+    ip[24..28].copy_from_slice(&s.seq.to_be_bytes());
+    ip[28..32].copy_from_slice(&s.ack.to_be_bytes());
     ip[32] = ((20 + opts as u8) / 4) << 4;
-    ip[33] = flags;
-    ip[34..36].copy_from_slice(&window.to_be_bytes());
-    if let Some(ws) = ws {
+    ip[33] = s.flags;
+    ip[34..36].copy_from_slice(&s.window.to_be_bytes());
+    if let Some(ws) = s.wscale {
         ip[40..48].copy_from_slice(&[2, 4, 0x05, 0xb4, 1, 3, 3, ws]);
     }
     assert!(complete_l4_checksum(&mut ip), "a synthesized segment is TCP");
     let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
     f.extend_from_slice(&ip);
-    (if from_client { 1 } else { 0 }, f)
+    f
+}
+
+/// A TCP segment of flow `i` (module doc), IPv4 and TCP checksums valid, in an Ethernet frame.
+pub(crate) fn segment(b: &[u8; 8]) -> (usize, Vec<u8>) {
+    let flow = (b[0] & 3) as u16;
+    let from_client = b[0] & 4 != 0;
+    let flags = b[1];
+    let (client, server) = ([10, 0, 0, 1], [10, 0, 0, 2]);
+    let (cport, sport) = (40_000 + flow, 80u16);
+    let (src, dst, sp, dp) = if from_client { (client, server, cport, sport) } else { (server, client, sport, cport) };
+    // Initial sequence numbers 0: a SYN's sequence number is b6·1448, any other segment's
+    // b6·1448 + 1; the acknowledgment number b7·1448 + 1.
+    let syn = (flags & tcp_flags::SYN != 0) as u32;
+    let spec = TcpSpec {
+        src,
+        dst,
+        sport: sp,
+        dport: dp,
+        seq: b[6] as u32 * 1448 + 1 - syn,
+        ack: b[7] as u32 * 1448 + 1,
+        flags,
+        window: u16::from_be_bytes([b[2], b[3]]),
+        payload: if b[4] & 0x80 != 0 { (b[4] as usize & 0x7f) * 12 } else { 0 },
+        wscale: (flags & tcp_flags::SYN != 0 && b[5] < 15).then_some(b[5]),
+        ecn: b[0] >> 6,
+    };
+    (if from_client { 1 } else { 0 }, tcp_frame(&spec))
 }
 
 /// What a frame is compared by (property 4): the bytes allowed to change are blanked, and

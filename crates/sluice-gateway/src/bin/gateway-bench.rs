@@ -19,7 +19,7 @@
 use clap::Parser;
 use sluice_core::{Dur, Rate, Time};
 use sluice_gateway::datapath::Gateway;
-use sluice_gateway::packet::complete_l4_checksum;
+use sluice_gateway::fuzzing::{tcp_frame, TcpSpec};
 use sluice_gateway::Config;
 use std::time::Instant;
 
@@ -57,36 +57,12 @@ const SERVER: [u8; 4] = [10, 0, 0, 2];
 const TO_SERVER: usize = 0;
 const TO_CLIENT: usize = 1;
 
-/// A TCP segment in an Ethernet frame, checksums valid.
+/// A TCP segment of connection `flow` in an Ethernet frame, checksums valid.
 #[allow(clippy::too_many_arguments)]
 fn frame(flow: u16, from_client: bool, flags: u8, seq: u32, ack: u32, window: u16, payload: usize, wscale: Option<u8>) -> Vec<u8> {
-    let opts = if wscale.is_some() { 8 } else { 0 };
-    let total = 40 + opts + payload;
-    let mut ip = vec![0u8; total];
-    ip[0] = 0x45;
-    ip[2..4].copy_from_slice(&(total as u16).to_be_bytes());
-    ip[8] = 64;
-    ip[9] = 6;
     let (cport, sport) = (10_000 + flow, 80u16);
     let (src, dst, sp, dp) = if from_client { (CLIENT, SERVER, cport, sport) } else { (SERVER, CLIENT, sport, cport) };
-    ip[12..16].copy_from_slice(&src);
-    ip[16..20].copy_from_slice(&dst);
-    let c = sluice_core::packet::checksum::checksum(&ip[..20], 0);
-    ip[10..12].copy_from_slice(&c.to_be_bytes());
-    ip[20..22].copy_from_slice(&sp.to_be_bytes());
-    ip[22..24].copy_from_slice(&dp.to_be_bytes());
-    ip[24..28].copy_from_slice(&seq.to_be_bytes());
-    ip[28..32].copy_from_slice(&ack.to_be_bytes());
-    ip[32] = ((20 + opts as u8) / 4) << 4;
-    ip[33] = flags;
-    ip[34..36].copy_from_slice(&window.to_be_bytes());
-    if let Some(ws) = wscale {
-        ip[40..48].copy_from_slice(&[2, 4, 0x05, 0xb4, 1, 3, 3, ws]);
-    }
-    assert!(complete_l4_checksum(&mut ip), "a synthesized segment is TCP");
-    let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
-    f.extend_from_slice(&ip);
-    f
+    tcp_frame(&TcpSpec { src, dst, sport: sp, dport: dp, seq, ack, flags, window, payload, wscale, ecn: 0 })
 }
 
 const SYN: u8 = 0x02;
