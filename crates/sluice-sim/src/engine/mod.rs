@@ -1615,6 +1615,20 @@ app = { kind = "file", size = "200kB" }
     // dropped. Arrivals: f0 5 ms + 801,600 + 1 ms = 6,801,600; f1 7,603,200; C 8,404,800.
     // (Into the device at once, C would leave the discipline free for D, delivered at
     // 9,206,400.)
+    /// One event per call; the instant of each event after which the UDP bytes received grew
+    /// is pushed to `arrivals`.
+    fn arrival_stepper(arrivals: &mut Vec<u64>) -> impl FnMut(&mut Stepper) + '_ {
+        let mut rcvd = 0;
+        move |run: &mut Stepper| {
+            assert!(run.advance(1));
+            let r: u64 = run.sim.flownet.iter().map(|f| f.udp_rcvd_bytes).sum();
+            if r != rcvd {
+                arrivals.push(run.sim.now.0);
+                rcvd = r;
+            }
+        }
+    }
+
     #[test]
     fn a_packet_offered_while_the_refill_is_pending_waits_in_the_discipline() {
         let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
@@ -1623,15 +1637,7 @@ app = { kind = "file", size = "200kB" }
         let k = run.sim.info.iter().position(|i| i.name == "h0->h1").unwrap();
         let t1 = Time(T0 + 801_600);
         let mut arrivals = Vec::new();
-        let mut rcvd = 0;
-        let mut step = |run: &mut Stepper| {
-            assert!(run.advance(1));
-            let r: u64 = run.sim.flownet.iter().map(|f| f.udp_rcvd_bytes).sum();
-            if r != rcvd {
-                arrivals.push(run.sim.now.0);
-                rcvd = r;
-            }
-        };
+        let mut step = arrival_stepper(&mut arrivals);
         while run.sim.ifaces[k].device_is_empty() {
             step(&mut run);
         }
@@ -1651,6 +1657,7 @@ app = { kind = "file", size = "200kB" }
         while run.sim.now < Time(T0 + 100_000_000) {
             step(&mut run);
         }
+        drop(step);
         assert_eq!(arrivals, [6_801_600, 7_603_200, 8_404_800]);
         assert_eq!(run.sim.flownet.iter().map(|f| f.lost_pkts).sum::<u64>(), 1);
     }
@@ -1673,15 +1680,7 @@ app = { kind = "file", size = "200kB" }
         let k = run.sim.info.iter().position(|i| i.name == "h0->h1").unwrap();
         let t2 = Time(T0 + 2 * 801_600);
         let mut arrivals = Vec::new();
-        let mut rcvd = 0;
-        let mut step = |run: &mut Stepper| {
-            assert!(run.advance(1));
-            let r: u64 = run.sim.flownet.iter().map(|f| f.udp_rcvd_bytes).sum();
-            if r != rcvd {
-                arrivals.push(run.sim.now.0);
-                rcvd = r;
-            }
-        };
+        let mut step = arrival_stepper(&mut arrivals);
         while run.sim.ifaces[k].busy_until != t2 {
             step(&mut run);
         }
@@ -1697,6 +1696,7 @@ app = { kind = "file", size = "200kB" }
         while run.sim.now < Time(T0 + 100_000_000) {
             step(&mut run);
         }
+        drop(step);
         assert_eq!(arrivals, [6_801_600, 7_603_200, 8_404_800, 9_206_400, 10_008_000]);
         assert_eq!(run.sim.flownet.iter().map(|f| f.lost_pkts).sum::<u64>(), 0);
     }
