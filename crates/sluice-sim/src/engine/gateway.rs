@@ -112,11 +112,9 @@ pub(crate) struct Gateway {
     pub nr: NetworkReturn,
     /// ACKs whose window was lowered or raised, when traced.
     pub trace: Option<Vec<RewriteRow>>,
-    /// Per packet id, the flow-table id its forward returned: the rewrite point finds the
-    /// entry without hashing again (checked against the packet's own 5-tuple).
-    pub seen: Vec<Option<FlowId>>,
     /// Per simulated flow, the flow-table id its packets last had: the hint that spares the
-    /// forward a hash lookup (the table checks it against the packet's 5-tuple).
+    /// forward and the rewrite point a hash lookup (the table checks it against the packet's
+    /// 5-tuple, so a stale hint costs only the check).
     pub by_flow: Vec<Option<FlowId>>,
 }
 
@@ -154,10 +152,6 @@ impl<'m> Sim<'m> {
                 *h = seen;
             }
         }
-        if gw.seen.len() <= id as usize {
-            gw.seen.resize(id as usize + 1, None);
-        }
-        gw.seen[id as usize] = seen;
         if gw.rewrite_at == RewriteAt::Forward {
             self.gw_rewrite(g, id);
         }
@@ -237,7 +231,7 @@ impl<'m> Sim<'m> {
         let now = self.now;
         let gw = &mut self.gateways[g];
         let p = &mut self.pkts[id as usize];
-        let seen = gw.seen.get(id as usize).copied().flatten();
+        let seen = gw.by_flow.get(p.flow as usize).copied().flatten();
         let outcome = gw.nr.at_rewrite_point_seen(p, seen, r, now);
         if let (WindowRewrite::Lowered { from_field, to_field } | WindowRewrite::Raised { from_field, to_field }, Some(t)) = (outcome, &mut gw.trace) {
             // The field is in the units of the ACK sender's own shift, fixed by the handshake.

@@ -302,7 +302,6 @@ impl<'m> Sim<'m> {
                 limit: ifaces[monitor as usize].qdisc.limit::<crate::net::QPkt>(),
                 nr: sluice_core::control::NetworkReturn::new(spec.flow_table.clone(), &spec.controller),
                 trace: model.monitor.rewrite_trace.then(Vec::new),
-                seen: Vec::new(),
                 occ: Default::default(),
                 by_flow: vec![None; model.flows.len()],
             });
