@@ -537,8 +537,8 @@ pub struct Ns3Compat {
     /// retransmissions by cwnd alone). Shows only when the peer's window is below cwnd
     /// (window-limited flows, a gateway lowering windows). ns-3: true.
     pub rwnd_bounds_retx: bool,
-    /// Under pacing, the fast retransmission waits for the next pacing slot like every other
-    /// segment (Linux). ns-3's `TcpSocketBase::DoRetransmit` sends it at once, skipping the
+    /// Under pacing, the fast retransmission (recovery's, or Tahoe's on the third duplicate)
+    /// waits for the next pacing slot like every other segment (Linux). ns-3's `TcpSocketBase::DoRetransmit` sends it at once, skipping the
     /// pacing check. ns-3: false.
     pub pace_fast_retransmit: bool,
     /// A timeout with only the FIN outstanding (every data byte acknowledged) is a timeout like

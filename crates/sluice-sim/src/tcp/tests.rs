@@ -1215,7 +1215,7 @@ fn pacing_spaces_segments_at_the_congestion_controls_rate() {
         ..TcpConfig::default()
     };
     let mut p = Pair::new(cfg.clone(), None);
-    p.c.cc = super::cc::AnyCc::FixedRate(super::cc::FixedRate(rate));
+    p.c.cc = super::cc::AnyCc::FixedRate(super::cc::FixedRate(rate, super::cc::LossResponse::NewReno));
     let t0 = p.now;
     let first = p.client_sends();
     assert_eq!(first.len(), 1, "one segment, then the pacing gap");
@@ -1237,7 +1237,7 @@ fn pacing_spaces_segments_at_the_congestion_controls_rate() {
         },
         None,
     );
-    unpaced.c.cc = super::cc::AnyCc::FixedRate(super::cc::FixedRate(rate));
+    unpaced.c.cc = super::cc::AnyCc::FixedRate(super::cc::FixedRate(rate, super::cc::LossResponse::NewReno));
     assert_eq!(
         unpaced.client_sends().len(),
         10,
@@ -1314,10 +1314,12 @@ fn linux_pacing_rate_follows_cwnd_over_srtt() {
 
 // tests `pace_fast_retransmit` (docs/tcp.md, "pacing"): under pacing, the fast retransmission on
 // the third duplicate ACK takes the next pacing slot like any segment (Linux); with the option
-// cleared (the ns3.44 profile) it leaves at once, as ns-3's DoRetransmit does.
+// cleared (the ns3.44 profile) it leaves at once, as ns-3's DoRetransmit does. Tahoe's
+// retransmission on the third duplicate (cwnd one segment, Loss state) follows the same rule.
 #[test]
 fn fast_retransmission_waits_for_its_pacing_slot() {
-    for wait in [true, false] {
+    use super::cc::LossResponse;
+    for (wait, response) in [(true, LossResponse::NewReno), (false, LossResponse::NewReno), (true, LossResponse::Tahoe), (false, LossResponse::Tahoe)] {
         let cfg = TcpConfig {
             delack: DelAck::Off,
             compat: Ns3Compat { pace_fast_retransmit: wait, ..Ns3Compat::RFC },
@@ -1325,7 +1327,7 @@ fn fast_retransmission_waits_for_its_pacing_slot() {
         };
         let mut p = Pair::new(cfg, None);
         p.c.cc =
-            super::cc::AnyCc::FixedRate(super::cc::FixedRate(sluice_core::Rate::bps(11_584_000)));
+            super::cc::AnyCc::FixedRate(super::cc::FixedRate(sluice_core::Rate::bps(11_584_000), response));
         let t0 = p.now;
         let mut sent = p.client_sends();
         sent.extend(
@@ -1352,7 +1354,8 @@ fn fast_retransmission_waits_for_its_pacing_slot() {
             .iter()
             .filter(|s| seg_seq(s) == seg_seq(&sent[1]))
             .collect();
-        assert_eq!(p.c.ca, CaState::Recovery);
+        let state = if response == LossResponse::Tahoe { CaState::Loss } else { CaState::Recovery };
+        assert_eq!(p.c.ca, state);
         if wait {
             assert!(rtx.is_empty(), "the retransmission waits for the gap");
             assert_eq!(p.c.poll_at(), Some(p.now + Dur::from_millis(1)));

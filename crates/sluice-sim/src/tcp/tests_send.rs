@@ -193,7 +193,7 @@ fn rate_clocks_restart_only_for_a_retransmission_with_nothing_in_flight() {
 fn paced_recovery_held(recovery: Recovery) -> (Pair, Vec<SimPacket>) {
     let cfg = TcpConfig { delack: DelAck::Off, recovery, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
-    p.c.cc = AnyCc::FixedRate(super::cc::FixedRate(sluice_core::Rate::bps(11_584_000)));
+    p.c.cc = AnyCc::FixedRate(super::cc::FixedRate(sluice_core::Rate::bps(11_584_000), super::cc::LossResponse::NewReno));
     let t0 = p.now;
     let mut sent = p.client_sends();
     sent.extend(super::tests::run_client_timers(&mut p, t0 + Dur::from_millis(20)).into_iter().map(|(_, s)| s));

@@ -232,10 +232,11 @@ pub enum AnyCc {
     FixedRate(FixedRate),
 }
 
-/// NewReno window growth plus a fixed pacing rate (tests).
+/// NewReno window growth plus a fixed pacing rate (tests), answering duplicate ACKs as
+/// told.
 #[cfg(test)]
 #[derive(Clone, Debug)]
-pub struct FixedRate(pub Rate);
+pub struct FixedRate(pub Rate, pub LossResponse);
 
 #[cfg(test)]
 impl CongestionControl for FixedRate {
@@ -250,6 +251,9 @@ impl CongestionControl for FixedRate {
     }
     fn pacing_rate(&self) -> Option<Rate> {
         Some(self.0)
+    }
+    fn loss_response(&self) -> LossResponse {
+        self.1
     }
 }
 
