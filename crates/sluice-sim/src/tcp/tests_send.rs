@@ -496,6 +496,36 @@ fn ns3_cwr_exit_of_less_than_a_segment_grows_nothing_by_whole_segments() {
     }
 }
 
+// tests `exit_ack_grows` without `acked_whole_segments` on the ACK that ends CWR: the algorithm
+// hears every byte the ACK removed, those SACKed earlier included (ns-3's ProcessAck hands
+// IncreaseWindow the segments acknowledged), not only the bytes newly delivered. Linux Reno,
+// 4 SMSS + 100 B written, segment 0 CE: its echo starts CWR with ssthresh = max(4 / 2, 2) = 2
+// SMSS (Linux counts whole segments; the counter cleared) and the recovery point after segment
+// 3. Segments 1 and 2 are ACKed, and PRR sends the 100 B; they arrive before segment 3 (one
+// duplicate, SACKed). Segment 3's ACK, past the recovery point, ends CWR with cwnd = ssthresh
+// = 2 SMSS and removes 1448 + 100 B, of which 1448 newly delivered: ⌈1548 / 1448⌉ = 2 segments
+// reach the avoidance counter's w = 2: cwnd 3 SMSS (4344). Counting only the delivered bytes,
+// 1 segment: no step, 2896.
+#[test]
+fn ns3_cwr_exit_grows_by_the_bytes_removed_sacked_ones_included() {
+    let cfg = TcpConfig { cc: CcKind::LinuxReno, ecn: true, ecn_cut: EcnCut::Prr, delack: DelAck::Off, iw: InitialWindow::Segments(4), compat: Ns3Compat { exit_ack_grows: true, acked_whole_segments: false, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, Some(4 * MSS + 100));
+    let mut burst = p.client_sends();
+    assert_eq!(burst.len(), 4);
+    burst[0].tos.set_ecn(sluice_core::packet::Ecn::Ce);
+    let acks = p.deliver_to_server(&burst[..3]);
+    let out = p.deliver_to_client(&acks);
+    assert_eq!((p.c.ca, p.c.w.ssthresh, p.c.recover), (CaState::Cwr, 2 * MSS, 1 + 4 * MSS));
+    assert_eq!(out.iter().map(|s| s.payload).collect::<Vec<_>>(), vec![100]);
+    let dup = p.deliver_to_server(&out);
+    p.deliver_to_client(&dup);
+    assert_eq!((p.c.ca, p.c.sb.sacked_bytes), (CaState::Cwr, 100), "one duplicate: still CWR, 100 B SACKed");
+    let exit = p.deliver_to_server(&burst[3..]);
+    p.deliver_to_client(&exit);
+    assert_eq!((p.c.ca, p.c.snd_una), (CaState::Open, 1 + 4 * MSS + 100));
+    assert_eq!(p.c.w.cwnd, 3 * MSS, "2 segments removed: one avoidance step from 2 SMSS");
+}
+
 /// A copy of `ack` acknowledging `to` instead (wire sequence number).
 fn acking(ack: &SimPacket, to: u32) -> SimPacket {
     let mut a = ack.clone();
