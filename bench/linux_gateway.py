@@ -305,7 +305,7 @@ def main() -> None:
     ap.add_argument("--equal-rate", action="store_true", help="only the equal-rate figure: RWM against drop-tail at the same frame rate")
     ap.add_argument("--pairs", type=int, default=5, help="--equal-rate: drop-tail/RWM pairs (default 5)")
     ap.add_argument("--mode", choices=("paced", "shaped"), default="paced", help="--equal-rate: senders paced, no shaping or delay (default), or the egress shaped with a delay line")
-    ap.add_argument("--rwm-rtt", default="2ms", help="--equal-rate --mode paced: RWM's configured_rtt (default 2ms: with 500Mbps and 4 flows a cap of 31,250 bytes per flow)")
+    ap.add_argument("--rwm-rtt", default="4ms", help="--equal-rate --mode paced: RWM's configured_rtt (default 4ms: with 500Mbps and 4 flows a cap of 62,500 bytes per flow, below every window the kernel advertises here and above what a flow paced to 125 Mb/s needs)")
     ap.add_argument("--perf", action="store_true", help="--equal-rate: also split the gateway's CPU by call stack (perf record -e cpu-clock)")
     ap.add_argument("--rate", default="500Mbps", help="--equal-rate: the data egress's rate (default 500Mbps)")
     ap.add_argument("--delay", default="10ms", help="--equal-rate: the delay line, each way (default 10ms)")
