@@ -3,7 +3,8 @@
 
     python3 bench/linux_gateway.py [--gateway target/release/sluice-gateway] [--seconds 10]
     python3 bench/linux_gateway.py --equal-rate [--pairs 5] [--seconds 10] [--rate 500Mbps]
-                                   [--delay 10ms] [--flows 4] [--limit 1250pkt]
+                                   [--flows 4] [--rwm-rtt 4ms] [--perf]
+                                   [--mode shaped [--delay 10ms] [--limit 1250pkt]]
 
 Three figures, printed as JSON (bench/linux-gateway.md records them):
 
@@ -19,15 +20,19 @@ Three figures, printed as JSON (bench/linux-gateway.md records them):
 * nothing here is a test: figures move with the machine's load, which is printed beside them.
 
 `--equal-rate` prints a fourth instead, the gateway's CPU per frame with RWM against drop-tail
-at the same frame rate: `--flows` TCP flows (iperf3 -P) through a data egress shaped to
-`--rate` with `--delay` each way in the gateway's delay line, so that the handshake RTT is
-long and RWM's cap (each flow's share of rate x RTT) does not hold the flows below the shaped
-rate, and a drop-tail queue of `--limit` (at least the BDP) so that drop-tail is not
-loss-limited either. RWM's link rate C is the shaped rate (its default, the monitored egress's
-rate), so it lowers most ACK windows once the receivers' windows grow past the cap. Drop-tail
-and RWM run alternately, `--pairs` times; per run the goodput, the frames forwarded in both
-directions, the ACK windows RWM lowered, the gateway's CPU (utime + stime) and the load
-average; per pair the ratio RWM / drop-tail of CPU per frame.
+at the same frame rate. `--mode paced` (the default): `--flows` TCP flows (iperf3 -P), each
+sender paced by the kernel to `--rate` / `--flows` (iperf3 --fq-rate), through a gateway with
+no delay and no shaping (its loop has no timers to spin on); RWM with `capacity = --rate` and
+`bdp_source = "configured_rtt"`, `configured_rtt = --rwm-rtt`, a cap per flow below the
+windows the kernel advertises (so RWM lowers every window) and above what a paced flow needs
+(so it does not change the traffic). `--mode shaped`: the data egress shaped to `--rate` with
+`--delay` each way in the gateway's delay line, a drop-tail queue of `--limit`, RWM's default
+table (each flow's share of the rate x its handshake RTT); there the loop spins between frames
+due less than 20 us apart, so its CPU per frame measures the spin (bench/linux-gateway.md).
+Drop-tail and RWM run alternately, `--pairs` times, a new gateway each run; per run the
+goodput, the frames sent in both directions, the windows RWM lowered, the gateway's CPU (utime
++ stime), its wake-ups and the load average; per pair the ratio RWM / drop-tail of CPU per
+frame. `--perf` also splits the gateway's CPU by call stack (`perf record -e cpu-clock`).
 """
 
 from __future__ import annotations
@@ -307,10 +312,10 @@ def main() -> None:
     ap.add_argument("--mode", choices=("paced", "shaped"), default="paced", help="--equal-rate: senders paced, no shaping or delay (default), or the egress shaped with a delay line")
     ap.add_argument("--rwm-rtt", default="4ms", help="--equal-rate --mode paced: RWM's configured_rtt (default 4ms: with 500Mbps and 4 flows a cap of 62,500 bytes per flow, below every window the kernel advertises here and above what a flow paced to 125 Mb/s needs)")
     ap.add_argument("--perf", action="store_true", help="--equal-rate: also split the gateway's CPU by call stack (perf record -e cpu-clock)")
-    ap.add_argument("--rate", default="500Mbps", help="--equal-rate: the data egress's rate (default 500Mbps)")
-    ap.add_argument("--delay", default="10ms", help="--equal-rate: the delay line, each way (default 10ms)")
+    ap.add_argument("--rate", default="500Mbps", help="--equal-rate: the rate (paced: the senders' total pacing rate and RWM's capacity; shaped: the data egress's rate; default 500Mbps)")
+    ap.add_argument("--delay", default="10ms", help="--equal-rate --mode shaped: the delay line, each way (default 10ms)")
     ap.add_argument("--flows", type=int, default=4, help="--equal-rate: TCP flows, iperf3 -P (default 4)")
-    ap.add_argument("--limit", default="1250pkt", help="--equal-rate: the drop-tail queue's limit (default 1250pkt)")
+    ap.add_argument("--limit", default="1250pkt", help="--equal-rate --mode shaped: the drop-tail queue's limit (default 1250pkt)")
     a = ap.parse_args()
     if a.pairs < 1 or a.flows < 1:
         sys.exit("--pairs and --flows: must be at least 1")
