@@ -151,7 +151,9 @@ impl Gateway {
                         match h.rewrite_at {
                             RewriteAt::Forward => {
                                 let o = h.nr.at_rewrite_point_seen(&mut p, pkt.seen, r, now);
-                                log_rewrite(log, *epoch, &d.interface, &h.nr, &p, pkt.seen, o, now);
+                                if log.is_some() {
+                                    log_rewrite(log, *epoch, &d.interface, &h.nr, &p, pkt.seen, o, now);
+                                }
                             }
                             // Viewed again at dequeue without a second parse.
                             RewriteAt::Dequeue => layout = Some(p.layout()),
@@ -277,7 +279,9 @@ impl Gateway {
                         };
                         if let Ok(mut v) = view {
                             let o = h.nr.at_rewrite_point_seen(&mut v, p.seen, r, now);
-                            log_rewrite(log, *epoch, &d.interface, &h.nr, &v, p.seen, o, now);
+                            if log.is_some() {
+                                log_rewrite(log, *epoch, &d.interface, &h.nr, &v, p.seen, o, now);
+                            }
                         }
                     }
                 }

@@ -160,14 +160,25 @@ impl<'a> RawPacket<'a> {
         self.ihl
     }
 
+    // The readers: a byte past the buffer reads as 0. One bounds check for the whole field when
+    // it fits (always, for the fields of a validated header), byte by byte only when it does not.
+    #[inline]
     fn byte(&self, at: usize) -> u8 {
         self.buf.get(at).copied().unwrap_or(0)
     }
+    #[inline]
     fn be16(&self, at: usize) -> u16 {
-        u16::from_be_bytes([self.byte(at), self.byte(at + 1)])
+        match self.buf.get(at..at + 2) {
+            Some(&[a, b]) => u16::from_be_bytes([a, b]),
+            _ => u16::from_be_bytes([self.byte(at), self.byte(at + 1)]),
+        }
     }
+    #[inline]
     fn be32(&self, at: usize) -> u32 {
-        u32::from_be_bytes([self.byte(at), self.byte(at + 1), self.byte(at + 2), self.byte(at + 3)])
+        match self.buf.get(at..at + 4) {
+            Some(&[a, b, c, d]) => u32::from_be_bytes([a, b, c, d]),
+            _ => u32::from_be_bytes([self.byte(at), self.byte(at + 1), self.byte(at + 2), self.byte(at + 3)]),
+        }
     }
     fn tcp_off(&self) -> Option<usize> {
         match self.l4 {
@@ -209,42 +220,55 @@ impl<'a> RawPacket<'a> {
 }
 
 impl HeaderView for RawPacket<'_> {
+    #[inline]
     fn src_addr(&self) -> u32 {
         self.be32(12)
     }
+    #[inline]
     fn dst_addr(&self) -> u32 {
         self.be32(16)
     }
+    #[inline]
     fn protocol(&self) -> u8 {
         self.byte(9)
     }
+    #[inline]
     fn dscp(&self) -> u8 {
         self.byte(1) >> 2
     }
+    #[inline]
     fn ecn(&self) -> Ecn {
         Ecn::from_bits(self.byte(1))
     }
+    #[inline]
     fn ip_len(&self) -> u32 {
         self.total as u32
     }
+    #[inline]
     fn src_port(&self) -> Option<u16> {
         self.ports_off().map(|o| self.be16(o))
     }
+    #[inline]
     fn dst_port(&self) -> Option<u16> {
         self.ports_off().map(|o| self.be16(o + 2))
     }
+    #[inline]
     fn tcp_flags(&self) -> Option<u8> {
         self.tcp_off().map(|o| self.byte(o + 13))
     }
+    #[inline]
     fn tcp_seq(&self) -> Option<u32> {
         self.tcp_off().map(|o| self.be32(o + 4))
     }
+    #[inline]
     fn tcp_ack(&self) -> Option<u32> {
         self.tcp_off().map(|o| self.be32(o + 8))
     }
+    #[inline]
     fn tcp_window_field(&self) -> Option<u16> {
         self.tcp_off().map(|o| self.be16(o + 14))
     }
+    #[inline]
     fn payload_len(&self) -> u32 {
         let hdr = match self.l4 {
             L4::Tcp { off, len } => off + len,
@@ -253,21 +277,26 @@ impl HeaderView for RawPacket<'_> {
         };
         self.total.saturating_sub(hdr) as u32
     }
+    #[inline]
     fn tcp_options(&self) -> TcpOptionsView {
         self.opts
     }
+    #[inline]
     fn ip_reserved_flag(&self) -> bool {
         self.byte(6) & 0x80 != 0
     }
+    #[inline]
     fn ip_options_len(&self) -> u32 {
         self.ihl.saturating_sub(20) as u32
     }
+    #[inline]
     fn ip_option33(&self) -> Option<Opt33> {
         match self.opt33 {
             Opt33At::Found { opt, .. } => Some(opt),
             _ => None,
         }
     }
+    #[inline]
     fn tcp_reserved_bits(&self) -> Option<u8> {
         self.tcp_off().map(|o| self.byte(o + 12) & 0x0f)
     }

@@ -26,6 +26,19 @@ fn raw_view_reads_what_was_written() {
     assert_eq!(p.tcp_checksum_ok(), Some(true));
 }
 
+// The readers take a field whole when it lies in the buffer, and byte by byte where it runs
+// past the end, a missing byte reading as 0 (no validated header gets there; the fallback keeps
+// the reader total). Bytes 01 02 03: be16 at 0 = 0x0102; at 2 = 03 and a missing byte =
+// 0x0300; be32 at 0 = 0x01020300, at 1 = 0x02030000, at 7 = 0.
+#[test]
+fn readers_read_bytes_past_the_buffer_as_zero() {
+    let mut b = [1u8, 2, 3];
+    let p = RawPacket { buf: &mut b, ihl: 20, total: 3, l4: L4::None, opts: TcpOptionsView::default(), opt33: Opt33At::Foreign };
+    assert_eq!((p.be16(0), p.be16(1), p.be16(2), p.be16(3)), (0x0102, 0x0203, 0x0300, 0));
+    assert_eq!((p.be32(0), p.be32(1), p.be32(7)), (0x0102_0300, 0x0203_0000, 0));
+    assert_eq!((p.byte(2), p.byte(3)), (3, 0));
+}
+
 // A second view from the first's layout reads the same, sees a rewrite made through the first,
 // and is refused once an inserted option moved the headers (or for bytes of another length).
 #[test]
