@@ -373,6 +373,50 @@ mod tests {
             (1000, Dur(40 * MS), 200_000)
         );
     }
+
+    // tests the reference segment of an ACK that delivers several: the one sent last (highest
+    // `delivered` at its send; the draft's `P.delivered > rs.prior_delivered`), not the first
+    // delivered. Segs 1, 2 leave at 0 from idle; seg 1's ACK at 50 ms (delivered 1000,
+    // delivered_time 50 ms, first_sent 0); seg 3 leaves at 50 ms stamped delivered 1000,
+    // delivered_time 50 ms, first_sent 0. One ACK at 100 ms covers segs 2 and 3: seg 2 (stamped
+    // delivered 0) is taken first, then seg 3 replaces it: 3000 − 1000 = 2000 B over
+    // max(50 − 0, 100 − 50) = 50 ms, 320 kb/s. Keeping seg 2 would give 3000 B over 100 ms.
+    #[test]
+    fn the_segment_sent_last_is_the_reference_of_an_ack() {
+        let mut r = RateSampler::default();
+        r.on_send(1, 1001, true, Time(0));
+        r.on_send(1001, 2001, false, Time(0));
+        r.begin_ack();
+        r.on_acked(1001, Time(50 * MS));
+        r.on_send(2001, 3001, false, Time(50 * MS));
+        r.begin_ack();
+        r.on_acked(3001, Time(100 * MS));
+        // The loss and the flight before the ACK pass through to the sample (BBR reads both).
+        let s = r.sample(1448, 2000, None);
+        assert_eq!((s.prior_delivered, s.delivered, s.interval, s.rate_bps()), (1000, 2000, Dur(50 * MS), 320_000));
+        assert_eq!((s.lost, s.prior_in_flight), (1448, 2000));
+    }
+
+    // tests that a retransmission covering two stamps restamps each in place, keeping its own
+    // range: segs [1, 1001) and [1001, 2001) leave at 0, then go again as one 2000-B segment at
+    // 300 ms (from idle). The ACK of the first 1000 B at 340 ms delivers exactly the first
+    // stamp: 1000 B over 40 ms, 200 kb/s, one stamp left; the ACK of the rest delivers it.
+    #[test]
+    fn a_retransmission_over_two_stamps_keeps_their_ranges() {
+        let mut r = RateSampler::default();
+        r.on_send(1, 1001, true, Time(0));
+        r.on_send(1001, 2001, false, Time(0));
+        r.on_send(1, 2001, true, Time(300 * MS));
+        assert_eq!(r.outstanding(), 2);
+        r.begin_ack();
+        r.on_acked(1001, Time(340 * MS));
+        let s = r.sample(0, 2000, None);
+        assert_eq!((r.delivered, r.outstanding()), (1000, 1));
+        assert_eq!((s.delivered, s.interval, s.rate_bps()), (1000, Dur(40 * MS), 200_000));
+        r.begin_ack();
+        r.on_acked(2001, Time(341 * MS));
+        assert_eq!((r.delivered, r.outstanding()), (2000, 0));
+    }
 }
 
 #[cfg(test)]
