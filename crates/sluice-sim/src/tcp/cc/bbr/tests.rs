@@ -497,3 +497,113 @@ fn ns3_idle_restart_needs_a_probe_rtt_first_and_can_end_one() {
     b.on_tx_start(&mut w, false, t(10_251));
     assert_eq!((b.mode, w.cwnd, b.rtprop.stamp, b.ack_epoch_time), (Mode::ProbeBw, 100_000, t(10_251), t(10_251)));
 }
+
+// tests ProbeBW's phase lengths (draft §4.3.4.4 `BBRIsNextCyclePhase`), each case from a fresh
+// ProbeBW (BtlBw 10 Mb/s, RTprop 40 ms, the phase begun at 0; draft target, 2-MSS quantum:
+// inflight(1) = 50,000 + 3·2920 = 58,760 B, inflight(5/4) = 62,500 + 8760 = 71,260 B):
+//   gain 1 (phase 2): only time ends it, strictly after RTprop: not at 20 ms nor at 40 ms,
+//     at 40 ms + 1 ns, however little is in flight (10,000 B);
+//   gain 5/4 (phase 0): after RTprop and once a loss was reported or the in flight before the
+//     ACK reached inflight(5/4): 10,000 B at 20 ms holds, 80,000 B at 20 ms (too soon) holds,
+//     71,259 B at 41 ms holds, 71,260 B at 41 ms ends it, a loss at 41 ms ends it;
+//   gain 3/4 (phase 1): after RTprop, or as soon as the in flight before the ACK is down to
+//     inflight(1): 58,761 B at 20 ms holds, 58,760 B at 20 ms ends it, 80,000 B at 41 ms too.
+// The next phase starts at the ACK's time with its own gain.
+#[test]
+fn probe_bw_phase_ends_by_time_loss_or_in_flight() {
+    // Whether an ACK at `at_ns`, with `prior_in_flight` before it and `lost` bytes newly
+    // lost, ends `phase`.
+    let ends = |phase: usize, at_ns: u64, prior_in_flight: u64, lost: u64| {
+        let (mut b, _) = probing(BbrConfig::default(), phase);
+        assert_eq!(b.cycle_stamp, Time::ZERO);
+        b.lost = lost;
+        let mut ev = ack(1_000_000, 0, 10_000_000, SMSS, 0, Some(ms(40)), CaState::Open);
+        ev.rs.prior_in_flight = prior_in_flight;
+        b.check_cycle_phase(&ev, Time(at_ns));
+        if b.cycle_index == phase {
+            return false;
+        }
+        assert_eq!(b.cycle_index, phase + 1);
+        assert_eq!((b.cycle_stamp, b.pacing_gain), (Time(at_ns), GAIN_CYCLE[phase + 1]));
+        true
+    };
+    assert_eq!((inflight_at(1, 1.0), inflight_at(0, 1.25)), (58_760, 71_260));
+    // Gain 1.
+    assert!(!ends(2, 20 * MS, 10_000, 0));
+    assert!(!ends(2, 40 * MS, 10_000, 0));
+    assert!(ends(2, 40 * MS + 1, 10_000, 0));
+    // Gain 5/4.
+    assert!(!ends(0, 20 * MS, 10_000, 0));
+    assert!(!ends(0, 20 * MS, 80_000, 0));
+    assert!(!ends(0, 41 * MS, 71_259, 0));
+    assert!(ends(0, 41 * MS, 71_260, 0));
+    assert!(ends(0, 41 * MS, 10_000, SMSS));
+    // Gain 3/4.
+    assert!(!ends(1, 20 * MS, 58_761, 0));
+    assert!(ends(1, 20 * MS, 58_760, 0));
+    assert!(ends(1, 41 * MS, 80_000, 0));
+}
+
+/// `inflight(gain)` of a fresh ProbeBW (draft) at `phase`.
+fn inflight_at(phase: usize, gain: f64) -> u64 {
+    probing(BbrConfig::default(), phase).0.inflight(gain)
+}
+
+// tests that the full-pipe test counts rounds, not ACKs, and skips application-limited samples
+// (draft §4.3.2.2 `BBRCheckFullPipe`): a flat BtlBw of 1 Mb/s. The first ACK starts round 1
+// (full_bw 1 Mb/s, count 0); three more ACKs inside that round count nothing; three round
+// starts whose samples are application-limited count nothing (their rate, equal to BtlBw, still
+// enters the filter); then three round starts of ordinary samples count 1, 2, 3: Drain.
+#[test]
+fn full_pipe_counts_rounds_of_samples_not_limited_by_the_application() {
+    let (mut b, mut w) = started(BbrConfig::default());
+    let mut delivered = 0;
+    let mut at = 0;
+    let mut step = |b: &mut Bbr, w: &mut CwndState, round_start: bool, app_limited: bool| {
+        // A round starts when the sample's prior_delivered reaches the round's end, which is
+        // the delivered count at the previous round start.
+        let prior = if round_start { delivered } else { 0 };
+        delivered += SMSS;
+        at += MS;
+        let mut ev = ack(delivered, prior, 1_000_000, SMSS, 60_000, Some(ms(40)), CaState::Open);
+        ev.rs.is_app_limited = app_limited;
+        b.on_rate_sample(w, &ev, Time(at));
+        assert_eq!(b.round_start, round_start);
+        (b.full_bw, b.full_bw_count, b.mode)
+    };
+    assert_eq!(step(&mut b, &mut w, true, false), (1_000_000, 0, Mode::Startup));
+    for _ in 0..3 {
+        assert_eq!(step(&mut b, &mut w, false, false), (1_000_000, 0, Mode::Startup));
+    }
+    for _ in 0..3 {
+        assert_eq!(step(&mut b, &mut w, true, true), (1_000_000, 0, Mode::Startup));
+    }
+    assert_eq!(step(&mut b, &mut w, true, false), (1_000_000, 1, Mode::Startup));
+    assert_eq!(step(&mut b, &mut w, true, false), (1_000_000, 2, Mode::Startup));
+    assert_eq!(step(&mut b, &mut w, true, false).1, 3);
+    assert!(b.filled_pipe);
+}
+
+// tests ProbeRTT entered before the pipe is full (draft §4.3.5 `BBRExitProbeRTT`): it ends in
+// Startup, with Startup's gains. Startup (IW 14,600 B, RTprop 40 ms stamped at 0); the ACK at
+// 10.001 s starts round 1 (BtlBw 10 Mb/s), finds RTprop expired and enters ProbeRTT with 4
+// segments in flight, so the hold runs to 10.201 s, the round to delivered = 100,000; cwnd is
+// capped at 5840. At 10.100 s a round ends; at 10.202 s both are done: RTprop restamped,
+// cwnd restored to 14,600 and, the pipe not full, Startup, where the ACK's segment adds 1460
+// (below the target 2.885·56,250 + 3·2920): 16,060.
+#[test]
+fn probe_rtt_before_the_pipe_is_full_returns_to_startup() {
+    let (mut b, mut w) = started(BbrConfig::default());
+    let t = |ms_: u64| Time(ms_ * MS);
+    let ev = |d: u64, prior: u64| ack(d, prior, 10_000_000, SMSS, 4 * SMSS, Some(ms(45)), CaState::Open);
+    b.on_rate_sample(&mut w, &ev(100_000, 0), t(10_001));
+    assert_eq!((b.mode, b.pacing_gain, b.cwnd_gain), (Mode::ProbeRtt, 1.0, 1.0));
+    assert_eq!((b.probe_rtt_done, w.cwnd, b.prior_cwnd), (Some(t(10_201)), 4 * SMSS, 10 * SMSS));
+    b.on_rate_sample(&mut w, &ev(101_460, 100_000), t(10_100));
+    assert!(b.probe_rtt_round_done);
+    assert_eq!(b.mode, Mode::ProbeRtt);
+    b.on_rate_sample(&mut w, &ev(102_920, 100_000), t(10_202));
+    assert!(!b.filled_pipe);
+    assert_eq!((b.mode, b.pacing_gain, b.cwnd_gain), (Mode::Startup, b.cfg.high_gain, b.cfg.high_gain));
+    assert_eq!((w.cwnd, b.rtprop.stamp), (16_060, t(10_202)));
+}
