@@ -607,3 +607,28 @@ fn probe_rtt_before_the_pipe_is_full_returns_to_startup() {
     assert_eq!((b.mode, b.pacing_gain, b.cwnd_gain), (Mode::Startup, b.cfg.high_gain, b.cfg.high_gain));
     assert_eq!((w.cwnd, b.rtprop.stamp), (16_060, t(10_202)));
 }
+
+// tests that only an ACK with a delivery sample ends a restart from idle (draft
+// `BBRCheckProbeRTT`: `if rs.delivered > 0`; Linux the same). ProbeBW, RTprop 40 ms stamped
+// at 0, restart at 10 s; no ACK here carries an RTT, so RTprop stays expired after 10 s. At
+// 10.001 s an ACK whose sample is invalid (no interval, nothing delivered in it) leaves the
+// restart on; at 10.002 s a valid one is still inside the restart (ProbeRTT is checked first)
+// and ends it; at 10.003 s ProbeRTT begins.
+#[test]
+fn only_an_ack_with_a_delivery_sample_ends_the_idle_restart() {
+    let (mut b, mut w) = probing(BbrConfig::default(), 2);
+    b.on_tx_start(&mut w, true, Time(10_000 * MS));
+    assert!(b.restarting_from_idle());
+    b.next_round_delivered = u64::MAX;
+    let mut invalid = ack(5_000_000, 0, 10_000_000, SMSS, 20_000, None, CaState::Open);
+    invalid.rs.interval = Dur::ZERO;
+    invalid.rs.delivered = 0;
+    assert!(!invalid.rs.valid());
+    b.on_rate_sample(&mut w, &invalid, Time(10_001 * MS));
+    assert_eq!((b.mode, b.restarting_from_idle()), (Mode::ProbeBw, true));
+    let valid = |d: u64| ack(d, 0, 10_000_000, SMSS, 20_000, None, CaState::Open);
+    b.on_rate_sample(&mut w, &valid(5_001_460), Time(10_002 * MS));
+    assert_eq!((b.mode, b.restarting_from_idle()), (Mode::ProbeBw, false));
+    b.on_rate_sample(&mut w, &valid(5_002_920), Time(10_003 * MS));
+    assert_eq!(b.mode, Mode::ProbeRtt);
+}
