@@ -1661,6 +1661,44 @@ app = { kind = "file", size = "200kB" }
         assert_eq!(run.sim.flownet.iter().map(|f| f.lost_pkts).sum::<u64>(), 1);
     }
 
+    // The transmit-complete starts the device's waiting packet itself, at once (ns-3's
+    // `PointToPointNetDevice::TransmitComplete` dequeues it from the device queue in the same
+    // event); only the refill from the discipline waits behind the other events of that
+    // instant. So the next transmission's transmit-complete takes its place in the tie order
+    // at the transmit-complete, before the events scheduled after it in that instant (it would
+    // be behind them if the packet waited for the refill). 10 Mbit/s, 1 ms, drop-tail of 1,
+    // device queue of 1; 1002 B take 801,600 ns. f0, f1, f2 send at 5 ms: f0 on the wire until
+    // T1 = 5,801,600, f1 in the device, f2 in the discipline. An event placed at T1 after f0's
+    // transmission began makes the transmit-complete at T1 defer its refill: right after it, f1
+    // is on the wire (until 6,603,200) and the device empty, the refill pending. Arrivals: f0
+    // 6,801,600, f1 7,603,200, f2 8,404,800.
+    #[test]
+    fn a_transmit_complete_starts_the_waiting_packet_at_once() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let model = chain(&[hop], QueueLimit::Packets(1), 1, &singles(&[T0, T0, T0]));
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        let k = run.sim.info.iter().position(|i| i.name == "h0->h1").unwrap();
+        let t1 = Time(T0 + 801_600);
+        let mut arrivals = Vec::new();
+        let mut step = arrival_stepper(&mut arrivals);
+        while run.sim.now < Time(T0) || run.sim.ifaces[k].qdisc_idle() {
+            step(&mut run);
+        }
+        assert_eq!((run.sim.ifaces[k].busy_until, run.sim.ifaces[k].device_len()), (t1, 1));
+        run.sim.q.schedule(t1, Event::AppStop { app: 0 });
+        while !run.sim.ifaces[k].flag(Flags::REFILL_PENDING) {
+            step(&mut run);
+        }
+        assert_eq!(run.sim.now, t1);
+        assert_eq!(run.sim.ifaces[k].busy_until, Time(T0 + 2 * 801_600), "f1 started by the transmit-complete");
+        assert!(run.sim.ifaces[k].device_is_empty());
+        while run.sim.now < Time(T0 + 100_000_000) {
+            step(&mut run);
+        }
+        drop(step);
+        assert_eq!(arrivals, [6_801_600, 7_603_200, 8_404_800]);
+    }
+
     // A transmission with nothing waiting behind it has no transmit-complete: packets offered
     // at the instant it ends find the link idle (the first goes to the wire), then the device
     // queue with room (the second goes there at once, no refill being pending), then the

@@ -2481,3 +2481,63 @@ fn ns3_partial_ack_nextseg_sends_the_last_short_write() {
     assert_eq!(p.c.snd_max, high + 500, "SND.NXT past the written data only");
     p.c.sb.check();
 }
+
+// tests the endpoint's read-outs for the engine and the monitor: the configuration it was
+// built with (the run summary's options); the pacing rate (the pacing trace): none for
+// NewReno under `pacing = "cc"`, and under `pacing = "linux"` Linux's rate with the handshake's
+// 20-ms SRTT and IW 10 segments in slow start (cwnd < ssthresh/2: 200 %):
+// 2·10·1448 B·8 / 20 ms = 11,584,000 bit/s; whether all data is acknowledged (1000 B
+// written: not before the ACK of its segment, and then so).
+#[test]
+fn read_outs_config_pacing_rate_and_all_acked() {
+    let cfg = TcpConfig { cc: CcKind::Cubic, sack: false, ..TcpConfig::default() };
+    let p = Pair::new(cfg, Some(1000));
+    assert_eq!((p.c.config().cc, p.c.config().sack), (CcKind::Cubic, false));
+    assert_eq!(p.c.pacing_bps(), None);
+    let mut p = Pair::new(TcpConfig { pacing: super::config::Pacing::Linux, delack: DelAck::Off, ..TcpConfig::default() }, Some(1000));
+    assert_eq!(p.c.rtt.srtt, Some(Dur::from_millis(20)));
+    assert_eq!(p.c.pacing_bps(), Some(11_584_000));
+    assert!(!p.c.all_acked());
+    let seg = p.client_sends();
+    assert_eq!(seg.len(), 1);
+    assert!(!p.c.all_acked(), "sent, not acknowledged");
+    let acks = p.deliver_to_server(&seg);
+    p.deliver_to_client(&acks);
+    assert!(p.c.all_acked());
+}
+
+// tests that an endpoint sends no data before its handshake is done (RFC 9293 §3.10.2: data
+// is queued until ESTABLISHED): a client in SYN-SENT whose application writes and closes sends
+// nothing; nor does a server in SYN-RECEIVED, which knows the client's window from its SYN,
+// before the ACK of its SYN-ACK; that ACK then releases the data.
+#[test]
+fn no_data_or_fin_before_the_handshake() {
+    let ca = SockAddr { addr: 1, port: 1000 };
+    let sa = SockAddr { addr: 2, port: 80 };
+    let mut c = Endpoint::client(std::sync::Arc::new(TcpConfig::default()), ca, sa, 1_000, 0);
+    let mut out = Vec::new();
+    c.connect(Time::ZERO, &mut out);
+    assert_eq!(out.len(), 1, "the SYN");
+    out.clear();
+    assert!(!c.is_synchronized());
+    c.app_send(Some(0), 0);
+    c.app_write_more(5000, Time(1_000), &mut out);
+    c.app_close(Time(2_000), &mut out);
+    assert!(out.is_empty(), "{} segments before the handshake", out.len());
+    assert_eq!(c.state, ConnState::SynSent);
+    // The server's side.
+    let (mut c, mut s) = (Endpoint::client(std::sync::Arc::new(TcpConfig::default()), ca, sa, 1_000, 0), Endpoint::server(std::sync::Arc::new(TcpConfig::default()), sa, ca, 5_000, 0));
+    c.connect(Time::ZERO, &mut out);
+    let syn = out.pop().unwrap();
+    s.on_segment(&syn, Time(10_000_000), &mut out);
+    let synack = out.pop().unwrap();
+    assert_eq!(s.state, ConnState::SynRcvd);
+    s.app_send(Some(0), 0);
+    s.app_write_more(5000, Time(11_000_000), &mut out);
+    assert!(out.is_empty(), "{} segments from SYN-RECEIVED", out.len());
+    c.on_segment(&synack, Time(20_000_000), &mut out);
+    let ack = out.pop().unwrap();
+    s.on_segment(&ack, Time(30_000_000), &mut out);
+    assert_eq!(s.state, ConnState::Established);
+    assert_eq!(out.iter().map(|p| p.payload as u64).sum::<u64>(), 5000, "the data once ESTABLISHED");
+}

@@ -677,3 +677,21 @@ fn bbr_takes_no_sample_from_an_ack_with_nothing_outstanding() {
     p.deliver_to_client(&acks[acks.len() - 1..]);
     assert_eq!(p.c.w.cwnd, cwnd, "no ProbeRTT from an ACK with nothing in flight");
 }
+
+// tests the endpoint's random stream for its congestion control (the engine derives one from
+// the flow's name for an algorithm that draws: only BBR, for ProbeBW's cycle start): a BBR
+// endpoint asks for one and its BBR then draws from the stream handed in, not from the
+// default (seed 0) it was built with; a NewReno endpoint asks for none.
+#[test]
+fn bbr_draws_from_the_stream_the_endpoint_hands_it() {
+    use sluice_core::rng::{RngStream, StreamKey};
+    let draws = |mut r: RngStream| (0..4).map(|_| r.below(1 << 20)).collect::<Vec<_>>();
+    let given = || RngStream::derive(7, StreamKey::Cc("f1"));
+    assert_ne!(draws(given()), draws(RngStream::from_seed(0)));
+    let mut p = Pair::new(cfg(CcKind::Bbr), Some(MSS));
+    assert!(p.c.cc_draws());
+    p.c.set_cc_rng(given());
+    let AnyCc::Bbr(b) = &p.c.cc else { unreachable!("a BBR flow") };
+    assert_eq!(draws(b.rng().clone()), draws(given()));
+    assert!(!Pair::new(cfg(CcKind::NewReno), Some(MSS)).c.cc_draws());
+}

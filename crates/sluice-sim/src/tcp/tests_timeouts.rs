@@ -159,3 +159,29 @@ fn a_lost_fin_times_out_as_loss_or_as_ns3_resends_it() {
         }
     }
 }
+
+// tests RFC 6298 §5.7 at the endpoint: after a retransmitted SYN, the RTO once data transfer
+// starts is at least 3 s (`syn_rto = "rfc6298"`). The first SYN is lost; the second (1 s
+// later under RFC 6298, 3 s under ns-3's SYN timer) is answered over a direct 10 ms each-way
+// path. The SYN-ACK echoes the second SYN's timestamp: a 20-ms sample, RTO 20 + 4·10 ms below
+// the 1-s floor: 1 s, raised to 3 s under RFC 6298; ns-3's SYN timer (`syn_rto = "ns3"`) has
+// no such rule, and the RTO stays 1 s.
+#[test]
+fn rto_at_least_three_seconds_after_a_retransmitted_syn_unless_ns3() {
+    for (syn_rto, retry_at, want) in [(SynRto::Rfc6298, 1, 3), (SynRto::Ns3, 3, 1)] {
+        let (mut c, mut s) = endpoints(TcpConfig { syn_rto, ..TcpConfig::default() });
+        let mut out = Vec::new();
+        c.connect(Time::ZERO, &mut out);
+        out.clear(); // lost
+        let now = c.poll_at().unwrap();
+        assert_eq!(now, Time(retry_at * 1_000_000_000));
+        c.on_wakeup(now, &mut out);
+        let syn = out.pop().unwrap();
+        s.on_segment(&syn, now + Dur::from_millis(10), &mut out);
+        let synack = out.pop().unwrap();
+        c.on_segment(&synack, now + Dur::from_millis(20), &mut out);
+        assert_eq!(c.state, ConnState::Established);
+        assert_eq!(c.rtt.srtt, Some(Dur::from_millis(20)), "{syn_rto:?}");
+        assert_eq!(c.rtt.rto(), Dur::from_secs(want), "{syn_rto:?}");
+    }
+}

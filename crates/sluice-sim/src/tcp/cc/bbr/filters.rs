@@ -111,6 +111,99 @@ mod tests {
         assert_eq!(f.best(), 120);
     }
 
+    /// A filter built by updates over a 10-round window: `[(0, 100), (3, 80), (7, 75)]`
+    /// (best, second, third). reset(0, 100); at round 3, 80 is below every slot (all hold
+    /// 100) but a quarter window (3 > 10/4) has passed with no second choice, so it becomes
+    /// second and third; at round 7, 75 ≥ the third (80)? no, but 7 > 10/2 with third = second,
+    /// so it becomes third.
+    fn three_choices() -> MaxFilter {
+        let mut f = MaxFilter::reset(0, 100);
+        f.update(3, 80, 10);
+        assert_eq!(f.s, [(0, 100), (3, 80), (3, 80)]);
+        f.update(7, 75, 10);
+        assert_eq!(f.s, [(0, 100), (3, 80), (7, 75)]);
+        f
+    }
+
+    // tests the windowed max's edges (Linux `minmax_running_max`, window 10 rounds), each by
+    // where a later update lands:
+    //   a) every slot older than the window (17 − 7 = 10 > 10? no; at 18, 11 > 10): the
+    //      filter restarts at the new value, 20; one round earlier (17) the window still holds
+    //      the third choice: the best (0) and second (3) age out in two shifts and 75 remains;
+    //   b) a value between the second and third choices (78, round 8) replaces the third:
+    //      at round 14 the best (0) and the second (3: 14 − 3 = 11 > 10) age out and 78 is best;
+    //   c) after the first shift the new best (round 3) ages out only past the window: at round
+    //      13, 13 − 3 = 10 is not past it, so 80 is best;
+    //   d) a second choice is taken only once more than a quarter window has passed: at round
+    //      2 (2 > 10/4 = 2? no) 80 is not kept, so at round 11 every slot (round 0) is old and
+    //      the filter restarts at 10; with an 8-round window a quarter is also 2;
+    //   e) a third choice is taken when the second has none of its own (third = second) and
+    //      more than half a window has passed: 50 at round 6 (6 > 5) is kept and is best at
+    //      round 14 once rounds 0 and 3 aged out; 50 at round 5 (not > 5) is not, and at round
+    //      14 the filter restarts (14 − 3 > 10); with a third of its own (round 7), 10 at
+    //      round 8 is not taken, and 75 is best at round 14.
+    #[test]
+    fn max_filter_window_edges() {
+        // a)
+        let mut f = three_choices();
+        f.update(17, 20, 10);
+        assert_eq!(f.best(), 75, "round 7 is still inside the window at round 17");
+        let mut f = three_choices();
+        f.update(18, 20, 10);
+        assert_eq!(f.s, [(18, 20); 3], "nothing left in the window at round 18");
+        // b)
+        let mut f = three_choices();
+        f.update(8, 78, 10);
+        assert_eq!(f.s[2], (8, 78));
+        f.update(14, 10, 10);
+        assert_eq!(f.best(), 78);
+        // c)
+        let mut f = three_choices();
+        f.update(13, 10, 10);
+        assert_eq!(f.s, [(3, 80), (7, 75), (13, 10)]);
+        // d)
+        let mut f = MaxFilter::reset(0, 100);
+        f.update(2, 80, 10);
+        assert_eq!(f.s, [(0, 100); 3]);
+        f.update(11, 10, 10);
+        assert_eq!(f.best(), 10);
+        let mut f = MaxFilter::reset(0, 100);
+        f.update(1, 80, 8);
+        assert_eq!(f.s, [(0, 100); 3], "1 round is not past 8/4 = 2");
+        f.update(3, 80, 8);
+        assert_eq!(f.s, [(0, 100), (3, 80), (3, 80)]);
+        // e)
+        let mut f = MaxFilter::reset(0, 100);
+        f.update(3, 80, 10);
+        f.update(6, 50, 10);
+        assert_eq!(f.s, [(0, 100), (3, 80), (6, 50)]);
+        f.update(14, 10, 10);
+        assert_eq!(f.best(), 50);
+        let mut f = MaxFilter::reset(0, 100);
+        f.update(3, 80, 10);
+        f.update(5, 50, 10);
+        assert_eq!(f.s, [(0, 100), (3, 80), (3, 80)]);
+        f.update(14, 10, 10);
+        assert_eq!(f.s, [(14, 10); 3]);
+        let mut f = three_choices();
+        f.update(8, 10, 10);
+        assert_eq!(f.s, [(0, 100), (3, 80), (7, 75)]);
+    }
+
+    // tests the RTprop filter's edges: at exactly stamp + 10 s the value has not expired (the
+    // draft: `now > rtprop_stamp + RTpropFilterLen`); a zero RTT is never a sample.
+    #[test]
+    fn min_rtt_expires_only_past_its_window_and_ignores_a_zero_rtt() {
+        let mut m = MinRtt {
+            value: Some(Dur::from_millis(40)),
+            stamp: Time(1_000),
+        };
+        assert!(!m.expired(Time(10_000_001_000), Dur::from_secs(10)));
+        assert!(m.expired(Time(10_000_001_001), Dur::from_secs(10)));
+        assert!(!m.update(Dur::ZERO, true, Time(10_000_001_001)));
+        assert_eq!((m.value, m.stamp), (Some(Dur::from_millis(40)), Time(1_000)));
+    }
+
     // tests the RTprop filter: a higher sample is ignored until the 10-s window expires, then
     // taken (the path's delay may have grown); a lower one is always taken.
     #[test]

@@ -286,6 +286,12 @@ impl Bbr {
         self.idle_restart
     }
 
+    /// The stream ProbeBW's cycle start is drawn from.
+    #[cfg(test)]
+    pub(crate) fn rng(&self) -> &RngStream {
+        &self.rng
+    }
+
     /// The stream ProbeBW's cycle start is drawn from (the engine derives it from the flow's
     /// name).
     pub fn set_rng(&mut self, rng: RngStream) {
