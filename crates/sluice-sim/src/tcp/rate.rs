@@ -119,7 +119,7 @@ impl RateSampler {
         match self.stamps.back() {
             Some(b) if b.end > start => {
                 // A retransmission: restamp what it covers.
-                let i = self.stamps.partition_point(|s| s.end <= start);
+                let i = super::scoreboard::seq_partition(&self.stamps, start, |s| (s.start, s.end), |s| s.end <= start);
                 for s in self.stamps.range_mut(i..) {
                     if s.start >= end {
                         break;
@@ -169,7 +169,7 @@ impl RateSampler {
     /// `[l, r)` was newly SACKed: the segments inside it are delivered.
     pub fn on_sacked(&mut self, l: u64, r: u64, now: Time) {
         let l = self.sacked.skip(l);
-        let mut i = self.stamps.partition_point(|s| s.start < l);
+        let mut i = super::scoreboard::seq_partition(&self.stamps, l, |s| (s.start, s.end), |s| s.start < l);
         let lo = self.stamps.get(i).map_or(r, |s| s.start);
         while i < self.stamps.len() && self.stamps[i].end <= r {
             self.deliver(i, now);
