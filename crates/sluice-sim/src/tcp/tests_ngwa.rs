@@ -208,3 +208,14 @@ fn validate_names_alpha_and_opt_len() {
     assert_eq!(NgwaTcp { opt_len: 6, ..on() }.validate(), Err(("opt_len", "expected 4 or 8, got 6".to_string())));
     assert!(NgwaTcp { alpha: 0.5, opt_len: 4, ..on() }.validate().is_ok());
 }
+
+// tests that the serialized TCP configuration (the summary's `options`, the model hash) names
+// NGWA's endpoint half only when it is on: a run without NGWA serializes as before NGWA existed.
+#[test]
+fn serialized_config_names_ngwa_only_when_on() {
+    let off = serde_json::to_value(TcpConfig::default()).unwrap();
+    assert!(off.get("ngwa").is_none(), "off: left out");
+    let on = TcpConfig { ngwa: super::ngwa::NgwaTcp { enabled: true, ..Default::default() }, ..TcpConfig::default() };
+    let v = serde_json::to_value(&on).unwrap();
+    assert_eq!(v["ngwa"]["enabled"], serde_json::Value::Bool(true), "on: written");
+}
