@@ -312,7 +312,7 @@ impl Scoreboard {
         let mut newly = 0;
         // The whole segments inside the block, marked now or before: what the cache may claim.
         let (mut lo, mut hi) = (u64::MAX, 0);
-        // Segments are sorted by start: binary-search the first that may overlap.
+        // Segments are sorted by start: find the first that may overlap.
         let idx = seq_partition(&self.segs, l, |s| (s.start, s.end), |s| s.end <= l);
         for i in idx..self.segs.len() {
             let s = self.segs[i];
