@@ -28,12 +28,18 @@ pub(super) fn flags(p: &SimPacket) -> u8 {
     p.tcp_flags()
 }
 
+/// A client (1:1000, ISS 1000) and a server (2:80, ISS 5000) with `cfg`, not yet connected.
+pub(super) fn endpoints(cfg: TcpConfig) -> (Endpoint, Endpoint) {
+    let ca = SockAddr { addr: 1, port: 1000 };
+    let sa = SockAddr { addr: 2, port: 80 };
+    (Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 1_000, 0), Endpoint::server(std::sync::Arc::new(cfg), sa, ca, 5_000, 0))
+}
+
 impl Pair {
     /// Handshake done, nothing sent yet; the client will send `data` bytes (None: unlimited).
     pub(super) fn new(cfg: TcpConfig, data: Option<u64>) -> Pair {
-        let ca = SockAddr { addr: 1, port: 1000 };
-        let sa = SockAddr { addr: 2, port: 80 };
-        let mut p = Pair { c: Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 1_000, 0), s: Endpoint::server(std::sync::Arc::new(cfg.clone()), sa, ca, 5_000, 0), now: Time::ZERO };
+        let (c, s) = endpoints(cfg);
+        let mut p = Pair { c, s, now: Time::ZERO };
         let mut out = Vec::new();
         p.c.connect(p.now, &mut out);
         let syn = out.pop().unwrap();
@@ -1486,10 +1492,7 @@ fn with_flags_ack(p: &SimPacket, f: u8, a: u32) -> SimPacket {
 #[test]
 fn handshake_states_take_only_their_own_segments() {
     let cfg = TcpConfig::default();
-    let ca = SockAddr { addr: 1, port: 1000 };
-    let sa = SockAddr { addr: 2, port: 80 };
-    let mut c = Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 1_000, 0);
-    let mut s = Endpoint::server(std::sync::Arc::new(cfg), sa, ca, 5_000, 0);
+    let (mut c, mut s) = endpoints(cfg);
     let mut out = Vec::new();
     c.connect(Time::ZERO, &mut out);
     let syn = out.pop().unwrap();
@@ -1531,10 +1534,7 @@ fn handshake_states_take_only_their_own_segments() {
 fn the_handshake_sample_runs_from_the_syns_send_time() {
     for (timestamps, from_ts, want) in [(false, false, 20_500_000), (true, false, 20_500_000), (true, true, 20_000_000)] {
         let cfg = TcpConfig { timestamps, compat: Ns3Compat { rtt_from_ts: from_ts, ..Ns3Compat::RFC }, ..TcpConfig::default() };
-        let ca = SockAddr { addr: 1, port: 1000 };
-        let sa = SockAddr { addr: 2, port: 80 };
-        let mut c = Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 1_000, 0);
-        let mut s = Endpoint::server(std::sync::Arc::new(cfg), sa, ca, 5_000, 0);
+        let (mut c, mut s) = endpoints(cfg);
         let mut out = Vec::new();
         c.connect(Time(400_000), &mut out);
         let syn = out.pop().unwrap();
@@ -1558,10 +1558,7 @@ fn the_handshake_gives_the_first_rtt_sample() {
     // A SYN sent at 0.4 ms, lost, sent again at 1.0004 s; its SYN-ACK arrives at 1.0211 s.
     for (timestamps, want) in [(false, None), (true, Some(Dur::from_millis(21)))] {
         let cfg = TcpConfig { timestamps, ..TcpConfig::default() };
-        let ca = SockAddr { addr: 1, port: 1000 };
-        let sa = SockAddr { addr: 2, port: 80 };
-        let mut c = Endpoint::client(std::sync::Arc::new(cfg.clone()), ca, sa, 1_000, 0);
-        let mut s = Endpoint::server(std::sync::Arc::new(cfg), sa, ca, 5_000, 0);
+        let (mut c, mut s) = endpoints(cfg);
         let mut out = Vec::new();
         c.connect(Time(400_000), &mut out);
         out.clear();

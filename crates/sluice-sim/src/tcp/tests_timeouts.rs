@@ -7,15 +7,10 @@ use super::*;
 use crate::packet::SimPacket;
 use sluice_core::packet::tcp_flags as F;
 use sluice_core::{Dur, Time};
-use std::sync::Arc;
 
 const MSS: u64 = 1448;
 
-fn endpoints(cfg: TcpConfig) -> (Endpoint, Endpoint) {
-    let ca = SockAddr { addr: 1, port: 1000 };
-    let sa = SockAddr { addr: 2, port: 80 };
-    (Endpoint::client(Arc::new(cfg.clone()), ca, sa, 1_000, 0), Endpoint::server(Arc::new(cfg), sa, ca, 5_000, 0))
-}
+use super::tests::endpoints;
 
 /// Every SYN the client sends while none is answered, with its send time, until it gives up.
 fn unanswered_syns(cfg: TcpConfig) -> (Vec<Time>, Endpoint) {
