@@ -787,7 +787,7 @@ impl Endpoint {
         // The head leaves at once, or under `pace_fast_retransmit` in the next pacing slot, as
         // recovery's fast retransmission does: `send_pending` then resends it first (it is
         // lost, and one segment fits in cwnd).
-        if self.next_lost() == Some(0) && !(self.cfg.compat.pace_fast_retransmit && !self.pace_allows(now)) {
+        if self.next_lost() == Some(0) && (!self.cfg.compat.pace_fast_retransmit || self.pace_allows(now)) {
             self.retransmit(0, now, out);
         }
     }
