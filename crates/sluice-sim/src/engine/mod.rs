@@ -1604,6 +1604,15 @@ app = { kind = "file", size = "200kB" }
         assert_eq!(run.sim.stampers[0].ngwa.stats.inserted, 3);
     }
 
+    /// Enqueue `n` copies of packet 0 on interface `k` at the present instant.
+    fn enqueue_copies(sim: &mut Sim<'_>, k: u32, n: usize) {
+        let p = sim.pkts[0].clone();
+        for _ in 0..n {
+            let id = sim.alloc(p.clone());
+            sim.enqueue(k, id);
+        }
+    }
+
     // A packet offered while the device's refill is pending goes to the discipline, even into
     // a device with room: the refill moves it later in the same instant (ns-3's device queue
     // wakes with a new event), so a second packet of that instant finds the discipline full.
@@ -1648,11 +1657,7 @@ app = { kind = "file", size = "200kB" }
             step(&mut run);
         }
         assert_eq!(run.sim.now, t1);
-        let p = run.sim.pkts[0].clone();
-        for _ in 0..2 {
-            let id = run.sim.alloc(p.clone());
-            run.sim.enqueue(k as u32, id);
-        }
+        enqueue_copies(&mut run.sim, k as u32, 2);
         while run.sim.now < Time(T0 + 100_000_000) {
             step(&mut run);
         }
@@ -1725,11 +1730,7 @@ app = { kind = "file", size = "200kB" }
         while run.sim.now < t2 {
             step(&mut run);
         }
-        let p = run.sim.pkts[0].clone();
-        for _ in 0..3 {
-            let id = run.sim.alloc(p.clone());
-            run.sim.enqueue(k as u32, id);
-        }
+        enqueue_copies(&mut run.sim, k as u32, 3);
         while run.sim.now < Time(T0 + 100_000_000) {
             step(&mut run);
         }
