@@ -59,8 +59,11 @@ impl RateSample {
         if !self.valid() {
             return 0;
         }
-        (self.delivered as u128 * 8_000_000_000 / self.interval.0 as u128).min(u64::MAX as u128)
-            as u64
+        // In 64 bits below 2.3 GB delivered per sample, else in 128 (same value).
+        match self.delivered.checked_mul(8_000_000_000) {
+            Some(bits_ns) => bits_ns / self.interval.0,
+            None => (self.delivered as u128 * 8_000_000_000 / self.interval.0 as u128).min(u64::MAX as u128) as u64,
+        }
     }
 }
 
@@ -169,6 +172,10 @@ impl RateSampler {
     /// `[l, r)` was newly SACKed: the segments inside it are delivered.
     pub fn on_sacked(&mut self, l: u64, r: u64, now: Time) {
         let l = self.sacked.skip(l);
+        if l >= r {
+            // Delivered already, whole (a block reported again).
+            return;
+        }
         let mut i = super::scoreboard::seq_partition(&self.stamps, l, |s| (s.start, s.end), |s| s.start < l);
         let lo = self.stamps.get(i).map_or(r, |s| s.start);
         while i < self.stamps.len() && self.stamps[i].end <= r {
@@ -255,6 +262,18 @@ mod tests {
     //     50 ms, ack_elapsed 100 − 51 = 49 ms → interval 50 ms, delivered 3000 − 2000 = 1000.
     //   ACK of 3 and 4 at 101 ms: reference seg 3 (sent 2 ms, delivered 0, first_sent 0):
     //     5000 B over max(2, 101) = 101 ms.
+    // The rate in bit/s, delivered·8·10⁹ / interval: 2·10⁹ B over 1 s is 16·10⁹ b/s (the
+    // product 1.6·10¹⁹ fits 64 bits); 3·10⁹ B over 1 s, 24·10⁹ b/s (2.4·10¹⁹ does not); 1500 B
+    // over 3 ns, 4·10¹² b/s (12·10¹² / 3).
+    #[test]
+    fn rate_bps_is_exact_on_both_sides_of_64_bits() {
+        let s = |delivered: u64, ns: u64| RateSample { delivered, interval: Dur(ns), ..RateSample::default() };
+        assert_eq!(s(2_000_000_000, 1_000_000_000).rate_bps(), 16_000_000_000);
+        assert_eq!(s(3_000_000_000, 1_000_000_000).rate_bps(), 24_000_000_000);
+        assert_eq!(s(1500, 3).rate_bps(), 4_000_000_000_000);
+        assert_eq!(s(1500, 0).rate_bps(), 0, "an invalid sample has no rate");
+    }
+
     #[test]
     fn rate_samples_follow_the_hand_trace() {
         let mut r = RateSampler::default();

@@ -23,7 +23,13 @@ pub(crate) fn seq_partition<T>(v: &VecDeque<T>, at: u64, span: impl Fn(&T) -> (u
     let guess = if at <= lo_seq || hi_seq <= lo_seq {
         0
     } else {
-        ((at - lo_seq) as u128 * n as u128 / (hi_seq - lo_seq) as u128).min(n as u128) as usize
+        // (at − lo)·n / (hi − lo), in 64 bits when the product fits (always, for a window of
+        // less than 4 GB of small segments), else in 128.
+        let (d, span) = (at - lo_seq, hi_seq - lo_seq);
+        match d.checked_mul(n as u64) {
+            Some(p) => (p / span).min(n as u64) as usize,
+            None => (d as u128 * n as u128 / span as u128).min(n as u128) as usize,
+        }
     };
     // Bracket the answer in [lo, hi].
     let (mut lo, mut hi);
@@ -610,6 +616,13 @@ mod tests {
         assert_eq!(r(&v, 26, &|s| s.0 < 26), 3);
         assert_eq!(r(&v, 100, &|s| s.1 <= 100), 3);
         assert_eq!(r(&VecDeque::new(), 5, &|s| s.1 <= 5), 0);
+        // Ranges so wide that (at − lo)·n overflows 64 bits: the guess is taken in 128.
+        let w = 1u64 << 61;
+        let v: VecDeque<(u64, u64)> = (0..5).map(|i| (1 + i * w, 1 + (i + 1) * w)).collect();
+        for at in [1, w, 2 * w + 1, 4 * w + 7, 5 * w, 5 * w + 1] {
+            assert_eq!(r(&v, at, &|s| s.1 <= at), v.partition_point(|s| s.1 <= at), "end <= {at}");
+            assert_eq!(r(&v, at, &|s| s.0 < at), v.partition_point(|s| s.0 < at), "start < {at}");
+        }
         let mut rng = sluice_core::rng::RngStream::from_seed(7);
         for _ in 0..2_000 {
             let mut v = VecDeque::with_capacity(4);
