@@ -231,21 +231,12 @@ pub enum FlowState {
     Closed,
 }
 
-/// What one endpoint announced and sent.
+/// What one endpoint announced and sent. Laid out with what every segment updates first
+/// (endpoint, counters, highest sequence and acknowledgment: 48 bytes).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct EndInfo {
     pub endpoint: Endpoint,
-    /// Its SYN (initiator) or SYN-ACK (responder) passed the gateway.
-    pub syn_seen: bool,
-    /// The window-scale option of that SYN, clamped to 14 (RFC 7323 §2.3); `None` if absent
-    /// or not seen.
-    pub wscale_option: Option<u8>,
-    /// The MSS option of that SYN.
-    pub mss: Option<u16>,
-    /// That SYN carried the timestamps option.
-    pub timestamps: bool,
-    /// When its FIN first passed.
-    pub fin_at: Option<Time>,
     /// IP bytes and packets it sent through the gateway.
     pub bytes: u64,
     pub packets: u64,
@@ -255,6 +246,17 @@ pub struct EndInfo {
     pub highest_end: Option<u32>,
     /// The highest acknowledgment number it has sent.
     pub highest_ack: Option<u32>,
+    /// The MSS option of that SYN.
+    pub mss: Option<u16>,
+    /// The window-scale option of that SYN, clamped to 14 (RFC 7323 §2.3); `None` if absent
+    /// or not seen.
+    pub wscale_option: Option<u8>,
+    /// Its SYN (initiator) or SYN-ACK (responder) passed the gateway.
+    pub syn_seen: bool,
+    /// That SYN carried the timestamps option.
+    pub timestamps: bool,
+    /// When its FIN first passed.
+    pub fin_at: Option<Time>,
 }
 
 /// An RTT probe of the ongoing estimate (docs/algorithms/network-return.md, "Ongoing RTT").
@@ -265,44 +267,53 @@ struct Probe {
     at: Time,
 }
 
+/// [`FlowEntry`]'s `mss` when the handshake showed none (an MSS option is 16 bits).
+const NO_MSS: u32 = u32::MAX;
+
 /// One connection.
+///
+/// Laid out for the per-segment paths: the first 64 bytes hold what finding the entry, telling
+/// the sides apart and a controller's reading of an established flow need (identity, key,
+/// state, shifts, MSS, handshake RTT); each side's [`EndInfo`] follows, its per-segment part
+/// within one further 64-byte line when the table's slots are aligned to 64 bytes.
 #[derive(Clone, Debug, PartialEq)]
+#[repr(C)]
 pub struct FlowEntry {
     pub id: FlowId,
     pub key: FlowKey,
-    /// The initiator is `key.lo()` (else `key.hi()`).
-    initiator_is_lo: bool,
-    /// False for a mid-stream pickup whose SYN and SYN-ACK were both missed: the initiator is
-    /// then guessed as the endpoint with the higher port (ephemeral ports are high), ties to
-    /// the sender of the first packet seen.
-    pub initiator_known: bool,
-    pub state: FlowState,
-    pub first_seen: Time,
     pub last_seen: Time,
-    /// When the SYN, the SYN-ACK and the initiator's ACK of the SYN-ACK passed (first copies).
-    pub t_syn: Option<Time>,
-    pub t_synack: Option<Time>,
-    pub t_ack: Option<Time>,
-    /// A second SYN (same sequence number) or SYN-ACK passed: no handshake RTT (Karn).
-    pub syn_retransmitted: bool,
-    pub synack_retransmitted: bool,
     /// `t_ack − t_syn` when the handshake was seen whole, unrepeated, and the ACK acknowledges
     /// the SYN-ACK seen.
     pub rtt_handshake: Option<Dur>,
-    /// Ongoing estimate: `7/8·rtt + 1/8·sample` and the minimum sample.
-    pub rtt_smoothed: Option<Dur>,
-    pub rtt_min: Option<Dur>,
+    /// The [`FlowEntry::sender_mss`] ([`NO_MSS`] for none) and each side's
+    /// [`FlowEntry::shift`], derived again whenever a SYN passes.
+    mss: u32,
+    shifts: [Option<u8>; 2],
+    pub state: FlowState,
+    /// The initiator is `key.lo()` (else `key.hi()`).
+    initiator_is_lo: bool,
     /// Handshake complete (or picked up mid-stream): what RWM counts and controls.
     pub registered: bool,
     /// DSCP of the latest data-carrying packet (either direction).
     pub dscp: u8,
+    /// False for a mid-stream pickup whose SYN and SYN-ACK were both missed: the initiator is
+    /// then guessed as the endpoint with the higher port (ephemeral ports are high), ties to
+    /// the sender of the first packet seen.
+    pub initiator_known: bool,
+    ends: [EndInfo; 2],
+    /// Ongoing estimate: `7/8·rtt + 1/8·sample` and the minimum sample.
+    pub rtt_smoothed: Option<Dur>,
+    pub rtt_min: Option<Dur>,
+    pub first_seen: Time,
+    /// When the SYN, the SYN-ACK and the initiator's ACK of the SYN-ACK passed (first copies).
+    pub t_syn: Option<Time>,
+    pub t_synack: Option<Time>,
+    pub t_ack: Option<Time>,
     /// When both FINs had passed.
     pub closed_at: Option<Time>,
-    ends: [EndInfo; 2],
-    /// Each side's [`FlowEntry::shift`] and the [`FlowEntry::sender_mss`], derived again
-    /// whenever a SYN passes.
-    shifts: [Option<u8>; 2],
-    mss: Option<u32>,
+    /// A second SYN (same sequence number) or SYN-ACK passed: no handshake RTT (Karn).
+    pub syn_retransmitted: bool,
+    pub synack_retransmitted: bool,
     syn_seq: u32,
     synack_seq: u32,
     /// Timestamp probes by the side whose segment is to be echoed; and the newest loop time
@@ -315,15 +326,18 @@ pub struct FlowEntry {
 
 impl FlowEntry {
     /// Which side sent a segment from `addr:port`, if it belongs to this flow.
+    /// (Read from the key: the initiator is its low end when `initiator_is_lo`.)
+    #[inline]
     pub fn side_of(&self, addr: u32, port: u16) -> Option<Side> {
-        let e = Endpoint { addr, port };
-        if e == self.end(Side::Initiator).endpoint {
-            Some(Side::Initiator)
-        } else if e == self.end(Side::Responder).endpoint {
-            Some(Side::Responder)
+        let w = Endpoint { addr, port }.word();
+        let is_lo = if w == self.key.lo {
+            true
+        } else if w == self.key.hi {
+            false
         } else {
-            None
-        }
+            return None;
+        };
+        Some(if is_lo == self.initiator_is_lo { Side::Initiator } else { Side::Responder })
     }
     /// What `side` announced and sent.
     pub fn end(&self, side: Side) -> &EndInfo {
@@ -384,7 +398,7 @@ impl FlowEntry {
     /// `mss_cache`: 1448 on a 1500-byte MTU).
     #[inline]
     pub fn sender_mss(&self) -> Option<u32> {
-        self.mss
+        (self.mss != NO_MSS).then_some(self.mss)
     }
     /// [`FlowEntry::sender_mss`] from the SYNs seen (kept in `mss` whenever a SYN passes).
     fn derive_mss(&self) -> Option<u32> {
@@ -542,11 +556,19 @@ const CLOSED: usize = 0;
 const HALF_OPEN: usize = 1;
 const OPEN: usize = 2;
 
+/// A table slot, aligned so that an entry's first bytes start a 64-byte line ([`FlowEntry`]).
 #[derive(Clone, Debug)]
+#[repr(align(64))]
 struct Slot {
     entry: Option<FlowEntry>,
     gen: u32,
-    list: usize,
+}
+
+/// A slot's place in its list. Kept apart from the slots: moving a flow to the tail of its
+/// list touches its neighbours' links, a few bytes each, not their entries.
+#[derive(Copy, Clone, Debug)]
+struct Link {
+    list: u32,
     prev: u32,
     next: u32,
 }
@@ -557,6 +579,8 @@ pub struct FlowTable {
     cfg: FlowTableConfig,
     index: HashMap<FlowKey, u32, FlowHashBuilder>,
     slots: Vec<Slot>,
+    /// Per slot, its place in its list.
+    links: Vec<Link>,
     free: Vec<u32>,
     heads: [u32; 3],
     tails: [u32; 3],
@@ -585,6 +609,7 @@ impl FlowTable {
             cfg,
             index: HashMap::with_hasher(h),
             slots: Vec::new(),
+            links: Vec::new(),
             free: Vec::new(),
             heads: [NIL; 3],
             tails: [NIL; 3],
@@ -675,13 +700,12 @@ impl FlowTable {
                 for list in [HALF_OPEN, OPEN] {
                     let mut s = self.tails[list];
                     while s != NIL {
-                        let slot = &self.slots[s as usize];
-                        let e = slot.entry.as_ref().expect("listed slots hold entries");
+                        let e = self.slots[s as usize].entry.as_ref().expect("listed slots hold entries");
                         if now.since(e.last_seen) > self.cfg.active_window {
                             break;
                         }
                         n += 1;
-                        s = slot.prev;
+                        s = self.links[s as usize].prev;
                     }
                 }
                 n
@@ -849,7 +873,8 @@ impl FlowTable {
         let s = match self.free.pop() {
             Some(s) => s,
             None => {
-                self.slots.push(Slot { entry: None, gen: 0, list: OPEN, prev: NIL, next: NIL });
+                self.slots.push(Slot { entry: None, gen: 0 });
+                self.links.push(Link { list: OPEN as u32, prev: NIL, next: NIL });
                 (self.slots.len() - 1) as u32
             }
         };
@@ -881,7 +906,7 @@ impl FlowTable {
             closed_at: None,
             ends,
             shifts: [None; 2],
-            mss: None,
+            mss: NO_MSS,
             syn_seq: 0,
             synack_seq: 0,
             ts_probe: [None; 2],
@@ -936,16 +961,11 @@ impl FlowTable {
 
     fn link_tail(&mut self, s: u32, list: usize) {
         let t = self.tails[list];
-        {
-            let slot = &mut self.slots[s as usize];
-            slot.list = list;
-            slot.prev = t;
-            slot.next = NIL;
-        }
+        self.links[s as usize] = Link { list: list as u32, prev: t, next: NIL };
         if t == NIL {
             self.heads[list] = s;
         } else {
-            self.slots[t as usize].next = s;
+            self.links[t as usize].next = s;
         }
         self.tails[list] = s;
         self.lens[list] += 1;
@@ -953,19 +973,17 @@ impl FlowTable {
     }
 
     fn unlink(&mut self, s: u32) {
-        let (list, prev, next) = {
-            let slot = &self.slots[s as usize];
-            (slot.list, slot.prev, slot.next)
-        };
+        let Link { list, prev, next } = self.links[s as usize];
+        let list = list as usize;
         if prev == NIL {
             self.heads[list] = next;
         } else {
-            self.slots[prev as usize].next = next;
+            self.links[prev as usize].next = next;
         }
         if next == NIL {
             self.tails[list] = prev;
         } else {
-            self.slots[next as usize].prev = prev;
+            self.links[next as usize].prev = prev;
         }
         self.lens[list] -= 1;
     }
@@ -985,7 +1003,6 @@ impl FlowTable {
             return id;
         };
         let was_registered = e.registered;
-        let old_min = e.rtt_min;
         e.last_seen = now;
         {
             let end = e.end_mut(side);
@@ -1030,7 +1047,7 @@ impl FlowTable {
                 _ => {} // simultaneous open or a reflected SYN: nothing to learn
             }
             e.shifts = [e.derive_shift(Side::Initiator), e.derive_shift(Side::Responder)];
-            e.mss = e.derive_mss();
+            e.mss = e.derive_mss().unwrap_or(NO_MSS);
         } else {
             match e.state {
                 FlowState::SynAckSeen if side == Side::Initiator && ack && ackno == e.synack_seq.wrapping_add(1) => {
@@ -1071,8 +1088,11 @@ impl FlowTable {
             OngoingRtt::WithoutHandshake => e.rtt_handshake.is_none(),
             OngoingRtt::Off => false,
         };
+        let mut min_fell = false;
         if !syn && track_rtt {
+            let old_min = e.rtt_min;
             ongoing_rtt(e, side, seq, ack.then_some(ackno), payload, fin, opts.timestamps, now);
+            min_fell = e.rtt_min.is_some() && e.rtt_min != old_min;
         }
         // Sequence bookkeeping after the probes (they compare with what was sent before).
         {
@@ -1087,7 +1107,6 @@ impl FlowTable {
         }
 
         let registered_now = e.registered && !was_registered;
-        let min_fell = e.rtt_min.is_some() && e.rtt_min != old_min;
         let state = e.state;
         // Keep the lists in order: the closed list by closing time, the others by recency.
         let want = match state {
@@ -1095,7 +1114,7 @@ impl FlowTable {
             FlowState::SynSeen | FlowState::SynAckSeen => HALF_OPEN,
             _ => OPEN,
         };
-        let cur = self.slots[s as usize].list;
+        let cur = self.links[s as usize].list as usize;
         if (want != CLOSED || cur != CLOSED) && !(cur == want && self.tails[want] == s) {
             // (Already the tail of its list: it stays there, and `next_expiry`, a lower
             // bound, stays valid as `last_seen` only grew.)

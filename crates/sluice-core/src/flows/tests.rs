@@ -405,3 +405,24 @@ fn observe_with_any_hint_records_the_same() {
     }
     assert_eq!(plain.observe(&segs[0], ms(200)), Some(id));
 }
+
+// tests `FlowEntry::side_of` (read from the key and which end initiated): the initiator and
+// the responder whichever end of the key the initiator is (CLIENT, 10.0.0.1, is the low end;
+// SERVER, 10.0.1.2, the high end), and no side for an endpoint of neither.
+#[test]
+fn sides_whichever_end_of_the_key_initiated() {
+    for (init, resp) in [(CLIENT, SERVER), (SERVER, CLIENT)] {
+        let mut t = table();
+        let id = t.observe(&Seg::tcp(init, resp, tcp_flags::SYN), ms(0)).unwrap();
+        let e = t.get(id).unwrap();
+        assert_eq!(e.initiator(), Endpoint { addr: init.0, port: init.1 });
+        assert_eq!(e.side_of(init.0, init.1), Some(Side::Initiator));
+        assert_eq!(e.side_of(resp.0, resp.1), Some(Side::Responder));
+        assert_eq!(e.side_of(init.0, resp.1), None);
+        assert_eq!(e.side_of(resp.0, init.1), None);
+        // The responder's segment counts on its side.
+        t.observe(&Seg::tcp(resp, init, tcp_flags::SYN | tcp_flags::ACK), ms(1));
+        let e = t.get(id).unwrap();
+        assert_eq!((e.end(Side::Initiator).packets, e.end(Side::Responder).packets), (1, 1));
+    }
+}
