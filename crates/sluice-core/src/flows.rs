@@ -917,6 +917,7 @@ impl FlowTable {
         let list = if registered { OPEN } else { HALF_OPEN };
         self.slots[s as usize].entry = Some(entry);
         self.link_tail(s, list);
+        self.next_expiry = self.next_expiry.min(self.expiry(s, list));
         self.index.insert(key, s);
         if registered {
             self.events.push(FlowEvent::Registered(id));
@@ -969,7 +970,6 @@ impl FlowTable {
         }
         self.tails[list] = s;
         self.lens[list] += 1;
-        self.next_expiry = self.next_expiry.min(self.expiry(s, list));
     }
 
     fn unlink(&mut self, s: u32) {
@@ -988,12 +988,13 @@ impl FlowTable {
         self.lens[list] -= 1;
     }
 
-    /// Apply one segment from `src` to the entry in slot `s`.
+    /// Apply one segment from `src` to the entry in slot `s`. (The handshake's and the FINs'
+    /// steps are apart, [`handshake_syn`], [`handshake_end`] and [`on_fin`]: most segments
+    /// take none of them.)
     fn update(&mut self, s: u32, seg: &impl HeaderView, src: Endpoint, flags: u8, seq: u32, now: Time) -> FlowId {
         let syn = flags & tcp_flags::SYN != 0;
         let ack = flags & tcp_flags::ACK != 0;
         let fin = flags & tcp_flags::FIN != 0;
-        let opts = seg.tcp_options();
         let ackno = seg.tcp_ack().unwrap_or(0);
         let payload = seg.payload_len();
         let mode = self.ongoing_rtt;
@@ -1014,72 +1015,13 @@ impl FlowTable {
             e.dscp = seg.dscp();
         }
 
-        // Handshake (RFC 9293 §3.5), as a bystander sees it.
         if syn {
-            let end = e.end_mut(side);
-            let first = !end.syn_seen;
-            if first {
-                end.syn_seen = true;
-                end.wscale_option = opts.wscale.map(|w| w.min(14));
-                end.mss = opts.mss;
-                end.timestamps = opts.timestamps.is_some();
-            }
-            match (side, ack) {
-                (Side::Initiator, false) => {
-                    if first {
-                        e.t_syn = Some(now);
-                        e.syn_seq = seq;
-                    } else if seq == e.syn_seq {
-                        e.syn_retransmitted = true;
-                    }
-                }
-                (Side::Responder, true) => {
-                    if first {
-                        e.t_synack = Some(now);
-                        e.synack_seq = seq;
-                        if e.state == FlowState::SynSeen {
-                            e.state = FlowState::SynAckSeen;
-                        }
-                    } else if seq == e.synack_seq {
-                        e.synack_retransmitted = true;
-                    }
-                }
-                _ => {} // simultaneous open or a reflected SYN: nothing to learn
-            }
-            e.shifts = [e.derive_shift(Side::Initiator), e.derive_shift(Side::Responder)];
-            e.mss = e.derive_mss().unwrap_or(NO_MSS);
-        } else {
-            match e.state {
-                FlowState::SynAckSeen if side == Side::Initiator && ack && ackno == e.synack_seq.wrapping_add(1) => {
-                    e.state = FlowState::Established;
-                    e.t_ack = Some(now);
-                    if let (Some(t0), false, false) = (e.t_syn, e.syn_retransmitted, e.synack_retransmitted) {
-                        e.rtt_handshake = Some(now.since(t0));
-                    }
-                    e.registered = true;
-                }
-                FlowState::SynSeen => {
-                    // The SYN-ACK took another path: the connection is up, unmeasured.
-                    e.state = FlowState::Established;
-                    e.registered = true;
-                }
-                _ => {}
-            }
+            handshake_syn(e, side, ack, seq, &seg.tcp_options(), now);
+        } else if matches!(e.state, FlowState::SynSeen | FlowState::SynAckSeen) {
+            handshake_end(e, side, ack, ackno, now);
         }
         if fin {
-            let end = e.end_mut(side);
-            if end.fin_at.is_none() {
-                end.fin_at = Some(now);
-            }
-            let both = e.ends[0].fin_at.is_some() && e.ends[1].fin_at.is_some();
-            if both {
-                if e.state != FlowState::Closed {
-                    e.state = FlowState::Closed;
-                    e.closed_at = Some(now);
-                }
-            } else if matches!(e.state, FlowState::Established | FlowState::SynAckSeen | FlowState::SynSeen) {
-                e.state = FlowState::FinSeen(side);
-            }
+            on_fin(e, side, now);
         }
 
         // Ongoing RTT (docs/algorithms/network-return.md, "Ongoing RTT").
@@ -1091,7 +1033,7 @@ impl FlowTable {
         let mut min_fell = false;
         if !syn && track_rtt {
             let old_min = e.rtt_min;
-            ongoing_rtt(e, side, seq, ack.then_some(ackno), payload, fin, opts.timestamps, now);
+            ongoing_rtt(e, side, seq, ack.then_some(ackno), payload, fin, seg.tcp_options().timestamps, now);
             min_fell = e.rtt_min.is_some() && e.rtt_min != old_min;
         }
         // Sequence bookkeeping after the probes (they compare with what was sent before).
@@ -1107,19 +1049,23 @@ impl FlowTable {
         }
 
         let registered_now = e.registered && !was_registered;
-        let state = e.state;
         // Keep the lists in order: the closed list by closing time, the others by recency.
-        let want = match state {
+        let want = match e.state {
             FlowState::Closed => CLOSED,
             FlowState::SynSeen | FlowState::SynAckSeen => HALF_OPEN,
             _ => OPEN,
         };
         let cur = self.links[s as usize].list as usize;
         if (want != CLOSED || cur != CLOSED) && !(cur == want && self.tails[want] == s) {
-            // (Already the tail of its list: it stays there, and `next_expiry`, a lower
-            // bound, stays valid as `last_seen` only grew.)
+            // (Already the tail of its list: it stays there.)
             self.unlink(s);
             self.link_tail(s, want);
+            // `next_expiry` is a lower bound of every entry's time: an entry moving to the
+            // half-open or the open list goes later than it would have (`last_seen` grew), one
+            // just closed may go sooner.
+            if want == CLOSED {
+                self.next_expiry = self.next_expiry.min(self.expiry(s, CLOSED));
+            }
         }
         if registered_now {
             self.events.push(FlowEvent::Registered(id));
@@ -1128,6 +1074,84 @@ impl FlowTable {
             self.events.push(FlowEvent::MinRttChanged(id));
         }
         id
+    }
+}
+
+/// A SYN or SYN-ACK from `side` (RFC 9293 §3.5, as a bystander sees it): the options of the
+/// first copy, the handshake's times and sequence numbers, a repeat (Karn).
+#[inline(never)]
+fn handshake_syn(e: &mut FlowEntry, side: Side, ack: bool, seq: u32, opts: &crate::packet::TcpOptionsView, now: Time) {
+    let end = e.end_mut(side);
+    let first = !end.syn_seen;
+    if first {
+        end.syn_seen = true;
+        end.wscale_option = opts.wscale.map(|w| w.min(14));
+        end.mss = opts.mss;
+        end.timestamps = opts.timestamps.is_some();
+    }
+    match (side, ack) {
+        (Side::Initiator, false) => {
+            if first {
+                e.t_syn = Some(now);
+                e.syn_seq = seq;
+            } else if seq == e.syn_seq {
+                e.syn_retransmitted = true;
+            }
+        }
+        (Side::Responder, true) => {
+            if first {
+                e.t_synack = Some(now);
+                e.synack_seq = seq;
+                if e.state == FlowState::SynSeen {
+                    e.state = FlowState::SynAckSeen;
+                }
+            } else if seq == e.synack_seq {
+                e.synack_retransmitted = true;
+            }
+        }
+        _ => {} // simultaneous open or a reflected SYN: nothing to learn
+    }
+    e.shifts = [e.derive_shift(Side::Initiator), e.derive_shift(Side::Responder)];
+    e.mss = e.derive_mss().unwrap_or(NO_MSS);
+}
+
+/// A non-SYN segment of a half-open flow: the initiator's ACK of the SYN-ACK completes the
+/// handshake (with its RTT when measurable); after a SYN whose SYN-ACK took another path, any
+/// segment does, unmeasured.
+#[inline(never)]
+fn handshake_end(e: &mut FlowEntry, side: Side, ack: bool, ackno: u32, now: Time) {
+    match e.state {
+        FlowState::SynAckSeen if side == Side::Initiator && ack && ackno == e.synack_seq.wrapping_add(1) => {
+            e.state = FlowState::Established;
+            e.t_ack = Some(now);
+            if let (Some(t0), false, false) = (e.t_syn, e.syn_retransmitted, e.synack_retransmitted) {
+                e.rtt_handshake = Some(now.since(t0));
+            }
+            e.registered = true;
+        }
+        FlowState::SynSeen => {
+            e.state = FlowState::Established;
+            e.registered = true;
+        }
+        _ => {}
+    }
+}
+
+/// A FIN from `side`: closed once both sides sent one.
+#[inline(never)]
+fn on_fin(e: &mut FlowEntry, side: Side, now: Time) {
+    let end = e.end_mut(side);
+    if end.fin_at.is_none() {
+        end.fin_at = Some(now);
+    }
+    let both = e.ends[0].fin_at.is_some() && e.ends[1].fin_at.is_some();
+    if both {
+        if e.state != FlowState::Closed {
+            e.state = FlowState::Closed;
+            e.closed_at = Some(now);
+        }
+    } else if matches!(e.state, FlowState::Established | FlowState::SynAckSeen | FlowState::SynSeen) {
+        e.state = FlowState::FinSeen(side);
     }
 }
 
