@@ -325,6 +325,43 @@ pub struct FlowEntry {
 }
 
 impl FlowEntry {
+    /// A new entry: nothing seen yet but its first segment's time; registered if `state` is
+    /// established (a mid-stream pickup).
+    fn new(id: FlowId, key: FlowKey, initiator: Endpoint, known: bool, state: FlowState, now: Time) -> FlowEntry {
+        let responder = if initiator == key.lo() { key.hi() } else { key.lo() };
+        let mut ends = [EndInfo::default(); 2];
+        ends[0].endpoint = initiator;
+        ends[1].endpoint = responder;
+        FlowEntry {
+            id,
+            key,
+            initiator_is_lo: initiator == key.lo(),
+            initiator_known: known,
+            state,
+            first_seen: now,
+            last_seen: now,
+            t_syn: None,
+            t_synack: None,
+            t_ack: None,
+            syn_retransmitted: false,
+            synack_retransmitted: false,
+            rtt_handshake: None,
+            rtt_smoothed: None,
+            rtt_min: None,
+            registered: state == FlowState::Established,
+            dscp: 0,
+            closed_at: None,
+            ends,
+            shifts: [None; 2],
+            mss: NO_MSS,
+            syn_seq: 0,
+            synack_seq: 0,
+            ts_probe: [None; 2],
+            seq_probe: [None; 2],
+            ack_probe: [None; 2],
+            loop_through: [None; 2],
+        }
+    }
     /// Which side sent a segment from `addr:port`, if it belongs to this flow.
     /// (Read from the key: the initiator is its low end when `initiator_is_lo`.)
     #[inline]
@@ -557,12 +594,17 @@ const HALF_OPEN: usize = 1;
 const OPEN: usize = 2;
 
 /// A table slot, aligned so that an entry's first bytes start a 64-byte line ([`FlowEntry`]).
+/// A free slot keeps its last entry with the id [`VACANT`]: telling a slot's entry from none
+/// reads the id, in the line a lookup reads anyway.
 #[derive(Clone, Debug)]
 #[repr(align(64))]
 struct Slot {
-    entry: Option<FlowEntry>,
+    entry: FlowEntry,
     gen: u32,
 }
+
+/// The id of a free slot's entry: no flow has it (its slot index is above any capacity).
+const VACANT: FlowId = FlowId(u64::MAX);
 
 /// A slot's place in its list. Kept apart from the slots: moving a flow to the tail of its
 /// list touches its neighbours' links, a few bytes each, not their entries.
@@ -652,7 +694,8 @@ impl FlowTable {
     }
     /// The entry of `id`, if it is still in the table.
     pub fn get(&self, id: FlowId) -> Option<&FlowEntry> {
-        self.slots.get(id.slot())?.entry.as_ref().filter(|e| e.id == id)
+        let e = &self.slots.get(id.slot())?.entry;
+        (e.id == id).then_some(e)
     }
     /// The entry of the connection a segment from `src` to `dst` belongs to.
     pub fn lookup(&self, src: Endpoint, dst: Endpoint) -> Option<&FlowEntry> {
@@ -661,11 +704,11 @@ impl FlowTable {
     fn lookup_key(&self, key: FlowKey) -> Option<&FlowEntry> {
         if let Some((k, s)) = self.last {
             if k == key {
-                return self.slots[s as usize].entry.as_ref();
+                return Some(&self.slots[s as usize].entry);
             }
         }
         let &s = self.index.get(&key)?;
-        self.slots[s as usize].entry.as_ref()
+        Some(&self.slots[s as usize].entry)
     }
     /// The entry `seg` belongs to (TCP only).
     pub fn lookup_segment(&self, seg: &impl HeaderView) -> Option<&FlowEntry> {
@@ -686,7 +729,7 @@ impl FlowTable {
     }
     /// Every entry, in slot order (deterministic).
     pub fn iter(&self) -> impl Iterator<Item = &FlowEntry> + '_ {
-        self.slots.iter().filter_map(|s| s.entry.as_ref())
+        self.slots.iter().map(|s| &s.entry).filter(|e| e.id != VACANT)
     }
     /// The number of active flows under `mode` at `now` (`oracle` is the caller's count, used
     /// only by [`FlowCount::Oracle`]; without it the table's count). Not `max(N, 1)`: callers
@@ -700,7 +743,7 @@ impl FlowTable {
                 for list in [HALF_OPEN, OPEN] {
                     let mut s = self.tails[list];
                     while s != NIL {
-                        let e = self.slots[s as usize].entry.as_ref().expect("listed slots hold entries");
+                        let e = &self.slots[s as usize].entry;
                         if now.since(e.last_seen) > self.cfg.active_window {
                             break;
                         }
@@ -753,7 +796,7 @@ impl FlowTable {
             if h == NIL {
                 break;
             }
-            let e = self.slots[h as usize].entry.as_ref().expect("listed slots hold entries");
+            let e = &self.slots[h as usize].entry;
             if e.closed_at.is_none_or(|c| c + self.cfg.fin_linger <= now) {
                 self.remove_slot(h, RemoveReason::Fin);
             } else {
@@ -766,7 +809,7 @@ impl FlowTable {
                 if h == NIL {
                     break;
                 }
-                let e = self.slots[h as usize].entry.as_ref().expect("listed slots hold entries");
+                let e = &self.slots[h as usize].entry;
                 if e.last_seen + self.cfg.idle_timeout <= now {
                     self.remove_slot(h, RemoveReason::Idle);
                 } else {
@@ -787,7 +830,7 @@ impl FlowTable {
     /// When the entry in slot `s`, on `list`, goes: `fin_linger` after it closed, or
     /// `idle_timeout` after it was last seen.
     fn expiry(&self, s: u32, list: usize) -> Time {
-        let e = self.slots[s as usize].entry.as_ref().expect("listed slots hold entries");
+        let e = &self.slots[s as usize].entry;
         if list == CLOSED {
             e.closed_at.map_or(Time::ZERO, |c| c + self.cfg.fin_linger)
         } else {
@@ -834,7 +877,7 @@ impl FlowTable {
         if let (Some(s), true, false) = (slot, syn, ack) {
             // A SYN on a known 5-tuple: a retransmission, or a new connection reusing the
             // tuple of a closing one.
-            let e = self.slots[s as usize].entry.as_ref().expect("indexed slots hold entries");
+            let e = &self.slots[s as usize].entry;
             let closing = matches!(e.state, FlowState::Closed | FlowState::FinSeen(_));
             let restarted = e.state == FlowState::Established && (e.t_syn.is_none() || e.syn_seq != seq);
             if closing || restarted {
@@ -873,49 +916,16 @@ impl FlowTable {
         let s = match self.free.pop() {
             Some(s) => s,
             None => {
-                self.slots.push(Slot { entry: None, gen: 0 });
+                self.slots.push(Slot { entry: FlowEntry::new(VACANT, key, initiator, known, state, now), gen: 0 });
                 self.links.push(Link { list: OPEN as u32, prev: NIL, next: NIL });
                 (self.slots.len() - 1) as u32
             }
         };
-        let gen = self.slots[s as usize].gen;
-        let id = FlowId::new(s, gen);
-        let responder = if initiator == key.lo() { key.hi() } else { key.lo() };
-        let mut ends = [EndInfo::default(); 2];
-        ends[0].endpoint = initiator;
-        ends[1].endpoint = responder;
-        let registered = state == FlowState::Established;
-        let entry = FlowEntry {
-            id,
-            key,
-            initiator_is_lo: initiator == key.lo(),
-            initiator_known: known,
-            state,
-            first_seen: now,
-            last_seen: now,
-            t_syn: None,
-            t_synack: None,
-            t_ack: None,
-            syn_retransmitted: false,
-            synack_retransmitted: false,
-            rtt_handshake: None,
-            rtt_smoothed: None,
-            rtt_min: None,
-            registered,
-            dscp: 0,
-            closed_at: None,
-            ends,
-            shifts: [None; 2],
-            mss: NO_MSS,
-            syn_seq: 0,
-            synack_seq: 0,
-            ts_probe: [None; 2],
-            seq_probe: [None; 2],
-            ack_probe: [None; 2],
-            loop_through: [None; 2],
-        };
+        let slot = &mut self.slots[s as usize];
+        let id = FlowId::new(s, slot.gen);
+        slot.entry = FlowEntry::new(id, key, initiator, known, state, now);
+        let registered = slot.entry.registered;
         let list = if registered { OPEN } else { HALF_OPEN };
-        self.slots[s as usize].entry = Some(entry);
         self.link_tail(s, list);
         self.next_expiry = self.next_expiry.min(self.expiry(s, list));
         self.index.insert(key, s);
@@ -937,7 +947,7 @@ impl FlowTable {
         }
         let h = self.heads[OPEN];
         if h != NIL {
-            let e = self.slots[h as usize].entry.as_ref().expect("listed slots hold entries");
+            let e = &self.slots[h as usize].entry;
             if now.since(e.last_seen) >= self.cfg.active_window {
                 self.remove_slot(h, RemoveReason::Evicted);
                 self.evicted += 1;
@@ -953,11 +963,13 @@ impl FlowTable {
         }
         self.unlink(s);
         let slot = &mut self.slots[s as usize];
-        let e = slot.entry.take().expect("removing an empty slot");
+        debug_assert!(slot.entry.id != VACANT, "removing an empty slot");
+        let (id, key, registered) = (slot.entry.id, slot.entry.key, slot.entry.registered);
+        slot.entry.id = VACANT;
         slot.gen = slot.gen.wrapping_add(1);
-        self.index.remove(&e.key);
+        self.index.remove(&key);
         self.free.push(s);
-        self.events.push(FlowEvent::Removed { id: e.id, reason, registered: e.registered });
+        self.events.push(FlowEvent::Removed { id, reason, registered });
     }
 
     fn link_tail(&mut self, s: u32, list: usize) {
@@ -998,7 +1010,7 @@ impl FlowTable {
         let ackno = seg.tcp_ack().unwrap_or(0);
         let payload = seg.payload_len();
         let mode = self.ongoing_rtt;
-        let e = self.slots[s as usize].entry.as_mut().expect("updating an empty slot");
+        let e = &mut self.slots[s as usize].entry;
         let id = e.id;
         let Some(side) = e.side_of(src.addr, src.port) else {
             return id;
