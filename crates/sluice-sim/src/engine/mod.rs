@@ -295,16 +295,9 @@ impl<'m> Sim<'m> {
                 ifaces[k as usize].set_flag(Flags::HOOKED, true);
             }
             node_gw[spec.node] = g as u32;
-            gateways.push(gateway::Gateway {
-                monitor,
-                rewrite_at: spec.rewrite_at,
-                link: ifaces[monitor as usize].rate,
-                limit: ifaces[monitor as usize].qdisc.limit::<crate::net::QPkt>(),
-                nr: sluice_core::control::NetworkReturn::new(spec.flow_table.clone(), &spec.controller),
-                trace: model.monitor.rewrite_trace.then(Vec::new),
-                occ: Default::default(),
-                by_flow: vec![None; model.flows.len()],
-            });
+            let (link, limit) = (ifaces[monitor as usize].rate, ifaces[monitor as usize].qdisc.limit::<crate::net::QPkt>());
+            let nr = sluice_core::control::NetworkReturn::new(spec.flow_table.clone(), &spec.controller);
+            gateways.push(gateway::Gateway::new(monitor, spec.rewrite_at, link, limit, nr, model.monitor.rewrite_trace, model.flows.len()));
         }
         let mut stampers = Vec::with_capacity(model.ngwa.len());
         for (s, spec) in model.ngwa.iter().enumerate() {
@@ -570,7 +563,7 @@ impl<'m> Sim<'m> {
         let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut self.drops };
         let offer = f.qdisc.enqueue(qp, now, &mut cx);
         if let Some(g) = monitor {
-            self.gateways[g].occ = self.ifaces[iface as usize].qdisc.occupancy::<QPkt>();
+            self.gateways[g].set_occupancy(self.ifaces[iface as usize].qdisc.occupancy::<QPkt>());
         }
         match offer {
             Offer::Queued { .. } => {
@@ -619,7 +612,7 @@ impl<'m> Sim<'m> {
             let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut self.drops };
             let out = f.qdisc.dequeue(now, &mut cx);
             if let Some(g) = monitor {
-                self.gateways[g].occ = self.ifaces[iface as usize].qdisc.occupancy::<QPkt>();
+                self.gateways[g].set_occupancy(self.ifaces[iface as usize].qdisc.occupancy::<QPkt>());
             }
             let Some(mut p) = out else { break };
             if p.ecn == Ecn::Ce {
