@@ -166,17 +166,17 @@ impl<'m> Sim<'m> {
     /// Packet `id` leaves hooked interface `iface` (dequeued, or passed through an empty
     /// discipline): the rewrite point under `rewrite_at = "dequeue"`, or NGWA's stamp.
     /// Returns the bytes the packet grew by (NGWA's option; 0 otherwise).
+    #[inline]
     pub(super) fn gw_departure(&mut self, iface: u32, id: u32) -> u32 {
         let g = self.node_gw[self.ifaces[iface as usize].node as usize];
-        if g >= NGWA {
-            return self.ngwa_stamp((g & !NGWA) as usize, iface, id);
-        }
-        if g >= ACNS {
+        if g < ACNS {
+            if self.gateways[g as usize].rewrite_at == RewriteAt::Dequeue {
+                self.gw_rewrite(g as usize, id);
+            }
             return 0;
         }
-        let g = g as usize;
-        if self.gateways[g].rewrite_at == RewriteAt::Dequeue {
-            self.gw_rewrite(g, id);
+        if g >= NGWA {
+            return self.ngwa_stamp((g & !NGWA) as usize, iface, id);
         }
         0
     }
@@ -232,6 +232,7 @@ impl<'m> Sim<'m> {
         }
     }
 
+    #[inline]
     fn gw_rewrite(&mut self, g: usize, id: u32) {
         let now = self.now;
         let gw = &mut self.gateways[g];
@@ -239,11 +240,23 @@ impl<'m> Sim<'m> {
         let p = &mut self.pkts[id as usize];
         let seen = gw.by_flow.get(p.flow as usize).copied().flatten();
         let outcome = gw.nr.at_rewrite_point_seen(p, seen, &gw.readings, now);
+        if gw.trace.is_some() {
+            self.gw_trace_rewrite(g, id, seen, outcome);
+        }
+    }
+
+    /// Gateway `g` rewrote packet `id` with `outcome`: its row of the rewrite trace, if it
+    /// changed the window.
+    #[cold]
+    #[inline(never)]
+    fn gw_trace_rewrite(&mut self, g: usize, id: u32, seen: Option<FlowId>, outcome: WindowRewrite) {
+        let gw = &mut self.gateways[g];
+        let p = &self.pkts[id as usize];
         if let (WindowRewrite::Lowered { from_field, to_field } | WindowRewrite::Raised { from_field, to_field }, Some(t)) = (outcome, &mut gw.trace) {
             // The field is in the units of the ACK sender's own shift, fixed by the handshake.
             let flows = &gw.nr.flows;
-            let shift = flows.lookup_segment_seen(&*p, seen).and_then(|f| f.side_of(p.src, p.sport).and_then(|s| f.shift(s))).unwrap_or(0);
-            t.push(RewriteRow { t_ns: now.0, flow: p.flow, orig_bytes: (from_field as u64) << shift, new_bytes: (to_field as u64) << shift });
+            let shift = flows.lookup_segment_seen(p, seen).and_then(|f| f.side_of(p.src, p.sport).and_then(|s| f.shift(s))).unwrap_or(0);
+            t.push(RewriteRow { t_ns: self.now.0, flow: p.flow, orig_bytes: (from_field as u64) << shift, new_bytes: (to_field as u64) << shift });
         }
     }
 
