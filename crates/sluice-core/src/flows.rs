@@ -588,6 +588,9 @@ impl BuildHasher for FlowHashBuilder {
 }
 
 const NIL: u32 = u32::MAX;
+/// The lists' count: `links` holds one sentinel per list first, then slot `s`'s link at
+/// `s + LISTS`.
+const LISTS: u32 = 3;
 /// Lists: 0 closed (by `closed_at`), 1 half-open, 2 established and closing (by `last_seen`).
 const CLOSED: usize = 0;
 const HALF_OPEN: usize = 1;
@@ -607,7 +610,9 @@ struct Slot {
 const VACANT: FlowId = FlowId(u64::MAX);
 
 /// A slot's place in its list. Kept apart from the slots: moving a flow to the tail of its
-/// list touches its neighbours' links, a few bytes each, not their entries.
+/// list touches its neighbours' links, a few bytes each, not their entries. Each list is a
+/// ring through its sentinel (`prev` and `next` are indices into `links`), so linking and
+/// unlinking have no end cases.
 #[derive(Copy, Clone, Debug)]
 struct Link {
     list: u32,
@@ -621,11 +626,10 @@ pub struct FlowTable {
     cfg: FlowTableConfig,
     index: HashMap<FlowKey, u32, FlowHashBuilder>,
     slots: Vec<Slot>,
-    /// Per slot, its place in its list.
+    /// The lists' sentinels (their `next` is the list's head, their `prev` its tail), then per
+    /// slot its place in its list.
     links: Vec<Link>,
     free: Vec<u32>,
-    heads: [u32; 3],
-    tails: [u32; 3],
     lens: [u32; 3],
     /// No entry's time is up before this: `expire` has nothing to do until then. A lower
     /// bound, kept by `expire` (the earliest list head) and `link_tail` (each entry linked).
@@ -651,10 +655,8 @@ impl FlowTable {
             cfg,
             index: HashMap::with_hasher(h),
             slots: Vec::new(),
-            links: Vec::new(),
+            links: (0..LISTS).map(|l| Link { list: l, prev: l, next: l }).collect(),
             free: Vec::new(),
-            heads: [NIL; 3],
-            tails: [NIL; 3],
             lens: [0; 3],
             next_expiry: Time::MAX,
             last: None,
@@ -741,14 +743,14 @@ impl FlowTable {
             FlowCount::Recent => {
                 let mut n = 0;
                 for list in [HALF_OPEN, OPEN] {
-                    let mut s = self.tails[list];
+                    let mut s = self.tail(list);
                     while s != NIL {
                         let e = &self.slots[s as usize].entry;
                         if now.since(e.last_seen) > self.cfg.active_window {
                             break;
                         }
                         n += 1;
-                        s = self.links[s as usize].prev;
+                        s = Self::slot_of(self.links[(s + LISTS) as usize].prev);
                     }
                 }
                 n
@@ -792,7 +794,7 @@ impl FlowTable {
     #[inline(never)]
     fn expire_now(&mut self, now: Time) {
         loop {
-            let h = self.heads[CLOSED];
+            let h = self.head(CLOSED);
             if h == NIL {
                 break;
             }
@@ -805,7 +807,7 @@ impl FlowTable {
         }
         for list in [HALF_OPEN, OPEN] {
             loop {
-                let h = self.heads[list];
+                let h = self.head(list);
                 if h == NIL {
                     break;
                 }
@@ -820,7 +822,7 @@ impl FlowTable {
         // Each list is in time order: its head is the first of it to go.
         self.next_expiry = Time::MAX;
         for list in [CLOSED, HALF_OPEN, OPEN] {
-            let h = self.heads[list];
+            let h = self.head(list);
             if h != NIL {
                 self.next_expiry = self.next_expiry.min(self.expiry(h, list));
             }
@@ -917,7 +919,7 @@ impl FlowTable {
             Some(s) => s,
             None => {
                 self.slots.push(Slot { entry: FlowEntry::new(VACANT, key, initiator, known, state, now), gen: 0 });
-                self.links.push(Link { list: OPEN as u32, prev: NIL, next: NIL });
+                self.links.push(Link { list: OPEN as u32, prev: NIL, next: NIL }); // linked below
                 (self.slots.len() - 1) as u32
             }
         };
@@ -938,14 +940,14 @@ impl FlowTable {
     /// Evict one entry to make room (module doc order); false if none may go.
     fn evict_one(&mut self, now: Time) -> bool {
         for list in [CLOSED, HALF_OPEN] {
-            let h = self.heads[list];
+            let h = self.head(list);
             if h != NIL {
                 self.remove_slot(h, RemoveReason::Evicted);
                 self.evicted += 1;
                 return true;
             }
         }
-        let h = self.heads[OPEN];
+        let h = self.head(OPEN);
         if h != NIL {
             let e = &self.slots[h as usize].entry;
             if now.since(e.last_seen) >= self.cfg.active_window {
@@ -972,32 +974,38 @@ impl FlowTable {
         self.events.push(FlowEvent::Removed { id, reason, registered });
     }
 
-    fn link_tail(&mut self, s: u32, list: usize) {
-        let t = self.tails[list];
-        self.links[s as usize] = Link { list: list as u32, prev: t, next: NIL };
-        if t == NIL {
-            self.heads[list] = s;
+    /// The slot a link index stands for (`NIL` for a sentinel).
+    #[inline]
+    fn slot_of(link: u32) -> u32 {
+        if link < LISTS {
+            NIL
         } else {
-            self.links[t as usize].next = s;
+            link - LISTS
         }
-        self.tails[list] = s;
+    }
+    /// The first slot of `list` (`NIL` if empty).
+    fn head(&self, list: usize) -> u32 {
+        Self::slot_of(self.links[list].next)
+    }
+    /// The last slot of `list` (`NIL` if empty).
+    fn tail(&self, list: usize) -> u32 {
+        Self::slot_of(self.links[list].prev)
+    }
+
+    fn link_tail(&mut self, s: u32, list: usize) {
+        let n = s + LISTS;
+        let t = self.links[list].prev;
+        self.links[n as usize] = Link { list: list as u32, prev: t, next: list as u32 };
+        self.links[t as usize].next = n;
+        self.links[list].prev = n;
         self.lens[list] += 1;
     }
 
     fn unlink(&mut self, s: u32) {
-        let Link { list, prev, next } = self.links[s as usize];
-        let list = list as usize;
-        if prev == NIL {
-            self.heads[list] = next;
-        } else {
-            self.links[prev as usize].next = next;
-        }
-        if next == NIL {
-            self.tails[list] = prev;
-        } else {
-            self.links[next as usize].prev = prev;
-        }
-        self.lens[list] -= 1;
+        let Link { list, prev, next } = self.links[(s + LISTS) as usize];
+        self.links[prev as usize].next = next;
+        self.links[next as usize].prev = prev;
+        self.lens[list as usize] -= 1;
     }
 
     /// Apply one segment from `src` to the entry in slot `s`. (The handshake's and the FINs'
@@ -1067,8 +1075,8 @@ impl FlowTable {
             FlowState::SynSeen | FlowState::SynAckSeen => HALF_OPEN,
             _ => OPEN,
         };
-        let cur = self.links[s as usize].list as usize;
-        if (want != CLOSED || cur != CLOSED) && !(cur == want && self.tails[want] == s) {
+        let cur = self.links[(s + LISTS) as usize].list as usize;
+        if (want != CLOSED || cur != CLOSED) && !(cur == want && self.links[want].prev == s + LISTS) {
             // (Already the tail of its list: it stays there.)
             self.unlink(s);
             self.link_tail(s, want);
