@@ -799,10 +799,14 @@ impl<'m> Sim<'m> {
         if node_addr(node as usize) != dst {
             let g = self.node_gw[node as usize];
             if g < gateway::ACNS {
+                // (The forward's route, computed once for the hook and the queue.)
                 let out = self.route(node, dst);
+                debug_assert!(out != u32::MAX, "no route from {} to node {}", self.nodes[node as usize].name, addr_node(dst));
                 self.gw_forward(g as usize, id, out);
+                self.enqueue(out, id);
+            } else {
+                self.forward(node, id);
             }
-            self.forward(node, id);
             return;
         }
         let pkt = std::mem::replace(&mut self.pkts[id as usize], PLACEHOLDER);
