@@ -168,7 +168,7 @@ impl<'m> Sim<'m> {
     /// Returns the bytes the packet grew by (NGWA's option; 0 otherwise).
     #[inline]
     pub(super) fn gw_departure(&mut self, iface: u32, id: u32) -> u32 {
-        let g = self.node_gw[self.ifaces[iface as usize].node as usize];
+        let g = self.iface_gw[iface as usize];
         if g < ACNS {
             if self.gateways[g as usize].rewrite_at == RewriteAt::Dequeue {
                 self.gw_rewrite(g as usize, id);
@@ -206,7 +206,7 @@ impl<'m> Sim<'m> {
     /// passing it when empty): ACNS's call, if the interface's router runs ACNS.
     #[inline]
     pub(super) fn gw_enqueue(&mut self, iface: u32, id: u32) {
-        let g = self.node_gw[self.ifaces[iface as usize].node as usize];
+        let g = self.iface_gw[iface as usize];
         if g & NGWA == 0 && g >= ACNS && Acns::wants(&self.pkts[id as usize]) {
             self.acns_mark((g & !ACNS) as usize, iface, id);
         }
@@ -266,7 +266,7 @@ impl<'m> Sim<'m> {
     /// ([`NetworkReturn::queue_event_matters`]).
     #[inline]
     pub(super) fn gw_monitor_of(&self, iface: u32) -> Option<usize> {
-        let g = self.node_gw[self.ifaces[iface as usize].node as usize];
+        let g = self.iface_gw[iface as usize];
         (g < ACNS && self.gateways[g as usize].monitor == iface).then_some(g as usize)
     }
 

@@ -118,6 +118,9 @@ pub(crate) struct Sim<'m> {
     /// `gateway::ACNS | index` for them.
     pub(crate) markers: Vec<gateway::Marker>,
     node_gw: Vec<u32>,
+    /// Per interface, its node's entry of `node_gw` (read at every hooked enqueue and
+    /// departure without going through the interface's node).
+    iface_gw: Vec<u32>,
     /// TCP flows started and not finished: the gateways' exact flow count
     /// (`flow_count = "oracle"`).
     tcp_active: u32,
@@ -328,6 +331,7 @@ impl<'m> Sim<'m> {
         // The longest a full-sized packet spends on one link: the calendar of packet events
         // looks that far ahead (see `EventQueue`).
         let horizon = ifaces.iter().map(|f| f.delay + f.rate.tx_time(1_600 + f.l2_overhead as u64)).max().unwrap_or(Dur::ZERO);
+        let iface_gw = ifaces.iter().map(|f| node_gw[f.node as usize]).collect();
         Ok(Sim {
             model,
             now: Time::ZERO,
@@ -364,6 +368,7 @@ impl<'m> Sim<'m> {
             gateways,
             stampers,
             markers,
+            iface_gw,
             node_gw,
             tcp_active: 0,
         })
