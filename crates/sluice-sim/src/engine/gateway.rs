@@ -105,7 +105,7 @@ pub(crate) struct Gateway {
     /// occupancy, refreshed by the engine after every enqueue into it and dequeue from it (the
     /// only calls that change it; read here, not from the queue's own cold state), the queue's
     /// limit (fixed by its configuration), the monitored link's rate (the controller's `C`) and
-    /// the simulator's count of TCP connections (set at each call).
+    /// the simulator's count of TCP connections (set whenever it changes, [`Sim::set_tcp_active`]).
     pub readings: Readings,
     pub nr: NetworkReturn,
     /// ACKs whose window was lowered or raised, when traced.
@@ -149,7 +149,6 @@ impl<'m> Sim<'m> {
     pub(super) fn gw_forward(&mut self, g: usize, id: u32, out: u32) {
         let now = self.now;
         let gw = &mut self.gateways[g];
-        gw.readings.oracle_flows = Some(self.tcp_active);
         let p = &self.pkts[id as usize];
         let hint = gw.by_flow.get(p.flow as usize).copied().flatten();
         let seen = gw.nr.on_forward_hinted(p, hint, out == gw.monitor, &gw.readings, now);
@@ -236,7 +235,6 @@ impl<'m> Sim<'m> {
     fn gw_rewrite(&mut self, g: usize, id: u32) {
         let now = self.now;
         let gw = &mut self.gateways[g];
-        gw.readings.oracle_flows = Some(self.tcp_active);
         let p = &mut self.pkts[id as usize];
         let seen = gw.by_flow.get(p.flow as usize).copied().flatten();
         let outcome = gw.nr.at_rewrite_point_seen(p, seen, &gw.readings, now);
@@ -275,7 +273,6 @@ impl<'m> Sim<'m> {
     pub(super) fn gw_queue(&mut self, g: usize, kind: QueueEventKind, len: u32, before: Occupancy) {
         let now = self.now;
         let gw = &mut self.gateways[g];
-        gw.readings.oracle_flows = Some(self.tcp_active);
         let after = gw.occupancy();
         gw.nr.on_queue(&QueueEvent { kind, len_bytes: len, before, after }, &gw.readings, now);
     }
@@ -287,8 +284,7 @@ impl<'m> Sim<'m> {
         if let Some(g) = self.gw_monitor_of(iface).filter(|&g| self.gateways[g].nr.queue_event_matters(self.now)) {
             let now = self.now;
             let gw = &mut self.gateways[g];
-            gw.readings.oracle_flows = Some(self.tcp_active);
-            let empty = gw.occupancy();
+                let empty = gw.occupancy();
             let one = Occupancy { packets: empty.packets + 1, bytes: empty.bytes + len as u64 };
             gw.set_occupancy(one);
             gw.nr.on_queue(&QueueEvent { kind: QueueEventKind::Enqueue, len_bytes: len, before: empty, after: one }, &gw.readings, now);

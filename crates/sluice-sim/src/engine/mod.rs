@@ -374,6 +374,15 @@ impl<'m> Sim<'m> {
         })
     }
 
+    /// The count of TCP connections started and not finished is now `n`: the gateways'
+    /// readings show it (`flow_count = "oracle"`).
+    fn set_tcp_active(&mut self, n: u32) {
+        self.tcp_active = n;
+        for g in &mut self.gateways {
+            g.readings.oracle_flows = Some(n);
+        }
+    }
+
     /// Schedule the applications and the observation events.
     fn start(&mut self) {
         for a in 0..self.apps.len() {
@@ -846,7 +855,7 @@ impl<'m> Sim<'m> {
                 if e.counters.delivered >= size {
                     self.flownet[flow].fct = Some(e.counters.last_delivery);
                     self.fct_pending[flow] = false;
-                    self.tcp_active -= 1;
+                    self.set_tcp_active(self.tcp_active - 1);
                 }
             }
         }
@@ -945,7 +954,7 @@ impl<'m> Sim<'m> {
         let flow = a.flow as usize;
         match a.spec.clone() {
             AppSpec::Bulk { write } => {
-                self.tcp_active += 1;
+                self.set_tcp_active(self.tcp_active + 1);
                 let client = self.flow_ep[flow] as usize;
                 self.with_endpoint(client + 1, |_, _, _| {});
                 self.with_endpoint(client, |e, now, out| {
@@ -954,7 +963,7 @@ impl<'m> Sim<'m> {
                 });
             }
             AppSpec::File { size, write } => {
-                self.tcp_active += 1;
+                self.set_tcp_active(self.tcp_active + 1);
                 self.with_endpoint(self.flow_ep[flow] as usize, |e, now, out| {
                     e.app_send(Some(size), write);
                     e.connect(now, out);
@@ -962,7 +971,7 @@ impl<'m> Sim<'m> {
                 });
             }
             AppSpec::TcpRate { write, .. } => {
-                self.tcp_active += 1;
+                self.set_tcp_active(self.tcp_active + 1);
                 let client = self.flow_ep[flow] as usize;
                 self.with_endpoint(client + 1, |_, _, _| {});
                 self.with_endpoint(client, |e, now, out| {
