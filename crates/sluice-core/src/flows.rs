@@ -632,7 +632,8 @@ pub struct FlowTable {
     free: Vec<u32>,
     lens: [u32; 3],
     /// No entry's time is up before this: `expire` has nothing to do until then. A lower
-    /// bound, kept by `expire` (the earliest list head) and `link_tail` (each entry linked).
+    /// bound, kept by `expire` (the earliest list head), `insert` (each new entry) and `update`
+    /// (an entry that closes; one moving to its list's tail only goes later than it would have).
     next_expiry: Time,
     /// The key and slot `observe` last touched, while that slot holds that key's entry
     /// (removing the entry clears it): consecutive segments are often of one connection, and

@@ -259,9 +259,9 @@ impl<'m> Sim<'m> {
     }
 
     /// The gateway whose monitored queue hooked interface `iface` is, if it is one. The engine
-    /// then refreshes [`Gateway::occ`] after each enqueue and dequeue, and reads the occupancy
-    /// before them and calls [`Sim::gw_queue`] only when the change matters
-    /// ([`NetworkReturn::queue_event_matters`]).
+    /// then refreshes the gateway's occupancy ([`Gateway::set_occupancy`]) after each enqueue
+    /// and dequeue, and reads the occupancy before them and calls [`Sim::gw_queue`] only when
+    /// the change matters ([`NetworkReturn::queue_event_matters`]).
     #[inline]
     pub(super) fn gw_monitor_of(&self, iface: u32) -> Option<usize> {
         let g = self.iface_gw[iface as usize];
@@ -269,7 +269,7 @@ impl<'m> Sim<'m> {
     }
 
     /// Gateway `g`'s monitored queue changed: `before` → now, by a packet of `len` bytes
-    /// (called when the change matters, after [`Gateway::occ`] was refreshed).
+    /// (called when the change matters, after [`Gateway::set_occupancy`]).
     pub(super) fn gw_queue(&mut self, g: usize, kind: QueueEventKind, len: u32, before: Occupancy) {
         let now = self.now;
         let gw = &mut self.gateways[g];
