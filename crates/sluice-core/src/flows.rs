@@ -231,21 +231,12 @@ pub enum FlowState {
     Closed,
 }
 
-/// What one endpoint announced and sent.
+/// What one endpoint announced and sent. Laid out with what every segment updates first
+/// (endpoint, counters, highest sequence and acknowledgment: 48 bytes).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct EndInfo {
     pub endpoint: Endpoint,
-    /// Its SYN (initiator) or SYN-ACK (responder) passed the gateway.
-    pub syn_seen: bool,
-    /// The window-scale option of that SYN, clamped to 14 (RFC 7323 §2.3); `None` if absent
-    /// or not seen.
-    pub wscale_option: Option<u8>,
-    /// The MSS option of that SYN.
-    pub mss: Option<u16>,
-    /// That SYN carried the timestamps option.
-    pub timestamps: bool,
-    /// When its FIN first passed.
-    pub fin_at: Option<Time>,
     /// IP bytes and packets it sent through the gateway.
     pub bytes: u64,
     pub packets: u64,
@@ -255,6 +246,17 @@ pub struct EndInfo {
     pub highest_end: Option<u32>,
     /// The highest acknowledgment number it has sent.
     pub highest_ack: Option<u32>,
+    /// The MSS option of that SYN.
+    pub mss: Option<u16>,
+    /// The window-scale option of that SYN, clamped to 14 (RFC 7323 §2.3); `None` if absent
+    /// or not seen.
+    pub wscale_option: Option<u8>,
+    /// Its SYN (initiator) or SYN-ACK (responder) passed the gateway.
+    pub syn_seen: bool,
+    /// That SYN carried the timestamps option.
+    pub timestamps: bool,
+    /// When its FIN first passed.
+    pub fin_at: Option<Time>,
 }
 
 /// An RTT probe of the ongoing estimate (docs/algorithms/network-return.md, "Ongoing RTT").
@@ -265,44 +267,53 @@ struct Probe {
     at: Time,
 }
 
+/// [`FlowEntry`]'s `mss` when the handshake showed none (an MSS option is 16 bits).
+const NO_MSS: u32 = u32::MAX;
+
 /// One connection.
+///
+/// Laid out for the per-segment paths: the first 64 bytes hold what finding the entry, telling
+/// the sides apart and a controller's reading of an established flow need (identity, key,
+/// state, shifts, MSS, handshake RTT); each side's [`EndInfo`] follows, its per-segment part
+/// within one further 64-byte line when the table's slots are aligned to 64 bytes.
 #[derive(Clone, Debug, PartialEq)]
+#[repr(C)]
 pub struct FlowEntry {
     pub id: FlowId,
     pub key: FlowKey,
-    /// The initiator is `key.lo()` (else `key.hi()`).
-    initiator_is_lo: bool,
-    /// False for a mid-stream pickup whose SYN and SYN-ACK were both missed: the initiator is
-    /// then guessed as the endpoint with the higher port (ephemeral ports are high), ties to
-    /// the sender of the first packet seen.
-    pub initiator_known: bool,
-    pub state: FlowState,
-    pub first_seen: Time,
     pub last_seen: Time,
-    /// When the SYN, the SYN-ACK and the initiator's ACK of the SYN-ACK passed (first copies).
-    pub t_syn: Option<Time>,
-    pub t_synack: Option<Time>,
-    pub t_ack: Option<Time>,
-    /// A second SYN (same sequence number) or SYN-ACK passed: no handshake RTT (Karn).
-    pub syn_retransmitted: bool,
-    pub synack_retransmitted: bool,
     /// `t_ack − t_syn` when the handshake was seen whole, unrepeated, and the ACK acknowledges
     /// the SYN-ACK seen.
     pub rtt_handshake: Option<Dur>,
-    /// Ongoing estimate: `7/8·rtt + 1/8·sample` and the minimum sample.
-    pub rtt_smoothed: Option<Dur>,
-    pub rtt_min: Option<Dur>,
+    /// The [`FlowEntry::sender_mss`] ([`NO_MSS`] for none) and each side's
+    /// [`FlowEntry::shift`], derived again whenever a SYN passes.
+    mss: u32,
+    shifts: [Option<u8>; 2],
+    pub state: FlowState,
+    /// The initiator is `key.lo()` (else `key.hi()`).
+    initiator_is_lo: bool,
     /// Handshake complete (or picked up mid-stream): what RWM counts and controls.
     pub registered: bool,
     /// DSCP of the latest data-carrying packet (either direction).
     pub dscp: u8,
+    /// False for a mid-stream pickup whose SYN and SYN-ACK were both missed: the initiator is
+    /// then guessed as the endpoint with the higher port (ephemeral ports are high), ties to
+    /// the sender of the first packet seen.
+    pub initiator_known: bool,
+    ends: [EndInfo; 2],
+    /// Ongoing estimate: `7/8·rtt + 1/8·sample` and the minimum sample.
+    pub rtt_smoothed: Option<Dur>,
+    pub rtt_min: Option<Dur>,
+    pub first_seen: Time,
+    /// When the SYN, the SYN-ACK and the initiator's ACK of the SYN-ACK passed (first copies).
+    pub t_syn: Option<Time>,
+    pub t_synack: Option<Time>,
+    pub t_ack: Option<Time>,
     /// When both FINs had passed.
     pub closed_at: Option<Time>,
-    ends: [EndInfo; 2],
-    /// Each side's [`FlowEntry::shift`] and the [`FlowEntry::sender_mss`], derived again
-    /// whenever a SYN passes.
-    shifts: [Option<u8>; 2],
-    mss: Option<u32>,
+    /// A second SYN (same sequence number) or SYN-ACK passed: no handshake RTT (Karn).
+    pub syn_retransmitted: bool,
+    pub synack_retransmitted: bool,
     syn_seq: u32,
     synack_seq: u32,
     /// Timestamp probes by the side whose segment is to be echoed; and the newest loop time
@@ -314,16 +325,56 @@ pub struct FlowEntry {
 }
 
 impl FlowEntry {
-    /// Which side sent a segment from `addr:port`, if it belongs to this flow.
-    pub fn side_of(&self, addr: u32, port: u16) -> Option<Side> {
-        let e = Endpoint { addr, port };
-        if e == self.end(Side::Initiator).endpoint {
-            Some(Side::Initiator)
-        } else if e == self.end(Side::Responder).endpoint {
-            Some(Side::Responder)
-        } else {
-            None
+    /// A new entry: nothing seen yet but its first segment's time; registered if `state` is
+    /// established (a mid-stream pickup).
+    fn new(id: FlowId, key: FlowKey, initiator: Endpoint, known: bool, state: FlowState, now: Time) -> FlowEntry {
+        let responder = if initiator == key.lo() { key.hi() } else { key.lo() };
+        let mut ends = [EndInfo::default(); 2];
+        ends[0].endpoint = initiator;
+        ends[1].endpoint = responder;
+        FlowEntry {
+            id,
+            key,
+            initiator_is_lo: initiator == key.lo(),
+            initiator_known: known,
+            state,
+            first_seen: now,
+            last_seen: now,
+            t_syn: None,
+            t_synack: None,
+            t_ack: None,
+            syn_retransmitted: false,
+            synack_retransmitted: false,
+            rtt_handshake: None,
+            rtt_smoothed: None,
+            rtt_min: None,
+            registered: state == FlowState::Established,
+            dscp: 0,
+            closed_at: None,
+            ends,
+            shifts: [None; 2],
+            mss: NO_MSS,
+            syn_seq: 0,
+            synack_seq: 0,
+            ts_probe: [None; 2],
+            seq_probe: [None; 2],
+            ack_probe: [None; 2],
+            loop_through: [None; 2],
         }
+    }
+    /// Which side sent a segment from `addr:port`, if it belongs to this flow.
+    /// (Read from the key: the initiator is its low end when `initiator_is_lo`.)
+    #[inline]
+    pub fn side_of(&self, addr: u32, port: u16) -> Option<Side> {
+        let w = Endpoint { addr, port }.word();
+        let is_lo = if w == self.key.lo {
+            true
+        } else if w == self.key.hi {
+            false
+        } else {
+            return None;
+        };
+        Some(if is_lo == self.initiator_is_lo { Side::Initiator } else { Side::Responder })
     }
     /// What `side` announced and sent.
     pub fn end(&self, side: Side) -> &EndInfo {
@@ -384,7 +435,7 @@ impl FlowEntry {
     /// `mss_cache`: 1448 on a 1500-byte MTU).
     #[inline]
     pub fn sender_mss(&self) -> Option<u32> {
-        self.mss
+        (self.mss != NO_MSS).then_some(self.mss)
     }
     /// [`FlowEntry::sender_mss`] from the SYNs seen (kept in `mss` whenever a SYN passes).
     fn derive_mss(&self) -> Option<u32> {
@@ -537,16 +588,34 @@ impl BuildHasher for FlowHashBuilder {
 }
 
 const NIL: u32 = u32::MAX;
+/// The lists' count: `links` holds one sentinel per list first, then slot `s`'s link at
+/// `s + LISTS`.
+const LISTS: u32 = 3;
 /// Lists: 0 closed (by `closed_at`), 1 half-open, 2 established and closing (by `last_seen`).
 const CLOSED: usize = 0;
 const HALF_OPEN: usize = 1;
 const OPEN: usize = 2;
 
+/// A table slot, aligned so that an entry's first bytes start a 64-byte line ([`FlowEntry`]).
+/// A free slot keeps its last entry with the id [`VACANT`]: telling a slot's entry from none
+/// reads the id, in the line a lookup reads anyway.
 #[derive(Clone, Debug)]
+#[repr(align(64))]
 struct Slot {
-    entry: Option<FlowEntry>,
+    entry: FlowEntry,
     gen: u32,
-    list: usize,
+}
+
+/// The id of a free slot's entry: no flow has it (its slot index is above any capacity).
+const VACANT: FlowId = FlowId(u64::MAX);
+
+/// A slot's place in its list. Kept apart from the slots: moving a flow to the tail of its
+/// list touches its neighbours' links, a few bytes each, not their entries. Each list is a
+/// ring through its sentinel (`prev` and `next` are indices into `links`), so linking and
+/// unlinking have no end cases.
+#[derive(Copy, Clone, Debug)]
+struct Link {
+    list: u32,
     prev: u32,
     next: u32,
 }
@@ -557,12 +626,14 @@ pub struct FlowTable {
     cfg: FlowTableConfig,
     index: HashMap<FlowKey, u32, FlowHashBuilder>,
     slots: Vec<Slot>,
+    /// The lists' sentinels (their `next` is the list's head, their `prev` its tail), then per
+    /// slot its place in its list.
+    links: Vec<Link>,
     free: Vec<u32>,
-    heads: [u32; 3],
-    tails: [u32; 3],
     lens: [u32; 3],
     /// No entry's time is up before this: `expire` has nothing to do until then. A lower
-    /// bound, kept by `expire` (the earliest list head) and `link_tail` (each entry linked).
+    /// bound, kept by `expire` (the earliest list head), `insert` (each new entry) and `update`
+    /// (an entry that closes; one moving to its list's tail only goes later than it would have).
     next_expiry: Time,
     /// The key and slot `observe` last touched, while that slot holds that key's entry
     /// (removing the entry clears it): consecutive segments are often of one connection, and
@@ -585,9 +656,8 @@ impl FlowTable {
             cfg,
             index: HashMap::with_hasher(h),
             slots: Vec::new(),
+            links: (0..LISTS).map(|l| Link { list: l, prev: l, next: l }).collect(),
             free: Vec::new(),
-            heads: [NIL; 3],
-            tails: [NIL; 3],
             lens: [0; 3],
             next_expiry: Time::MAX,
             last: None,
@@ -627,7 +697,8 @@ impl FlowTable {
     }
     /// The entry of `id`, if it is still in the table.
     pub fn get(&self, id: FlowId) -> Option<&FlowEntry> {
-        self.slots.get(id.slot())?.entry.as_ref().filter(|e| e.id == id)
+        let e = &self.slots.get(id.slot())?.entry;
+        (e.id == id).then_some(e)
     }
     /// The entry of the connection a segment from `src` to `dst` belongs to.
     pub fn lookup(&self, src: Endpoint, dst: Endpoint) -> Option<&FlowEntry> {
@@ -636,11 +707,11 @@ impl FlowTable {
     fn lookup_key(&self, key: FlowKey) -> Option<&FlowEntry> {
         if let Some((k, s)) = self.last {
             if k == key {
-                return self.slots[s as usize].entry.as_ref();
+                return Some(&self.slots[s as usize].entry);
             }
         }
         let &s = self.index.get(&key)?;
-        self.slots[s as usize].entry.as_ref()
+        Some(&self.slots[s as usize].entry)
     }
     /// The entry `seg` belongs to (TCP only).
     pub fn lookup_segment(&self, seg: &impl HeaderView) -> Option<&FlowEntry> {
@@ -661,7 +732,7 @@ impl FlowTable {
     }
     /// Every entry, in slot order (deterministic).
     pub fn iter(&self) -> impl Iterator<Item = &FlowEntry> + '_ {
-        self.slots.iter().filter_map(|s| s.entry.as_ref())
+        self.slots.iter().map(|s| &s.entry).filter(|e| e.id != VACANT)
     }
     /// The number of active flows under `mode` at `now` (`oracle` is the caller's count, used
     /// only by [`FlowCount::Oracle`]; without it the table's count). Not `max(N, 1)`: callers
@@ -673,15 +744,14 @@ impl FlowTable {
             FlowCount::Recent => {
                 let mut n = 0;
                 for list in [HALF_OPEN, OPEN] {
-                    let mut s = self.tails[list];
+                    let mut s = self.tail(list);
                     while s != NIL {
-                        let slot = &self.slots[s as usize];
-                        let e = slot.entry.as_ref().expect("listed slots hold entries");
+                        let e = &self.slots[s as usize].entry;
                         if now.since(e.last_seen) > self.cfg.active_window {
                             break;
                         }
                         n += 1;
-                        s = slot.prev;
+                        s = Self::slot_of(self.links[(s + LISTS) as usize].prev);
                     }
                 }
                 n
@@ -725,11 +795,11 @@ impl FlowTable {
     #[inline(never)]
     fn expire_now(&mut self, now: Time) {
         loop {
-            let h = self.heads[CLOSED];
+            let h = self.head(CLOSED);
             if h == NIL {
                 break;
             }
-            let e = self.slots[h as usize].entry.as_ref().expect("listed slots hold entries");
+            let e = &self.slots[h as usize].entry;
             if e.closed_at.is_none_or(|c| c + self.cfg.fin_linger <= now) {
                 self.remove_slot(h, RemoveReason::Fin);
             } else {
@@ -738,11 +808,11 @@ impl FlowTable {
         }
         for list in [HALF_OPEN, OPEN] {
             loop {
-                let h = self.heads[list];
+                let h = self.head(list);
                 if h == NIL {
                     break;
                 }
-                let e = self.slots[h as usize].entry.as_ref().expect("listed slots hold entries");
+                let e = &self.slots[h as usize].entry;
                 if e.last_seen + self.cfg.idle_timeout <= now {
                     self.remove_slot(h, RemoveReason::Idle);
                 } else {
@@ -753,7 +823,7 @@ impl FlowTable {
         // Each list is in time order: its head is the first of it to go.
         self.next_expiry = Time::MAX;
         for list in [CLOSED, HALF_OPEN, OPEN] {
-            let h = self.heads[list];
+            let h = self.head(list);
             if h != NIL {
                 self.next_expiry = self.next_expiry.min(self.expiry(h, list));
             }
@@ -763,7 +833,7 @@ impl FlowTable {
     /// When the entry in slot `s`, on `list`, goes: `fin_linger` after it closed, or
     /// `idle_timeout` after it was last seen.
     fn expiry(&self, s: u32, list: usize) -> Time {
-        let e = self.slots[s as usize].entry.as_ref().expect("listed slots hold entries");
+        let e = &self.slots[s as usize].entry;
         if list == CLOSED {
             e.closed_at.map_or(Time::ZERO, |c| c + self.cfg.fin_linger)
         } else {
@@ -810,7 +880,7 @@ impl FlowTable {
         if let (Some(s), true, false) = (slot, syn, ack) {
             // A SYN on a known 5-tuple: a retransmission, or a new connection reusing the
             // tuple of a closing one.
-            let e = self.slots[s as usize].entry.as_ref().expect("indexed slots hold entries");
+            let e = &self.slots[s as usize].entry;
             let closing = matches!(e.state, FlowState::Closed | FlowState::FinSeen(_));
             let restarted = e.state == FlowState::Established && (e.t_syn.is_none() || e.syn_seq != seq);
             if closing || restarted {
@@ -849,49 +919,18 @@ impl FlowTable {
         let s = match self.free.pop() {
             Some(s) => s,
             None => {
-                self.slots.push(Slot { entry: None, gen: 0, list: OPEN, prev: NIL, next: NIL });
+                self.slots.push(Slot { entry: FlowEntry::new(VACANT, key, initiator, known, state, now), gen: 0 });
+                self.links.push(Link { list: OPEN as u32, prev: NIL, next: NIL }); // linked below
                 (self.slots.len() - 1) as u32
             }
         };
-        let gen = self.slots[s as usize].gen;
-        let id = FlowId::new(s, gen);
-        let responder = if initiator == key.lo() { key.hi() } else { key.lo() };
-        let mut ends = [EndInfo::default(); 2];
-        ends[0].endpoint = initiator;
-        ends[1].endpoint = responder;
-        let registered = state == FlowState::Established;
-        let entry = FlowEntry {
-            id,
-            key,
-            initiator_is_lo: initiator == key.lo(),
-            initiator_known: known,
-            state,
-            first_seen: now,
-            last_seen: now,
-            t_syn: None,
-            t_synack: None,
-            t_ack: None,
-            syn_retransmitted: false,
-            synack_retransmitted: false,
-            rtt_handshake: None,
-            rtt_smoothed: None,
-            rtt_min: None,
-            registered,
-            dscp: 0,
-            closed_at: None,
-            ends,
-            shifts: [None; 2],
-            mss: None,
-            syn_seq: 0,
-            synack_seq: 0,
-            ts_probe: [None; 2],
-            seq_probe: [None; 2],
-            ack_probe: [None; 2],
-            loop_through: [None; 2],
-        };
+        let slot = &mut self.slots[s as usize];
+        let id = FlowId::new(s, slot.gen);
+        slot.entry = FlowEntry::new(id, key, initiator, known, state, now);
+        let registered = slot.entry.registered;
         let list = if registered { OPEN } else { HALF_OPEN };
-        self.slots[s as usize].entry = Some(entry);
         self.link_tail(s, list);
+        self.next_expiry = self.next_expiry.min(self.expiry(s, list));
         self.index.insert(key, s);
         if registered {
             self.events.push(FlowEvent::Registered(id));
@@ -902,16 +941,16 @@ impl FlowTable {
     /// Evict one entry to make room (module doc order); false if none may go.
     fn evict_one(&mut self, now: Time) -> bool {
         for list in [CLOSED, HALF_OPEN] {
-            let h = self.heads[list];
+            let h = self.head(list);
             if h != NIL {
                 self.remove_slot(h, RemoveReason::Evicted);
                 self.evicted += 1;
                 return true;
             }
         }
-        let h = self.heads[OPEN];
+        let h = self.head(OPEN);
         if h != NIL {
-            let e = self.slots[h as usize].entry.as_ref().expect("listed slots hold entries");
+            let e = &self.slots[h as usize].entry;
             if now.since(e.last_seen) >= self.cfg.active_window {
                 self.remove_slot(h, RemoveReason::Evicted);
                 self.evicted += 1;
@@ -927,65 +966,65 @@ impl FlowTable {
         }
         self.unlink(s);
         let slot = &mut self.slots[s as usize];
-        let e = slot.entry.take().expect("removing an empty slot");
+        debug_assert!(slot.entry.id != VACANT, "removing an empty slot");
+        let (id, key, registered) = (slot.entry.id, slot.entry.key, slot.entry.registered);
+        slot.entry.id = VACANT;
         slot.gen = slot.gen.wrapping_add(1);
-        self.index.remove(&e.key);
+        self.index.remove(&key);
         self.free.push(s);
-        self.events.push(FlowEvent::Removed { id: e.id, reason, registered: e.registered });
+        self.events.push(FlowEvent::Removed { id, reason, registered });
+    }
+
+    /// The slot a link index stands for (`NIL` for a sentinel).
+    #[inline]
+    fn slot_of(link: u32) -> u32 {
+        if link < LISTS {
+            NIL
+        } else {
+            link - LISTS
+        }
+    }
+    /// The first slot of `list` (`NIL` if empty).
+    fn head(&self, list: usize) -> u32 {
+        Self::slot_of(self.links[list].next)
+    }
+    /// The last slot of `list` (`NIL` if empty).
+    fn tail(&self, list: usize) -> u32 {
+        Self::slot_of(self.links[list].prev)
     }
 
     fn link_tail(&mut self, s: u32, list: usize) {
-        let t = self.tails[list];
-        {
-            let slot = &mut self.slots[s as usize];
-            slot.list = list;
-            slot.prev = t;
-            slot.next = NIL;
-        }
-        if t == NIL {
-            self.heads[list] = s;
-        } else {
-            self.slots[t as usize].next = s;
-        }
-        self.tails[list] = s;
+        let n = s + LISTS;
+        let t = self.links[list].prev;
+        self.links[n as usize] = Link { list: list as u32, prev: t, next: list as u32 };
+        self.links[t as usize].next = n;
+        self.links[list].prev = n;
         self.lens[list] += 1;
-        self.next_expiry = self.next_expiry.min(self.expiry(s, list));
     }
 
     fn unlink(&mut self, s: u32) {
-        let (list, prev, next) = {
-            let slot = &self.slots[s as usize];
-            (slot.list, slot.prev, slot.next)
-        };
-        if prev == NIL {
-            self.heads[list] = next;
-        } else {
-            self.slots[prev as usize].next = next;
-        }
-        if next == NIL {
-            self.tails[list] = prev;
-        } else {
-            self.slots[next as usize].prev = prev;
-        }
-        self.lens[list] -= 1;
+        let Link { list, prev, next } = self.links[(s + LISTS) as usize];
+        self.links[prev as usize].next = next;
+        self.links[next as usize].prev = prev;
+        self.lens[list as usize] -= 1;
     }
 
-    /// Apply one segment from `src` to the entry in slot `s`.
+    /// Apply one segment from `src` to the entry in slot `s`. (The handshake's and the FINs'
+    /// steps are apart, [`handshake_syn`], [`handshake_end`] and [`on_fin`]: most segments
+    /// take none of them.)
     fn update(&mut self, s: u32, seg: &impl HeaderView, src: Endpoint, flags: u8, seq: u32, now: Time) -> FlowId {
         let syn = flags & tcp_flags::SYN != 0;
         let ack = flags & tcp_flags::ACK != 0;
         let fin = flags & tcp_flags::FIN != 0;
-        let opts = seg.tcp_options();
         let ackno = seg.tcp_ack().unwrap_or(0);
         let payload = seg.payload_len();
         let mode = self.ongoing_rtt;
-        let e = self.slots[s as usize].entry.as_mut().expect("updating an empty slot");
+        let e = &mut self.slots[s as usize].entry;
         let id = e.id;
         let Some(side) = e.side_of(src.addr, src.port) else {
             return id;
         };
         let was_registered = e.registered;
-        let old_min = e.rtt_min;
         e.last_seen = now;
         {
             let end = e.end_mut(side);
@@ -997,72 +1036,13 @@ impl FlowTable {
             e.dscp = seg.dscp();
         }
 
-        // Handshake (RFC 9293 §3.5), as a bystander sees it.
         if syn {
-            let end = e.end_mut(side);
-            let first = !end.syn_seen;
-            if first {
-                end.syn_seen = true;
-                end.wscale_option = opts.wscale.map(|w| w.min(14));
-                end.mss = opts.mss;
-                end.timestamps = opts.timestamps.is_some();
-            }
-            match (side, ack) {
-                (Side::Initiator, false) => {
-                    if first {
-                        e.t_syn = Some(now);
-                        e.syn_seq = seq;
-                    } else if seq == e.syn_seq {
-                        e.syn_retransmitted = true;
-                    }
-                }
-                (Side::Responder, true) => {
-                    if first {
-                        e.t_synack = Some(now);
-                        e.synack_seq = seq;
-                        if e.state == FlowState::SynSeen {
-                            e.state = FlowState::SynAckSeen;
-                        }
-                    } else if seq == e.synack_seq {
-                        e.synack_retransmitted = true;
-                    }
-                }
-                _ => {} // simultaneous open or a reflected SYN: nothing to learn
-            }
-            e.shifts = [e.derive_shift(Side::Initiator), e.derive_shift(Side::Responder)];
-            e.mss = e.derive_mss();
-        } else {
-            match e.state {
-                FlowState::SynAckSeen if side == Side::Initiator && ack && ackno == e.synack_seq.wrapping_add(1) => {
-                    e.state = FlowState::Established;
-                    e.t_ack = Some(now);
-                    if let (Some(t0), false, false) = (e.t_syn, e.syn_retransmitted, e.synack_retransmitted) {
-                        e.rtt_handshake = Some(now.since(t0));
-                    }
-                    e.registered = true;
-                }
-                FlowState::SynSeen => {
-                    // The SYN-ACK took another path: the connection is up, unmeasured.
-                    e.state = FlowState::Established;
-                    e.registered = true;
-                }
-                _ => {}
-            }
+            handshake_syn(e, side, ack, seq, &seg.tcp_options(), now);
+        } else if matches!(e.state, FlowState::SynSeen | FlowState::SynAckSeen) {
+            handshake_end(e, side, ack, ackno, now);
         }
         if fin {
-            let end = e.end_mut(side);
-            if end.fin_at.is_none() {
-                end.fin_at = Some(now);
-            }
-            let both = e.ends[0].fin_at.is_some() && e.ends[1].fin_at.is_some();
-            if both {
-                if e.state != FlowState::Closed {
-                    e.state = FlowState::Closed;
-                    e.closed_at = Some(now);
-                }
-            } else if matches!(e.state, FlowState::Established | FlowState::SynAckSeen | FlowState::SynSeen) {
-                e.state = FlowState::FinSeen(side);
-            }
+            on_fin(e, side, now);
         }
 
         // Ongoing RTT (docs/algorithms/network-return.md, "Ongoing RTT").
@@ -1071,8 +1051,11 @@ impl FlowTable {
             OngoingRtt::WithoutHandshake => e.rtt_handshake.is_none(),
             OngoingRtt::Off => false,
         };
+        let mut min_fell = false;
         if !syn && track_rtt {
-            ongoing_rtt(e, side, seq, ack.then_some(ackno), payload, fin, opts.timestamps, now);
+            let old_min = e.rtt_min;
+            ongoing_rtt(e, side, seq, ack.then_some(ackno), payload, fin, seg.tcp_options().timestamps, now);
+            min_fell = e.rtt_min.is_some() && e.rtt_min != old_min;
         }
         // Sequence bookkeeping after the probes (they compare with what was sent before).
         {
@@ -1087,20 +1070,23 @@ impl FlowTable {
         }
 
         let registered_now = e.registered && !was_registered;
-        let min_fell = e.rtt_min.is_some() && e.rtt_min != old_min;
-        let state = e.state;
         // Keep the lists in order: the closed list by closing time, the others by recency.
-        let want = match state {
+        let want = match e.state {
             FlowState::Closed => CLOSED,
             FlowState::SynSeen | FlowState::SynAckSeen => HALF_OPEN,
             _ => OPEN,
         };
-        let cur = self.slots[s as usize].list;
-        if (want != CLOSED || cur != CLOSED) && !(cur == want && self.tails[want] == s) {
-            // (Already the tail of its list: it stays there, and `next_expiry`, a lower
-            // bound, stays valid as `last_seen` only grew.)
+        let cur = self.links[(s + LISTS) as usize].list as usize;
+        if (want != CLOSED || cur != CLOSED) && !(cur == want && self.links[want].prev == s + LISTS) {
+            // (Already the tail of its list: it stays there.)
             self.unlink(s);
             self.link_tail(s, want);
+            // `next_expiry` is a lower bound of every entry's time: an entry moving to the
+            // half-open or the open list goes later than it would have (`last_seen` grew), one
+            // just closed may go sooner.
+            if want == CLOSED {
+                self.next_expiry = self.next_expiry.min(self.expiry(s, CLOSED));
+            }
         }
         if registered_now {
             self.events.push(FlowEvent::Registered(id));
@@ -1109,6 +1095,84 @@ impl FlowTable {
             self.events.push(FlowEvent::MinRttChanged(id));
         }
         id
+    }
+}
+
+/// A SYN or SYN-ACK from `side` (RFC 9293 §3.5, as a bystander sees it): the options of the
+/// first copy, the handshake's times and sequence numbers, a repeat (Karn).
+#[inline(never)]
+fn handshake_syn(e: &mut FlowEntry, side: Side, ack: bool, seq: u32, opts: &crate::packet::TcpOptionsView, now: Time) {
+    let end = e.end_mut(side);
+    let first = !end.syn_seen;
+    if first {
+        end.syn_seen = true;
+        end.wscale_option = opts.wscale.map(|w| w.min(14));
+        end.mss = opts.mss;
+        end.timestamps = opts.timestamps.is_some();
+    }
+    match (side, ack) {
+        (Side::Initiator, false) => {
+            if first {
+                e.t_syn = Some(now);
+                e.syn_seq = seq;
+            } else if seq == e.syn_seq {
+                e.syn_retransmitted = true;
+            }
+        }
+        (Side::Responder, true) => {
+            if first {
+                e.t_synack = Some(now);
+                e.synack_seq = seq;
+                if e.state == FlowState::SynSeen {
+                    e.state = FlowState::SynAckSeen;
+                }
+            } else if seq == e.synack_seq {
+                e.synack_retransmitted = true;
+            }
+        }
+        _ => {} // simultaneous open or a reflected SYN: nothing to learn
+    }
+    e.shifts = [e.derive_shift(Side::Initiator), e.derive_shift(Side::Responder)];
+    e.mss = e.derive_mss().unwrap_or(NO_MSS);
+}
+
+/// A non-SYN segment of a half-open flow: the initiator's ACK of the SYN-ACK completes the
+/// handshake (with its RTT when measurable); after a SYN whose SYN-ACK took another path, any
+/// segment does, unmeasured.
+#[inline(never)]
+fn handshake_end(e: &mut FlowEntry, side: Side, ack: bool, ackno: u32, now: Time) {
+    match e.state {
+        FlowState::SynAckSeen if side == Side::Initiator && ack && ackno == e.synack_seq.wrapping_add(1) => {
+            e.state = FlowState::Established;
+            e.t_ack = Some(now);
+            if let (Some(t0), false, false) = (e.t_syn, e.syn_retransmitted, e.synack_retransmitted) {
+                e.rtt_handshake = Some(now.since(t0));
+            }
+            e.registered = true;
+        }
+        FlowState::SynSeen => {
+            e.state = FlowState::Established;
+            e.registered = true;
+        }
+        _ => {}
+    }
+}
+
+/// A FIN from `side`: closed once both sides sent one.
+#[inline(never)]
+fn on_fin(e: &mut FlowEntry, side: Side, now: Time) {
+    let end = e.end_mut(side);
+    if end.fin_at.is_none() {
+        end.fin_at = Some(now);
+    }
+    let both = e.ends[0].fin_at.is_some() && e.ends[1].fin_at.is_some();
+    if both {
+        if e.state != FlowState::Closed {
+            e.state = FlowState::Closed;
+            e.closed_at = Some(now);
+        }
+    } else if matches!(e.state, FlowState::Established | FlowState::SynAckSeen | FlowState::SynSeen) {
+        e.state = FlowState::FinSeen(side);
     }
 }
 

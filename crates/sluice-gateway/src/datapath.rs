@@ -147,10 +147,10 @@ impl Gateway {
                     pkt.hash = flow_hash(&p);
                     // The forward call (and a rewrite at forward) on the same parse.
                     if let (Some(h), Some(r)) = (hook.as_mut(), r) {
-                        pkt.seen = h.nr.on_forward(&p, out == h.monitor, r, now);
+                        pkt.seen = h.nr.on_forward(&p, out == h.monitor, &r, now);
                         match h.rewrite_at {
                             RewriteAt::Forward => {
-                                let o = h.nr.at_rewrite_point_seen(&mut p, pkt.seen, r, now);
+                                let o = h.nr.at_rewrite_point_seen(&mut p, pkt.seen, &r, now);
                                 if log.is_some() {
                                     log_rewrite(log, *epoch, &d.interface, &h.nr, &p, pkt.seen, o, now);
                                 }
@@ -203,7 +203,7 @@ impl Gateway {
             if h.monitor == out && matches!(offer, Offer::Queued { .. }) && h.nr.queue_event_matters(now) {
                 let r = readings(dirs, h);
                 let after = Occupancy { packets: r.queue.packets, bytes: r.queue.bytes };
-                h.nr.on_queue(&QueueEvent { kind: QueueEventKind::Enqueue, len_bytes: pkt.ip_len, before, after }, r, now);
+                h.nr.on_queue(&QueueEvent { kind: QueueEventKind::Enqueue, len_bytes: pkt.ip_len, before, after }, &r, now);
             }
         }
     }
@@ -266,7 +266,7 @@ impl Gateway {
                 if h.monitor == out && h.nr.queue_event_matters(now) {
                     let r = readings(dirs, h);
                     let after = Occupancy { packets: r.queue.packets, bytes: r.queue.bytes };
-                    h.nr.on_queue(&QueueEvent { kind: QueueEventKind::Dequeue, len_bytes: p.ip_len, before, after }, r, now);
+                    h.nr.on_queue(&QueueEvent { kind: QueueEventKind::Dequeue, len_bytes: p.ip_len, before, after }, &r, now);
                 }
                 if h.rewrite_at == RewriteAt::Dequeue && p.kind == FrameKind::Ipv4 {
                     let r = readings(dirs, h);
@@ -278,7 +278,7 @@ impl Gateway {
                             None => RawPacket::new_checked(ip).map_err(|_| ()),
                         };
                         if let Ok(mut v) = view {
-                            let o = h.nr.at_rewrite_point_seen(&mut v, p.seen, r, now);
+                            let o = h.nr.at_rewrite_point_seen(&mut v, p.seen, &r, now);
                             if log.is_some() {
                                 log_rewrite(log, *epoch, &d.interface, &h.nr, &v, p.seen, o, now);
                             }

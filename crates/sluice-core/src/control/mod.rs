@@ -373,14 +373,14 @@ impl NetworkReturn {
     }
 
     #[inline]
-    fn deliver_events(&mut self, r: Readings, now: Time) {
+    fn deliver_events(&mut self, r: &Readings, now: Time) {
         if self.flows.has_events() {
             self.deliver_events_now(r, now);
         }
     }
 
     #[inline(never)]
-    fn deliver_events_now(&mut self, r: Readings, now: Time) {
+    fn deliver_events_now(&mut self, r: &Readings, now: Time) {
         self.flows.take_events(&mut self.events);
         let gw = GatewayView { queue: r.queue, link: r.link, flows: &self.flows, now, oracle_flows: r.oracle_flows };
         for ev in self.events.drain(..) {
@@ -392,14 +392,14 @@ impl NetworkReturn {
     /// egress (UDP is then counted in the UDP rate, TCP shown to
     /// [`WindowController::on_monitored_egress`]). Returns its flow's id (TCP and recorded),
     /// for [`NetworkReturn::at_rewrite_point_seen`].
-    pub fn on_forward(&mut self, seg: &impl HeaderView, monitored: bool, r: Readings, now: Time) -> Option<FlowId> {
+    pub fn on_forward(&mut self, seg: &impl HeaderView, monitored: bool, r: &Readings, now: Time) -> Option<FlowId> {
         self.on_forward_hinted(seg, None, monitored, r, now)
     }
 
     /// [`NetworkReturn::on_forward`] with a hint of the segment's flow
     /// ([`FlowTable::observe_hinted`]; same outcome).
     #[inline]
-    pub fn on_forward_hinted(&mut self, seg: &impl HeaderView, hint: Option<FlowId>, monitored: bool, r: Readings, now: Time) -> Option<FlowId> {
+    pub fn on_forward_hinted(&mut self, seg: &impl HeaderView, hint: Option<FlowId>, monitored: bool, r: &Readings, now: Time) -> Option<FlowId> {
         if monitored && seg.protocol() == crate::packet::proto::UDP {
             self.flows.count_udp(seg.ip_len(), now);
         }
@@ -423,7 +423,7 @@ impl NetworkReturn {
     }
 
     /// The monitored queue changed at `now`; `r.queue` shows the state after `ev`.
-    pub fn on_queue(&mut self, ev: &QueueEvent, r: Readings, now: Time) {
+    pub fn on_queue(&mut self, ev: &QueueEvent, r: &Readings, now: Time) {
         self.flows.expire(now);
         self.deliver_events(r, now);
         let gw = GatewayView { queue: r.queue, link: r.link, flows: &self.flows, now, oracle_flows: r.oracle_flows };
@@ -432,13 +432,13 @@ impl NetworkReturn {
 
     /// `seg` is at the rewrite point at `now`: ask the controller and apply its proposal
     /// through [`lower_window`].
-    pub fn at_rewrite_point(&mut self, seg: &mut impl WindowField, r: Readings, now: Time) -> WindowRewrite {
+    pub fn at_rewrite_point(&mut self, seg: &mut impl WindowField, r: &Readings, now: Time) -> WindowRewrite {
         self.at_rewrite_point_seen(seg, None, r, now)
     }
 
     /// [`NetworkReturn::at_rewrite_point`] for a segment whose [`NetworkReturn::on_forward`]
     /// returned `seen`: the flow is found without a second hash lookup (same outcome).
-    pub fn at_rewrite_point_seen(&mut self, seg: &mut impl WindowField, seen: Option<FlowId>, r: Readings, now: Time) -> WindowRewrite {
+    pub fn at_rewrite_point_seen(&mut self, seg: &mut impl WindowField, seen: Option<FlowId>, r: &Readings, now: Time) -> WindowRewrite {
         if !is_rewritable_ack(seg) {
             // lower_window's own verdict (not TCP, no ACK, SYN, RST), nothing written.
             return classify_unwritable(seg);

@@ -581,9 +581,9 @@ mod tests {
         /// client's ACK leave through the other egress, the SYN-ACK through the monitored one.
         fn handshake(g: &mut NetworkReturn, i: u16, ws: u8) {
             let t = Time::ZERO;
-            g.on_forward(&Seg { seq: 100, ack: 0, opts: syn_opts(Some(ws)), ..Seg::tcp(client(i), SERVER, tcp_flags::SYN) }, false, r(0), t);
-            g.on_forward(&Seg { seq: 900, ack: 101, opts: syn_opts(Some(ws)), ..Seg::tcp(SERVER, client(i), tcp_flags::SYN | tcp_flags::ACK) }, true, r(0), t);
-            g.on_forward(&Seg { seq: 101, ack: 901, ..Seg::tcp(client(i), SERVER, tcp_flags::ACK) }, false, r(0), t);
+            g.on_forward(&Seg { seq: 100, ack: 0, opts: syn_opts(Some(ws)), ..Seg::tcp(client(i), SERVER, tcp_flags::SYN) }, false, &r(0), t);
+            g.on_forward(&Seg { seq: 900, ack: 101, opts: syn_opts(Some(ws)), ..Seg::tcp(SERVER, client(i), tcp_flags::SYN | tcp_flags::ACK) }, true, &r(0), t);
+            g.on_forward(&Seg { seq: 101, ack: 901, ..Seg::tcp(client(i), SERVER, tcp_flags::ACK) }, false, &r(0), t);
         }
 
         /// Segment `s` (as bytes, real checksum) forwarded through the egress `monitored` says
@@ -593,8 +593,8 @@ mod tests {
             let mut b = s.bytes();
             let mut p = RawPacket::new_checked(&mut b).unwrap();
             let t = Time::from_secs_f64(1.0);
-            g.on_forward(&p, monitored, r(queued), t);
-            let o = g.at_rewrite_point(&mut p, r(queued), t);
+            g.on_forward(&p, monitored, &r(queued), t);
+            let o = g.at_rewrite_point(&mut p, &r(queued), t);
             assert_eq!(p.tcp_checksum_ok(), Some(true), "checksum after {o:?}");
             (o, p.tcp_window_field().unwrap())
         }

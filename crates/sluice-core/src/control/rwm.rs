@@ -229,11 +229,34 @@ impl RwmConfig {
 /// What RWM keeps per registered flow.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 struct FlowState {
-    class: usize,
+    /// Each endpoint's last cap and what it was computed from (32 bytes each).
+    memo: [Memo; 2],
     /// The last right edge (`ack + window`) each endpoint's ACKs carried, for `no_shrink`.
     edges: [Option<u32>; 2],
-    /// Each endpoint's last cap and what it was computed from.
-    memo: [Option<(CapInputs, u16)>; 2],
+    class: u32,
+}
+
+/// One endpoint's last cap and its inputs, flat; none yet while `n_c` is 0 (a registered
+/// flow's class counts at least that flow).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct Memo {
+    rtt_ns: u64,
+    c_bps: u64,
+    n_c: u32,
+    mss: u32,
+    ws: u8,
+    cap: u16,
+}
+
+impl Memo {
+    /// The cap, if it was computed from `k`.
+    fn cap_for(&self, k: &CapInputs) -> Option<u16> {
+        let same = self.n_c != 0 && (self.rtt_ns, self.c_bps, self.n_c, self.mss, self.ws) == (k.rtt_ns, k.c_bps, k.n_c, k.mss, k.ws);
+        same.then_some(self.cap)
+    }
+    fn new(k: &CapInputs, cap: u16) -> Memo {
+        Memo { rtt_ns: k.rtt_ns, c_bps: k.c_bps, n_c: k.n_c, mss: k.mss, ws: k.ws, cap }
+    }
 }
 
 fn idx(side: Side) -> usize {
@@ -283,8 +306,8 @@ impl Rwm {
     /// registered or not controlled (unknown shift, no RTT, a class share of 0).
     pub fn cap(&self, flow: &FlowEntry, side: Side, link: Rate) -> Option<u16> {
         let st = self.flows.get(flow.id)?;
-        let key = self.cap_inputs(st.class, flow, side, link)?;
-        Some(self.cap_of(st.class, key))
+        let key = self.cap_inputs(st.class as usize, flow, side, link)?;
+        Some(self.cap_of(st.class as usize, key))
     }
 
     /// What a cap depends on, besides the flow's class; `None` when uncontrolled.
@@ -313,17 +336,15 @@ impl Rwm {
     /// [`Rwm::cap`], computed again only when one of its inputs changed since the last ACK
     /// from this side.
     fn cap_memo(&mut self, flow: &FlowEntry, side: Side, link: Rate) -> Option<u16> {
-        let class = self.flows.get(flow.id)?.class;
+        let class = self.flows.get(flow.id)?.class as usize;
         let key = self.cap_inputs(class, flow, side, link)?;
         let st = self.flows.get_mut(flow.id)?;
-        if let Some((k, cap)) = st.memo[idx(side)] {
-            if k == key {
-                return Some(cap);
-            }
+        if let Some(cap) = st.memo[idx(side)].cap_for(&key) {
+            return Some(cap);
         }
         let cap = self.cap_of(class, key);
         if let Some(st) = self.flows.get_mut(flow.id) {
-            st.memo[idx(side)] = Some((key, cap));
+            st.memo[idx(side)] = Memo::new(&key, cap);
         }
         Some(cap)
     }
@@ -356,13 +377,13 @@ impl WindowController for Rwm {
             FlowEvent::Registered(id) => {
                 let Some(entry) = gw.flows.get(id) else { return };
                 let class = self.cfg.class_of(entry.responder().port);
-                if self.flows.insert(id, FlowState { class, ..FlowState::default() }).is_none() {
+                if self.flows.insert(id, FlowState { class: class as u32, ..FlowState::default() }).is_none() {
                     self.n_c[class] += 1;
                 }
             }
             FlowEvent::Removed { id, .. } => {
                 if let Some(f) = self.flows.remove(id) {
-                    self.n_c[f.class] -= 1;
+                    self.n_c[f.class as usize] -= 1;
                 }
             }
             FlowEvent::MinRttChanged(_) => {} // read at the next ACK

@@ -405,3 +405,59 @@ fn observe_with_any_hint_records_the_same() {
     }
     assert_eq!(plain.observe(&segs[0], ms(200)), Some(id));
 }
+
+// tests `FlowEntry::side_of` (read from the key and which end initiated): the initiator and
+// the responder whichever end of the key the initiator is (CLIENT, 10.0.0.1, is the low end;
+// SERVER, 10.0.1.2, the high end), and no side for an endpoint of neither.
+#[test]
+fn sides_whichever_end_of_the_key_initiated() {
+    for (init, resp) in [(CLIENT, SERVER), (SERVER, CLIENT)] {
+        let mut t = table();
+        let id = t.observe(&Seg::tcp(init, resp, tcp_flags::SYN), ms(0)).unwrap();
+        let e = t.get(id).unwrap();
+        assert_eq!(e.initiator(), Endpoint { addr: init.0, port: init.1 });
+        assert_eq!(e.side_of(init.0, init.1), Some(Side::Initiator));
+        assert_eq!(e.side_of(resp.0, resp.1), Some(Side::Responder));
+        assert_eq!(e.side_of(init.0, resp.1), None);
+        assert_eq!(e.side_of(resp.0, init.1), None);
+        // The responder's segment counts on its side.
+        t.observe(&Seg::tcp(resp, init, tcp_flags::SYN | tcp_flags::ACK), ms(1));
+        let e = t.get(id).unwrap();
+        assert_eq!((e.end(Side::Initiator).packets, e.end(Side::Responder).packets), (1, 1));
+    }
+}
+
+// The recency order through interleaved traffic: three flows up at 0 ms (their handshakes' last
+// packets at 60 ms), then packets from flows 0, 1, 2, 0 at 1, 2, 3, 4 s. Flows 1 and 2 go
+// 10 s after their last packet (12 s, 13 s), in that order, not a nanosecond before; flow 0 at
+// 14 s. The "recent" count walks back from the latest; the least recent idle flow is the one
+// evicted when the table is full.
+#[test]
+fn interleaved_flows_expire_and_count_in_recency_order() {
+    let client = |i: u16| (CLIENT.0, 30_000 + i);
+    let mut t = FlowTable::new(FlowTableConfig { capacity: 3, ..FlowTableConfig::default() });
+    let ids: Vec<FlowId> = (0..3).map(|i| handshake(&mut t, client(i), Some(7), Some(7), Time::ZERO)).collect();
+    for (k, i) in [0u16, 1, 2, 0].into_iter().enumerate() {
+        t.observe(&Seg::ack_from_client(100).clone_with_src(client(i)), ms(1000 * (k as u64 + 1)));
+    }
+    // At 4.5 s: flow 0 (4 s) is within 1 s, flow 2 (3 s) is not.
+    assert_eq!(t.count(FlowCount::Recent, ms(4500), None), 1);
+    assert_eq!(t.count(FlowCount::Recent, ms(4000), None), 2, "3 s is exactly 1 s back");
+    let mut full = t.clone();
+    let syn = Seg { opts: syn_opts(Some(7)), ..Seg::tcp((CLIENT.0, 40_001), SERVER, tcp_flags::SYN) };
+    assert!(full.observe(&syn, ms(5000)).is_some());
+    assert_eq!((full.get(ids[1]).is_none(), full.get(ids[0]).is_some(), full.get(ids[2]).is_some()), (true, true, true), "flow 1 was the least recent");
+    let mut ev = Vec::new();
+    t.take_events(&mut ev);
+    ev.clear();
+    t.expire(Time(ms(12_000).0 - 1));
+    assert!(ids.iter().all(|&id| t.get(id).is_some()));
+    t.expire(ms(13_000));
+    t.take_events(&mut ev);
+    let gone = |id| FlowEvent::Removed { id, reason: RemoveReason::Idle, registered: true };
+    assert_eq!(ev, [gone(ids[1]), gone(ids[2])]);
+    t.expire(Time(ms(14_000).0 - 1));
+    assert!(t.get(ids[0]).is_some());
+    t.expire(ms(14_000));
+    assert!(t.is_empty());
+}

@@ -101,14 +101,12 @@ pub(crate) struct Gateway {
     /// The monitored egress interface.
     pub monitor: u32,
     pub rewrite_at: RewriteAt,
-    /// The monitored link's rate (the controller's `C`).
-    pub link: Rate,
-    /// The monitored queue's limit (fixed by its configuration).
-    pub limit: QueueLimit,
-    /// The monitored queue's occupancy, refreshed by the engine after every enqueue into it and
-    /// dequeue from it (the only calls that change it): read here, not from the queue's own
-    /// cold state, at every packet's forward and rewrite.
-    pub occ: Occupancy,
+    /// What the controller reads, handed to every call by reference: the monitored queue's
+    /// occupancy, refreshed by the engine after every enqueue into it and dequeue from it (the
+    /// only calls that change it; read here, not from the queue's own cold state), the queue's
+    /// limit (fixed by its configuration), the monitored link's rate (the controller's `C`) and
+    /// the simulator's count of TCP connections (set whenever it changes, [`Sim::set_tcp_active`]).
+    pub readings: Readings,
     pub nr: NetworkReturn,
     /// ACKs whose window was lowered or raised, when traced.
     pub trace: Option<Vec<RewriteRow>>,
@@ -127,26 +125,33 @@ pub(crate) struct RewriteRow {
     pub new_bytes: u64,
 }
 
-impl<'m> Sim<'m> {
-    /// The readings a gateway's controller sees now.
-    fn gw_readings(&self, g: usize) -> Readings {
-        let gw = &self.gateways[g];
-        Readings {
-            queue: QueueReading { bytes: gw.occ.bytes, packets: gw.occ.packets, limit: gw.limit },
-            link: gw.link,
-            oracle_flows: Some(self.tcp_active),
-        }
+impl Gateway {
+    /// A gateway monitoring interface `monitor` (a queue of `limit` on a link of `link`).
+    pub fn new(monitor: u32, rewrite_at: RewriteAt, link: Rate, limit: QueueLimit, nr: NetworkReturn, trace: bool, flows: usize) -> Gateway {
+        let readings = Readings { queue: QueueReading { bytes: 0, packets: 0, limit }, link, oracle_flows: Some(0) };
+        Gateway { monitor, rewrite_at, readings, nr, trace: trace.then(Vec::new), by_flow: vec![None; flows] }
     }
+    /// The monitored queue's occupancy as last refreshed.
+    pub fn occupancy(&self) -> Occupancy {
+        Occupancy { packets: self.readings.queue.packets, bytes: self.readings.queue.bytes }
+    }
+    /// Refresh the monitored queue's occupancy.
+    #[inline]
+    pub fn set_occupancy(&mut self, occ: Occupancy) {
+        (self.readings.queue.packets, self.readings.queue.bytes) = (occ.packets, occ.bytes);
+    }
+}
+
+impl<'m> Sim<'m> {
 
     /// Packet `id` is forwarded by `node`, which has gateway `g`; `out` is the interface it
     /// will leave by.
     pub(super) fn gw_forward(&mut self, g: usize, id: u32, out: u32) {
-        let r = self.gw_readings(g);
         let now = self.now;
         let gw = &mut self.gateways[g];
         let p = &self.pkts[id as usize];
         let hint = gw.by_flow.get(p.flow as usize).copied().flatten();
-        let seen = gw.nr.on_forward_hinted(p, hint, out == gw.monitor, r, now);
+        let seen = gw.nr.on_forward_hinted(p, hint, out == gw.monitor, &gw.readings, now);
         if seen.is_some() && seen != hint {
             if let Some(h) = gw.by_flow.get_mut(p.flow as usize) {
                 *h = seen;
@@ -160,17 +165,17 @@ impl<'m> Sim<'m> {
     /// Packet `id` leaves hooked interface `iface` (dequeued, or passed through an empty
     /// discipline): the rewrite point under `rewrite_at = "dequeue"`, or NGWA's stamp.
     /// Returns the bytes the packet grew by (NGWA's option; 0 otherwise).
+    #[inline]
     pub(super) fn gw_departure(&mut self, iface: u32, id: u32) -> u32 {
-        let g = self.node_gw[self.ifaces[iface as usize].node as usize];
-        if g >= NGWA {
-            return self.ngwa_stamp((g & !NGWA) as usize, iface, id);
-        }
-        if g >= ACNS {
+        let g = self.iface_gw[iface as usize];
+        if g < ACNS {
+            if self.gateways[g as usize].rewrite_at == RewriteAt::Dequeue {
+                self.gw_rewrite(g as usize, id);
+            }
             return 0;
         }
-        let g = g as usize;
-        if self.gateways[g].rewrite_at == RewriteAt::Dequeue {
-            self.gw_rewrite(g, id);
+        if g >= NGWA {
+            return self.ngwa_stamp((g & !NGWA) as usize, iface, id);
         }
         0
     }
@@ -200,7 +205,7 @@ impl<'m> Sim<'m> {
     /// passing it when empty): ACNS's call, if the interface's router runs ACNS.
     #[inline]
     pub(super) fn gw_enqueue(&mut self, iface: u32, id: u32) {
-        let g = self.node_gw[self.ifaces[iface as usize].node as usize];
+        let g = self.iface_gw[iface as usize];
         if g & NGWA == 0 && g >= ACNS && Acns::wants(&self.pkts[id as usize]) {
             self.acns_mark((g & !ACNS) as usize, iface, id);
         }
@@ -226,38 +231,50 @@ impl<'m> Sim<'m> {
         }
     }
 
+    #[inline]
     fn gw_rewrite(&mut self, g: usize, id: u32) {
-        let r = self.gw_readings(g);
         let now = self.now;
         let gw = &mut self.gateways[g];
         let p = &mut self.pkts[id as usize];
         let seen = gw.by_flow.get(p.flow as usize).copied().flatten();
-        let outcome = gw.nr.at_rewrite_point_seen(p, seen, r, now);
+        let outcome = gw.nr.at_rewrite_point_seen(p, seen, &gw.readings, now);
+        if gw.trace.is_some() {
+            self.gw_trace_rewrite(g, id, seen, outcome);
+        }
+    }
+
+    /// Gateway `g` rewrote packet `id` with `outcome`: its row of the rewrite trace, if it
+    /// changed the window.
+    #[cold]
+    #[inline(never)]
+    fn gw_trace_rewrite(&mut self, g: usize, id: u32, seen: Option<FlowId>, outcome: WindowRewrite) {
+        let gw = &mut self.gateways[g];
+        let p = &self.pkts[id as usize];
         if let (WindowRewrite::Lowered { from_field, to_field } | WindowRewrite::Raised { from_field, to_field }, Some(t)) = (outcome, &mut gw.trace) {
             // The field is in the units of the ACK sender's own shift, fixed by the handshake.
             let flows = &gw.nr.flows;
-            let shift = flows.lookup_segment_seen(&*p, seen).and_then(|f| f.side_of(p.src, p.sport).and_then(|s| f.shift(s))).unwrap_or(0);
-            t.push(RewriteRow { t_ns: now.0, flow: p.flow, orig_bytes: (from_field as u64) << shift, new_bytes: (to_field as u64) << shift });
+            let shift = flows.lookup_segment_seen(p, seen).and_then(|f| f.side_of(p.src, p.sport).and_then(|s| f.shift(s))).unwrap_or(0);
+            t.push(RewriteRow { t_ns: self.now.0, flow: p.flow, orig_bytes: (from_field as u64) << shift, new_bytes: (to_field as u64) << shift });
         }
     }
 
     /// The gateway whose monitored queue hooked interface `iface` is, if it is one. The engine
-    /// then refreshes [`Gateway::occ`] after each enqueue and dequeue, and reads the occupancy
-    /// before them and calls [`Sim::gw_queue`] only when the change matters
-    /// ([`NetworkReturn::queue_event_matters`]).
+    /// then refreshes the gateway's occupancy ([`Gateway::set_occupancy`]) after each enqueue
+    /// and dequeue, and reads the occupancy before them and calls [`Sim::gw_queue`] only when
+    /// the change matters ([`NetworkReturn::queue_event_matters`]).
     #[inline]
     pub(super) fn gw_monitor_of(&self, iface: u32) -> Option<usize> {
-        let g = self.node_gw[self.ifaces[iface as usize].node as usize];
+        let g = self.iface_gw[iface as usize];
         (g < ACNS && self.gateways[g as usize].monitor == iface).then_some(g as usize)
     }
 
     /// Gateway `g`'s monitored queue changed: `before` → now, by a packet of `len` bytes
-    /// (called when the change matters, after [`Gateway::occ`] was refreshed).
+    /// (called when the change matters, after [`Gateway::set_occupancy`]).
     pub(super) fn gw_queue(&mut self, g: usize, kind: QueueEventKind, len: u32, before: Occupancy) {
-        let r = self.gw_readings(g);
-        let after = Occupancy { packets: r.queue.packets, bytes: r.queue.bytes };
         let now = self.now;
-        self.gateways[g].nr.on_queue(&QueueEvent { kind, len_bytes: len, before, after }, r, now);
+        let gw = &mut self.gateways[g];
+        let after = gw.occupancy();
+        gw.nr.on_queue(&QueueEvent { kind, len_bytes: len, before, after }, &gw.readings, now);
     }
 
     /// Packet `id` of `len` bytes passes through the empty discipline of hooked interface
@@ -265,15 +282,14 @@ impl<'m> Sim<'m> {
     /// instant), then the rewrite point. Returns the bytes the packet grew by.
     pub(super) fn gw_pass(&mut self, iface: u32, id: u32, len: u32) -> u32 {
         if let Some(g) = self.gw_monitor_of(iface).filter(|&g| self.gateways[g].nr.queue_event_matters(self.now)) {
-            let mut r = self.gw_readings(g);
-            let empty = Occupancy { packets: r.queue.packets, bytes: r.queue.bytes };
-            let one = Occupancy { packets: empty.packets + 1, bytes: empty.bytes + len as u64 };
             let now = self.now;
-            let nr = &mut self.gateways[g].nr;
-            (r.queue.packets, r.queue.bytes) = (one.packets, one.bytes);
-            nr.on_queue(&QueueEvent { kind: QueueEventKind::Enqueue, len_bytes: len, before: empty, after: one }, r, now);
-            (r.queue.packets, r.queue.bytes) = (empty.packets, empty.bytes);
-            nr.on_queue(&QueueEvent { kind: QueueEventKind::Dequeue, len_bytes: len, before: one, after: empty }, r, now);
+            let gw = &mut self.gateways[g];
+                let empty = gw.occupancy();
+            let one = Occupancy { packets: empty.packets + 1, bytes: empty.bytes + len as u64 };
+            gw.set_occupancy(one);
+            gw.nr.on_queue(&QueueEvent { kind: QueueEventKind::Enqueue, len_bytes: len, before: empty, after: one }, &gw.readings, now);
+            gw.set_occupancy(empty);
+            gw.nr.on_queue(&QueueEvent { kind: QueueEventKind::Dequeue, len_bytes: len, before: one, after: empty }, &gw.readings, now);
         }
         self.gw_departure(iface, id)
     }

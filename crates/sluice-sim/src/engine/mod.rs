@@ -118,6 +118,9 @@ pub(crate) struct Sim<'m> {
     /// `gateway::ACNS | index` for them.
     pub(crate) markers: Vec<gateway::Marker>,
     node_gw: Vec<u32>,
+    /// Per interface, its node's entry of `node_gw` (read at every hooked enqueue and
+    /// departure without going through the interface's node).
+    iface_gw: Vec<u32>,
     /// TCP flows started and not finished: the gateways' exact flow count
     /// (`flow_count = "oracle"`).
     tcp_active: u32,
@@ -295,16 +298,9 @@ impl<'m> Sim<'m> {
                 ifaces[k as usize].set_flag(Flags::HOOKED, true);
             }
             node_gw[spec.node] = g as u32;
-            gateways.push(gateway::Gateway {
-                monitor,
-                rewrite_at: spec.rewrite_at,
-                link: ifaces[monitor as usize].rate,
-                limit: ifaces[monitor as usize].qdisc.limit::<crate::net::QPkt>(),
-                nr: sluice_core::control::NetworkReturn::new(spec.flow_table.clone(), &spec.controller),
-                trace: model.monitor.rewrite_trace.then(Vec::new),
-                occ: Default::default(),
-                by_flow: vec![None; model.flows.len()],
-            });
+            let (link, limit) = (ifaces[monitor as usize].rate, ifaces[monitor as usize].qdisc.limit::<crate::net::QPkt>());
+            let nr = sluice_core::control::NetworkReturn::new(spec.flow_table.clone(), &spec.controller);
+            gateways.push(gateway::Gateway::new(monitor, spec.rewrite_at, link, limit, nr, model.monitor.rewrite_trace, model.flows.len()));
         }
         let mut stampers = Vec::with_capacity(model.ngwa.len());
         for (s, spec) in model.ngwa.iter().enumerate() {
@@ -335,6 +331,7 @@ impl<'m> Sim<'m> {
         // The longest a full-sized packet spends on one link: the calendar of packet events
         // looks that far ahead (see `EventQueue`).
         let horizon = ifaces.iter().map(|f| f.delay + f.rate.tx_time(1_600 + f.l2_overhead as u64)).max().unwrap_or(Dur::ZERO);
+        let iface_gw = ifaces.iter().map(|f| node_gw[f.node as usize]).collect();
         Ok(Sim {
             model,
             now: Time::ZERO,
@@ -371,9 +368,19 @@ impl<'m> Sim<'m> {
             gateways,
             stampers,
             markers,
+            iface_gw,
             node_gw,
             tcp_active: 0,
         })
+    }
+
+    /// The count of TCP connections started and not finished is now `n`: the gateways'
+    /// readings show it (`flow_count = "oracle"`).
+    fn set_tcp_active(&mut self, n: u32) {
+        self.tcp_active = n;
+        for g in &mut self.gateways {
+            g.readings.oracle_flows = Some(n);
+        }
     }
 
     /// Schedule the applications and the observation events.
@@ -570,7 +577,7 @@ impl<'m> Sim<'m> {
         let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut self.drops };
         let offer = f.qdisc.enqueue(qp, now, &mut cx);
         if let Some(g) = monitor {
-            self.gateways[g].occ = self.ifaces[iface as usize].qdisc.occupancy::<QPkt>();
+            self.gateways[g].set_occupancy(self.ifaces[iface as usize].qdisc.occupancy::<QPkt>());
         }
         match offer {
             Offer::Queued { .. } => {
@@ -619,7 +626,7 @@ impl<'m> Sim<'m> {
             let mut cx = QdiscCx { rng: &mut f.qrng, dequeue_drops: &mut self.drops };
             let out = f.qdisc.dequeue(now, &mut cx);
             if let Some(g) = monitor {
-                self.gateways[g].occ = self.ifaces[iface as usize].qdisc.occupancy::<QPkt>();
+                self.gateways[g].set_occupancy(self.ifaces[iface as usize].qdisc.occupancy::<QPkt>());
             }
             let Some(mut p) = out else { break };
             if p.ecn == Ecn::Ce {
@@ -806,10 +813,14 @@ impl<'m> Sim<'m> {
         if node_addr(node as usize) != dst {
             let g = self.node_gw[node as usize];
             if g < gateway::ACNS {
+                // (The forward's route, computed once for the hook and the queue.)
                 let out = self.route(node, dst);
+                debug_assert!(out != u32::MAX, "no route from {} to node {}", self.nodes[node as usize].name, addr_node(dst));
                 self.gw_forward(g as usize, id, out);
+                self.enqueue(out, id);
+            } else {
+                self.forward(node, id);
             }
-            self.forward(node, id);
             return;
         }
         let pkt = std::mem::replace(&mut self.pkts[id as usize], PLACEHOLDER);
@@ -844,7 +855,7 @@ impl<'m> Sim<'m> {
                 if e.counters.delivered >= size {
                     self.flownet[flow].fct = Some(e.counters.last_delivery);
                     self.fct_pending[flow] = false;
-                    self.tcp_active -= 1;
+                    self.set_tcp_active(self.tcp_active - 1);
                 }
             }
         }
@@ -943,7 +954,7 @@ impl<'m> Sim<'m> {
         let flow = a.flow as usize;
         match a.spec.clone() {
             AppSpec::Bulk { write } => {
-                self.tcp_active += 1;
+                self.set_tcp_active(self.tcp_active + 1);
                 let client = self.flow_ep[flow] as usize;
                 self.with_endpoint(client + 1, |_, _, _| {});
                 self.with_endpoint(client, |e, now, out| {
@@ -952,7 +963,7 @@ impl<'m> Sim<'m> {
                 });
             }
             AppSpec::File { size, write } => {
-                self.tcp_active += 1;
+                self.set_tcp_active(self.tcp_active + 1);
                 self.with_endpoint(self.flow_ep[flow] as usize, |e, now, out| {
                     e.app_send(Some(size), write);
                     e.connect(now, out);
@@ -960,7 +971,7 @@ impl<'m> Sim<'m> {
                 });
             }
             AppSpec::TcpRate { write, .. } => {
-                self.tcp_active += 1;
+                self.set_tcp_active(self.tcp_active + 1);
                 let client = self.flow_ep[flow] as usize;
                 self.with_endpoint(client + 1, |_, _, _| {});
                 self.with_endpoint(client, |e, now, out| {

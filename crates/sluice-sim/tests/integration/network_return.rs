@@ -96,14 +96,14 @@ fn controllers_decide_identically_on_sim_packets_and_their_bytes() {
             let mut bytes = wire(&p);
             // The server's segments leave through the monitored (data-direction) egress.
             let monitored = p.src == S;
-            on_sim.on_forward(&sim, monitored, r, now);
+            on_sim.on_forward(&sim, monitored, &r, now);
             {
                 let raw = RawPacket::new_checked(&mut bytes).expect("serialized packets parse");
-                on_raw.on_forward(&raw, monitored, r, now);
+                on_raw.on_forward(&raw, monitored, &r, now);
             }
-            let a = on_sim.at_rewrite_point(&mut sim, r, now);
+            let a = on_sim.at_rewrite_point(&mut sim, &r, now);
             let mut raw = RawPacket::new_checked(&mut bytes).unwrap();
-            let b = on_raw.at_rewrite_point(&mut raw, r, now);
+            let b = on_raw.at_rewrite_point(&mut raw, &r, now);
             assert_eq!(a, b, "{} at {t} ns", cfg.kind());
             assert_eq!(sim.tcp_window_field(), raw.tcp_window_field(), "{} at {t} ns", cfg.kind());
             assert_eq!(raw.tcp_checksum_ok(), Some(true));

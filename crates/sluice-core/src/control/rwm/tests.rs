@@ -29,16 +29,16 @@ fn handshake_via(g: &mut NetworkReturn, c: (u32, u16), ws_c: Option<u8>, ws_s: O
     let syn = Seg { seq: 100, ack: 0, opts: syn_opts(ws_c), ..Seg::tcp(c, SERVER, tcp_flags::SYN) };
     let synack = Seg { seq: 900, ack: 101, opts: syn_opts(ws_s), ..Seg::tcp(SERVER, c, tcp_flags::SYN | tcp_flags::ACK) };
     let ack = Seg { seq: 101, ack: 901, ..Seg::tcp(c, SERVER, tcp_flags::ACK) };
-    g.on_forward(&syn, false, readings(), t0);
-    g.on_forward(&synack, false, readings(), t0 + Dur(rtt.0 / 2));
-    g.on_forward(&ack, false, readings(), t0 + rtt);
+    g.on_forward(&syn, false, &readings(), t0);
+    g.on_forward(&synack, false, &readings(), t0 + Dur(rtt.0 / 2));
+    g.on_forward(&ack, false, &readings(), t0 + rtt);
 }
 
 /// The field an ACK of `window` from `from` to `to` leaves the gateway with.
 fn ack_through(g: &mut NetworkReturn, from: (u32, u16), to: (u32, u16), window: u16, ackno: u32, now: Time) -> u16 {
     let mut a = Seg { window, ack: ackno, ..Seg::tcp(from, to, tcp_flags::ACK) };
-    g.on_forward(&a, false, readings(), now);
-    g.at_rewrite_point(&mut a, readings(), now);
+    g.on_forward(&a, false, &readings(), now);
+    g.at_rewrite_point(&mut a, &readings(), now);
     a.window
 }
 
@@ -111,11 +111,11 @@ fn rwm_recomputes_on_registration_and_removal() {
     }
     assert_eq!(rwm(&g), Some(14_648));
     let rst = Seg { ..Seg::tcp(client(3), SERVER, tcp_flags::RST | tcp_flags::ACK) };
-    g.on_forward(&rst, false, readings(), Time::from_secs_f64(0.5));
+    g.on_forward(&rst, false, &readings(), Time::from_secs_f64(0.5));
     assert_eq!(rwm(&g), Some(19_531));
     // A bare SYN (no answer) does not count: still 3 registered flows.
     let syn = Seg { opts: syn_opts(Some(7)), ..Seg::tcp(client(9), SERVER, tcp_flags::SYN) };
-    g.on_forward(&syn, false, readings(), Time::from_secs_f64(0.6));
+    g.on_forward(&syn, false, &readings(), Time::from_secs_f64(0.6));
     assert_eq!(rwm(&g), Some(19_531));
 }
 
@@ -141,12 +141,12 @@ fn rwm_skips_a_flow_without_handshake_rtt() {
     let mut g = NetworkReturn::new(FlowTableConfig::default(), &ControllerConfig::Rwm(RwmConfig::default()));
     let c = client(0);
     let syn = Seg { seq: 100, ack: 0, opts: syn_opts(Some(7)), ..Seg::tcp(c, SERVER, tcp_flags::SYN) };
-    g.on_forward(&syn, false, readings(), Time::ZERO);
-    g.on_forward(&syn, false, readings(), Time::from_secs_f64(1.0)); // retransmission
+    g.on_forward(&syn, false, &readings(), Time::ZERO);
+    g.on_forward(&syn, false, &readings(), Time::from_secs_f64(1.0)); // retransmission
     let synack = Seg { seq: 900, ack: 101, opts: syn_opts(Some(7)), ..Seg::tcp(SERVER, c, tcp_flags::SYN | tcp_flags::ACK) };
-    g.on_forward(&synack, false, readings(), Time::from_secs_f64(1.03));
+    g.on_forward(&synack, false, &readings(), Time::from_secs_f64(1.03));
     let ack = Seg { seq: 101, ack: 901, ..Seg::tcp(c, SERVER, tcp_flags::ACK) };
-    g.on_forward(&ack, false, readings(), Time::from_secs_f64(1.06));
+    g.on_forward(&ack, false, &readings(), Time::from_secs_f64(1.06));
     assert_eq!(g.flows.lookup_segment(&ack).unwrap().rtt_handshake, None);
     assert_eq!(ack_through(&mut g, c, SERVER, 20_000, 901, Time::from_secs_f64(1.1)), 20_000);
 }
@@ -209,7 +209,7 @@ fn rwm_min_rtt_source_follows_a_new_minimum() {
     let c = client(0);
     assert_eq!(ack_through(&mut g, c, SERVER, 65_535, 901, ms(70)), 58_593);
     let data = Seg { seq: 901, ack: 101, payload: 1000, ..Seg::tcp(SERVER, c, tcp_flags::ACK) };
-    g.on_forward(&data, false, readings(), ms(80));
+    g.on_forward(&data, false, &readings(), ms(80));
     assert_eq!(ack_through(&mut g, c, SERVER, 65_535, 1901, ms(110)), 48_828);
     assert_eq!(g.flows.lookup_segment(&data).unwrap().rtt_min, Some(Dur::from_millis(50)));
     assert_eq!(ack_through(&mut g, c, SERVER, 65_535, 1901, ms(120)), 48_828);
