@@ -50,7 +50,7 @@ pub use rwm::{Rwm, RwmConfig};
 pub use sap_law::{SapLaw, SapLawConfig};
 
 use crate::flows::{FlowCount, FlowEntry, FlowEvent, FlowId, FlowTable, FlowTableConfig, OngoingRtt};
-use crate::packet::{lower_window, tcp_flags, Desired, Floor, HeaderView, WindowField, WindowRewrite};
+use crate::packet::{lower_window_shifted, tcp_flags, Desired, Floor, HeaderView, WindowField, WindowRewrite};
 use crate::qdisc::{Occupancy, ParamError};
 use crate::time::{Dur, Rate, Time};
 use crate::units::QueueLimit;
@@ -134,20 +134,15 @@ pub struct Proposal {
 /// The network-return controller seam.
 ///
 /// Call order for one packet (what [`NetworkReturn`] does): the flow table observes it, flow
-/// events are delivered ([`WindowController::on_flow_event`]), then
-/// [`WindowController::on_forward`]; a monitored-queue change is reported with
+/// events are delivered ([`WindowController::on_flow_event`]), then, if it leaves by the
+/// monitored egress, [`WindowController::on_monitored_egress`]; a monitored-queue change is reported with
 /// [`WindowController::on_queue`]; at the rewrite point of a TCP ACK,
-/// [`WindowController::desired_window`], [`lower_window`], then
+/// [`WindowController::desired_window`], [`lower_window`](crate::packet::lower_window), then
 /// [`WindowController::on_rewritten`].
 pub trait WindowController {
     fn name(&self) -> &'static str;
-    /// A segment the gateway forwards (data or ACK, either direction), after the flow table
-    /// saw it; `flow` is its entry if it is TCP and recorded. Default: nothing.
-    fn on_forward(&mut self, seg: &impl HeaderView, flow: Option<&FlowEntry>, gw: &GatewayView<'_>) {
-        let _ = (seg, flow, gw);
-    }
-    /// A segment the gateway forwards leaves through the monitored egress (called after
-    /// [`WindowController::on_forward`], TCP only): NGWA's gateway-only variant counts its
+    /// A TCP segment the gateway forwards leaves through the monitored egress (after the flow
+    /// table saw it; `flow` is its entry if recorded): NGWA's gateway-only variant counts its
     /// connections there. Default: nothing.
     fn on_monitored_egress(&mut self, seg: &impl HeaderView, flow: Option<&FlowEntry>) {
         let _ = (seg, flow);
@@ -174,7 +169,7 @@ pub trait WindowController {
     /// At the rewrite point: the window this ACK of `flow` should carry, or `None` to leave
     /// it. Only asked for TCP segments with ACK and without SYN or RST.
     fn desired_window(&mut self, ack: &impl HeaderView, flow: &FlowEntry, gw: &GatewayView<'_>) -> Option<Proposal>;
-    /// After [`lower_window`] ran on `ack` (which now carries the resulting field). Default:
+    /// After [`lower_window`](crate::packet::lower_window) ran on `ack` (which now carries the resulting field). Default:
     /// nothing.
     fn on_rewritten(&mut self, ack: &impl HeaderView, flow: &FlowEntry, outcome: WindowRewrite, gw: &GatewayView<'_>) {
         let _ = (ack, flow, outcome, gw);
@@ -284,9 +279,6 @@ macro_rules! dispatch {
 impl WindowController for AnyController {
     fn name(&self) -> &'static str {
         dispatch!(self, c => c.name())
-    }
-    fn on_forward(&mut self, seg: &impl HeaderView, flow: Option<&FlowEntry>, gw: &GatewayView<'_>) {
-        dispatch!(self, c => c.on_forward(seg, flow, gw))
     }
     fn on_monitored_egress(&mut self, seg: &impl HeaderView, flow: Option<&FlowEntry>) {
         dispatch!(self, c => c.on_monitored_egress(seg, flow))
@@ -405,10 +397,8 @@ impl NetworkReturn {
         }
         let id = self.flows.observe_hinted(seg, now, hint);
         self.deliver_events(r, now);
-        let gw = GatewayView { queue: r.queue, link: r.link, flows: &self.flows, now, oracle_flows: r.oracle_flows };
-        let flow = id.and_then(|id| self.flows.get(id));
-        self.controller.on_forward(seg, flow, &gw);
         if monitored && seg.is_tcp() {
+            let flow = id.and_then(|id| self.flows.get(id));
             self.controller.on_monitored_egress(seg, flow);
         }
         id
@@ -431,7 +421,7 @@ impl NetworkReturn {
     }
 
     /// `seg` is at the rewrite point at `now`: ask the controller and apply its proposal
-    /// through [`lower_window`].
+    /// through [`lower_window`](crate::packet::lower_window).
     pub fn at_rewrite_point(&mut self, seg: &mut impl WindowField, r: &Readings, now: Time) -> WindowRewrite {
         self.at_rewrite_point_seen(seg, None, r, now)
     }
@@ -451,15 +441,15 @@ impl NetworkReturn {
             self.stats.untracked += 1;
             return WindowRewrite::Unchanged;
         };
-        let outcome = match self.controller.desired_window(seg, flow, &gw) {
-            Some(p) => lower_window(seg, p.desired, flow, p.floor),
-            None => WindowRewrite::Unchanged,
+        let (outcome, shift) = match self.controller.desired_window(seg, flow, &gw) {
+            Some(p) => lower_window_shifted(seg, p.desired, flow, p.floor),
+            None => (WindowRewrite::Unchanged, 0),
         };
         match outcome {
             WindowRewrite::Lowered { from_field, to_field } => {
                 self.stats.lowered += 1;
-                let shift = seg.src_port().and_then(|p| flow.side_of(seg.src_addr(), p)).and_then(|s| flow.shift(s)).unwrap_or(0);
-                self.stats.reduced_bytes += ((from_field - to_field) as u128) << shift;
+                // A field's drop (< 2^16) scaled by a shift of at most 14 fits 64 bits.
+                self.stats.reduced_bytes += (((from_field - to_field) as u64) << shift) as u128;
             }
             WindowRewrite::Raised { .. } => self.stats.raised += 1,
             WindowRewrite::Unchanged => self.stats.unchanged += 1,

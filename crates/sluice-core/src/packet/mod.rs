@@ -19,7 +19,7 @@ pub mod window;
 
 pub use raw::{ParseError, RawLayout, RawPacket};
 pub use signal::{set_ecn_cmi, set_tcp_reserved_bit, stamp_opt33, AcnsIp, AcnsTcp, CmtMask, HeaderSkip, Opt33, Opt33Write, OptLen, SignalField, SignalWrite};
-pub use window::{lower_window, Desired, Floor, SkipReason, WindowField, WindowRewrite, WriteToken};
+pub use window::{lower_window, lower_window_shifted, Desired, Floor, SkipReason, WindowField, WindowRewrite, WriteToken};
 
 /// The two ECN bits of the IP header (RFC 3168 §5).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]

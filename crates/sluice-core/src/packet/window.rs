@@ -153,31 +153,38 @@ pub fn mss_floor_field(mss: u32, shift: u8) -> u64 {
 /// endpoint that sent `seg` (the data receiver, for an ACK toward a data sender).
 #[inline]
 pub fn lower_window(seg: &mut impl WindowField, desired: Desired, flow: &FlowEntry, floor: Floor) -> WindowRewrite {
+    lower_window_shifted(seg, desired, flow, floor).0
+}
+
+/// [`lower_window`], with the advertiser's shift it applied (0 while unknown, or when it
+/// returned before reading it): what one unit of a lowered field is worth, `2^shift` bytes.
+#[inline]
+pub fn lower_window_shifted(seg: &mut impl WindowField, desired: Desired, flow: &FlowEntry, floor: Floor) -> (WindowRewrite, u8) {
     // Step 1: only ACK-bearing TCP segments without SYN or RST.
     let (Some(flags), Some(orig), Some(sport)) = (seg.tcp_flags(), seg.tcp_window_field(), seg.src_port()) else {
-        return WindowRewrite::NotTcpAck;
+        return (WindowRewrite::NotTcpAck, 0);
     };
     if !seg.is_tcp() {
-        return WindowRewrite::NotTcpAck;
+        return (WindowRewrite::NotTcpAck, 0);
     }
     if flags & tcp_flags::SYN != 0 {
-        return WindowRewrite::Skipped(SkipReason::Syn);
+        return (WindowRewrite::Skipped(SkipReason::Syn), 0);
     }
     if flags & tcp_flags::RST != 0 {
-        return WindowRewrite::Skipped(SkipReason::Rst);
+        return (WindowRewrite::Skipped(SkipReason::Rst), 0);
     }
     if flags & tcp_flags::ACK == 0 {
-        return WindowRewrite::NotTcpAck;
+        return (WindowRewrite::NotTcpAck, 0);
     }
     // Step 2: the advertiser's own shift (RFC 7323 §2.3), never its peer's.
     let Some(side) = flow.side_of(seg.src_addr(), sport) else {
-        return WindowRewrite::Skipped(SkipReason::NotInFlow);
+        return (WindowRewrite::Skipped(SkipReason::NotInFlow), 0);
     };
     // A proposal in field units at or above the field leaves it, whatever the shift (steps
     // 4-6 below give `orig`: the floor cannot lift the result above `orig` but for LiteralMss).
     if let (Desired::Field(f), Floor::None | Floor::Mss(_)) = (desired, floor) {
         if f >= orig as u64 {
-            return WindowRewrite::Unchanged;
+            return (WindowRewrite::Unchanged, 0);
         }
     }
     let shift = flow.shift(side);
@@ -185,7 +192,7 @@ pub fn lower_window(seg: &mut impl WindowField, desired: Desired, flow: &FlowEnt
     let (proposed, floor_shift) = match desired {
         Desired::Bytes(b) => match shift {
             Some(ws) => (b >> ws.min(14), ws),
-            None => return WindowRewrite::Skipped(SkipReason::UnknownScale),
+            None => return (WindowRewrite::Skipped(SkipReason::UnknownScale), 0),
         },
         Desired::Field(f) => (f, shift.unwrap_or(0)),
     };
@@ -202,15 +209,15 @@ pub fn lower_window(seg: &mut impl WindowField, desired: Desired, flow: &FlowEnt
     let new = new.min(u16::MAX as u64) as u16;
     // Step 6.
     if new == orig {
-        return WindowRewrite::Unchanged;
+        return (WindowRewrite::Unchanged, floor_shift);
     }
     // Step 7: RFC 1624 eqn. 3 over the old and new window words.
     let csum = seg.tcp_checksum().map(|hc| checksum::update16(hc, orig, new));
     seg.write_window(WriteToken::new(), new, csum);
     if new < orig {
-        WindowRewrite::Lowered { from_field: orig, to_field: new }
+        (WindowRewrite::Lowered { from_field: orig, to_field: new }, floor_shift)
     } else {
-        WindowRewrite::Raised { from_field: orig, to_field: new }
+        (WindowRewrite::Raised { from_field: orig, to_field: new }, floor_shift)
     }
 }
 

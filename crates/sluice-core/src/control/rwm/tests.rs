@@ -53,6 +53,21 @@ fn rwm_exact_bdp_cap() {
     assert_eq!(ack_through(&mut g, client(1), SERVER, 10_000, 901, t), 10_000);
 }
 
+// The rewrite counters: the exact-BDP cap above lowers 20,000 to 14,648 (shift 7), a reduction
+// of 5,352 units · 128 = 685,056 B; 10,000 stays (unchanged). With shift 10, 65,535 → 1,831:
+// 63,704 · 1,024 = 65,232,896 B.
+#[test]
+fn rwm_counts_reductions_in_the_advertisers_bytes() {
+    let t = Time::from_secs_f64(1.0);
+    let mut g = gateway(RwmConfig::default(), 4, Dur::from_millis(60), Some(7), Some(7));
+    ack_through(&mut g, client(0), SERVER, 20_000, 901, t);
+    ack_through(&mut g, client(1), SERVER, 10_000, 901, t);
+    assert_eq!((g.stats.acks, g.stats.lowered, g.stats.unchanged, g.stats.reduced_bytes), (2, 1, 1, 685_056));
+    let mut g = gateway(RwmConfig::default(), 4, Dur::from_millis(60), Some(10), Some(10));
+    ack_through(&mut g, client(0), SERVER, 65_535, 901, t);
+    assert_eq!((g.stats.lowered, g.stats.reduced_bytes), (1, 65_232_896));
+}
+
 // tests docs/algorithms/network-return.md, "RWM" ±δ: 1,875,000 · 0.9 / 128 = 13,183.6 → 13,183;
 // · 1.1 / 128 = 16,113.3 → 16,113.
 #[test]
