@@ -338,10 +338,13 @@ impl Endpoint {
     // ---- receiver
 
     /// A data segment's ECN field at an ACNS receiver: I6 → freeze and I7 → fallback for the
-    /// next ACK (`once`), or until a CWR arrives (`latch`). Returns false without ACNS (the RFC
-    /// 3168 receiver then runs).
+    /// next ACK (`once`), or until a CWR arrives (`latch`); under `delack = "linux"` a command
+    /// is a CE mark, which enters quick-ACK mode unless an echo was already pending, as for the
+    /// RFC 3168 receiver. Returns false without ACNS (the RFC 3168 receiver then runs).
     pub(super) fn acns_data(&mut self, pkt: &SimPacket, flags: u8) -> bool {
         let Some(a) = self.acns.as_deref_mut() else { return false };
+        // Linux's `TCP_ECN_DEMAND_CWR`: whether an echo was pending before this segment.
+        let echoing = self.ece_pending;
         let cmd = command_of(pkt);
         match cmd {
             Some(Command::Freeze) => a.counts.rx_freeze += 1,
@@ -361,7 +364,7 @@ impl Endpoint {
         if self.cfg.delack == super::config::DelAck::Linux && pkt.payload > 0 {
             let (ce, ect) = (pkt.tos.ecn() == Ecn::Ce, matches!(pkt.tos.ecn(), Ecn::Ect0 | Ecn::Ect1));
             let wnd = self.rcv_wnd();
-            self.lnx_ack.on_ecn(ce, ect, self.ece_pending, wnd);
+            self.lnx_ack.on_ecn(ce, ect, echoing, wnd);
         }
         true
     }

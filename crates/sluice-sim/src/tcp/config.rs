@@ -875,7 +875,7 @@ impl TcpConfig {
 #[cfg(test)]
 mod tests {
     use super::InitialWindow as Iw;
-    use super::TcpConfig;
+    use super::*;
 
     // tests the profile table of `Ns3Compat` and the summary's `options`: the ns3.44 profile
     // differs from the default in exactly ns-3's SYN timer, window-update and duplicate-ACK
@@ -924,5 +924,106 @@ mod tests {
         assert_eq!(Iw::Rfc6928.bytes(1460), 14_600);
         assert_eq!(Iw::Rfc6928.bytes(2000), 14_600);
         assert_eq!(Iw::Rfc6928.bytes(9000), 18_000);
+    }
+
+    /// The value the summary records under `key`.
+    fn recorded(c: &TcpConfig, key: &str) -> String {
+        c.describe().into_iter().find(|(k, _)| *k == key).unwrap_or_else(|| panic!("{key} not recorded")).1
+    }
+
+    // tests the names the summary records: each choice under the name a scenario gives it (the
+    // serialized form is the scenario's spelling), the initial window's kind and, for a number
+    // of segments, the number; the defaults `new_reno`, `cc`, `rfc6298`, `segments`, 10.
+    #[test]
+    fn recorded_names_are_the_scenario_names() {
+        use CcKind::*;
+        for k in [NewReno, Reno, Tahoe, LinuxReno, Cubic, Vegas, Compound, Bbr, CcKind::None] {
+            assert_eq!(serde_json::to_value(k).unwrap(), k.as_str());
+        }
+        for p in [Pacing::Off, Pacing::Cc, Pacing::Linux] {
+            assert_eq!(serde_json::to_value(p).unwrap(), p.as_str());
+        }
+        for r in [RtoEstimator::Rfc6298, RtoEstimator::Linux, RtoEstimator::Ns3Legacy, RtoEstimator::Rfc793] {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.as_str());
+        }
+        let iw: Vec<&str> = [Iw::Segments(4), Iw::Rfc6928, Iw::Rfc3390, Iw::Rfc5681].iter().map(|w| w.as_str()).collect();
+        assert_eq!(iw, ["segments", "rfc6928", "rfc3390", "rfc5681"]);
+        let d = TcpConfig::default();
+        let got: Vec<String> = ["cc", "pacing", "rto", "iw", "initial_cwnd"].iter().map(|k| recorded(&d, k)).collect();
+        assert_eq!(got, ["new_reno", "cc", "rfc6298", "segments", "10"]);
+        let c = TcpConfig { cc: Cubic, pacing: Pacing::Linux, rto: RtoEstimator::Linux, iw: Iw::Rfc3390, ..TcpConfig::default() };
+        let got: Vec<String> = ["cc", "pacing", "rto", "iw"].iter().map(|k| recorded(&c, k)).collect();
+        assert_eq!(got, ["cubic", "linux", "linux", "rfc3390"]);
+        assert!(c.describe().iter().all(|(k, _)| *k != "initial_cwnd"), "no segment count for a formula");
+    }
+
+    // tests each estimator's own RTO bounds (docs/tcp.md, "retransmission timer"): RFC 6298 and
+    // RFC 793 1 s and 60 s, Linux 200 ms and 120 s, ns-3.13's 200 ms (and the unused 60 s).
+    #[test]
+    fn rto_bounds_per_estimator() {
+        let (s, ms) = (Dur::from_secs, Dur::from_millis);
+        assert_eq!(RtoEstimator::Rfc6298.bounds(), (s(1), s(60)));
+        assert_eq!(RtoEstimator::Rfc793.bounds(), (s(1), s(60)));
+        assert_eq!(RtoEstimator::Linux.bounds(), (ms(200), s(120)));
+        assert_eq!(RtoEstimator::Ns3Legacy.bounds(), (ms(200), s(60)));
+    }
+
+    // tests that the record carries the running algorithm's own options under its kind's
+    // prefix: CUBIC's, Vegas's, Compound's, BBR's; none for the others.
+    #[test]
+    fn the_record_carries_the_running_algorithms_options_only() {
+        let d = TcpConfig::default();
+        let own = [
+            (CcKind::Cubic, "cubic.", d.cubic.describe()),
+            (CcKind::Vegas, "vegas.", d.vegas.describe()),
+            (CcKind::Compound, "compound.", d.compound.describe()),
+            (CcKind::Bbr, "bbr.", d.bbr.describe()),
+        ];
+        for (cc, prefix, want) in own {
+            let c = TcpConfig { cc, ..TcpConfig::default() };
+            assert!(!want.is_empty() && want.iter().all(|(k, _)| k.starts_with(prefix)), "{prefix}");
+            assert_eq!(c.cc_options(), want);
+            assert!(c.describe().windows(want.len()).any(|w| w == want), "{prefix}");
+        }
+        for cc in [CcKind::NewReno, CcKind::Reno, CcKind::Tahoe, CcKind::LinuxReno, CcKind::None] {
+            assert_eq!(TcpConfig { cc, ..TcpConfig::default() }.cc_options(), Vec::new(), "{cc:?}");
+        }
+    }
+
+    // tests the profile's algorithm options (docs/tcp.md, "Profiles"): ns-3's HyStart (the
+    // default is Linux's) with the Reno-friendly region, ns-3's Vegas diff, and ns-3.44 `TcpBbr`'s
+    // values (the default is the draft's).
+    #[test]
+    fn ns3_profile_takes_the_algorithms_ns3_options() {
+        let (d, n) = (TcpConfig::default(), TcpConfig::ns3_44());
+        assert_eq!((d.cubic.hystart, n.cubic.hystart), (Hystart::Linux, Hystart::Ns3));
+        assert!(n.cubic.tcp_friendliness);
+        assert_eq!(n.vegas.diff, VegasDiff::Ns3);
+        assert_ne!(d.bbr, BbrConfig::ns3());
+        assert_eq!(n.bbr, BbrConfig::ns3());
+    }
+
+    // tests the presets (docs/tcp.md, "Profiles, presets and the ns-3 compatibility switches"),
+    // each applied over a configuration that differs in what it sets. ns3.30: NewReno, classic
+    // recovery, MSS 536, IW 1 segment, ns-3's SYN timer, window-update and duplicate-ACK rules,
+    // DataRetries 6, and no switch (over the ns3.44 profile, its switches stay). ns3.13: no window
+    // scaling, timestamps or SACK, MSS 1000, IW 1 and ssthresh 65,535 B, the ns-3.13 estimator
+    // with its bounds (200 ms; 60 s unused), every segment's window, full ACK to FlightSize, no
+    // limited transmit, `recover_check = false`.
+    #[test]
+    fn presets_set_their_era_values() {
+        let start = TcpConfig { cc: CcKind::Cubic, ecn: true, nagle: true, mss: 1448, iw: Iw::Rfc6928, ..TcpConfig::ns3_44() };
+        let mut c = start.clone();
+        c.apply_ns3_30();
+        assert_eq!((c.cc, c.recovery, c.mss, c.iw, c.ecn, c.nagle), (CcKind::NewReno, Recovery::Classic, 536, Iw::Segments(1), false, false));
+        assert_eq!((c.syn_rto, c.wnd_update, c.dupack, c.data_retries, c.preset), (SynRto::Ns3, WndUpdateRule::Ns3, DupAckRule::Ns3, Some(6), "ns3.30"));
+        assert_eq!((c.compat, c.profile), (Ns3Compat::NS3_44, "ns3.44"), "the profile's switches stay");
+        let mut c = TcpConfig { ecn: true, iw: Iw::Rfc6928, ..TcpConfig::default() };
+        c.apply_ns3_13();
+        assert_eq!((c.sack, c.timestamps, c.window_scaling, c.ecn, c.mss, c.iw, c.initial_ssthresh), (false, false, false, false, 1000, Iw::Segments(1), 65_535));
+        assert_eq!((c.rto, c.min_rto, c.max_rto), (RtoEstimator::Ns3Legacy, Dur::from_millis(200), Dur::from_secs(60)));
+        assert_eq!((c.wnd_update, c.full_ack, c.limited_transmit, c.compat.recover_check, c.recovery), (WndUpdateRule::Always, FullAck::FlightSize, false, false, Recovery::Classic));
+        assert_eq!(c.compat, Ns3Compat { recover_check: false, ..Ns3Compat::RFC }, "the one switch");
+        assert_eq!((c.syn_rto, c.dupack, c.preset), (SynRto::Ns3, DupAckRule::Ns3, "ns3.13"));
     }
 }

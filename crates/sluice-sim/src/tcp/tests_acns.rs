@@ -297,25 +297,32 @@ fn in_avoidance(cfg: TcpConfig, cwnd: u64, hist: &[u64]) -> Pair {
 }
 
 /// Deliver the segments of `queue` in order, with everything the client sends appended, until
-/// the first marked (I4) segment has been turned I7 (a router's fallback), delivered, and its
-/// ACK (T6) handled; returns the client's segments sent meanwhile and what is still queued.
-fn until_fallback(p: &mut Pair, mut queue: std::collections::VecDeque<SimPacket>) -> (Vec<SimPacket>, std::collections::VecDeque<SimPacket>) {
+/// the first marked (I4) segment has been delivered and its ACK, the command ACK, handled; the
+/// marked segment is first turned I7 (a router's fallback, `Some(true)`), I6 (freeze,
+/// `Some(false)`) or left as it is (`None`: T1). Returns the client's segments sent meanwhile and
+/// what is still queued.
+fn until_command_ack(p: &mut Pair, mut queue: std::collections::VecDeque<SimPacket>, cmd: Option<bool>) -> (Vec<SimPacket>, std::collections::VecDeque<SimPacket>) {
     let mut sent = Vec::new();
     while let Some(mut seg) = queue.pop_front() {
         let marked = cmi(&seg);
-        if marked {
-            command(&mut seg, true);
+        if let (true, Some(fallback)) = (marked, cmd) {
+            command(&mut seg, fallback);
         }
         let (ack, out) = step(p, &seg);
         sent.extend(out.iter().cloned());
         queue.extend(out);
         if marked {
-            assert_eq!(flags(&ack) & F::ECE, F::ECE);
-            assert!(!cmt(&ack), "T6");
+            assert_eq!(flags(&ack) & F::ECE != 0, cmd.is_some(), "T5/T6 for a command, T1 without");
+            assert_eq!(cmt(&ack), cmd == Some(false), "CMT for a freeze only");
             return (sent, queue);
         }
     }
     panic!("no marked segment");
+}
+
+/// [`until_command_ack`] with the marked segment turned I7: a fallback (T6).
+fn until_fallback(p: &mut Pair, queue: std::collections::VecDeque<SimPacket>) -> (Vec<SimPacket>, std::collections::VecDeque<SimPacket>) {
+    until_command_ack(p, queue, Some(true))
 }
 
 // tests the fallback: history 10, 11, 12, 13 MSS, cwnd 14 MSS in avoidance. The window of 14
@@ -666,4 +673,233 @@ fn window_probes_are_not_ect() {
     assert!(!cmi(&probe[0]));
     assert!(p.c.acns().unwrap().marked().is_none());
     assert_eq!(p.c.acns().unwrap().counts.marked, marked);
+}
+
+// ---- the rules at their edges (mutation testing, docs/testing.md)
+
+// tests that the trend thresholds compare strictly (`C_trend = 1` if `W_trend < th_L1`, 2 if
+// `< th_L2`): with th_L1 = 1 and th_L2 = 2, P = [1, 1] gives W_trend exactly 1 (each term is its
+// weight times 1, summed as the weights are) → 2, not 1; P = [2, 2] exactly 2 (each term its
+// weight doubled, which binary arithmetic does exactly) → 3, not 2. Just above: P = [1, 2]
+// (newest first) = (0.7165 + 2·0.5134)/1.2299 = 1.4174 → 2; [2, 3] = 2.4174 → 3.
+#[test]
+fn trend_thresholds_compare_strictly() {
+    let cfg = AcnsConfig { th_l1: 1.0, th_l2: 2.0, ..AcnsConfig::default() };
+    assert_eq!(w_trend([C1, C1], cfg.sigma), Some(1.0));
+    assert_eq!(trend_command([C1, C1], &cfg), C2);
+    assert_eq!(w_trend([C2, C2], cfg.sigma), Some(2.0));
+    assert_eq!(trend_command([C2, C2], &cfg), C3);
+    assert!((w_trend([C1, C2], 3.0).unwrap() - 1.4174).abs() < 5e-5);
+    assert_eq!(trend_command([C1, C2], &cfg), C2);
+    assert_eq!(trend_command([C2, C3], &cfg), C3);
+}
+
+// tests `[tcp.acns]`'s checks field by field (docs/tcp.md, the option table): the defaults pass;
+// `hist_len` and `w_count` at least 1 (1 passes); `sigma` and `th_l1` finite and > 0 (0, −1, NaN
+// and ∞ refused, 1e-9 passes); `th_l2` finite and ≥ `th_l1` (below it, NaN and ∞ refused, equal
+// passes); `cmt_mask` one of 0x08, 0x04, 0x02.
+#[test]
+fn acns_options_are_checked_field_by_field() {
+    let ok = AcnsConfig::default();
+    let key = |c: AcnsConfig| c.validate().map_err(|(k, _)| k);
+    assert_eq!(key(ok), Ok(()));
+    assert_eq!(ok.validate(), Ok(()));
+    assert_eq!(AcnsConfig { hist_len: 0, ..ok }.validate(), Err(("hist_len", "must be at least 1, got 0".to_string())));
+    assert_eq!(AcnsConfig { w_count: 0, ..ok }.validate(), Err(("w_count", "must be at least 1, got 0".to_string())));
+    assert_eq!(key(AcnsConfig { hist_len: 1, w_count: 1, ..ok }), Ok(()));
+    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        assert_eq!(key(AcnsConfig { sigma: bad, ..ok }), Err("sigma"), "sigma {bad}");
+        assert_eq!(key(AcnsConfig { th_l1: bad, ..ok }), Err("th_l1"), "th_l1 {bad}");
+    }
+    assert_eq!(AcnsConfig { sigma: 0.0, ..ok }.validate(), Err(("sigma", "must be > 0, got 0".to_string())));
+    assert_eq!(key(AcnsConfig { sigma: 1e-9, th_l1: 1e-9, ..ok }), Ok(()));
+    for bad in [1.8412, f64::NAN, f64::INFINITY] {
+        assert_eq!(key(AcnsConfig { th_l2: bad, ..ok }), Err("th_l2"), "th_l2 {bad}");
+    }
+    assert_eq!(key(AcnsConfig { th_l2: 1.8413, ..ok }), Ok(()), "th_l2 = th_l1");
+    assert_eq!(key(AcnsConfig { cmt_mask: 0x01, ..ok }), Err("cmt_mask"));
+    assert_eq!(key(AcnsConfig { cmt_mask: 0x02, ..ok }), Ok(()));
+}
+
+// tests the options' record: ACNS off, the summary's options and the serialized configuration
+// (which the model hash reads) name nothing of it; on, every option under its scenario key with
+// its value as a scenario writes it (the enums by their scenario names, the mask in hex), the
+// defaults `once` and `window`.
+#[test]
+fn the_options_record_names_acns_only_when_on() {
+    let acns_keys = |c: &TcpConfig| c.describe().into_iter().filter(|(k, _)| k.starts_with("acns")).map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>();
+    let off = TcpConfig { acns: AcnsConfig { sigma: 4.0, ..AcnsConfig::default() }, ..rfc3168() };
+    assert_eq!(acns_keys(&off), Vec::<String>::new());
+    assert!(serde_json::to_value(&off).unwrap().get("acns").is_none(), "off: left out");
+    let on = acns(AcnsEcho::Once);
+    assert_eq!(acns_keys(&on)[..3], ["acns=true", "acns.echo=once", "acns.hist=window"]);
+    let mut on = acns(AcnsEcho::Latch);
+    on.acns = AcnsConfig { hist: AcnsHist::Segment, hist_len: 7, trend_on_rto: true, w_count: 5, sigma: 2.5, th_l1: 1.5, th_l2: 2.0, cmt_mask: 0x04, ..on.acns };
+    assert_eq!(
+        acns_keys(&on),
+        ["acns=true", "acns.echo=latch", "acns.hist=segment", "acns.hist_len=7", "acns.trend_on_rto=true", "acns.w_count=5", "acns.sigma=2.5", "acns.th_l1=1.5", "acns.th_l2=2", "acns.cmt_mask=0x04"]
+    );
+    let v = serde_json::to_value(&on).unwrap();
+    assert_eq!((v["acns"]["enabled"].as_bool(), v["acns"]["echo"].as_str(), v["acns"]["hist"].as_str()), (Some(true), Some("latch"), Some("segment")), "on: written");
+}
+
+// tests which retransmissions take the marked segment's command with them: only one that
+// overlaps it. Marked segment 9 = [1 + 9·1448, 1 + 10·1448); segment 8, ending where it starts,
+// and segment 10, starting where it ends, leave the mark; a range holding its last byte or its
+// first byte clears it.
+#[test]
+fn only_an_overlapping_retransmission_clears_the_mark() {
+    let (mut p, _, _) = pair(acns(AcnsEcho::Once), acns(AcnsEcho::Once));
+    p.client_sends();
+    let (s, e) = (1 + 9 * MSS, 1 + 10 * MSS);
+    assert_eq!(p.c.acns().unwrap().marked(), Some((s, e)));
+    p.c.acns_retransmit(s - MSS, s);
+    p.c.acns_retransmit(e, e + MSS);
+    assert_eq!(p.c.acns().unwrap().marked(), Some((s, e)), "adjacent ranges leave it");
+    p.c.acns_retransmit(e - 1, e + MSS);
+    assert_eq!(p.c.acns().unwrap().marked(), None, "its last byte");
+    p.c.acns.as_deref_mut().unwrap().marked = Some((s, e));
+    p.c.acns_retransmit(s - MSS, s + 1);
+    assert_eq!(p.c.acns().unwrap().marked(), None, "its first byte");
+}
+
+// tests the trend rule's loss episodes: a decision records SND.MAX (here 1 + 10·1448, the first
+// window sent); a later loss decides again only once SND.UNA has reached that point. With P =
+// [1, 1, 1] (W_trend 1 → freeze at cwnd 10 MSS): the first decision; with the recorded point one
+// byte above SND.UNA, none (the same episode; the hold ends); with it equal to SND.UNA, a new
+// decision, another freeze (P = [2, 1, 1, 1]: (2·0.7165 + 0.5134 + 0.3679 + 0.2636)/1.8614 =
+// 1.3849 → 1).
+#[test]
+fn a_new_trend_decision_once_snd_una_reaches_the_last_decision_point() {
+    let (mut p, _, _) = pair(acns(AcnsEcho::Once), acns(AcnsEcho::Once));
+    p.c.acns.as_deref_mut().unwrap().p.extend([C1, C1, C1]);
+    p.client_sends();
+    assert_eq!((p.c.snd_una, p.c.snd_max), (1, 1 + 10 * MSS));
+    assert_eq!(p.c.acns_trend(false, p.now), Some(10 * MSS));
+    assert_eq!(p.c.acns().unwrap().trend_recover, 1 + 10 * MSS);
+    assert!(p.c.acns().unwrap().held());
+    p.c.acns.as_deref_mut().unwrap().trend_recover = p.c.snd_una + 1;
+    assert_eq!(p.c.acns_trend(false, p.now), None, "the same episode");
+    assert!(!p.c.acns().unwrap().held());
+    p.c.acns.as_deref_mut().unwrap().trend_recover = p.c.snd_una;
+    assert_eq!(p.c.acns_trend(false, p.now), Some(10 * MSS), "a new episode");
+    let a = p.c.acns().unwrap();
+    assert_eq!(a.counts.trend_freeze, 2);
+    assert_eq!(a.p().collect::<Vec<_>>(), [C2, C2, C1, C1, C1]);
+}
+
+// tests the trend rule's fallback at a fast retransmit: P = [2, 2, 2] (W_trend exactly 2.0:
+// th_L1 1.8413 ≤ 2.0 < th_L2 2.1587 → C_trend 2) and the history 10, 11 MSS; segment 2 is lost,
+// the ACKs of 0 and 1 grow cwnd to 12 MSS, and the third duplicate ACK falls back to the newest
+// sample below 12 MSS: ssthresh = 11 MSS (not NewReno's FlightSize/2 = 5 MSS), 3 pushed, the
+// window held, CWR due (`once`: after a fallback); segment 2 still retransmitted.
+#[test]
+fn trend_fallback_on_fast_retransmit() {
+    let (mut p, _, _) = pair(acns(AcnsEcho::Once), acns(AcnsEcho::Once));
+    let a = p.c.acns.as_deref_mut().unwrap();
+    a.p.extend([C2, C2, C2]);
+    a.hist.extend([10 * MSS, 11 * MSS]);
+    let burst = p.client_sends();
+    let mut out = Vec::new();
+    for seg in burst.iter().filter(|s| seg_no(s) != 2) {
+        out.extend(step(&mut p, seg).1);
+        if p.c.ca == CaState::Recovery {
+            break;
+        }
+    }
+    assert_eq!(p.c.ca, CaState::Recovery);
+    assert!(out.iter().any(|s| seg_no(s) == 2), "segment 2 retransmitted");
+    assert_eq!(p.c.w.ssthresh, 11 * MSS);
+    let a = p.c.acns().unwrap();
+    assert_eq!((a.counts.trend_freeze, a.counts.trend_fallback, a.counts.trend_decrease), (0, 1, 0));
+    assert_eq!(a.p().collect::<Vec<_>>(), [C3, C2, C2, C2]);
+    assert!(a.held());
+    assert!(p.c.cwr_pending || out.iter().any(|s| flags(s) & F::CWR != 0), "CWR due or sent");
+}
+
+// tests the congestion control's half of a fallback through the endpoint (CUBIC): the epoch
+// ends, and the first growth ACK after the hold starts a new one from the window fallen back to.
+// W_max = 20 segments (a loss at 20), cwnd 14 MSS in avoidance, history 12, 13 MSS. The first
+// ACK starts an epoch at 14 segments: K = ∛((20 − 14)/0.4) = ∛15 = 2.4662 s; the first window's
+// ACKs grow nothing (cnt = 14 per segment, 13 ACKs). Its command ACK, turned I7, falls back to
+// 13 MSS and holds; the next window's command ACK (T1) releases, and its growth starts an epoch
+// at 13 segments: K = ∛((20 − 13)/0.4) = ∛17.5 = 2.5962 s. (Had the fallback only paused the
+// epoch, as a freeze does, K would still be 2.4662 s.)
+#[test]
+fn cubic_fallback_through_the_endpoint_restarts_the_epoch() {
+    let mut cfg = acns(AcnsEcho::Once);
+    cfg.cc = CcKind::Cubic;
+    cfg.cubic = CubicConfig { hystart: Hystart::Off, ..CubicConfig::default() };
+    let mut p = in_avoidance(cfg, 14, &[12, 13]);
+    let loss = CwndState { cwnd: 20 * MSS, ssthresh: u64::MAX, smss: MSS as u32 };
+    p.c.cc.ssthresh_after_loss(&loss, 20 * MSS, super::cc::LossCause::DupAcks, p.now);
+    let k = |p: &Pair| p.c.cc_metrics().as_slice().iter().find(|(n, _)| *n == "k").unwrap().1;
+    let w = p.client_sends();
+    assert_eq!(w.len(), 14);
+    let (_, queue) = until_command_ack(&mut p, w.into(), Some(true));
+    assert!((k(&p) - 2.4662).abs() < 1e-4, "k = {}", k(&p));
+    assert_eq!(p.c.w.cwnd, 13 * MSS);
+    assert!(p.c.acns().unwrap().held());
+    until_command_ack(&mut p, queue, None);
+    assert!(!p.c.acns().unwrap().held());
+    assert!((k(&p) - 2.5962).abs() < 1e-4, "k = {}", k(&p));
+}
+
+/// An ACNS connection under `delack = "linux"` whose quick ACKs are used up; returns the rest of
+/// the first flight (segments 1..).
+fn acns_linux_past_quickack(echo: AcnsEcho) -> (Pair, Vec<SimPacket>) {
+    let mut cfg = acns(echo);
+    cfg.delack = DelAck::Linux;
+    let (mut p, _, _) = pair(cfg.clone(), cfg);
+    let burst = p.client_sends();
+    assert_eq!(p.deliver_to_server(&burst[0..1]).len(), 1, "first data: quick ACK");
+    p.s.lnx_ack.quick = 0;
+    (p, burst[1..].to_vec())
+}
+
+// tests the ACNS receiver's input to Linux's delayed-ACK engine (`tcp_ecn_check_ce`), as the
+// RFC 3168 receiver's: past the first quick ACKs, an I2 segment waits for the delayed-ACK timer;
+// a command (I7, I6: CE to Linux) while no echo is pending enters quick-ACK mode (2 quick ACKs,
+// one used at once, carrying T6 or T5); a Not-ECT data segment after ECT ones (a
+// retransmission) enters it too; a bare FIN (no data) is no input. Under `latch` the echo stays
+// pending after the first command: a second command grants no more quick ACKs (the one left is
+// used: 0, where a new grant would leave 1).
+#[test]
+fn linux_delack_sees_acns_commands_as_ce() {
+    let (mut p, rest) = acns_linux_past_quickack(AcnsEcho::Once);
+    assert!(p.deliver_to_server(&rest[0..1]).is_empty(), "I2: delayed");
+    for fallback in [true, false] {
+        let (mut p, rest) = acns_linux_past_quickack(AcnsEcho::Once);
+        let mut seg = rest[0].clone();
+        command(&mut seg, fallback);
+        let acks = p.deliver_to_server(&[seg]);
+        assert_eq!(acks.len(), 1, "a command: quick ACK");
+        assert_eq!((flags(&acks[0]) & F::ECE, cmt(&acks[0])), (F::ECE, !fallback));
+        assert_eq!(p.s.lnx_ack.quick, super::delayed_ack::ECN_QUICKACKS - 1, "two quick ACKs granted, one used");
+    }
+    let (mut p, rest) = acns_linux_past_quickack(AcnsEcho::Latch);
+    let mut cmds = rest[0..2].to_vec();
+    cmds.iter_mut().for_each(|s| command(s, true));
+    assert_eq!(p.deliver_to_server(&cmds[0..1]).len(), 1);
+    assert_eq!(p.s.lnx_ack.quick, 1);
+    assert_eq!(p.deliver_to_server(&cmds[1..2]).len(), 1, "the quick ACK left");
+    assert_eq!(p.s.lnx_ack.quick, 0, "no new grant while the echo is pending");
+    let (mut p, rest) = acns_linux_past_quickack(AcnsEcho::Once);
+    let mut plain = rest[0].clone();
+    plain.tos.set_ecn(Ecn::NotEct);
+    assert_eq!(p.deliver_to_server(&[plain]).len(), 1, "Not-ECT after ECT: quick ACK");
+    // A bare FIN after two segments of data.
+    let mut cfg = acns(AcnsEcho::Once);
+    cfg.delack = DelAck::Linux;
+    let mut p = Pair::new(cfg, Some(2 * MSS));
+    let data = p.client_sends();
+    assert_eq!(data.iter().map(|s| (s.tos.ecn(), cmi(s))).collect::<Vec<_>>(), [(Ecn::Ect0, false); 2]);
+    p.deliver_to_server(&data);
+    p.s.lnx_ack.quick = 0;
+    let mut out = Vec::new();
+    p.c.app_close(p.now, &mut out);
+    let fin = out.pop().unwrap();
+    assert_eq!((fin.payload, fin.tos.ecn()), (0, Ecn::NotEct));
+    assert!(!p.deliver_to_server(&[fin]).is_empty());
+    assert_eq!(p.s.lnx_ack.quick, 0, "no quick-ACK mode from a FIN");
 }
