@@ -147,6 +147,11 @@ pub trait WindowController {
     fn on_monitored_egress(&mut self, seg: &impl HeaderView, flow: Option<&FlowEntry>) {
         let _ = (seg, flow);
     }
+    /// Whether [`WindowController::on_monitored_egress`] does anything: [`NetworkReturn`]
+    /// skips the call (and the flow's look-up) for a controller that does not count there.
+    fn reads_monitored_egress(&self) -> bool {
+        false
+    }
     /// The monitored queue changed (AWM, EWA). `gw.queue` already shows `ev.after`.
     fn on_queue(&mut self, ev: &QueueEvent, gw: &GatewayView<'_>) {
         let _ = (ev, gw);
@@ -173,6 +178,11 @@ pub trait WindowController {
     /// nothing.
     fn on_rewritten(&mut self, ack: &impl HeaderView, flow: &FlowEntry, outcome: WindowRewrite, gw: &GatewayView<'_>) {
         let _ = (ack, flow, outcome, gw);
+    }
+    /// Whether [`WindowController::on_rewritten`] does anything: [`NetworkReturn`] skips the
+    /// call otherwise.
+    fn reads_rewrites(&self) -> bool {
+        false
     }
 }
 
@@ -283,6 +293,9 @@ impl WindowController for AnyController {
     fn on_monitored_egress(&mut self, seg: &impl HeaderView, flow: Option<&FlowEntry>) {
         dispatch!(self, c => c.on_monitored_egress(seg, flow))
     }
+    fn reads_monitored_egress(&self) -> bool {
+        dispatch!(self, c => c.reads_monitored_egress())
+    }
     fn on_queue(&mut self, ev: &QueueEvent, gw: &GatewayView<'_>) {
         dispatch!(self, c => c.on_queue(ev, gw))
     }
@@ -300,6 +313,9 @@ impl WindowController for AnyController {
     }
     fn on_rewritten(&mut self, ack: &impl HeaderView, flow: &FlowEntry, outcome: WindowRewrite, gw: &GatewayView<'_>) {
         dispatch!(self, c => c.on_rewritten(ack, flow, outcome, gw))
+    }
+    fn reads_rewrites(&self) -> bool {
+        dispatch!(self, c => c.reads_rewrites())
     }
 }
 
@@ -350,8 +366,10 @@ pub struct NetworkReturn {
     pub controller: AnyController,
     pub stats: RewriteStats,
     events: Vec<FlowEvent>,
-    /// `controller.reads_queue()`, read once.
+    /// `controller.reads_queue()`, `reads_monitored_egress()`, `reads_rewrites()`, read once.
     reads_queue: bool,
+    reads_egress: bool,
+    reads_rewrites: bool,
 }
 
 impl NetworkReturn {
@@ -360,8 +378,8 @@ impl NetworkReturn {
         let controller = AnyController::new(controller);
         let mut flows = FlowTable::new(flows);
         flows.set_ongoing_rtt(controller.ongoing_rtt());
-        let reads_queue = controller.reads_queue();
-        NetworkReturn { flows, controller, stats: RewriteStats::default(), events: Vec::new(), reads_queue }
+        let (reads_queue, reads_egress, reads_rewrites) = (controller.reads_queue(), controller.reads_monitored_egress(), controller.reads_rewrites());
+        NetworkReturn { flows, controller, stats: RewriteStats::default(), events: Vec::new(), reads_queue, reads_egress, reads_rewrites }
     }
 
     #[inline]
@@ -397,7 +415,7 @@ impl NetworkReturn {
         }
         let id = self.flows.observe_hinted(seg, now, hint);
         self.deliver_events(r, now);
-        if monitored && seg.is_tcp() {
+        if monitored && self.reads_egress && seg.is_tcp() {
             let flow = id.and_then(|id| self.flows.get(id));
             self.controller.on_monitored_egress(seg, flow);
         }
@@ -455,7 +473,9 @@ impl NetworkReturn {
             WindowRewrite::Unchanged => self.stats.unchanged += 1,
             _ => self.stats.skipped += 1,
         }
-        self.controller.on_rewritten(seg, flow, outcome, &gw);
+        if self.reads_rewrites {
+            self.controller.on_rewritten(seg, flow, outcome, &gw);
+        }
         outcome
     }
 }

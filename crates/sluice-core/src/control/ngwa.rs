@@ -345,6 +345,9 @@ impl WindowController for NgwaAck {
     fn ongoing_rtt(&self) -> OngoingRtt {
         OngoingRtt::Off
     }
+    fn reads_monitored_egress(&self) -> bool {
+        true
+    }
     fn on_monitored_egress(&mut self, seg: &impl HeaderView, flow: Option<&FlowEntry>) {
         let Some(f) = flow else { return };
         self.queue.observe(seg);

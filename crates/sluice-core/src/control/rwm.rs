@@ -407,6 +407,9 @@ impl WindowController for Rwm {
         let mss = flow.sender_mss().unwrap_or(self.cfg.mss);
         Some(Proposal { desired: Desired::Field(want), floor: Floor::Mss(mss) })
     }
+    fn reads_rewrites(&self) -> bool {
+        self.cfg.no_shrink
+    }
     fn on_rewritten(&mut self, ack: &impl HeaderView, flow: &FlowEntry, _outcome: WindowRewrite, _gw: &GatewayView<'_>) {
         if !self.cfg.no_shrink {
             return;
