@@ -67,6 +67,19 @@ impl Pair {
         out
     }
 
+    /// After the server received data (with its Linux quick-ACK count cleared here): the
+    /// client closes, its bare FIN leaves Not-ECT, the server answers it, and the FIN puts the
+    /// server in no quick-ACK mode (only data segments feed the Linux engine's ECN input).
+    pub(super) fn bare_fin_leaves_no_quick_ack(&mut self) {
+        self.s.lnx_ack.quick = 0;
+        let mut out = Vec::new();
+        self.c.app_close(self.now, &mut out);
+        let fin = out.pop().unwrap();
+        assert_eq!((fin.payload, fin.tos.ecn()), (0, sluice_core::packet::Ecn::NotEct));
+        assert!(!self.deliver_to_server(&[fin]).is_empty());
+        assert_eq!(self.s.lnx_ack.quick, 0, "no quick-ACK mode from a FIN");
+    }
+
     pub(super) fn deliver_to_server(&mut self, pkts: &[SimPacket]) -> Vec<SimPacket> {
         let mut out = Vec::new();
         for p in pkts {

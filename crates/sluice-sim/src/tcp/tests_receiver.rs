@@ -207,13 +207,7 @@ fn linux_delack_a_bare_fin_is_no_ecn_input() {
     let data = p.client_sends();
     assert_eq!(data.iter().map(|s| s.tos.ecn()).collect::<Vec<_>>(), [Ecn::Ect0, Ecn::Ect0]);
     p.deliver_to_server(&data);
-    p.s.lnx_ack.quick = 0;
-    let mut out = Vec::new();
-    p.c.app_close(p.now, &mut out);
-    let fin = out.pop().unwrap();
-    assert_eq!((fin.payload, fin.tos.ecn()), (0, Ecn::NotEct));
-    assert!(!p.deliver_to_server(&[fin]).is_empty());
-    assert_eq!(p.s.lnx_ack.quick, 0, "no quick-ACK mode from a FIN");
+    p.bare_fin_leaves_no_quick_ack();
     assert_eq!(seg_seq(&data[1]), 1001 + MSS as u32);
 }
 
