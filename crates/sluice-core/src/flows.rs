@@ -852,7 +852,75 @@ impl FlowTable {
     /// has (a simulator knows which connection sent a packet): when that entry holds the
     /// segment's 5-tuple it is used without a hash lookup. A wrong or stale hint costs only
     /// the check; the outcome is the same.
+    #[inline]
     pub fn observe_hinted(&mut self, seg: &impl HeaderView, now: Time, hint: Option<FlowId>) -> Option<FlowId> {
+        if let Some(id) = hint {
+            if self.observe_established(seg, now, id) {
+                return Some(id);
+            }
+        }
+        self.observe_any(seg, now, hint)
+    }
+
+    /// The forward's common case, in few instructions: a segment without SYN, FIN or RST of
+    /// the established connection `id` names, no expiry due and no ongoing RTT to sample.
+    /// Records it as [`FlowTable::observe_any`] would and returns true; false (nothing
+    /// changed) for any other segment.
+    #[inline]
+    fn observe_established(&mut self, seg: &impl HeaderView, now: Time, id: FlowId) -> bool {
+        if self.expiry_due(now) {
+            return false;
+        }
+        let Some((src, dst)) = endpoints(seg) else { return false };
+        let Some(flags) = seg.tcp_flags() else { return false };
+        if flags & (tcp_flags::SYN | tcp_flags::FIN | tcp_flags::RST) != 0 {
+            return false;
+        }
+        let s = id.slot();
+        let mode = self.ongoing_rtt;
+        let Some(slot) = self.slots.get_mut(s) else { return false };
+        let e = &mut slot.entry;
+        if e.id != id || e.state != FlowState::Established || e.key != FlowKey::new(src, dst) {
+            return false;
+        }
+        let track_rtt = match mode {
+            OngoingRtt::On => true,
+            OngoingRtt::WithoutHandshake => e.rtt_handshake.is_none(),
+            OngoingRtt::Off => false,
+        };
+        if track_rtt {
+            return false;
+        }
+        let is_lo = src.word() == e.key.lo;
+        let side = if is_lo == e.initiator_is_lo { Side::Initiator } else { Side::Responder };
+        let (seq, ackno, payload) = (seg.tcp_seq().unwrap_or(0), seg.tcp_ack().unwrap_or(0), seg.payload_len());
+        e.last_seen = now;
+        if payload > 0 {
+            e.dscp = seg.dscp();
+        }
+        let end = e.end_mut(side);
+        end.bytes += seg.ip_len() as u64;
+        end.packets += 1;
+        end.payload_bytes += payload as u64;
+        let end_seq = seq.wrapping_add(payload);
+        if end.highest_end.is_none_or(|h| seq_lt(h, end_seq)) {
+            end.highest_end = Some(end_seq);
+        }
+        if flags & tcp_flags::ACK != 0 && end.highest_ack.is_none_or(|h| seq_lt(h, ackno)) {
+            end.highest_ack = Some(ackno);
+        }
+        // To the open list's tail, unless already there.
+        let n = s as u32 + LISTS;
+        if !(self.links[n as usize].list == OPEN as u32 && self.links[OPEN].prev == n) {
+            self.unlink(s as u32);
+            self.link_tail(s as u32, OPEN);
+        }
+        true
+    }
+
+    /// [`FlowTable::observe_hinted`] for any segment.
+    #[inline(never)]
+    fn observe_any(&mut self, seg: &impl HeaderView, now: Time, hint: Option<FlowId>) -> Option<FlowId> {
         self.expire(now);
         let (src, dst) = endpoints(seg)?;
         let flags = seg.tcp_flags()?;
@@ -993,6 +1061,7 @@ impl FlowTable {
         Self::slot_of(self.links[list].prev)
     }
 
+    #[inline]
     fn link_tail(&mut self, s: u32, list: usize) {
         let n = s + LISTS;
         let t = self.links[list].prev;
@@ -1002,6 +1071,7 @@ impl FlowTable {
         self.lens[list] += 1;
     }
 
+    #[inline]
     fn unlink(&mut self, s: u32) {
         let Link { list, prev, next } = self.links[(s + LISTS) as usize];
         self.links[prev as usize].next = next;

@@ -461,3 +461,82 @@ fn interleaved_flows_expire_and_count_in_recency_order() {
     t.expire(ms(14_000));
     assert!(t.is_empty());
 }
+
+/// The slots of `list` from head to tail (the recency order expiry and eviction follow).
+fn list_order(t: &FlowTable, list: usize) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut n = t.links[list].next;
+    while n >= LISTS {
+        out.push(n - LISTS);
+        n = t.links[n as usize].next;
+    }
+    out
+}
+
+// The forward's fast path for established flows (`observe_established`) records a segment
+// exactly as the general path does: under each ongoing-RTT mode, a table fed with the right
+// hints and one fed without any stay equal — entries, list order, events — through data, pure
+// ACKs, timestamps, FINs, a RST, a reused tuple, idle expiry and mid-stream pickups.
+#[test]
+fn hinted_fast_path_records_as_the_general_path() {
+    let clients: Vec<(u32, u16)> = (0..4).map(|i| (CLIENT.0 + i, CLIENT.1 + i as u16)).collect();
+    for mode in [OngoingRtt::On, OngoingRtt::WithoutHandshake, OngoingRtt::Off] {
+        let (mut hinted, mut plain) = (table(), table());
+        hinted.set_ongoing_rtt(mode);
+        plain.set_ongoing_rtt(mode);
+        let mut hints: Vec<Option<FlowId>> = clients.iter().map(|&c| Some(handshake(&mut hinted, c, Some(7), Some(9), Time::ZERO))).collect();
+        for &c in &clients {
+            handshake(&mut plain, c, Some(7), Some(9), Time::ZERO);
+        }
+        let mut seq = [[1000u32; 2]; 4];
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut now = ms(60);
+        let mut fast = 0;
+        for step in 0..4000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Flow 3 is picked rarely, so it idles past the timeout now and then.
+            let k = match x % 16 {
+                0 => 3,
+                r => (r % 3) as usize,
+            };
+            let (c, from_client) = (clients[k], (x >> 8) & 1 == 0);
+            now = now + Dur((x >> 16) % 400_000_000);
+            let (src, dst) = if from_client { (c, SERVER) } else { (SERVER, c) };
+            let d = from_client as usize;
+            let mut flags = tcp_flags::ACK;
+            let roll = (x >> 40) % 200;
+            let mut opts = TcpOptionsView::default();
+            match roll {
+                0 => flags |= tcp_flags::FIN,
+                1 if step % 7 == 0 => flags = tcp_flags::RST,
+                2 => {
+                    flags = if from_client { tcp_flags::SYN } else { tcp_flags::SYN | tcp_flags::ACK };
+                    opts = syn_opts(Some(7));
+                }
+                3..=60 => opts.timestamps = Some((step as u32, step as u32 - 1)),
+                _ => {}
+            }
+            let payload = if (x >> 50) & 1 == 0 { 1448 } else { 0 };
+            let s = Seg { seq: seq[k][d], ack: seq[k][1 - d], payload, opts, dscp: (x >> 56) as u8 & 63, ..Seg::tcp(src, dst, flags) };
+            seq[k][d] = seq[k][d].wrapping_add(payload);
+            let was = hinted.clone();
+            let got = hinted.observe_hinted(&s, now, hints[k]);
+            let mut probe = was;
+            fast += probe.observe_established(&s, now, hints[k].unwrap_or(VACANT)) as u32;
+            assert_eq!(got, plain.observe(&s, now), "{mode:?} step {step}");
+            hints[k] = got;
+            assert_eq!(hinted.iter().collect::<Vec<_>>(), plain.iter().collect::<Vec<_>>(), "{mode:?} step {step}");
+            for list in [CLOSED, HALF_OPEN, OPEN] {
+                assert_eq!(list_order(&hinted, list), list_order(&plain, list), "{mode:?} step {step} list {list}");
+            }
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            hinted.take_events(&mut a);
+            plain.take_events(&mut b);
+            assert_eq!(a, b, "{mode:?} step {step}");
+        }
+        // The fast path did run (always but under `On`, which samples RTTs at every segment).
+        assert_eq!(fast > 400, mode != OngoingRtt::On, "{mode:?}: {fast} segments on the fast path");
+    }
+}
