@@ -229,34 +229,19 @@ impl RwmConfig {
 /// What RWM keeps per registered flow.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 struct FlowState {
-    /// Each endpoint's last cap and what it was computed from (32 bytes each).
+    /// Each endpoint's last cap and the epoch it was computed in.
     memo: [Memo; 2],
     /// The last right edge (`ack + window`) each endpoint's ACKs carried, for `no_shrink`.
     edges: [Option<u32>; 2],
     class: u32,
 }
 
-/// One endpoint's last cap and its inputs, flat; none yet while `n_c` is 0 (a registered
-/// flow's class counts at least that flow).
+/// One endpoint's cap (`None`: not controlled) as computed in [`Rwm`]'s epoch `epoch` (0:
+/// never).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 struct Memo {
-    rtt_ns: u64,
-    c_bps: u64,
-    n_c: u32,
-    mss: u32,
-    ws: u8,
-    cap: u16,
-}
-
-impl Memo {
-    /// The cap, if it was computed from `k`.
-    fn cap_for(&self, k: &CapInputs) -> Option<u16> {
-        let same = self.n_c != 0 && (self.rtt_ns, self.c_bps, self.n_c, self.mss, self.ws) == (k.rtt_ns, k.c_bps, k.n_c, k.mss, k.ws);
-        same.then_some(self.cap)
-    }
-    fn new(k: &CapInputs, cap: u16) -> Memo {
-        Memo { rtt_ns: k.rtt_ns, c_bps: k.c_bps, n_c: k.n_c, mss: k.mss, ws: k.ws, cap }
-    }
+    epoch: u64,
+    cap: Option<u16>,
 }
 
 fn idx(side: Side) -> usize {
@@ -272,19 +257,28 @@ fn idx(side: Side) -> usize {
 /// which change only at flow events (registration, removal, a new minimum RTT). So instead of
 /// storing every flow's cap and rewriting all of a class's caps at each event (`O(n_c)` per
 /// registration), RWM keeps `n_c` per class and evaluates a flow's cap when its ACK arrives:
-/// the same values at every ACK, `O(1)` per event and per ACK.
+/// the same values at every ACK, `O(1)` per event and per ACK. The value is kept with the
+/// epoch it was computed in; every flow event (and a change of the link's rate) starts a new
+/// epoch, so a cap is computed again at most once per side and event.
 #[derive(Clone, Debug)]
 pub struct Rwm {
     cfg: RwmConfig,
     flows: FlowMap<FlowState>,
     /// Registered flows per class (`n_c`); the default class last.
     n_c: Vec<u32>,
+    /// `P_c` per class, the default class last.
+    shares: Vec<f64>,
+    /// Starts at 1; a memo of an older epoch is stale.
+    epoch: u64,
+    /// The link rate of the current epoch.
+    link: Rate,
 }
 
 impl Rwm {
     pub fn new(cfg: RwmConfig) -> Rwm {
         let n_c = vec![0; cfg.classes.len() + 1];
-        Rwm { cfg, flows: FlowMap::default(), n_c }
+        let shares = (0..=cfg.classes.len()).map(|c| cfg.share_of(c)).collect();
+        Rwm { cfg, flows: FlowMap::default(), n_c, shares, epoch: 1, link: Rate(0) }
     }
 
     /// Registered flows of class `c` (`n_c`).
@@ -306,59 +300,48 @@ impl Rwm {
     /// registered or not controlled (unknown shift, no RTT, a class share of 0).
     pub fn cap(&self, flow: &FlowEntry, side: Side, link: Rate) -> Option<u16> {
         let st = self.flows.get(flow.id)?;
-        let key = self.cap_inputs(st.class as usize, flow, side, link)?;
-        Some(self.cap_of(st.class as usize, key))
+        self.cap_of(st.class as usize, flow, side, link)
     }
 
-    /// What a cap depends on, besides the flow's class; `None` when uncontrolled.
-    fn cap_inputs(&self, class: usize, flow: &FlowEntry, side: Side, link: Rate) -> Option<CapInputs> {
+    /// Algorithm 1 for one endpoint of a flow of class `class`; `None` when uncontrolled.
+    fn cap_of(&self, class: usize, flow: &FlowEntry, side: Side, link: Rate) -> Option<u16> {
         let ws = flow.shift(side)?;
         let rtt = self.rtt_of(flow)?;
+        let share = self.shares[class];
+        if share <= 0.0 {
+            return None;
+        }
         let c_fwd = self.cfg.capacity.unwrap_or(link).as_bps();
         let c = if side == Side::Initiator { c_fwd } else { self.cfg.capacity_reverse.map_or(c_fwd, |r| r.as_bps()) };
         let mss = flow.sender_mss().unwrap_or(self.cfg.mss);
-        (self.cfg.share_of(class) > 0.0).then_some(CapInputs { rtt_ns: rtt.0, c_bps: c, n_c: self.class_count(class), mss, ws })
-    }
-
-    /// Algorithm 1 on its inputs.
-    fn cap_of(&self, class: usize, k: CapInputs) -> u16 {
-        let share = self.cfg.share_of(class);
-        let n_c = k.n_c.max(1) as f64;
+        let n_c = self.class_count(class).max(1) as f64;
         // the RWM paper, Alg. 1: BDP_f = (C_c/8)·RTT_f/n_c, then the ±δ knob (§IV).
         // C·RTT in bit·ns: each factor is exact in f64 (below 2^53), so their f64 product is
         // the exact product correctly rounded.
-        let bdp = k.c_bps as f64 * k.rtt_ns as f64 / 8e9 * share / n_c * (1.0 + self.cfg.delta);
-        let field = (bdp / (1u64 << k.ws) as f64).floor();
-        let field = field.max(mss_floor_field(k.mss, k.ws) as f64).min(u16::MAX as f64);
-        field as u16
+        let bdp = c as f64 * rtt.0 as f64 / 8e9 * share / n_c * (1.0 + self.cfg.delta);
+        let field = (bdp / (1u64 << ws) as f64).floor();
+        let field = field.max(mss_floor_field(mss, ws) as f64).min(u16::MAX as f64);
+        Some(field as u16)
     }
 
-    /// [`Rwm::cap`], computed again only when one of its inputs changed since the last ACK
-    /// from this side.
+    /// [`Rwm::cap`], computed again only when the epoch changed since the last ACK from this
+    /// side.
     fn cap_memo(&mut self, flow: &FlowEntry, side: Side, link: Rate) -> Option<u16> {
-        let class = self.flows.get(flow.id)?.class as usize;
-        let key = self.cap_inputs(class, flow, side, link)?;
-        let st = self.flows.get_mut(flow.id)?;
-        if let Some(cap) = st.memo[idx(side)].cap_for(&key) {
-            return Some(cap);
+        if link != self.link {
+            (self.link, self.epoch) = (link, self.epoch + 1);
         }
-        let cap = self.cap_of(class, key);
+        let st = self.flows.get(flow.id)?;
+        let m = st.memo[idx(side)];
+        if m.epoch == self.epoch {
+            return m.cap;
+        }
+        let cap = self.cap_of(st.class as usize, flow, side, link);
+        let epoch = self.epoch;
         if let Some(st) = self.flows.get_mut(flow.id) {
-            st.memo[idx(side)] = Memo::new(&key, cap);
+            st.memo[idx(side)] = Memo { epoch, cap };
         }
-        Some(cap)
+        cap
     }
-}
-
-/// The inputs of one flow side's cap besides its class (its share): RTT, capacity, `n_c`, MSS
-/// and shift.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-struct CapInputs {
-    rtt_ns: u64,
-    c_bps: u64,
-    n_c: u32,
-    mss: u32,
-    ws: u8,
 }
 
 impl WindowController for Rwm {
@@ -373,6 +356,8 @@ impl WindowController for Rwm {
         }
     }
     fn on_flow_event(&mut self, ev: &FlowEvent, gw: &GatewayView<'_>) {
+        // Any event may change a cap: `n_c`, or a flow's minimum RTT.
+        self.epoch += 1;
         match *ev {
             FlowEvent::Registered(id) => {
                 let Some(entry) = gw.flows.get(id) else { return };

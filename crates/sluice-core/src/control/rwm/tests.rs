@@ -134,6 +134,32 @@ fn rwm_recomputes_on_registration_and_removal() {
     assert_eq!(rwm(&g), Some(19_531));
 }
 
+// The caps the ACKs carry (kept between ACKs, computed again after each flow event) follow
+// the same registrations and removal as above: 58,593 for one flow, 14,648 for four, 19,531
+// once a RST removed one; and the link's rate when it changes (100 Mb/s, three flows:
+// 2,500,000/10/128 = 1,953.1 → 1,953).
+#[test]
+fn rwm_ack_caps_follow_flow_events() {
+    let rtt = Dur::from_millis(60);
+    let mut g = gateway(RwmConfig::default(), 1, rtt, Some(7), Some(7));
+    let t = |s: f64| Time::from_secs_f64(s);
+    assert_eq!(ack_through(&mut g, client(0), SERVER, 65_535, 901, t(0.08)), 58_593);
+    assert_eq!(ack_through(&mut g, client(0), SERVER, 65_535, 901, t(0.09)), 58_593);
+    for i in 1..4 {
+        handshake_via(&mut g, client(i), Some(7), Some(7), t(0.1), rtt);
+    }
+    assert_eq!(ack_through(&mut g, client(0), SERVER, 65_535, 901, t(0.2)), 14_648);
+    assert_eq!(ack_through(&mut g, client(2), SERVER, 65_535, 901, t(0.2)), 14_648);
+    let rst = Seg { ..Seg::tcp(client(3), SERVER, tcp_flags::RST | tcp_flags::ACK) };
+    g.on_forward(&rst, false, &readings(), t(0.5));
+    assert_eq!(ack_through(&mut g, client(0), SERVER, 65_535, 901, t(0.6)), 19_531);
+    let slow = Readings { link: Rate::mbps(100), ..readings() };
+    let mut a = Seg { window: 65_535, ack: 901, ..Seg::tcp(client(0), SERVER, tcp_flags::ACK) };
+    g.on_forward(&a, false, &slow, t(0.7));
+    g.at_rewrite_point(&mut a, &slow, t(0.7));
+    assert_eq!(a.window, 1_953);
+}
+
 // Unknown scale (a flow picked up mid-stream) is counted in n_c but not controlled; a SYN
 // without the WS option gives a *known* shift 0 and is controlled.
 #[test]
