@@ -363,6 +363,18 @@ mod tests {
         assert_eq!(o.wire_len(), 20);
         let syn = TcpOptions { mss: Some(1460), wscale: Some(8), sack_permitted: true, ts: Some((0, 0)), ..Default::default() };
         assert_eq!(syn.wire_len(), 20); // 4 + 3 + 2 + 10 = 19 -> 20
+        // Each option alone, and SACK blocks without timestamps: 0; MSS 4; WS 3 -> 4;
+        // SACK-permitted 2 -> 4; three blocks 2 + 24 = 26 -> 28.
+        assert_eq!(TcpOptions::default().wire_len(), 0);
+        assert_eq!(TcpOptions { mss: Some(1460), ..Default::default() }.wire_len(), 4);
+        assert_eq!(TcpOptions { wscale: Some(7), ..Default::default() }.wire_len(), 4);
+        assert_eq!(TcpOptions { sack_permitted: true, ..Default::default() }.wire_len(), 4);
+        let mut sack = TcpOptions::default();
+        for b in 0..3 {
+            sack.sack.push((b, b + 1));
+        }
+        assert_eq!(sack.wire_len(), 28);
+        assert_eq!(TcpOptions { mss: Some(1460), wscale: Some(7), ..Default::default() }.wire_len(), 8);
         let p = SimPacket {
             src: 1,
             dst: 2,
