@@ -852,7 +852,6 @@ impl FlowTable {
     /// has (a simulator knows which connection sent a packet): when that entry holds the
     /// segment's 5-tuple it is used without a hash lookup. A wrong or stale hint costs only
     /// the check; the outcome is the same.
-    #[inline]
     pub fn observe_hinted(&mut self, seg: &impl HeaderView, now: Time, hint: Option<FlowId>) -> Option<FlowId> {
         if let Some(id) = hint {
             if self.observe_established(seg, now, id) {
@@ -1061,7 +1060,6 @@ impl FlowTable {
         Self::slot_of(self.links[list].prev)
     }
 
-    #[inline]
     fn link_tail(&mut self, s: u32, list: usize) {
         let n = s + LISTS;
         let t = self.links[list].prev;
@@ -1071,7 +1069,6 @@ impl FlowTable {
         self.lens[list] += 1;
     }
 
-    #[inline]
     fn unlink(&mut self, s: u32) {
         let Link { list, prev, next } = self.links[(s + LISTS) as usize];
         self.links[prev as usize].next = next;
