@@ -476,7 +476,8 @@ fn list_order(t: &FlowTable, list: usize) -> Vec<u32> {
 // The forward's fast path for established flows (`observe_established`) records a segment
 // exactly as the general path does: under each ongoing-RTT mode, a table fed with the right
 // hints and one fed without any stay equal — entries, list order, events — through data, pure
-// ACKs, timestamps, FINs, a RST, a reused tuple, idle expiry and mid-stream pickups.
+// ACKs, segments without ACK, timestamps, FINs, a RST, a reused tuple, idle expiry and mid-stream
+// pickups.
 #[test]
 fn hinted_fast_path_records_as_the_general_path() {
     let clients: Vec<(u32, u16)> = (0..4).map(|i| (CLIENT.0 + i, CLIENT.1 + i as u16)).collect();
@@ -515,7 +516,9 @@ fn hinted_fast_path_records_as_the_general_path() {
                     flags = if from_client { tcp_flags::SYN } else { tcp_flags::SYN | tcp_flags::ACK };
                     opts = syn_opts(Some(7));
                 }
-                3..=60 => opts.timestamps = Some((step as u32, step as u32 - 1)),
+                // A segment without ACK (not valid TCP past the handshake, but seen all the same).
+                3..=5 => flags = 0,
+                6..=60 => opts.timestamps = Some((step as u32, step as u32 - 1)),
                 _ => {}
             }
             let payload = if (x >> 50) & 1 == 0 { 1448 } else { 0 };

@@ -154,7 +154,8 @@ fn rwm_ack_caps_follow_flow_events() {
     g.on_forward(&rst, false, &readings(), t(0.5));
     assert_eq!(ack_through(&mut g, client(0), SERVER, 65_535, 901, t(0.6)), 19_531);
     let slow = Readings { link: Rate::mbps(100), ..readings() };
-    let mut a = Seg { window: 65_535, ack: 901, ..Seg::tcp(client(0), SERVER, tcp_flags::ACK) };
+    // (Client 2's cap was last computed two epochs ago, before the RST.)
+    let mut a = Seg { window: 65_535, ack: 901, ..Seg::tcp(client(2), SERVER, tcp_flags::ACK) };
     g.on_forward(&a, false, &slow, t(0.7));
     g.at_rewrite_point(&mut a, &slow, t(0.7));
     assert_eq!(a.window, 1_953);
