@@ -6,7 +6,7 @@
 use crate::datapath::Gateway;
 use sluice_core::flows::FlowId;
 use sluice_core::qdisc::{DropReason, MarkReason, QueueDisc};
-use sluice_core::Dur;
+use sluice_core::{Dur, Time};
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
@@ -96,9 +96,15 @@ fn metric(s: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(s, "# HELP sluice_gateway_{name} {help}\n# TYPE sluice_gateway_{name} {kind}");
 }
 
-/// The Prometheus text exposition of `gw`'s counters.
-pub fn render(gw: &Gateway) -> String {
+/// The Prometheus text exposition of `gw`'s counters at `now` (the gateway's monotonic
+/// clock).
+pub fn render(gw: &Gateway, now: Time) -> String {
     let mut s = String::with_capacity(8192);
+    // The clock the counters below were read at: a reader that divides the difference of two
+    // scrapes' counters by the difference of their uptimes gets a rate free of the scrapes'
+    // own delays (the loop answers a scrape only between its turns).
+    metric(&mut s, "uptime_seconds", "gauge", "Seconds since the gateway started, when these counters were read.");
+    let _ = writeln!(s, "sluice_gateway_uptime_seconds {:.9}", now.0.saturating_sub(gw.epoch.0) as f64 * 1e-9);
     let q = |i: usize| format!("queue=\"{}\"", gw.dirs[i].interface);
     let per_dir = |s: &mut String, name: &str, kind: &str, help: &str, f: &dyn Fn(usize) -> String| {
         metric(s, name, kind, help);
@@ -196,4 +202,22 @@ fn respond(mut stream: TcpStream, body: &impl Fn() -> String) -> std::io::Result
     let b = body();
     write!(stream, "HTTP/1.0 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}", b.len(), b)?;
     stream.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    // The exposition carries the clock its counters were read at, from the gateway's start:
+    // 1.5 s after a start at 2 s of the monotonic clock.
+    #[test]
+    fn exposition_carries_its_uptime() {
+        let cfg = Config::parse("[[egress]]\ninterface = \"a0\"\n[[egress]]\ninterface = \"b0\"\n").unwrap();
+        let gw = Gateway::new(&cfg, Time(2_000_000_000));
+        let page = render(&gw, Time(3_500_000_000));
+        assert!(page.contains("# TYPE sluice_gateway_uptime_seconds gauge\n"), "{page}");
+        assert!(page.lines().any(|l| l == "sluice_gateway_uptime_seconds 1.500000000"), "{page}");
+        assert!(page.lines().any(|l| l == "sluice_gateway_tx_bytes_total{queue=\"a0\"} 0"), "{page}");
+    }
 }

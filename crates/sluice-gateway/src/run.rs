@@ -102,12 +102,12 @@ pub fn run(cfg: &Config) -> Result<(), GatewayError> {
             }
             if ready.len() > 2 && ready[2] {
                 if let Some(s) = &server {
-                    s.serve(|| metrics::render(&gw));
+                    s.serve(|| metrics::render(&gw, Time(sys::monotonic_ns())));
                 }
             }
         } else if let Some(s) = server.as_ref().filter(|_| now >= next_spin_serve) {
             next_spin_serve = now + SPIN_SERVE_NS;
-            s.serve(|| metrics::render(&gw));
+            s.serve(|| metrics::render(&gw, Time(sys::monotonic_ns())));
         }
     }
     if let Some(l) = gw.log.as_mut() {
