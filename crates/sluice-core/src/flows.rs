@@ -259,6 +259,22 @@ pub struct EndInfo {
     pub fin_at: Option<Time>,
 }
 
+impl EndInfo {
+    /// A segment from this end reaching sequence number `end_seq` (exclusive), carrying `ack`
+    /// if it has the ACK flag: the highest of each, in sequence space.
+    #[inline]
+    fn advance(&mut self, end_seq: u32, ack: Option<u32>) {
+        if self.highest_end.is_none_or(|h| seq_lt(h, end_seq)) {
+            self.highest_end = Some(end_seq);
+        }
+        if let Some(a) = ack {
+            if self.highest_ack.is_none_or(|h| seq_lt(h, a)) {
+                self.highest_ack = Some(a);
+            }
+        }
+    }
+}
+
 /// An RTT probe of the ongoing estimate (docs/algorithms/network-return.md, "Ongoing RTT").
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 struct Probe {
@@ -901,13 +917,7 @@ impl FlowTable {
         end.bytes += seg.ip_len() as u64;
         end.packets += 1;
         end.payload_bytes += payload as u64;
-        let end_seq = seq.wrapping_add(payload);
-        if end.highest_end.is_none_or(|h| seq_lt(h, end_seq)) {
-            end.highest_end = Some(end_seq);
-        }
-        if flags & tcp_flags::ACK != 0 && end.highest_ack.is_none_or(|h| seq_lt(h, ackno)) {
-            end.highest_ack = Some(ackno);
-        }
+        end.advance(seq.wrapping_add(payload), (flags & tcp_flags::ACK != 0).then_some(ackno));
         // To the open list's tail, unless already there.
         let n = s as u32 + LISTS;
         if !(self.links[n as usize].list == OPEN as u32 && self.links[OPEN].prev == n) {
@@ -1127,13 +1137,7 @@ impl FlowTable {
         // Sequence bookkeeping after the probes (they compare with what was sent before).
         {
             let end_seq = seq.wrapping_add(payload).wrapping_add(syn as u32).wrapping_add(fin as u32);
-            let end = e.end_mut(side);
-            if end.highest_end.is_none_or(|h| seq_lt(h, end_seq)) {
-                end.highest_end = Some(end_seq);
-            }
-            if ack && end.highest_ack.is_none_or(|h| seq_lt(h, ackno)) {
-                end.highest_ack = Some(ackno);
-            }
+            e.end_mut(side).advance(end_seq, ack.then_some(ackno));
         }
 
         let registered_now = e.registered && !was_registered;
