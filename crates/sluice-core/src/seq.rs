@@ -10,26 +10,20 @@ pub fn to_wire(isn: u32, off: u64) -> u32 {
     isn.wrapping_add(off as u32)
 }
 
-/// The 64-bit offset whose wire value is `wire`, choosing the one nearest to `near`.
+/// The 64-bit offset whose wire value is `wire`, choosing the one nearest to `near` (of two at
+/// equal distance, 2³¹ either side, the lower); never below zero.
 #[inline]
 pub fn unwrap_near(isn: u32, wire: u32, near: u64) -> u64 {
-    let rel = wire.wrapping_sub(isn) as u64; // offset modulo 2^32
-    let base = near & !0xffff_ffff;
-    let cands = [base.wrapping_sub(1 << 32), base, base + (1 << 32)];
-    let mut best = base + rel;
-    let mut best_d = u64::MAX;
-    for c in cands {
-        let v = c.wrapping_add(rel);
-        if c > base + (1 << 32) {
-            continue; // underflowed
-        }
-        let d = v.abs_diff(near);
-        if d < best_d {
-            best_d = d;
-            best = v;
-        }
+    let rel = wire.wrapping_sub(isn); // offset modulo 2³²
+    // The signed distance from `near` to the nearest offset with this residue, in [−2³¹, 2³¹).
+    let diff = rel.wrapping_sub(near as u32) as i32 as i64;
+    let v = near.wrapping_add(diff as u64);
+    if diff < 0 && v > near {
+        // Below zero: the next offset up with this residue.
+        v.wrapping_add(1 << 32)
+    } else {
+        v
     }
-    best
 }
 
 /// `a < b` modulo 2³².
@@ -88,6 +82,45 @@ mod tests {
         assert_eq!(window_field(1000, 8), 3); // floor: 1000 / 256
         assert_eq!(window_bytes(3, 8), 768);
         assert_eq!(window_field(100_000, 0), 65_535); // saturates
+    }
+
+    /// The definition `unwrap_near` implements: of the offsets with `wire`'s residue in the
+    /// 2³²-wide bands around `near`'s, the non-negative one nearest to `near`, the lower on a tie.
+    fn unwrap_by_search(isn: u32, wire: u32, near: u64) -> u64 {
+        let rel = wire.wrapping_sub(isn) as u64;
+        let base = near & !0xffff_ffff;
+        [base.checked_sub(1 << 32), Some(base), base.checked_add(1 << 32)]
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.checked_add(rel))
+            .min_by_key(|&v| (v.abs_diff(near), v))
+            .unwrap()
+    }
+
+    // tests the closed form against the search on the cases that decide it: distances of
+    // exactly 2³¹ either side (the lower wins), just under, residues that would put the result
+    // below zero, offsets across 2³² boundaries; and on pseudo-random triples.
+    #[test]
+    fn unwrap_near_is_the_nearest_offset() {
+        let h = 1u64 << 31;
+        for near in [0u64, 1, 5, h - 1, h, h + 1, (1 << 32) - 1, 1 << 32, (1 << 32) + h, 7 << 32, (7 << 32) + 12_345] {
+            for d in [0i64, 1, -1, (h - 1) as i64, -((h - 1) as i64), h as i64, -(h as i64), 1000, -1000] {
+                let target = near as i64 + d;
+                let wire = (target as u64 as u32).wrapping_add(77);
+                assert_eq!(unwrap_near(77, wire, near), unwrap_by_search(77, wire, near), "near {near}, distance {d}");
+            }
+        }
+        // At exactly 2³¹ away the lower candidate wins; below zero is never chosen.
+        assert_eq!(unwrap_near(0, (3u64 << 31) as u32, 1 << 32), 1 << 31);
+        assert_eq!(unwrap_near(0, u32::MAX, 10), u32::MAX as u64);
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let (isn, wire, near) = (x as u32, (x >> 32) as u32, x >> (x % 29));
+            assert_eq!(unwrap_near(isn, wire, near), unwrap_by_search(isn, wire, near), "isn {isn}, wire {wire}, near {near}");
+        }
     }
 
     #[test]
