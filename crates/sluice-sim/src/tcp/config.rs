@@ -495,6 +495,14 @@ pub struct Ns3Compat {
     /// the max and comes back negative, so the ACK's own delivered bytes no longer let anything
     /// out. An ns-3 defect; RFC 6937 §3.1 / RFC 9937 compute it exactly. ns-3: true.
     pub prr_u32_limit: bool,
+    /// PRR leaves cwnd as it is on an ACK that delivered nothing, the one that starts recovery
+    /// included, as ns-3.44's `TcpPrrRecovery::DoRecovery` does (it returns when
+    /// `deliveredBytes` is 0; Linux's `tcp_cwnd_reduction` likewise). It matters without SACK
+    /// when nothing is left in flight at the start (every outstanding segment lost or marked):
+    /// the window from before recovery then still governs. Off, the entry ACK runs PRR's step
+    /// whatever it delivered, and its forced first segment makes cwnd = pipe + 1 SMSS (RFC 6937
+    /// §3, which has no such return). ns-3: true.
+    pub prr_empty_ack_keeps_cwnd: bool,
 
     // --- Retransmission timer and RTT samples ---
     /// ns-3's RTT sampling: with timestamps a sample is the echoed timestamp's age in whole
@@ -605,6 +613,7 @@ impl Ns3Compat {
         partial_ack_nextseg: false,
         prr_u32_product: false,
         prr_u32_limit: false,
+        prr_empty_ack_keeps_cwnd: false,
         rtt_from_ts: false,
         dup_ack_restarts_rto: true,
         rto_holds_ssthresh: true,
@@ -638,6 +647,7 @@ impl Ns3Compat {
         partial_ack_nextseg: true,
         prr_u32_product: true,
         prr_u32_limit: true,
+        prr_empty_ack_keeps_cwnd: true,
         rtt_from_ts: true,
         dup_ack_restarts_rto: false,
         rto_holds_ssthresh: false,
@@ -820,6 +830,7 @@ impl TcpConfig {
             ("ack_first_segment", x.ack_first_segment.to_string()),
             ("prr_u32_product", x.prr_u32_product.to_string()),
             ("prr_u32_limit", x.prr_u32_limit.to_string()),
+            ("prr_empty_ack_keeps_cwnd", x.prr_empty_ack_keeps_cwnd.to_string()),
             ("partial_ack_nextseg", x.partial_ack_nextseg.to_string()),
             ("pipe_counts_sacked_retx", x.pipe_counts_sacked_retx.to_string()),
             ("exit_ack_grows", x.exit_ack_grows.to_string()),
@@ -888,7 +899,7 @@ mod tests {
         let differ: Vec<&str> = rfc.iter().zip(&ns3).filter(|(a, b)| a.1 != b.1).map(|(a, _)| a.0).collect();
         let want = [
             "profile", "dupack", "wnd_update", "syn_rto", "syn_mss_option", "ack_first_segment",
-            "prr_u32_product", "prr_u32_limit", "partial_ack_nextseg", "pipe_counts_sacked_retx",
+            "prr_u32_product", "prr_u32_limit", "prr_empty_ack_keeps_cwnd", "partial_ack_nextseg", "pipe_counts_sacked_retx",
             "exit_ack_grows", "reno_sack_marks", "ooo_shrinks_window", "slow_start_capped",
             "retx_merge", "rwnd_bounds_retx", "edge_clip", "rtt_from_ts", "ts_recent_in_order", "acked_whole_segments",
             "sack_report", "nextseg", "pace_fast_retransmit", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "ecn_echo_rfc", "timer_ties_as_set", "dup_ack_restarts_rto",

@@ -453,6 +453,9 @@ impl Endpoint {
     /// "impatient" variant).
     fn partial_ack(&mut self, n: &NewAck, now: Time, out: &mut Vec<SimPacket>) {
         self.reno_dup_bytes = 0;
+        // ns-3 reads bytes in flight for PRR before the head is marked lost here (it refreshes
+        // m_bytesInFlight at the start of `ReceivedAck`; `ProcessAck` marks the head later).
+        let pipe_before_mark = self.reno_marks().then(|| self.pipe());
         if !self.sack_ok {
             self.sb.mark_head_lost();
         }
@@ -460,7 +463,7 @@ impl Endpoint {
         // (`Ns3Compat::acked_whole_segments`).
         let ns3_too_short = self.cfg.compat.acked_whole_segments && n.cc_bytes == 0;
         if !ns3_too_short {
-            self.recovery_ack(n.delivered, false, n.acked_retx, None, now);
+            self.recovery_ack(n.delivered, false, n.acked_retx, pipe_before_mark, now);
         }
         if !self.first_partial_done {
             self.first_partial_done = true;
@@ -862,7 +865,7 @@ impl Endpoint {
     /// Per-ACK window computation during Recovery and CWR (PRR, RFC 6937 §3 / RFC 9937).
     /// `delivered`: bytes newly delivered by this ACK (RFC 6937 DeliveredData).
     /// `pipe`: the bytes in flight PRR works from, when not the scoreboard's present value (ns-3's
-    /// emulated marks; see the duplicate-ACK path).
+    /// emulated marks and the partial ACK's head mark; see the duplicate-ACK and partial-ACK paths).
     fn recovery_ack(&mut self, delivered: u64, is_dup: bool, acked_retx: bool, pipe: Option<u64>, now: Time) {
         let _ = now;
         if self.cc.owns_recovery_cwnd() {
@@ -884,7 +887,7 @@ impl Endpoint {
             // delivered on every duplicate ACK while prr_delivered < RecoverFS.
             delivered += smss;
         }
-        if delivered == 0 && self.prr_out > 0 {
+        if delivered == 0 && (self.prr_out > 0 || self.cfg.compat.prr_empty_ack_keeps_cwnd) {
             return;
         }
         self.prr_delivered += delivered;

@@ -439,6 +439,7 @@ fn default_profile_options() {
         ("first_data_delay", |t, n| t.compat.first_data_delay = n.compat.first_data_delay),
         ("prr_u32_product", |t, n| t.compat.prr_u32_product = n.compat.prr_u32_product),
         ("prr_u32_limit", |t, n| t.compat.prr_u32_limit = n.compat.prr_u32_limit),
+        ("prr_empty_ack_keeps_cwnd", |t, n| t.compat.prr_empty_ack_keeps_cwnd = n.compat.prr_empty_ack_keeps_cwnd),
         ("partial_ack_nextseg", |t, n| t.compat.partial_ack_nextseg = n.compat.partial_ack_nextseg),
         ("pipe_counts_sacked_retx", |t, n| t.compat.pipe_counts_sacked_retx = n.compat.pipe_counts_sacked_retx),
         ("exit_ack_grows", |t, n| t.compat.exit_ack_grows = n.compat.exit_ack_grows),
