@@ -101,3 +101,70 @@ fn ns3_prr_without_sack_works_from_the_pipe_before_the_mark() {
     assert_eq!(sent.len(), 1, "but one goes: cwnd − (pipe before − 1 MSS) ≥ 1 MSS");
     assert_eq!(p.c.in_flight(), pipe_before - MSS + MSS, "the mark took one out, the new segment put one in");
 }
+
+/// Runs ns-3's emulated-mark recovery (`reno_sack_marks`, PRR) with `compat` on ten segments of
+/// which 0 and 9 are lost: segments 1-8 arrive (their duplicates mark 1-8; the third enters
+/// recovery with the retransmission of 0; limited transmit and PRR send 10-16), then the
+/// retransmission of 0 arrives first. Returns cwnd and the segments sent on that partial ACK.
+fn partial_ack_after_marks(compat: Ns3Compat) -> (u64, Vec<u64>) {
+    let cfg = TcpConfig { sack: false, delack: DelAck::Off, compat, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, Some(40 * MSS));
+    let seg_of = |s: &SimPacket| (super::tests::seg_seq(s) as u64 - 1001) / MSS;
+    let burst = p.client_sends();
+    assert_eq!(burst.len(), 10);
+    let mut later = Vec::new();
+    for seg in &burst[1..9] {
+        let dup = p.deliver_to_server(std::slice::from_ref(seg));
+        later.extend(p.deliver_to_client(&dup));
+    }
+    assert_eq!(later.iter().map(seg_of).collect::<Vec<_>>(), [10, 11, 0, 12, 13, 14, 15, 16]);
+    let ack = p.deliver_to_server(&later[2..3]);
+    let sent = p.deliver_to_client(&ack);
+    assert_eq!(p.c.snd_una, 1 + 9 * MSS, "a partial ACK: 9 is still missing");
+    (p.c.w.cwnd, sent.iter().map(seg_of).collect())
+}
+
+// tests ns-3's PRR step on a partial ACK without SACK (`reno_sack_marks`; ns-3.44
+// `TcpSocketBase::ReceivedAck` refreshes bytes in flight after the cumulative ACK, then
+// `ProcessAck` marks the new head lost and `TcpPrrRecovery::DoRecovery` reads the refreshed
+// value). Hand-checked on `partial_ack_after_marks`: the ACK of 0-8 leaves 9-16 outstanding,
+// 8 segments with no mark (the marks were on 1-8): 11,584 B in flight before the head is
+// marked, 10,136 after. ssthresh 6,516 B (half of 12 MSS, NewReno), RecoverFS 11,584 B,
+// prr_delivered 21,720 B (15 MSS), prr_out 8,688 B (the retransmission of 0 and 12-16).
+// Above ssthresh: sndcnt = ⌈21,720 · 6,516 / 11,584⌉ − 8,688 = 12,218 − 8,688 = 3,530 B, so
+// cwnd = 11,584 + 3,530 = 15,114 B: the head's retransmission, then pipe 11,584 B leaves room
+// for two new segments (17, 18). From the pipe after the mark, cwnd would be 13,666 B and one.
+#[test]
+fn ns3_partial_ack_without_sack_works_from_the_pipe_before_the_head_mark() {
+    let (cwnd, sent) = partial_ack_after_marks(Ns3Compat { reno_sack_marks: true, ..Ns3Compat::RFC });
+    assert_eq!((cwnd, sent), (15_114, vec![9, 17, 18]));
+}
+
+// tests `prr_empty_ack_keeps_cwnd` (ns-3.44 `TcpPrrRecovery::DoRecovery` returns when nothing
+// was delivered, as Linux's `tcp_cwnd_reduction` does): recovery entered with nothing in
+// flight. Two segments out, cwnd 2 MSS; an earlier episode left the head lost and the segment
+// after it marked (as after a recovery whose full ACK left lost segments above it). The
+// duplicate ACK of segment 1 starts recovery (a lost head with a mark above it); the entry
+// marks nothing more (no unmarked segment is left), so bytes in flight — RecoverFS — are 0,
+// no segment is added to DeliveredData (prr_delivered is not below RecoverFS) and the ACK
+// delivered nothing. ns-3 leaves cwnd at 2 MSS: after the fast retransmission (pipe 1 MSS) one
+// new segment goes. PRR's step run anyway (the switch off) forces its first segment: cwnd =
+// pipe 0 + 1 MSS, and only the retransmission goes.
+#[test]
+fn ns3_prr_entry_with_nothing_delivered_keeps_cwnd() {
+    for (keeps, cwnd, sent) in [(true, 2 * MSS, vec![0, 2]), (false, MSS, vec![0])] {
+        let compat = Ns3Compat { reno_sack_marks: true, prr_empty_ack_keeps_cwnd: keeps, ..Ns3Compat::RFC };
+        let cfg = TcpConfig { sack: false, delack: DelAck::Off, iw: InitialWindow::Segments(2), compat, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(40 * MSS));
+        let burst = p.client_sends();
+        assert_eq!(burst.len(), 2);
+        p.c.sb.mark_head_lost();
+        p.c.sb.add_reno_sack();
+        let dup = p.deliver_to_server(&burst[1..2]);
+        let out = p.deliver_to_client(&dup);
+        assert_eq!(p.c.ca, super::cc::CaState::Recovery, "entered on one duplicate");
+        assert_eq!(p.c.recover_fs, 0, "nothing in flight at entry");
+        let segs: Vec<u64> = out.iter().map(|s| (super::tests::seg_seq(s) as u64 - 1001) / MSS).collect();
+        assert_eq!((p.c.w.cwnd, segs), (cwnd, sent), "prr_empty_ack_keeps_cwnd = {keeps}");
+    }
+}
