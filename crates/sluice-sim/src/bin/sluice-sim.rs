@@ -43,10 +43,13 @@ fn main() -> ExitCode {
             "--set" => value().and_then(|v| sluice_sim::scenario::Override::parse_arg(&v)).map(|o| opts.overrides.push(o)),
             "--out" => value().map(|v| opts.out_dir = Some(v.into())),
             s if s.starts_with('-') => Err(format!("unknown option {s:?} (see --help)")),
-            s => {
-                file = Some(s.to_string());
-                Ok(())
-            }
+            s => match &file {
+                Some(first) => Err(format!("one scenario file per run: {first:?} was given, then {s:?} (run each on its own, or sweep them: docs/harness.md)")),
+                None => {
+                    file = Some(s.to_string());
+                    Ok(())
+                }
+            },
         };
         if let Err(e) = r {
             eprintln!("error: {e}");

@@ -314,3 +314,17 @@ fn sluice_sim_set_overrides_the_scenario() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected PATH=VALUE"));
 }
+
+// `sluice-sim` runs one scenario: a second file is refused (exit status 2, one line naming
+// both), not silently run in place of the first.
+#[test]
+fn sluice_sim_refuses_a_second_scenario_file() {
+    let bin = env!("CARGO_BIN_EXE_sluice-sim");
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/reference/single-newreno.toml");
+    let out = std::process::Command::new(bin).args([file, file]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: one scenario file per run:"), "{err}");
+}
