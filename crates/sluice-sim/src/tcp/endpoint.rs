@@ -235,6 +235,10 @@ pub struct Endpoint {
     pub(super) ngwa: Option<Box<super::ngwa::NgwaState>>,
     /// ACNS's state, kept once the handshake agreed on ACNS (docs/tcp.md, "ACNS endpoint").
     pub(super) acns: Option<Box<super::acns::AcnsState>>,
+    /// ns-3's send pointer (`m_nextTxSequence`), kept for Vegas under `vegas.diff = "ns3"`, whose
+    /// rounds start from it: the end of the last segment sent by the sending loop, back to the
+    /// start of a segment `DoRetransmit` re-sends, up to each new ACK (see `cc_snd_nxt`).
+    pub(super) send_ptr: u64,
     /// Every ACK event handed to the congestion control, in order (tests only).
     #[cfg(test)]
     pub(super) ack_events: Vec<super::cc::AckEvent>,
@@ -362,6 +366,7 @@ impl Endpoint {
             rtt_log: Vec::new(),
             rtt_logged: false,
             acns: None,
+            send_ptr: 0,
             #[cfg(test)]
             ack_events: Vec::new(),
             reasm_held: false,

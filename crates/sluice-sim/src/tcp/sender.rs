@@ -318,6 +318,8 @@ impl Endpoint {
         if restart_timer {
             self.restart_rto(now);
         }
+        // ns-3's `NewAck`: the send pointer up to the ACK.
+        self.move_send_ptr(self.send_ptr.max(ack));
     }
 
     /// Moves SND.UNA to `ack`: takes the acknowledged segments off the scoreboard, counts what
@@ -441,6 +443,8 @@ impl Endpoint {
     /// ssthresh (or FlightSize, [`FullAck`]).
     fn full_ack(&mut self, n: &NewAck, now: Time) {
         self.exit_recovery(now);
+        // ns-3 runs `NewAck` (the send pointer up to the ACK) before `IncreaseWindow` here only.
+        self.move_send_ptr(self.send_ptr.max(n.ack));
         if self.cfg.compat.exit_ack_grows {
             let by = self.ns3_exit_growth(n, CaState::Recovery);
             self.grow(by, n.rtt, n.ece, now);
@@ -566,7 +570,7 @@ impl Endpoint {
             in_flight: self.pipe(),
             ece,
             ack: self.snd_una,
-            snd_nxt: self.snd_max,
+            snd_nxt: self.cc_snd_nxt(),
             cwnd_limited: self.cwnd_limited,
         };
         self.cc.on_ack(&mut self.w, &s, now);
@@ -630,7 +634,8 @@ impl Endpoint {
                 CaState::Cwr => self.counters.cwr_episodes += 1,
                 _ => {}
             }
-            self.cc.on_state_change(&mut self.w, from, to, self.snd_max, now);
+            let snd_nxt = self.cc_snd_nxt();
+            self.cc.on_state_change(&mut self.w, from, to, snd_nxt, now);
         }
     }
 
@@ -639,6 +644,31 @@ impl Endpoint {
     fn head_lost(&self) -> bool {
         let Some(h) = self.sb.first() else { return false };
         h.lost && (self.sack_ok || (self.reno_marks() && self.sb.high_sacked > h.end))
+    }
+
+    /// The SND.NXT the congestion control's rounds start from: ns-3's send pointer for Vegas
+    /// under `vegas.diff = "ns3"` (`TcpVegas` reads `m_nextTxSequence`, which retransmissions
+    /// move back), SND.MAX otherwise (Linux's `snd_nxt`).
+    #[inline]
+    fn cc_snd_nxt(&self) -> u64 {
+        if self.tracks_send_ptr() {
+            self.send_ptr
+        } else {
+            self.snd_max
+        }
+    }
+
+    #[inline]
+    fn tracks_send_ptr(&self) -> bool {
+        matches!(self.cc, super::cc::AnyCc::Vegas(_)) && self.cfg.vegas.diff == super::cc::vegas::VegasDiff::Ns3
+    }
+
+    /// ns-3's send pointer moves to `at` (see [`Endpoint::send_ptr`]).
+    #[inline]
+    fn move_send_ptr(&mut self, at: u64) {
+        if self.tracks_send_ptr() {
+            self.send_ptr = at;
+        }
     }
 
     /// The first lost segment waiting for its retransmission (NextSeg rule 1, with ns-3's
@@ -1048,7 +1078,9 @@ impl Endpoint {
         if retx_in_flight {
             return;
         }
+        // `DoRetransmit` moves the send pointer to the start of what it sends.
         if let Some(i) = self.next_lost() {
+            self.move_send_ptr(self.sb.segs()[i].start);
             self.retransmit(i, now, out);
             return;
         }
@@ -1057,12 +1089,16 @@ impl Endpoint {
         if self.snd_max < self.app_buffered && outstanding < self.snd_wnd {
             let len = (self.app_buffered - self.snd_max).min(smss).min(self.snd_wnd - outstanding);
             let start = self.snd_max;
+            self.move_send_ptr(start);
             self.send_new(start, start + len, now, out);
-        } else if self.sb.first().is_some_and(|h| h.retrans && !h.sacked) {
-            // NextSeg found nothing and the head went before: `DoRetransmit` sends it again.
-            self.retransmit(0, now, out);
         } else {
-            self.retransmit_head(now, out);
+            self.move_send_ptr(self.snd_una);
+            if self.sb.first().is_some_and(|h| h.retrans && !h.sacked) {
+                // NextSeg found nothing and the head went before: `DoRetransmit` sends it again.
+                self.retransmit(0, now, out);
+            } else {
+                self.retransmit_head(now, out);
+            }
         }
     }
 
@@ -1247,6 +1283,8 @@ impl Endpoint {
                 let need = if self.cfg.compat.retx_merge { self.app_buffered.max(s.end) - s.start } else { s.len() };
                 if room >= need.min(smss) && in_window {
                     self.retransmit(i, now, out);
+                    // ns-3's `SendPendingData`: the send pointer past what went.
+                    self.move_send_ptr(self.sb.segs().get(i).map_or(self.snd_max, |s| s.end));
                     continue;
                 }
                 // NextSeg found a segment by rule (1): rules (2)-(4) are not tried, so nothing
@@ -1270,6 +1308,7 @@ impl Endpoint {
                     // in SendDataPacket): it occupies the sequence number after the data.
                     let fin = self.app_closed && start + fits == self.app_end;
                     self.send_new(start, start + fits + fin as u64, now, out);
+                    self.move_send_ptr(self.snd_max);
                     if fin {
                         self.enter_fin_sent();
                         break;

@@ -168,3 +168,58 @@ fn ns3_prr_entry_with_nothing_delivered_keeps_cwnd() {
         assert_eq!((p.c.w.cwnd, segs), (cwnd, sent), "prr_empty_ack_keeps_cwnd = {keeps}");
     }
 }
+
+
+/// Vegas (`vegas.diff = "ns3"`) without SACK under ns-3's recovery rules (emulated marks, the
+/// partial ACK's `DoRetransmit`, growth on the exit ACK), 17 segments of data, 0 and 9 lost:
+/// 1-8 arrive (limited transmit sends 10 and 11, the third duplicate the retransmission of 0,
+/// PRR 12-16: all the data), then the retransmission of 0 (a partial ACK: 9 is re-sent, nothing
+/// new is left), then 10 and 11, then the retransmission of 9: the ACK of 0-11 covers the
+/// recovery point (12 segments) with 12-16 still out. Returns the send pointer after the
+/// partial ACK and cwnd after the full one.
+fn vegas_exit_after_partial_ack(track: bool) -> (u64, u64, u64) {
+    use super::cc::vegas::{VegasConfig, VegasDiff};
+    let compat = Ns3Compat { reno_sack_marks: true, partial_ack_nextseg: true, exit_ack_grows: true, ..Ns3Compat::RFC };
+    let diff = if track { VegasDiff::Ns3 } else { VegasDiff::Linux };
+    let cfg = TcpConfig { sack: false, delack: DelAck::Off, compat, cc: CcKind::Vegas, vegas: VegasConfig { diff, ..VegasConfig::default() }, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, Some(17 * MSS));
+    let seg_of = |s: &SimPacket| (super::tests::seg_seq(s) as u64 - 1001) / MSS;
+    let burst = p.client_sends();
+    let mut later = Vec::new();
+    for seg in &burst[1..9] {
+        let dup = p.deliver_to_server(std::slice::from_ref(seg));
+        later.extend(p.deliver_to_client(&dup));
+    }
+    assert_eq!(later.iter().map(seg_of).collect::<Vec<_>>(), [10, 11, 0, 12, 13, 14, 15, 16]);
+    let ack = p.deliver_to_server(&later[2..3]);
+    let rexmit = p.deliver_to_client(&ack);
+    assert_eq!(rexmit.iter().map(seg_of).collect::<Vec<_>>(), [9], "a partial ACK");
+    let ptr = p.c.send_ptr;
+    assert!(!track || ptr < p.c.snd_max);
+    for seg in &later[0..2] {
+        let dup = p.deliver_to_server(std::slice::from_ref(seg));
+        p.deliver_to_client(&dup);
+    }
+    let ack = p.deliver_to_server(&rexmit);
+    p.deliver_to_client(&ack);
+    assert_eq!((p.c.ca, p.c.snd_una, p.c.snd_max), (super::cc::CaState::Open, 1 + 12 * MSS, 1 + 17 * MSS));
+    (ptr, p.c.w.ssthresh, p.c.w.cwnd)
+}
+
+// tests ns-3's send pointer for Vegas (`TcpVegas` starts its round from `m_nextTxSequence`:
+// `EnableVegas` on the return to Open, and at each round's end). `DoRetransmit` moves the
+// pointer back to the segment it re-sends and `NewAck` up to each ACK, before `IncreaseWindow`
+// on the ACK that ends recovery. On `vegas_exit_after_partial_ack`: after the partial ACK the
+// pointer is at the start of 9 (1 + 9·1448 = 13,033), below SND.MAX (17 segments). The exit ACK
+// (12 segments) is at or above that mark, so the round is over, with no RTT samples in it
+// (`EnableVegas` cleared them): a NewReno step from cwnd = ssthresh = 13,032 B (Vegas's loss
+// rule: cwnd 10 MSS − 1 MSS), 1448² / 13,032 = 160 B, so 13,192 B. From SND.MAX (Linux's
+// snd_nxt; `vegas.diff = "linux"`, whose loss rule halves cwnd: 7,240 B) the round runs to 17
+// segments and cwnd stays at ssthresh.
+#[test]
+fn ns3_vegas_round_starts_from_the_send_pointer() {
+    assert_eq!(vegas_exit_after_partial_ack(true), (1 + 9 * MSS, 13_032, 13_192));
+    let (ptr, ssthresh, cwnd) = vegas_exit_after_partial_ack(false);
+    assert_eq!(ptr, 0, "kept only where it is read");
+    assert_eq!((ssthresh, cwnd), (7_240, 7_240));
+}
