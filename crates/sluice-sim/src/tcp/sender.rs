@@ -271,7 +271,9 @@ impl Endpoint {
         if n.ece && !self.cfg.compat.ecn_echo_rfc {
             self.ns3_cwr_ends_before_the_echo(&n, now);
         }
-        let ecn_cut = n.ece && self.ecn_response_due();
+        // ns-3 (`ecn_echo_rfc` off) answers an echo on any ACK that moves SND.UNA outside CWR,
+        // in recovery and the loss state too (`ReceivedAck` → `EnterCwr`, before `ProcessAck`).
+        let ecn_cut = n.ece && if self.cfg.compat.ecn_echo_rfc { self.ecn_response_due() } else { self.ca != CaState::Cwr };
         if ecn_cut {
             self.on_ecn_echo(now);
             if !self.cfg.compat.ecn_echo_rfc {

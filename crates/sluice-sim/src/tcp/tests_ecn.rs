@@ -403,3 +403,34 @@ fn ns3_cwr_exit_sets_cwnd_to_ssthresh_before_the_next_cut() {
     assert_eq!((p.c.ca, p.c.counters.cwr_episodes), (CaState::Cwr, 2));
     assert_eq!(p.c.w.ssthresh, (first / 2).max(2 * MSS), "first {first}");
 }
+
+// tests ns-3.44's answer to an ECN-Echo on an ACK that moves SND.UNA during fast recovery
+// (`ecn_echo_rfc` off): `ReceivedAck` calls `EnterCwr` for any such ACK outside CWR, before
+// `ProcessAck`, so the recovery becomes a CWR (ssthresh from bytes in flight then, the recovery
+// point moved to SND.NXT), where RFC 3168 §6.1.2 / Linux answer no echo in loss recovery.
+// Ten segments, 0 lost, 5 marked CE: the receiver echoes from the ACK of 5 on (duplicates, which
+// no rule answers); limited transmit sends 10 and 11, the third duplicate the retransmission of
+// 0, PRR 12-15. The retransmission's ACK (of 0-9, ECE) is a partial ACK (recovery point 12).
+// ns-3 by hand: in flight after it 10-15 = 8,688 B, ssthresh 4,344 (NewReno, half), RecoverFS
+// 8,688, recovery point SND.NXT = 16 segments; the entry step (the ACK delivered segment 0,
+// 1,448 B, plus one segment as for a duplicate: prr_delivered 2,896, share ⌈2,896·4,344/8,688⌉ =
+// 1,448) and the ACK's own (4,344: share 2,172): cwnd 8,688 + 2,172 = 10,860, segment 16 with CWR.
+// The RFC path stays in recovery: the partial ACK's PRR step, cwnd 10,136, segment 16 without CWR.
+#[test]
+fn ns3_echo_on_an_ack_in_recovery_starts_cwr() {
+    for (ns3, want) in [(true, s(true, 10_860, 10_136, CaState::Cwr, &[(16, true)])), (false, s(true, 10_136, 10_136, CaState::Recovery, &[(16, false)]))] {
+        let mut p = Pair::new(if ns3 { ns3_ecn_cfg() } else { ecn_cfg(EcnCut::Prr) }, None);
+        let mut burst = p.client_sends();
+        burst[5].tos.set_ecn(Ecn::Ce);
+        let mut later = Vec::new();
+        for seg in &burst[1..10] {
+            later.extend(step(&mut p, seg).1);
+        }
+        assert_eq!(later.iter().map(seg_no).collect::<Vec<_>>(), [10, 11, 0, 12, 13, 14, 15]);
+        let (st, _) = step(&mut p, &later[2]);
+        assert_eq!(st, want, "ns-3's rule: {ns3}");
+        if ns3 {
+            assert_eq!((p.c.w.ssthresh, p.c.recover, p.c.counters.cwr_episodes), (4_344, 1 + 16 * MSS, 1));
+        }
+    }
+}
