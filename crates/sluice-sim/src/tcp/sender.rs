@@ -737,6 +737,9 @@ impl Endpoint {
                     self.recovery_ack(delivered, true, false, pipe_before_mark, now);
                 }
             }
+            // ns-3 (`ecn_echo_rfc` off): `DupAck` has no CWR branch, so a duplicate in CWR is
+            // only counted; lost segments still go in `send_pending`, within cwnd.
+            CaState::Cwr if !self.cfg.compat.ecn_echo_rfc => {}
             CaState::Cwr => {
                 let head_lost = self.head_lost();
                 if self.dupacks >= self.cfg.dupthresh || head_lost {

@@ -434,3 +434,34 @@ fn ns3_echo_on_an_ack_in_recovery_starts_cwr() {
         }
     }
 }
+
+// tests ns-3.44's duplicate ACKs in CWR (`ecn_echo_rfc` off): `DupAck` has no CWR branch, so
+// they are counted and nothing else — no PRR step, no fast recovery — while `SendPendingData`
+// still re-sends what SACK shows lost, within cwnd. Ten segments, 0 marked CE, 2 lost. ns-3 by
+// hand: the ACK of 0 enters CWR (ssthresh 6,516) and, after the ACK of 1, cwnd is 14,480 with
+// 2-11 in flight (14,480). Each duplicate (3, 4, ...) SACKs a segment out of pipe and one new
+// segment goes; at the third (5) segment 2 has three SACKed above it and is lost (RFC 6675
+// IsLost): pipe 11,584, room for its retransmission and segment 14. cwnd stays 14,480 and the
+// state CWR, with no recovery episode. The RFC path runs PRR on each duplicate (cwnd 13,032) and
+// the third starts fast recovery (ssthresh 5,068).
+#[test]
+fn ns3_duplicates_in_cwr_are_only_counted() {
+    use CaState::{Cwr, Recovery};
+    for (ns3, at_5, recoveries) in [
+        (true, s(true, 14_480, 14_480, Cwr, &[(2, false), (14, false)]), 0),
+        (false, s(true, 11_584, 11_584, Recovery, &[(2, false)]), 1),
+    ] {
+        let mut p = Pair::new(if ns3 { ns3_ecn_cfg() } else { ecn_cfg(EcnCut::Prr) }, None);
+        let mut burst = p.client_sends();
+        burst[0].tos.set_ecn(Ecn::Ce);
+        let steps: Vec<Step> = [0, 1, 3, 4, 5].iter().map(|&k| step(&mut p, &burst[k]).0).collect();
+        if ns3 {
+            assert_eq!(steps[1], s(true, 14_480, 14_480, Cwr, &[(11, false)]));
+            assert_eq!(steps[2], s(true, 14_480, 14_480, Cwr, &[(12, false)]), "a duplicate: no PRR step");
+            assert_eq!(steps[3], s(true, 14_480, 14_480, Cwr, &[(13, false)]));
+            assert_eq!(p.c.w.ssthresh, 6_516);
+        }
+        assert_eq!(steps[4], at_5, "the third duplicate, ns-3's rule: {ns3}");
+        assert_eq!((p.c.dupacks, p.c.counters.recovery_episodes), (3, recoveries));
+    }
+}

@@ -258,14 +258,6 @@ fn assert_agrees(name: &str) {
     assert!(jn <= 0.1, "{name}: Jain index differs from ns-3 by {jn:.3}");
 }
 
-// CUBIC with ECN through CoDel on a set-up the profile was not built on parts from ns-3 packet
-// for packet at 2.0 s (docs/validation.md, "Set-ups the profile was not built on"): goodput,
-// drop ratio and Jain's index within the tolerances above.
-#[test]
-fn cubic_codel_ecn_within_tolerances() {
-    assert_agrees("w-access12-cubic-codel-ecn-20mbps");
-}
-
 // tests CUBIC (ns-3 `TcpCubic`, ns-3.44 flavour under the profile) on the reference's 90-flow
 // access case: goodput, drop ratio, queue and Jain's index within the tolerances above.
 #[test]
@@ -421,7 +413,7 @@ fn identical_case_differences(name: &str) -> Vec<String> {
 #[test]
 fn identical_cases_agree_flow_by_flow() {
     let mut failures = Vec::new();
-    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo", "x-access90-newreno-fifo-jitter120us-drawn", "h-access20-newreno-20mbps", "i-access12-nosack-64k-10mbps", "j-access12-nosack-minrto200ms-10mbps", "k-access12-sack-minrto200ms-10mbps", "l-access12-nosack-minrto200ms-iw4-10mbps", "m-access16-delack1-15mbps", "n-access30-buf10-5mbps", "q-single-cubic", "q-access9-cubic", "r-single-vegas", "r-access9-vegas", "b-access90-newreno-codel", "b-access90-newreno-codel-ecn-20s", "b-access90-newreno-fqcodel-20s", "b-access90-newreno-fqcodel-ecn-20s", "c-access90-cubic-codel", "s-single-linuxreno", "s-access9-linuxreno", "t-access9-mixed", "c-access90-cubic-fifo", "v-access9-newreno-ewt", "v-access90-newreno-ewt-40s", "w-access12-nosack-newreno-10mbps", "w-access12-nosack-cubic-10mbps", "w-access12-nosack-linuxreno-10mbps", "w-access20-cubic-20mbps", "w-access16-linuxreno-delack1-15mbps", "w-access15-mixed4-buf20-10mbps", "w-access6-cubic-200mbps", "w-access10-cubic-files3mb-20mbps", "w-access9-vegas-minrto200ms-30mbps", "w-access12-nosack-vegas-10mbps", "w-access8-cubic-buf64k-50mbps", "w-access12-linuxreno-fqcodel-20mbps", "w-access9-nosack-cubic-delack1-15mbps", "w-access12-mixed3-iw4-minrto200ms-25mbps", "w-access9-cubic-classic-10mbps", "w-access9-nosack-vegas-mss536-10mbps"] {
+    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo", "x-access90-newreno-fifo-jitter120us-drawn", "h-access20-newreno-20mbps", "i-access12-nosack-64k-10mbps", "j-access12-nosack-minrto200ms-10mbps", "k-access12-sack-minrto200ms-10mbps", "l-access12-nosack-minrto200ms-iw4-10mbps", "m-access16-delack1-15mbps", "n-access30-buf10-5mbps", "q-single-cubic", "q-access9-cubic", "r-single-vegas", "r-access9-vegas", "b-access90-newreno-codel", "b-access90-newreno-codel-ecn-20s", "b-access90-newreno-fqcodel-20s", "b-access90-newreno-fqcodel-ecn-20s", "c-access90-cubic-codel", "s-single-linuxreno", "s-access9-linuxreno", "t-access9-mixed", "c-access90-cubic-fifo", "v-access9-newreno-ewt", "v-access90-newreno-ewt-40s", "w-access12-nosack-newreno-10mbps", "w-access12-nosack-cubic-10mbps", "w-access12-nosack-linuxreno-10mbps", "w-access20-cubic-20mbps", "w-access16-linuxreno-delack1-15mbps", "w-access15-mixed4-buf20-10mbps", "w-access6-cubic-200mbps", "w-access10-cubic-files3mb-20mbps", "w-access9-vegas-minrto200ms-30mbps", "w-access12-nosack-vegas-10mbps", "w-access8-cubic-buf64k-50mbps", "w-access12-linuxreno-fqcodel-20mbps", "w-access9-nosack-cubic-delack1-15mbps", "w-access12-mixed3-iw4-minrto200ms-25mbps", "w-access9-cubic-classic-10mbps", "w-access9-nosack-vegas-mss536-10mbps", "w-access12-cubic-codel-ecn-20mbps"] {
         failures.extend(identical_case_differences(name));
     }
     assert!(failures.is_empty(), "cases that part from ns-3:\n{}", failures.join("\n"));
