@@ -108,8 +108,20 @@ fn ns3_prr_without_sack_works_from_the_pipe_before_the_mark() {
 /// retransmission of 0 arrives first. Returns cwnd and the segments sent on that partial ACK.
 fn partial_ack_after_marks(compat: Ns3Compat) -> (u64, Vec<u64>) {
     let cfg = TcpConfig { sack: false, delack: DelAck::Off, compat, ..TcpConfig::default() };
-    let mut p = Pair::new(cfg, Some(40 * MSS));
-    let seg_of = |s: &SimPacket| (super::tests::seg_seq(s) as u64 - 1001) / MSS;
+    let (p, _, sent) = to_partial_ack(cfg, 40);
+    assert_eq!(p.c.snd_una, 1 + 9 * MSS, "a partial ACK: 9 is still missing");
+    (p.c.w.cwnd, sent.iter().map(seg_of).collect())
+}
+
+fn seg_of(s: &SimPacket) -> u64 {
+    (super::tests::seg_seq(s) as u64 - 1001) / MSS
+}
+
+/// Ten segments out of `data` segments, 0 and 9 lost: 1-8 arrive (their duplicates release 10,
+/// 11, the retransmission of 0 and 12-16), then the retransmission of 0. Returns the pair, what
+/// the duplicates released, and what its (partial) ACK released.
+fn to_partial_ack(cfg: TcpConfig, data: u64) -> (Pair, Vec<SimPacket>, Vec<SimPacket>) {
+    let mut p = Pair::new(cfg, Some(data * MSS));
     let burst = p.client_sends();
     assert_eq!(burst.len(), 10);
     let mut later = Vec::new();
@@ -120,8 +132,7 @@ fn partial_ack_after_marks(compat: Ns3Compat) -> (u64, Vec<u64>) {
     assert_eq!(later.iter().map(seg_of).collect::<Vec<_>>(), [10, 11, 0, 12, 13, 14, 15, 16]);
     let ack = p.deliver_to_server(&later[2..3]);
     let sent = p.deliver_to_client(&ack);
-    assert_eq!(p.c.snd_una, 1 + 9 * MSS, "a partial ACK: 9 is still missing");
-    (p.c.w.cwnd, sent.iter().map(seg_of).collect())
+    (p, later, sent)
 }
 
 // tests ns-3's PRR step on a partial ACK without SACK (`reno_sack_marks`; ns-3.44
@@ -164,7 +175,7 @@ fn ns3_prr_entry_with_nothing_delivered_keeps_cwnd() {
         let out = p.deliver_to_client(&dup);
         assert_eq!(p.c.ca, super::cc::CaState::Recovery, "entered on one duplicate");
         assert_eq!(p.c.recover_fs, 0, "nothing in flight at entry");
-        let segs: Vec<u64> = out.iter().map(|s| (super::tests::seg_seq(s) as u64 - 1001) / MSS).collect();
+        let segs: Vec<u64> = out.iter().map(seg_of).collect();
         assert_eq!((p.c.w.cwnd, segs), (cwnd, sent), "prr_empty_ack_keeps_cwnd = {keeps}");
     }
 }
@@ -182,17 +193,7 @@ fn vegas_exit_after_partial_ack(track: bool) -> (u64, u64, u64) {
     let compat = Ns3Compat { reno_sack_marks: true, partial_ack_nextseg: true, exit_ack_grows: true, ..Ns3Compat::RFC };
     let diff = if track { VegasDiff::Ns3 } else { VegasDiff::Linux };
     let cfg = TcpConfig { sack: false, delack: DelAck::Off, compat, cc: CcKind::Vegas, vegas: VegasConfig { diff, ..VegasConfig::default() }, ..TcpConfig::default() };
-    let mut p = Pair::new(cfg, Some(17 * MSS));
-    let seg_of = |s: &SimPacket| (super::tests::seg_seq(s) as u64 - 1001) / MSS;
-    let burst = p.client_sends();
-    let mut later = Vec::new();
-    for seg in &burst[1..9] {
-        let dup = p.deliver_to_server(std::slice::from_ref(seg));
-        later.extend(p.deliver_to_client(&dup));
-    }
-    assert_eq!(later.iter().map(seg_of).collect::<Vec<_>>(), [10, 11, 0, 12, 13, 14, 15, 16]);
-    let ack = p.deliver_to_server(&later[2..3]);
-    let rexmit = p.deliver_to_client(&ack);
+    let (mut p, later, rexmit) = to_partial_ack(cfg, 17);
     assert_eq!(rexmit.iter().map(seg_of).collect::<Vec<_>>(), [9], "a partial ACK");
     let ptr = p.c.send_ptr;
     assert!(!track || ptr < p.c.snd_max);
