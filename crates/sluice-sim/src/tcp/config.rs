@@ -581,8 +581,32 @@ pub struct Ns3Compat {
     /// CWR branch → `DoRecovery(delivered, false)`). On the receiving side, a CWR stops the
     /// echo (RFC 3168 §6.1.3, Linux `tcp_ecn_accept_cwr`) even when a CE mark that arrived
     /// before it has not been echoed yet; ns-3 stays in `ECN_CE_RCVD` and echoes it. ns-3 also
-    /// enters CWR from Recovery and Loss; that is not reproduced. ns-3: false.
+    /// answers an echo in Recovery and Loss (the state becomes CWR, its recovery point moved to
+    /// SND.NXT), and only counts a duplicate ACK in CWR (`DupAck` has no CWR branch: no PRR
+    /// step, no fast recovery). ns-3: false.
     pub ecn_echo_rfc: bool,
+    /// The congestion control is told when CWR starts and when it ends, as Linux's
+    /// `tcp_set_ca_state` tells the module's `set_state` (Vegas, for one, stops its rounds in
+    /// CWR and starts a fresh one on the return to Open). ns-3.44's `EnterCwr` and the CWR exit
+    /// in `ReceivedAck` set `m_congState` without `CongestionStateSet`, so there the
+    /// algorithm goes on as if still Open: `TcpVegas` keeps its round and its RTT samples
+    /// through a CWR and may end the round on the ACK that ends it. Entering recovery or the
+    /// loss state from CWR is told either way. ns-3: false.
+    pub cc_sees_cwr: bool,
+    /// The receiver acknowledges a FIN at once with an ACK of its own, and the receiving
+    /// application's FIN follows (Linux: the kernel acknowledges the FIN, the application
+    /// closes after reading end of stream). ns-3's `PacketSink` socket is shut for sending, so
+    /// `DoPeerClose` closes within the FIN's processing and its FIN|ACK is the only answer to
+    /// a bare FIN and to data that reaches a FIN held out of order (`ReceivedData` returns
+    /// after `DoPeerClose`); a FIN on in-order data still gets the data's ACK first (the
+    /// FIN's sequence number counts as a filled gap). ns-3: false.
+    pub fin_acked_apart: bool,
+    /// In the Open state the sender keeps sending what the scoreboard shows lost after its FIN
+    /// is out (RFC 6675 §5 applies whatever the connection state; Linux). ns-3.44's
+    /// `SendPendingData` stops at once in `CA_OPEN` while `FIN_WAIT_1`, so there a segment
+    /// still marked lost when recovery ends (without SACK, the head whose emulated mark
+    /// `DiscardUpTo` moves on) goes only when the retransmission timer fires. ns-3: false.
+    pub open_sends_after_fin: bool,
     /// A timer sorts among the events of its instant by when it was set, as an ns-3 timer
     /// does (`Simulator::Schedule` when `m_delAckEvent`, `m_retxEvent`, … are set; events of
     /// one instant run in the order they were scheduled). Off, the engine's lazy wake-up sorts
@@ -625,6 +649,9 @@ impl Ns3Compat {
         cc_linux: true,
         synack_keeps_window: true,
         ecn_echo_rfc: true,
+        cc_sees_cwr: true,
+        fin_acked_apart: true,
+        open_sends_after_fin: true,
         timer_ties_as_set: false,
     };
 
@@ -659,6 +686,9 @@ impl Ns3Compat {
         cc_linux: false,
         synack_keeps_window: false,
         ecn_echo_rfc: false,
+        cc_sees_cwr: false,
+        fin_acked_apart: false,
+        open_sends_after_fin: false,
         timer_ties_as_set: true,
     };
 }
@@ -852,6 +882,9 @@ impl TcpConfig {
             ("cc_linux", x.cc_linux.to_string()),
             ("synack_keeps_window", x.synack_keeps_window.to_string()),
             ("ecn_echo_rfc", x.ecn_echo_rfc.to_string()),
+            ("cc_sees_cwr", x.cc_sees_cwr.to_string()),
+            ("fin_acked_apart", x.fin_acked_apart.to_string()),
+            ("open_sends_after_fin", x.open_sends_after_fin.to_string()),
             ("timer_ties_as_set", x.timer_ties_as_set.to_string()),
             ("dup_ack_restarts_rto", x.dup_ack_restarts_rto.to_string()),
             ("rto_holds_ssthresh", x.rto_holds_ssthresh.to_string()),
@@ -902,7 +935,7 @@ mod tests {
             "prr_u32_product", "prr_u32_limit", "prr_empty_ack_keeps_cwnd", "partial_ack_nextseg", "pipe_counts_sacked_retx",
             "exit_ack_grows", "reno_sack_marks", "ooo_shrinks_window", "slow_start_capped",
             "retx_merge", "rwnd_bounds_retx", "edge_clip", "rtt_from_ts", "ts_recent_in_order", "acked_whole_segments",
-            "sack_report", "nextseg", "pace_fast_retransmit", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "ecn_echo_rfc", "timer_ties_as_set", "dup_ack_restarts_rto",
+            "sack_report", "nextseg", "pace_fast_retransmit", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "ecn_echo_rfc", "cc_sees_cwr", "fin_acked_apart", "open_sends_after_fin", "timer_ties_as_set", "dup_ack_restarts_rto",
             "rto_holds_ssthresh", "ack_duplicate_synack", "data_retries",
         ];
         assert_eq!(differ, want);

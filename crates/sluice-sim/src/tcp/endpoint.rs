@@ -222,6 +222,11 @@ pub struct Endpoint {
     pub(super) fast_rtx_pending: bool,
     /// Out-of-order data held by the receiver: sorted, merged ranges.
     pub(super) ooo: Vec<(u64, u64)>,
+    /// The sequence offset of a FIN that came on an out-of-order segment (RFC 9293
+    /// §3.10.7.4: held with it, processed once the data before it is in; Linux keeps the
+    /// flag in its out-of-order queue, ns-3 `TcpRxBuffer::SetFinSequence`); `u64::MAX` when
+    /// none is held.
+    pub(super) ooo_fin: u64,
     /// Recently received out-of-order ranges, newest first (RFC 2018 block order).
     pub(super) sack_recent: Vec<(u64, u64)>,
     /// Every RTT sample (time, rtt) when tracing is on.
@@ -350,6 +355,7 @@ impl Endpoint {
             rcv_nxt: 0,
             rcv_buf,
             ooo: Vec::new(),
+            ooo_fin: u64::MAX,
             sack_recent: Vec::new(),
             unacked_segs: 0,
             delack_at: NEVER,

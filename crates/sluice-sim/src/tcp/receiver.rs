@@ -60,8 +60,14 @@ impl Endpoint {
             return;
         }
         if seg_seq > self.rcv_nxt {
-            // Out of order: hold it and send an immediate duplicate ACK with SACK.
-            self.insert_ooo(seg_seq, end);
+            // Out of order: hold it (and its FIN) and send an immediate duplicate ACK with SACK
+            // (a bare FIN adds no data to report).
+            if len > 0 {
+                self.insert_ooo(seg_seq, end);
+            }
+            if fin {
+                self.ooo_fin = end;
+            }
             self.ack_data_now(now, out);
             return;
         }
@@ -91,7 +97,7 @@ impl Endpoint {
             let (wnd, rto) = (self.rcv_wnd(), self.rtt.rto());
             self.lnx_ack.on_data(pkt.payload, self.own_mss(), wnd, rto, now);
         }
-        if fin && end == self.rcv_nxt {
+        if (fin && end == self.rcv_nxt) || self.ooo_fin == self.rcv_nxt {
             self.rcv_nxt += 1;
             self.fin_rcvd = true;
             self.state = match self.state {
@@ -99,7 +105,16 @@ impl Endpoint {
                 ConnState::FinWait1 | ConnState::FinWait2 => ConnState::TimeWait,
                 s => s,
             };
-            self.ack_data_now(now, out);
+            // ns-3 (`Ns3Compat::fin_acked_apart` off): the FIN, closing at once, carries the
+            // ACK of a bare FIN and of data that reached a held one; data with its FIN still
+            // gets the data's ACK first.
+            let fin_carries_ack = !self.cfg.compat.fin_acked_apart
+                && self.state == ConnState::CloseWait
+                && (len == 0 || !fin)
+                && self.snd_max == self.app_end;
+            if !fin_carries_ack {
+                self.ack_data_now(now, out);
+            }
             if self.state == ConnState::CloseWait {
                 // The receiving application closes as soon as it sees end of stream.
                 self.app_closed = true;

@@ -132,7 +132,12 @@ impl Endpoint {
         if self.sack_ok && opts.sack.n > 0 {
             for &(l, r) in opts.sack.as_slice() {
                 let l = unwrap_near(self.iss, l, self.snd_una);
-                let r = unwrap_near(self.iss, r, self.snd_una);
+                let mut r = unwrap_near(self.iss, r, self.snd_una);
+                if r == self.app_end && self.fin_rode_on_data() {
+                    // A block up to the end of the data covers the FIN that rode on its last
+                    // segment: ns-3's receiver reports only data, Linux's the FIN too.
+                    r += 1;
+                }
                 if r > l && l >= ack && r <= self.snd_max {
                     newly_sacked += self.sb.sack(l, r);
                     if rate_on {
@@ -636,8 +641,11 @@ impl Endpoint {
                 CaState::Cwr => self.counters.cwr_episodes += 1,
                 _ => {}
             }
-            let snd_nxt = self.cc_snd_nxt();
-            self.cc.on_state_change(&mut self.w, from, to, snd_nxt, now);
+            let unseen = !self.cfg.compat.cc_sees_cwr && (to == CaState::Cwr || (from == CaState::Cwr && to == CaState::Open));
+            if !unseen {
+                let snd_nxt = self.cc_snd_nxt();
+                self.cc.on_state_change(&mut self.w, from, to, snd_nxt, now);
+            }
         }
     }
 
@@ -1260,6 +1268,11 @@ impl Endpoint {
         if self.snd_max == self.snd_una && self.snd_max >= self.app_buffered && !self.fin_due() {
             return;
         }
+        // ns-3 (`Ns3Compat::open_sends_after_fin` off): `SendPendingData` sends nothing in Open
+        // once the FIN is out; a segment found lost after recovery waits for the timeout.
+        if self.state == ConnState::FinWait1 && self.ca == CaState::Open && !self.cfg.compat.open_sends_after_fin {
+            return;
+        }
         let smss = self.smss as u64;
         loop {
             if !self.pace_allows(now) {
@@ -1375,6 +1388,11 @@ impl Endpoint {
             ConnState::CloseWait => ConnState::LastAck,
             _ => ConnState::FinWait1,
         };
+    }
+
+    /// Our FIN is out, on the segment that carries the last data byte (not alone).
+    fn fin_rode_on_data(&self) -> bool {
+        self.snd_max == self.app_end + 1 && self.sb.segs().back().is_some_and(|s| s.start < self.app_end && s.end == self.snd_max)
     }
 
     /// The application has closed and every byte it wrote is sent: the FIN goes next.

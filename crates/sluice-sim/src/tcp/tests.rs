@@ -24,6 +24,13 @@ pub(super) fn seg_seq(p: &SimPacket) -> u32 {
     }
 }
 
+pub(super) fn seg_ack(p: &SimPacket) -> u32 {
+    match p.transport {
+        Transport::Tcp { ack, .. } => ack,
+        Transport::Udp => unreachable!(),
+    }
+}
+
 pub(super) fn flags(p: &SimPacket) -> u8 {
     p.tcp_flags()
 }
@@ -1984,6 +1991,136 @@ fn the_state_moves_when_the_fin_is_acknowledged() {
     assert_eq!(p.c.state, ConnState::TimeWait);
     p.deliver_to_server(&last);
     assert_eq!(p.s.state, ConnState::Closed);
+}
+
+// tests RFC 9293 §3.10.7.4 ("segments with higher beginning sequence numbers may be held for
+// later processing"; the FIN is processed in sequence): a FIN that rides on an out-of-order
+// segment is held with it (Linux keeps the flag in its out-of-order queue, ns-3 remembers the
+// FIN's position) and takes effect when the gap before it fills. Four segments, the FIN on the
+// last, the first lost: the other three are SACKed and only duplicate ACKs answer them; the
+// retransmission of the first then ACKs the four segments *and* the FIN (4 MSS + 1), and the
+// server, closing on end of data, sends its own FIN. A bare FIN out of order is held the same
+// way and adds no SACK block.
+#[test]
+fn a_fin_on_out_of_order_data_counts_once_the_gap_fills() {
+    let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 4 * MSS, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg.clone(), None);
+    let mut out = Vec::new();
+    p.c.app_stop(p.now, &mut out);
+    assert_eq!(flags(&out[3]) & F::FIN, F::FIN);
+    let dups = p.deliver_to_server(&out[1..]);
+    assert_eq!(dups.len(), 3);
+    assert!(dups.iter().all(|a| seg_ack(a) == 1_001 && flags(a) & F::FIN == 0));
+    assert_eq!(p.s.state, ConnState::Established, "the FIN waits for the gap");
+    let fill = p.deliver_to_server(&out[..1]);
+    assert_eq!(fill.iter().map(|a| (seg_ack(a), flags(a) & F::FIN)).collect::<Vec<_>>(), [(1_002 + 4 * MSS as u32, 0), (1_002 + 4 * MSS as u32, F::FIN)]);
+    assert_eq!(p.s.state, ConnState::LastAck);
+
+    // A bare FIN ahead of the data before it.
+    let mut p = Pair::new(cfg, Some(2 * MSS));
+    let sent = p.client_sends();
+    let mut fin = Vec::new();
+    p.c.app_close(p.now, &mut fin);
+    let dup = p.deliver_to_server(&fin);
+    assert_eq!((dup.len(), seg_ack(&dup[0])), (1, 1_001));
+    assert!(p.s.ooo.is_empty(), "no SACK block for a bare FIN");
+    let acks = p.deliver_to_server(&sent);
+    assert_eq!(acks.iter().map(seg_ack).max(), Some(1_002 + 2 * MSS as u32));
+    assert_eq!(p.s.state, ConnState::LastAck);
+}
+
+// tests RFC 2018 for a FIN that rode on the last data segment: a receiver's SACK block reports
+// the data it holds (ns-3's ends at the last data byte, Linux's includes the FIN's sequence
+// number), and a block that reaches the end of the data covers that segment, FIN included.
+// Four segments, the FIN on the last, the first lost: the duplicate ACKs SACK 1-3 (up to
+// 1 + 4 MSS); all three are SACKed at the sender, so the first is lost by RFC 6675's IsLost
+// (three SACKed segments above it) and pipe holds only its retransmission. A bare FIN is not
+// covered by a block that ends where it starts.
+#[test]
+fn a_sack_block_to_the_end_of_the_data_covers_a_fin_riding_on_it() {
+    let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 4 * MSS, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg.clone(), None);
+    let mut out = Vec::new();
+    p.c.app_stop(p.now, &mut out);
+    let dups = p.deliver_to_server(&out[1..]);
+    p.deliver_to_client(&dups);
+    assert_eq!(p.c.sb.segs().iter().map(|s| s.sacked).collect::<Vec<_>>(), [false, true, true, true]);
+    assert!(p.c.sb.segs()[0].lost);
+    assert_eq!(p.c.pipe(), MSS, "the retransmission of the first");
+
+    // The FIN alone after the data: a block up to the data's end leaves it un-SACKed.
+    let mut p = Pair::new(cfg, Some(4 * MSS));
+    let sent = p.client_sends();
+    let mut fin = Vec::new();
+    p.c.app_close(p.now, &mut fin);
+    let dups = p.deliver_to_server(&sent[1..]);
+    p.deliver_to_client(&dups);
+    assert_eq!(p.c.sb.segs().iter().map(|s| s.sacked).collect::<Vec<_>>(), [false, true, true, true, false]);
+}
+
+// tests `open_sends_after_fin`: four segments then a bare FIN (FIN-WAIT-1), all in flight; the
+// head is then marked lost while the state is Open (as ns-3's `DiscardUpTo` does when it moves
+// an emulated SACK mark off a new head). RFC 6675 / Linux (true): the next send opportunity
+// retransmits it. ns-3 (false; `SendPendingData` stops in `CA_OPEN` during `FIN_WAIT_1`):
+// nothing goes, and the retransmission timer is left to recover it.
+#[test]
+fn ns3_sends_nothing_in_open_once_its_fin_is_out() {
+    for (sends, want) in [(true, vec![1_001]), (false, vec![])] {
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { open_sends_after_fin: sends, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(4 * MSS));
+        assert_eq!(p.client_sends().len(), 4);
+        let mut fin = Vec::new();
+        p.c.app_close(p.now, &mut fin);
+        assert_eq!((fin.len(), p.c.state, p.c.ca), (1, ConnState::FinWait1, super::cc::CaState::Open));
+        assert_eq!(p.c.sb.mark_head_lost(), MSS);
+        let mut out = Vec::new();
+        p.c.send_pending(p.now, &mut out);
+        assert_eq!(out.iter().map(seg_seq).collect::<Vec<_>>(), want, "open_sends_after_fin = {sends}");
+    }
+}
+
+// tests `fin_acked_apart`: how a receiver whose application closes on end of stream answers the
+// FIN. Three ways the FIN arrives (two segments of data, then the FIN): on the last data segment
+// in order; alone, in order; on the last segment, held out of order until the first arrives.
+// Linux (true): an ACK at once, then the application's FIN, every time. ns-3 (false;
+// `PacketSink`'s socket is shut for sending, so `DoPeerClose` closes at once): the FIN|ACK alone
+// answers the bare FIN and the segment that completes the data before the held FIN; the FIN on
+// in-order data gets the data's ACK first (its sequence number counts as a filled gap in
+// `ReceivedData`). Each answer acknowledges the FIN (2 MSS + 1 after the data).
+#[test]
+fn ns3_the_closing_fin_carries_the_ack() {
+    let fin_of = |a: &SimPacket| flags(a) & F::FIN;
+    for (apart, answers) in [(true, [2, 2, 2]), (false, [2, 1, 1])] {
+        let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 2 * MSS, compat: Ns3Compat { fin_acked_apart: apart, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut got = Vec::new();
+        for way in 0..3 {
+            let mut p = Pair::new(cfg.clone(), (way == 1).then_some(2 * MSS));
+            let mut segs = Vec::new();
+            if way == 1 {
+                segs = p.client_sends();
+                p.c.app_close(p.now, &mut segs);
+            } else {
+                p.c.app_stop(p.now, &mut segs);
+            }
+            assert_eq!(fin_of(segs.last().unwrap()), F::FIN);
+            let answer = if way == 2 {
+                assert_eq!(p.deliver_to_server(&segs[1..]).len(), 1, "a duplicate ACK");
+                p.deliver_to_server(&segs[..1])
+            } else {
+                let mut acks = p.deliver_to_server(&segs[..segs.len() - 1]);
+                if way == 1 {
+                    assert_eq!(acks.len(), 2, "the data's ACKs");
+                }
+                acks.clear();
+                p.deliver_to_server(&segs[segs.len() - 1..])
+            };
+            assert!(answer.iter().all(|a| seg_ack(a) == 1_002 + 2 * MSS as u32), "fin_acked_apart = {apart}, way {way}");
+            assert_eq!(fin_of(answer.last().unwrap()), F::FIN);
+            assert_eq!(p.s.state, ConnState::LastAck);
+            got.push(answer.len());
+        }
+        assert_eq!(got, answers, "fin_acked_apart = {apart}");
+    }
 }
 
 // tests PRR's share beyond 64 bits: ⌈2^40 · 2^40 / 2^30⌉ = 2^50 (the product taken in 128

@@ -11,6 +11,7 @@ use super::tests::{flags, seg_seq, Pair, MSS};
 use super::*;
 use crate::packet::SimPacket;
 use sluice_core::packet::{tcp_flags as F, Ecn};
+use sluice_core::Dur;
 
 /// The segment number of a data segment (the client's ISS is 1000, data starts one later).
 fn seg_no(s: &SimPacket) -> u64 {
@@ -463,5 +464,40 @@ fn ns3_duplicates_in_cwr_are_only_counted() {
         }
         assert_eq!(steps[4], at_5, "the third duplicate, ns-3's rule: {ns3}");
         assert_eq!((p.c.dupacks, p.c.counters.recovery_episodes), (3, recoveries));
+    }
+}
+
+// tests `cc_sees_cwr` (ns-3.44's `EnterCwr` and the CWR exit in `ReceivedAck` call no
+// `CongestionStateSet`) with Vegas (`vegas.diff = "ns3"`) and ns-3's CWR rules. Segments 0-9 go
+// at 30 ms, segment 0 marked CE; every ACK arrives 20 ms after its segment left, so each RTT
+// sample is 20 ms. The ACK of 0 enters CWR: ssthresh = Vegas's min(ssthresh, cwnd − 1 MSS) =
+// 13,032, recovery point 1 + 10 MSS; PRR sends 10-12 on the next ACKs (at 50 ms, ACKed at
+// 70 ms). The ACK of 10 ends CWR: cwnd = ssthresh = 13,032 (9 segments) and, ns-3's exit
+// growth, `IncreaseWindow`. Told nothing, Vegas's round is the one it started with (mark 0), so
+// it ends here with 11 samples of 20 ms: target = 9·20/20 = 9, diff 0 < α = 2 ⇒ 10 segments,
+// 14,480 B. Told (Linux's `tcp_vegas_state`), Vegas started a fresh round at SND.NXT on the
+// return to Open, the ACK is inside it, and cwnd stays at 13,032.
+#[test]
+fn ns3_vegas_keeps_its_round_through_cwr() {
+    use super::cc::vegas::{VegasConfig, VegasDiff};
+    for (sees, want) in [(false, 14_480), (true, 13_032)] {
+        let mut cfg = ns3_ecn_cfg();
+        cfg.compat.exit_ack_grows = true;
+        cfg.compat.cc_sees_cwr = sees;
+        cfg.cc = CcKind::Vegas;
+        cfg.vegas = VegasConfig { diff: VegasDiff::Ns3, ..VegasConfig::default() };
+        let mut p = Pair::new(cfg, None);
+        let mut burst = p.client_sends();
+        burst[0].tos.set_ecn(Ecn::Ce);
+        p.now += Dur::from_millis(20);
+        let mut later = Vec::new();
+        for seg in &burst {
+            later.extend(step(&mut p, seg).1);
+        }
+        assert_eq!(later.iter().map(seg_no).collect::<Vec<_>>()[..3], [10, 11, 12]);
+        assert_eq!((p.c.ca, p.c.w.ssthresh, p.c.recover), (CaState::Cwr, 13_032, 1 + 10 * MSS));
+        p.now += Dur::from_millis(20);
+        let (st, _) = step(&mut p, &later[0]);
+        assert_eq!((st.ca, st.cwnd, p.c.w.ssthresh), (CaState::Open, want, 13_032), "cc_sees_cwr = {sees}");
     }
 }
