@@ -148,8 +148,8 @@ impl Bed {
     /// The values of the metric lines starting with each of `prefixes`, from one scrape (so
     /// read at one instant of the gateway's loop).
     fn metrics(&self, prefixes: &[&str]) -> Vec<f64> {
-        // A few tries: the shared machine may be slow to answer.
-        let m = (0..20)
+        // Up to 5 s of tries: on a loaded machine the busy forwarding loop may answer late.
+        let m = (0..100)
             .find_map(|_| self.try_metrics().or_else(|| {
                 std::thread::sleep(Duration::from_millis(50));
                 None
