@@ -67,6 +67,7 @@ impl Endpoint {
             }
             if fin {
                 self.ooo_fin = end;
+                self.reasm_held = true; // in-order arrivals look for it
             }
             self.ack_data_now(now, out);
             return;
@@ -75,6 +76,7 @@ impl Endpoint {
         let had_gap = self.reasm_held && !self.ooo.is_empty();
         let before = self.rcv_nxt;
         self.rcv_nxt = end;
+        let mut held_fin = false;
         if self.reasm_held {
             // Pull in any out-of-order data now contiguous.
             while let Some(&(l, r)) = self.ooo.first() {
@@ -86,7 +88,9 @@ impl Endpoint {
             }
             let rcv_nxt = self.rcv_nxt;
             self.sack_recent.retain(|&(_, r)| r > rcv_nxt);
-            self.reasm_held = !self.ooo.is_empty() || !self.sack_recent.is_empty();
+            held_fin = self.ooo_fin == rcv_nxt;
+            let fin_waits = self.ooo_fin != u64::MAX && !held_fin;
+            self.reasm_held = !self.ooo.is_empty() || !self.sack_recent.is_empty() || fin_waits;
         }
         let new_bytes = self.rcv_nxt - before;
         if new_bytes > 0 {
@@ -97,8 +101,9 @@ impl Endpoint {
             let (wnd, rto) = (self.rcv_wnd(), self.rtt.rto());
             self.lnx_ack.on_data(pkt.payload, self.own_mss(), wnd, rto, now);
         }
-        if (fin && end == self.rcv_nxt) || self.ooo_fin == self.rcv_nxt {
+        if (fin && end == self.rcv_nxt) || held_fin {
             self.rcv_nxt += 1;
+            self.ooo_fin = u64::MAX;
             self.fin_rcvd = true;
             self.state = match self.state {
                 ConnState::Established => ConnState::CloseWait,

@@ -483,7 +483,8 @@ fn lossy_transfer(cfg: TcpConfig, bytes: u64, loss: f64, seed: u64) -> (u64, f64
             wire.push((now + delay, n, to_server, p));
         }
         c.sb.check();
-        assert_eq!(s.reasm_held, !s.ooo.is_empty() || !s.sack_recent.is_empty(), "the receiver's reordering flag follows its lists");
+        let held = !s.ooo.is_empty() || !s.sack_recent.is_empty() || s.ooo_fin != u64::MAX;
+        assert_eq!(s.reasm_held, held, "the receiver's reordering flag follows its lists and a held FIN");
         if c.cc.loss_response() != cc::LossResponse::RtoOnly {
             assert!(c.w.cwnd >= c.smss as u64, "cwnd below one segment");
         }
