@@ -989,6 +989,12 @@ impl Endpoint {
                 self.prr_delivered = 0;
                 self.prr_out = 0;
                 self.recover_fs = flight.max(1);
+                if self.cfg.recovery == Recovery::Classic && !self.cc.owns_recovery_cwnd() {
+                    // Classic recovery has no proportional reduction: the window comes down
+                    // at once (RFC 3168 §6.1.2; ns-3's `TcpClassicRecovery::EnterRecovery`),
+                    // and CWR holds it there until the reduction's window is acknowledged.
+                    self.w.cwnd = self.w.ssthresh.max(self.smss as u64);
+                }
                 self.set_ca(CaState::Cwr, now);
             }
         }

@@ -183,17 +183,18 @@ fn ecn_immediate_cuts_at_once() {
     assert_eq!(p.c.w.ssthresh, 6_516, "one reduction for the window");
 }
 
-// tests `ecn_cut = "prr"` with `recovery = "classic"`: no PRR, so CWR holds cwnd where it was
-// (no RFC 6582 deflation either, whatever an ACK delivers) and the cut to ssthresh comes when the
-// window ends. With delayed ACKs (every second segment), each ACK delivers 2 MSS.
-// ACK of 0-1 (ECE): the response first, no growth: FlightSize = pipe = 8 MSS: ssthresh 4 MSS =
-//   5792; CWR, recover = 1 + 10 MSS; cwnd stays 10 MSS = 14480; cwnd − pipe = 2 MSS: 10 (with
-//   CWR) and 11 go.
-// ACKs of 2-3, 4-5, 6-7, and of 8-9 (= recover: CWR holds): cwnd stays 14480; pipe 8 MSS after
-//   each: two new segments each.
-// ACK of 10-11 (above recover): cwnd = ssthresh = 5792; pipe = 12-19 = 8 MSS: nothing.
+// tests `ecn_cut = "prr"` with `recovery = "classic"`: no PRR, so the window comes down at once
+// (RFC 3168 §6.1.2's halving; ns-3's `TcpClassicRecovery::EnterRecovery` from `EnterCwr`) and
+// CWR holds it until the window of the reduction is acknowledged. With delayed ACKs (every second
+// segment), each ACK delivers 2 MSS.
+// ACK of 0-1 (ECE): the response first, no growth: FlightSize = pipe = 8 MSS: ssthresh = cwnd =
+//   4 MSS = 5792; CWR, recover = 1 + 10 MSS; pipe 11,584 > cwnd: nothing goes.
+// ACKs of 2-3 and 4-5: pipe 6 MSS, then 4 MSS = cwnd: nothing.
+// ACK of 6-7: pipe 2 MSS: 10 (with CWR) and 11 go. ACK of 8-9 (= recover: CWR holds): 12 and 13.
+// ACK of 10-11 (above recover; no echo, CWR having reached the receiver): Open, cwnd = ssthresh =
+//   5792, pipe 12-13 = 2 MSS: 14 and 15 go.
 #[test]
-fn ecn_prr_cut_with_classic_recovery_holds_cwnd_until_the_window_ends() {
+fn ecn_cut_with_classic_recovery_comes_at_once_and_holds() {
     let cfg = TcpConfig { ecn: true, recovery: Recovery::Classic, ..TcpConfig::default() };
     let mut p = Pair::new(cfg, None);
     let mut burst = p.client_sends();
@@ -214,12 +215,12 @@ fn ecn_prr_cut_with_classic_recovery_holds_cwnd_until_the_window_ends() {
     got.push((p.c.w.cwnd, p.c.pipe(), p.c.ca, out.iter().map(|s| (seg_no(s), false)).collect()));
     use CaState::{Cwr, Open};
     let want = vec![
-        (14_480, 14_480, Cwr, vec![(10, true), (11, false)]),
-        (14_480, 14_480, Cwr, vec![(12, false), (13, false)]),
-        (14_480, 14_480, Cwr, vec![(14, false), (15, false)]),
-        (14_480, 14_480, Cwr, vec![(16, false), (17, false)]),
-        (14_480, 14_480, Cwr, vec![(18, false), (19, false)]),
-        (5_792, 11_584, Open, vec![]),
+        (5_792, 11_584, Cwr, vec![]),
+        (5_792, 8_688, Cwr, vec![]),
+        (5_792, 5_792, Cwr, vec![]),
+        (5_792, 5_792, Cwr, vec![(10, true), (11, false)]),
+        (5_792, 5_792, Cwr, vec![(12, false), (13, false)]),
+        (5_792, 5_792, Open, vec![(14, false), (15, false)]),
     ];
     assert_eq!(got, want);
 }
