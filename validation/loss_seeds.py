@@ -36,18 +36,22 @@ FIXTURE = ROOT / "validation" / "fixtures" / "ns3" / "loss-seeds.json"
 sys.path.insert(0, str(ROOT / "validation"))
 import ns3_loss  # noqa: E402
 SEEDS = range(1, 101)  # --seeds N sets 1..N
-SETUPS: list[tuple[float | str, int, bool]] = [(p, n, sack) for p in (0.01, 0.02, 0.05) for n in (1, 4) for sack in (True, False)]
+SETUPS: list[tuple[float | str, int, bool, str]] = [(p, n, sack, "NewReno") for p in (0.01, 0.02, 0.05) for n in (1, 4) for sack in (True, False)]
 # Gilbert-Elliott (bursty) loss, given as ns3_dumbbell.py writes it: P_GB,P_BG (Gilbert's model,
 # no loss in the good state, all in the bad): 3.2 % of packets in bursts of 3.3 on average.
-SETUPS += [("gilbert_elliott:0.01,0.3", n, True) for n in (1, 4)]
+SETUPS += [("gilbert_elliott:0.01,0.3", n, True, "NewReno") for n in (1, 4)]
+# The other congestion controls ns-3 has (`cc = "cubic"`, `"vegas"` against TcpCubic, TcpVegas):
+# random loss drives each one's own reduction and growth rules, which the identical cases meet
+# only at queue overflows.
+SETUPS += [(p, n, True, tcp) for tcp in ("Cubic", "Vegas") for p, n in ((0.01, 4), (0.05, 4), (0.02, 1))]
 BASE = {"bottleneck_rate": "10Mbps", "bottleneck_delay": "10ms", "buffer": 100, "duration": 40.0, "warmup": 10.0, "start_window": 1.0}
 MSS = 1448
 MIN_RTO = 1.0
 
 
-def name(p: float | str, n: int, sack: bool) -> str:
+def name(p: float | str, n: int, sack: bool, tcp: str = "NewReno") -> str:
     model = f"bernoulli{p * 100:g}pct" if isinstance(p, float) else p.replace(":", "").replace(",", "-")
-    return f"{model}-{n}flow-{'sack' if sack else 'nosack'}"
+    return f"{model}-{n}flow-{'sack' if sack else 'nosack'}" + ("" if tcp == "NewReno" else f"-{tcp.lower()}")
 
 
 def loss_arg(p: float | str) -> str:
@@ -61,27 +65,30 @@ def run_ns3() -> None:
     from ns import ns  # ~20 s
 
     out = json.loads(FIXTURE.read_text()) if FIXTURE.exists() else {"setup": BASE | {"seeds": len(SEEDS)}, "versions": d.versions(), "runs": {}}
-    for p, n, sack in SETUPS:
-        if name(p, n, sack) in out["runs"] and len(out["runs"][name(p, n, sack)]) == len(SEEDS):
+    for p, n, sack, tcp in SETUPS:
+        key = name(p, n, sack, tcp)
+        if key in out["runs"] and len(out["runs"][key]) == len(SEEDS):
             continue  # recorded already (delete the fixture to run everything again)
         rows = []
         for seed in SEEDS:
-            a = dict(d.DEFAULTS) | BASE | {"flows": n, "no_sack": not sack, "loss": loss_arg(p), "run": seed}
+            a = dict(d.DEFAULTS) | BASE | {"flows": n, "no_sack": not sack, "loss": loss_arg(p), "run": seed, "tcp": f"ns3::Tcp{tcp}"}
             rec = d.build_and_run(a)
             ns.Ipv4AddressGenerator.Reset()
             rows.append({"seed": seed, "link_losses": rec["link_losses_window"],
                          "flows": [{k: f[k] for k in ("goodput_mbps", "timeout_episodes", "recovery_episodes", "start_s")} for f in rec["flows"]]})
-        out["runs"][name(p, n, sack)] = rows
-        print(name(p, n, sack), "done", file=sys.stderr)
-    FIXTURE.write_text(json.dumps(out, indent=1) + "\n")
+        out["runs"][key] = rows
+        print(key, "done", file=sys.stderr)
+        FIXTURE.write_text(json.dumps(out, indent=1) + "\n")  # after each set-up: an interrupted run keeps them
 
 
-def sluice_toml(p: float | str, n: int, sack: bool) -> str:
-    return f"""name = "{name(p, n, sack)}"
+def sluice_toml(p: float | str, n: int, sack: bool, tcp: str = "NewReno") -> str:
+    cc = {"NewReno": "new_reno", "Cubic": "cubic", "Vegas": "vegas"}[tcp]
+    return f"""name = "{name(p, n, sack, tcp)}"
 duration = "{BASE['duration']}s"
 warmup = "{BASE['warmup']}s"
 [tcp]
 validate = "ns3.44"
+cc = "{cc}"
 sack = {str(sack).lower()}
 mss = 1448
 snd_buf = "8388608B"
@@ -140,13 +147,16 @@ def main() -> int:
              "|---|---|---|---|---|---|---|"]
     parted = []
     compared = beyond2 = beyond3 = 0
-    for p, n, sack in SETUPS:
-        key = name(p, n, sack)
+    for p, n, sack, tcp in SETUPS:
+        key = name(p, n, sack, tcp)
+        if key not in ns3:
+            print(f"{key}: no ns-3 runs in {FIXTURE.name} (python3 validation/loss_seeds.py --ns3)", file=sys.stderr)
+            continue
         ours: dict[str, list[list[float]]] = {"goodput_mbps": [[] for _ in range(n)], "timeout_episodes": [[] for _ in range(n)], "recovery_episodes": [[] for _ in range(n)]}
         rtts = []
         with tempfile.TemporaryDirectory() as d:
             f = Path(d) / "s.toml"
-            f.write_text(sluice_toml(p, n, sack))
+            f.write_text(sluice_toml(p, n, sack, tcp))
             for seed in SEEDS:
                 s = json.loads(subprocess.run([str(binary), str(f), "--seed", str(seed)], capture_output=True, text=True, check=True).stdout)
                 # flows sorted by start time, as ns-3's are compared by their own order of start
@@ -177,7 +187,7 @@ def main() -> int:
                 parts.append(f"{a:.3g}±{sa:.2g} / {b:.3g}±{sb:.2g}{'' if within else ' ✗'}")
             cells.append("; ".join(parts))
         rtt = sum(rtts) / len(rtts)
-        model = f"{mathis_mbps(p, rtt):.2f} / {pftk_mbps(p, rtt):.2f}" if isinstance(p, float) else "–"
+        model = f"{mathis_mbps(p, rtt):.2f} / {pftk_mbps(p, rtt):.2f}" if isinstance(p, float) and tcp == "NewReno" else "–"
         if not ok:
             parted.append(key)
         lines.append(f"| {key} | {cells[0]} | {cells[1]} | {cells[2]} | {rtt:.4f} | {model} | {'yes' if ok else 'NO'} |")
