@@ -174,7 +174,9 @@ def _metrics(name: str, tries: int = 1) -> dict[str, float] | None:
     for attempt in range(tries):
         if attempt:
             time.sleep(0.05)
-        out = subprocess.run(["ip", "netns", "exec", _ns(name, "g"), "bash", "-c", script], capture_output=True, text=True, check=False)
+        # Above the iperf3 client's real-time priority (40), below the gateway's (50): with both
+        # cores taken by them, an ordinary process may wait seconds for its turn.
+        out = subprocess.run(["ip", "netns", "exec", _ns(name, "g"), *_prio(45), "bash", "-c", script], capture_output=True, text=True, check=False)
         m: dict[str, float] = {}
         for line in out.stdout.splitlines():
             if line.startswith("sluice_gateway_"):
@@ -189,7 +191,7 @@ def _metrics(name: str, tries: int = 1) -> dict[str, float] | None:
 
 
 def _metrics_or_fail(name: str) -> dict[str, float]:
-    m = _metrics(name, tries=20)
+    m = _metrics(name, tries=100)
     if m is None:
         raise GatewayError(f"{_ns(name, 'g')}: GET /metrics: no answer from 127.0.0.1:{METRICS_PORT}")
     return m
