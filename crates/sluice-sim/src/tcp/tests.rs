@@ -87,6 +87,21 @@ impl Pair {
         assert_eq!(self.s.lnx_ack.quick, 0, "no quick-ACK mode from a FIN");
     }
 
+    /// The application stops: the client sends what it has buffered, the FIN on the last segment.
+    pub(super) fn stop_sending(&mut self) -> Vec<SimPacket> {
+        let mut out = Vec::new();
+        self.c.app_stop(self.now, &mut out);
+        out
+    }
+
+    /// The client sends what its windows allow, then the application closes: (data, bare FIN).
+    pub(super) fn send_then_close(&mut self) -> (Vec<SimPacket>, Vec<SimPacket>) {
+        let sent = self.client_sends();
+        let mut fin = Vec::new();
+        self.c.app_close(self.now, &mut fin);
+        (sent, fin)
+    }
+
     pub(super) fn deliver_to_server(&mut self, pkts: &[SimPacket]) -> Vec<SimPacket> {
         let mut out = Vec::new();
         for p in pkts {
@@ -2006,8 +2021,7 @@ fn the_state_moves_when_the_fin_is_acknowledged() {
 fn a_fin_on_out_of_order_data_counts_once_the_gap_fills() {
     let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 4 * MSS, ..TcpConfig::default() };
     let mut p = Pair::new(cfg.clone(), None);
-    let mut out = Vec::new();
-    p.c.app_stop(p.now, &mut out);
+    let out = p.stop_sending();
     assert_eq!(flags(&out[3]) & F::FIN, F::FIN);
     let dups = p.deliver_to_server(&out[1..]);
     assert_eq!(dups.len(), 3);
@@ -2019,9 +2033,7 @@ fn a_fin_on_out_of_order_data_counts_once_the_gap_fills() {
 
     // A bare FIN ahead of the data before it.
     let mut p = Pair::new(cfg, Some(2 * MSS));
-    let sent = p.client_sends();
-    let mut fin = Vec::new();
-    p.c.app_close(p.now, &mut fin);
+    let (sent, fin) = p.send_then_close();
     let dup = p.deliver_to_server(&fin);
     assert_eq!((dup.len(), seg_ack(&dup[0])), (1, 1_001));
     assert!(p.s.ooo.is_empty(), "no SACK block for a bare FIN");
@@ -2041,8 +2053,7 @@ fn a_fin_on_out_of_order_data_counts_once_the_gap_fills() {
 fn a_sack_block_to_the_end_of_the_data_covers_a_fin_riding_on_it() {
     let cfg = TcpConfig { delack: DelAck::Off, snd_buf: 4 * MSS, ..TcpConfig::default() };
     let mut p = Pair::new(cfg.clone(), None);
-    let mut out = Vec::new();
-    p.c.app_stop(p.now, &mut out);
+    let out = p.stop_sending();
     let dups = p.deliver_to_server(&out[1..]);
     p.deliver_to_client(&dups);
     assert_eq!(p.c.sb.segs().iter().map(|s| s.sacked).collect::<Vec<_>>(), [false, true, true, true]);
@@ -2051,9 +2062,7 @@ fn a_sack_block_to_the_end_of_the_data_covers_a_fin_riding_on_it() {
 
     // The FIN alone after the data: a block up to the data's end leaves it un-SACKed.
     let mut p = Pair::new(cfg, Some(4 * MSS));
-    let sent = p.client_sends();
-    let mut fin = Vec::new();
-    p.c.app_close(p.now, &mut fin);
+    let (sent, _fin) = p.send_then_close();
     let dups = p.deliver_to_server(&sent[1..]);
     p.deliver_to_client(&dups);
     assert_eq!(p.c.sb.segs().iter().map(|s| s.sacked).collect::<Vec<_>>(), [false, true, true, true, false]);
@@ -2069,10 +2078,8 @@ fn ns3_sends_nothing_in_open_once_its_fin_is_out() {
     for (sends, want) in [(true, vec![1_001]), (false, vec![])] {
         let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { open_sends_after_fin: sends, ..Ns3Compat::RFC }, ..TcpConfig::default() };
         let mut p = Pair::new(cfg, Some(4 * MSS));
-        assert_eq!(p.client_sends().len(), 4);
-        let mut fin = Vec::new();
-        p.c.app_close(p.now, &mut fin);
-        assert_eq!((fin.len(), p.c.state, p.c.ca), (1, ConnState::FinWait1, super::cc::CaState::Open));
+        let (sent, fin) = p.send_then_close();
+        assert_eq!((sent.len(), fin.len(), p.c.state, p.c.ca), (4, 1, ConnState::FinWait1, super::cc::CaState::Open));
         assert_eq!(p.c.sb.mark_head_lost(), MSS);
         let mut out = Vec::new();
         p.c.send_pending(p.now, &mut out);
@@ -2096,13 +2103,13 @@ fn ns3_the_closing_fin_carries_the_ack() {
         let mut got = Vec::new();
         for way in 0..3 {
             let mut p = Pair::new(cfg.clone(), (way == 1).then_some(2 * MSS));
-            let mut segs = Vec::new();
-            if way == 1 {
-                segs = p.client_sends();
-                p.c.app_close(p.now, &mut segs);
+            let segs = if way == 1 {
+                let (mut sent, fin) = p.send_then_close();
+                sent.extend(fin);
+                sent
             } else {
-                p.c.app_stop(p.now, &mut segs);
-            }
+                p.stop_sending()
+            };
             assert_eq!(fin_of(segs.last().unwrap()), F::FIN);
             let answer = if way == 2 {
                 assert_eq!(p.deliver_to_server(&segs[1..]).len(), 1, "a duplicate ACK");
