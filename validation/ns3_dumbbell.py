@@ -661,10 +661,35 @@ def versions() -> dict:
     return {"ns3": f"3.44 (PyPI ns3 {v('ns3')})", "cppyy": v("cppyy"), "python": platform.python_version()}
 
 
-def main() -> int:
+def add_setup_flags(ap: argparse.ArgumentParser, with_defaults: bool) -> None:
+    """One flag per set-up argument (DEFAULTS); without defaults a flag not given is absent from
+    the parsed namespace (to tell which flags override a --case or --from-record)."""
+    for key, val in DEFAULTS.items():
+        flag = "--" + key.replace("_", "-")
+        d = val if with_defaults else argparse.SUPPRESS
+        if isinstance(val, bool):
+            ap.add_argument(flag, action="store_true", default=d, help=HELP.get(key))
+        elif key == "qdisc":
+            ap.add_argument(flag, choices=["fifo", "codel", "fq_codel", "pie", "red", "ared"], default=d)
+        elif key == "recovery":
+            ap.add_argument(flag, choices=["prr", "classic"], default=d, help=HELP[key])
+        elif key == "rtt_table":
+            ap.add_argument(flag, choices=["eval9"], default=d,
+                            help="eval9: flow k uses one-way delays left [0,0,0,12,12,12,25,25,25][k%%9] ms, "
+                                 "right [2,37,75]*3 [k%%9] ms")
+        elif key in ("sender_delays", "receiver_delays"):
+            ap.add_argument(flag, default=d, help="comma-separated one-way delays, flow k uses item k mod len")
+        else:
+            typ = type(val) if val is not None else str
+            ap.add_argument(flag, type=typ, default=d, help=HELP.get(key))
+
+
+def setup(argv: list[str] | None = None) -> tuple[dict, argparse.Namespace]:
+    """The run's set-up arguments from the command line, and the parsed command line."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--case", help="take every argument from this case of validation/fixtures/ns3-reference.json "
-                    "(other set-up flags are then ignored; --starts, --start-times, --name, --out, --dry-run apply)")
+    ap.add_argument("--case", help="take every set-up argument from this case of validation/fixtures/ns3-reference.json; "
+                    "set-up flags given as well override the case's values (e.g. --case b-access90-newreno-fifo "
+                    "--tcp ns3::TcpBbr)")
     ap.add_argument("--starts", choices=["rng", "fixture"], default="rng",
                     help="with --case: draw start times from ns-3's RNG (default) or copy the fixture's start_s")
     ap.add_argument("--start-times", help="explicit per-flow start times in seconds, comma-separated")
@@ -685,26 +710,17 @@ def main() -> int:
     ap.add_argument("--departures-out", help="CSV of every packet in the departure fingerprint "
                     "(time_ns,flow,seq,len,flags; see validation/departures.py)")
     ap.add_argument("--from-record", type=Path, help="take every set-up argument and the case name from "
-                    "this record of ours (validation/fixtures/ns3/NAME.json), to run it again")
+                    "this record of ours (validation/fixtures/ns3/NAME.json), to run it again; set-up flags "
+                    "given as well override the record's values")
     ap.add_argument("--dry-run", action="store_true", help="build the topology, print the start times, do not run")
-    for key, val in DEFAULTS.items():
-        flag = "--" + key.replace("_", "-")
-        if isinstance(val, bool):
-            ap.add_argument(flag, action="store_true")
-        elif key == "qdisc":
-            ap.add_argument(flag, choices=["fifo", "codel", "fq_codel", "pie", "red", "ared"], default=val)
-        elif key == "recovery":
-            ap.add_argument(flag, choices=["prr", "classic"], default=val, help=HELP[key])
-        elif key == "rtt_table":
-            ap.add_argument(flag, choices=["eval9"], default=val,
-                            help="eval9: flow k uses one-way delays left [0,0,0,12,12,12,25,25,25][k%%9] ms, "
-                                 "right [2,37,75]*3 [k%%9] ms")
-        elif key in ("sender_delays", "receiver_delays"):
-            ap.add_argument(flag, default=val, help="comma-separated one-way delays, flow k uses item k mod len")
-        else:
-            typ = type(val) if val is not None else str
-            ap.add_argument(flag, type=typ, default=val, help=HELP.get(key))
-    args = ap.parse_args()
+    add_setup_flags(ap, with_defaults=True)
+    args = ap.parse_args(argv)
+    # The set-up flags actually given: parsed again without defaults, so a flag left out is absent.
+    given = argparse.ArgumentParser(add_help=False)
+    add_setup_flags(given, with_defaults=False)
+    explicit = vars(given.parse_known_args(argv)[0])
+    if args.case and args.from_record:
+        ap.error("--case and --from-record both name the set-up; give one")
     if args.case:
         a = args_from_case(args.case, args.starts)
     elif args.from_record:
@@ -716,6 +732,7 @@ def main() -> int:
             a["start_times"] = [f["start_s"] for f in rec["flows"]]
     else:
         a = {k: getattr(args, k) for k in DEFAULTS}
+    a.update(explicit)
     if args.name:
         a["case"] = args.name
     a["pcap"], a["until"] = args.pcap, args.until
@@ -725,6 +742,11 @@ def main() -> int:
     a["ewt_trace"] = args.ewt_trace
     if args.start_times:
         a["start_times"] = [float(x) for x in args.start_times.split(",")]
+    return a, args
+
+
+def main() -> int:
+    a, args = setup()
     rec = build_and_run(a, dry_run=args.dry_run)
     text = json.dumps(rec, indent=1)
     if args.out:

@@ -104,3 +104,23 @@ def test_random_loss_seed_means_agree_with_ns3() -> None:
     )
     assert r.returncode == 0, r.stdout + r.stderr
     assert "0 beyond 3" in r.stderr
+
+
+def test_set_up_flags_override_a_case_or_a_record(tmp_path: Path) -> None:
+    import ns3_dumbbell
+
+    # The 90-flow reference case with BBR instead: the case's other arguments stay.
+    a, _ = ns3_dumbbell.setup(["--case", "b-access90-newreno-fifo", "--tcp", "ns3::TcpBbr", "--ecn"])
+    assert (a["tcp"], a["ecn"], a["flows"], a["buffer"], a["rtt_table"]) == ("ns3::TcpBbr", True, 90, 900, "eval9")
+    a, _ = ns3_dumbbell.setup(["--case", "b-access90-newreno-fifo"])
+    assert (a["tcp"], a["ecn"], a["flows"]) == ("ns3::TcpNewReno", False, 90)
+    # A record of ours, one argument changed; the name stays the record's unless given.
+    a, _ = ns3_dumbbell.setup(["--from-record", str(SMALL), "--buffer", "7"])
+    rec = json.loads(SMALL.read_text())
+    assert a["buffer"] == 7 and a["case"] == rec["case"]
+    assert {k: v for k, v in a.items() if k in rec["args"] and k != "buffer"} == {k: v for k, v in rec["args"].items() if k != "buffer"}
+    # Without either, the flags and the defaults.
+    a, _ = ns3_dumbbell.setup(["--flows", "3"])
+    assert (a["flows"], a["buffer"], a["tcp"]) == (3, 100, "ns3::TcpNewReno")
+    with pytest.raises(SystemExit):
+        ns3_dumbbell.setup(["--case", "b-access90-newreno-fifo", "--from-record", str(SMALL)])
