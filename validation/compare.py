@@ -112,6 +112,12 @@ def scenario(case: dict, jitter: str | None, profile: str = "ns3.44", capture: b
         for k in range(len(flows)):
             lines += ["[[flows]]", f'name = "f{k}"', f'src = "s{k}"', f'dst = "r{k}"', app, f'start = "{each[k]}"',
                       f'tcp = {{ cc = "{NS3_CC[types[k % len(types)]]}" }}']
+    # ns3_dumbbell.py --reverse-flows: receiver k sends to sender k's port 5002, with the type
+    # the receiver nodes run (ns-3's default SocketType, the first of --tcp).
+    for f in case.get("reverse_flows", []):
+        k = f["pair"]
+        lines += ["[[flows]]", f'name = "rev{k}"', f'src = "r{k}"', f'dst = "s{k}"', f"port = {departures.REVERSE_PORT}", app,
+                  f'start = "{f["start_ns"]}ns"', f'tcp = {{ cc = "{NS3_CC[types[0]]}" }}']
     if a.get("ewt"):
         # ns3_dumbbell.py --ewt: EWT on router A, reading A->B, rewriting at dequeue
         # (validation/ns3_ewt.py); the start point as the same fraction of the 900-packet limit.
@@ -160,6 +166,9 @@ def verdict(r: dict) -> tuple[str, bool]:
         off.append("drop ratio")
     if abs(j[0] - j[1]) > TOLERANCE["jain"]:
         off.append("Jain")
+    rg = r.get("rev_gp")
+    if rg is not None and abs(rg[0] - rg[1]) > TOLERANCE["goodput"] * rg[1]:
+        off.append("reverse goodput")
     if off:
         return "OUTSIDE tolerance: " + ", ".join(off), True
     if r["losses"] is not None and r["losses"][0] != r["losses"][1]:
@@ -219,11 +228,20 @@ def main() -> int:
         # For file transfers Sluice's per-flow goodput is over each transfer's own duration
         # (docs/summary.md, `goodput_bps`); the ns-3 script divides every flow's bytes by the same
         # window, so compare Jain's index over bytes delivered, which is what that measures.
-        jain = s["jain_goodput"] if not a.get("file_size") else jain_of([f["bytes_delivered"] for f in s["flows"]])
+        # The forward flows alone (the reverse flows of --reverse-flows follow them).
+        n = len(case["flows"])
+        fwd, rev = s["flows"][:n], s["flows"][n:]
+        gp = s["aggregate_goodput_bps"] / 1e6 if not rev else sum(f["goodput_bps"] for f in fwd) / 1e6
+        jain = s["jain_goodput"] if not rev else jain_of([f["goodput_bps"] for f in fwd])
+        if a.get("file_size"):
+            jain = jain_of([f["bytes_delivered"] for f in fwd])
         rows.append({
             "case": case["case"],
             "flows": len(case["flows"]),
-            "gp": (s["aggregate_goodput_bps"] / 1e6, case["aggregate_goodput_mbps"]),
+            "gp": (gp, case["aggregate_goodput_mbps"]),
+            # two-way traffic (--reverse-flows): the reverse flows' aggregate goodput
+            "rev_gp": (sum(f["goodput_bps"] for f in rev) / 1e6, sum(f["goodput_mbps"] for f in case["reverse_flows"]))
+            if case.get("reverse_flows") else None,
             "drop": (qa["drop_ratio"], case["drop_ratio"]),
             "jain": (jain, case["jain"]),
             "queue": (qa["mean_len_pkts"], case["queue_mean_pkts"]),

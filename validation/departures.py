@@ -9,7 +9,10 @@ data segments, SYNs, the handshake's ACK, retransmissions (only packets dropped 
 disc never start transmission). Each packet contributes 19 bytes, in departure order:
 
     time_ns  u64   transmission start, ns since the start of the run
-    flow     u32   the flow index (flow k is the k-th flow of the record, sender node k)
+    flow     u32   the flow index (flow k is the k-th flow of the record, sender node k); with
+                   reverse flows (ns3_dumbbell.py --reverse-flows), a packet from sender node k
+                   whose TCP source port is REVERSE_PORT (an ACK of the flow from receiver k)
+                   has k + 2**31
     seq      u32   TCP sequence number relative to the flow's SYN: (seq - ISN) mod 2**32,
                    so the SYN is 0 and the first data byte 1 (ns-3's ISN is 0; Sluice's is drawn)
     len      u16   IPv4 total length (IP + TCP headers with options + payload; no PPP header)
@@ -33,6 +36,8 @@ from typing import Any, Iterable, Iterator
 
 RECORD = struct.Struct(">QIIHB")  # time_ns, flow, seq, len, flags: 19 bytes
 SLUICE_BASE = 0x0A000000  # Sluice's node i has address 10.0.0.0 + i + 1; dumbbell sender k is node k
+REVERSE_PORT = 5002  # a reverse flow's receiver listens here on the sender node (ns3_dumbbell.py)
+REVERSE_BIT = 1 << 31
 
 
 def fingerprint(records: Iterable[tuple[int, int, int, int, int]]) -> dict[str, Any]:
@@ -75,6 +80,8 @@ def sluice_pcap(path: str, t0_ns: int, t1_ns: int) -> Iterator[tuple[int, int, i
         ihl = (ip[0] & 15) * 4
         tcp = ip[ihl:]
         flow = struct.unpack_from(">I", ip, 12)[0] - SLUICE_BASE - 1
+        if struct.unpack_from(">H", tcp, 0)[0] == REVERSE_PORT:
+            flow |= REVERSE_BIT
         seq = struct.unpack_from(">I", tcp, 4)[0]
         flags = tcp[13]
         if flags & 0x02:

@@ -63,8 +63,12 @@ DEFAULTS = {
     "access_delay_jitter": None, "jitter_seed": 1,
     "duration": 60.0, "warmup": 10.0, "start_window": 0.0, "file_size": 0, "send_size": 11584,
     "seed": 1, "run": 1, "qsample": "10ms", "loss": None, "reverse_loss": None,
-    "ecn": False, "ewt": False, "ewt_start": 0.3, "ewt_mss": 1460,
+    "ecn": False, "ewt": False, "ewt_start": 0.3, "ewt_mss": 1460, "reverse_flows": 0,
 }
+
+# The port a reverse flow's receiver (on the sender node) listens on; the departure fingerprint
+# tells a reverse flow's ACKs from the forward flow's data by it (validation/departures.py).
+REVERSE_PORT = 5002
 
 PROBE_CPP = r"""
 #include <cstdio>
@@ -210,6 +214,7 @@ class Probe {
   std::map<uint32_t, uint32_t> isn;       // flow -> sequence number of its SYN
   std::vector<uint8_t> dep;
   uint64_t depCount = 0, depUnknown = 0;
+  uint32_t reversePort = 0;  // 0: no reverse flows
   int64_t depT0 = 0, depT1 = 0;
   void Put(uint64_t v, int bytes) { for (int i = bytes - 1; i >= 0; --i) dep.push_back(uint8_t(v >> (8 * i))); }
   void OnTxBegin(Ptr<const Packet> p) {
@@ -224,6 +229,8 @@ class Probe {
     auto it = flowOf.find(src);
     if (it == flowOf.end()) { ++depUnknown; return; }
     uint32_t flow = it->second;
+    // a reverse flow's ACKs (from its receiver's port on the sender node) are a flow of their own
+    if (reversePort && ((uint32_t(tcp[0]) << 8) | tcp[1]) == reversePort) flow |= 0x80000000u;
     uint32_t seq = (uint32_t(tcp[4]) << 24) | (uint32_t(tcp[5]) << 16) | (uint32_t(tcp[6]) << 8) | tcp[7];
     uint8_t flags = tcp[13];
     if ((flags & 0x02) && !isn.count(flow)) isn[flow] = seq;
@@ -290,6 +297,10 @@ HELP = {
     "ewt_start": "EWT's start point S as a fraction of the A->B queue disc's limit B (B = limit * --mtu for a "
                  "packet limit); EWT acts while the occupancy is above S",
     "ewt_mss": "EWT's floor, bytes (ns-3's TCP announces no MSS option)",
+    "reverse_flows": "two-way traffic: pairs 0..N-1 also carry a bulk flow the other way, from receiver k to a "
+                     f"PacketSink on sender k (port {REVERSE_PORT}), started after the forward flows' start times "
+                     "are drawn (the same generator, one more draw each); its data crosses B->A, its ACKs "
+                     "share A->B with the forward data",
 }
 
 
@@ -361,6 +372,9 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
     P = cppyy.gbl.sluice_validation
 
     n = int(a["flows"])
+    rev = int(a.get("reverse_flows") or 0)
+    if not 0 <= rev <= n:
+        raise SystemExit(f"--reverse-flows: must be 0..{n} (one per pair at most), got {rev}")
     ns.RngSeedManager.SetSeed(int(a["seed"]))
     ns.RngSeedManager.SetRun(int(a["run"]))
     C = ns.Config
@@ -459,14 +473,14 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
     window = float(a["start_window"])
     if a.get("start_times"):
         starts = [float(x) for x in a["start_times"]]
-        if len(starts) != n:
-            raise SystemExit(f"--start-times has {len(starts)} values for {n} flows")
+        if len(starts) != n + rev:
+            raise SystemExit(f"--start-times has {len(starts)} values for {n} flows and {rev} reverse flows")
         start_source = "given"
     else:
         rv = ns.CreateObject[ns.UniformRandomVariable]()
         rv.SetAttribute("Min", ns.DoubleValue(0.0))
         rv.SetAttribute("Max", ns.DoubleValue(window))
-        starts = [rv.GetValue() if window > 0 else 0.0 for _ in range(n)]
+        starts = [rv.GetValue() if window > 0 else 0.0 for _ in range(n + rev)]
         start_source = "ns3-rng"
     if dry_run:
         return {"start_source": start_source, "start_s": starts}
@@ -496,6 +510,19 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
         apps = bulk.Install(senders.Get(k))
         apps.Start(ns.Seconds(starts[k]))
         apps.Stop(ns.Seconds(duration))
+    for k in range(rev):
+        # flow n + k: receiver k sends to a sink on sender k (sink n + k of the probe)
+        sink = ns.PacketSinkHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), REVERSE_PORT).ConvertTo())
+        sapps = sink.Install(senders.Get(k))
+        sapps.Start(ns.Seconds(0.0))
+        probe.AddSink(sapps.Get(0))
+        bulk = ns.BulkSendHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(send_ips[k], REVERSE_PORT).ConvertTo())
+        bulk.SetAttribute("MaxBytes", ns.UintegerValue(int(a["file_size"])))
+        bulk.SetAttribute("SendSize", ns.UintegerValue(int(a["send_size"])))
+        apps = bulk.Install(receivers.Get(k))
+        apps.Start(ns.Seconds(starts[n + k]))
+        apps.Stop(ns.Seconds(duration))
+    probe.reversePort = REVERSE_PORT if rev else 0
     probe.Connect(bn.Get(0), bn.Get(1))
     warm = float(a["warmup"])
     # the departure fingerprint over [warmup, duration) (validation/departures.py)
@@ -630,6 +657,17 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
             }
             for k in range(n)
         ],
+        # --reverse-flows: flow n + k, from receiver k to sender k
+        **({"reverse_flows": [
+            {
+                "flow": n + k,
+                "pair": k,
+                "start_s": starts[n + k],
+                "start_ns": int(ns.Seconds(starts[n + k]).GetNanoSeconds()),
+                "goodput_mbps": 8 * int(probe.Rx(n + k)) / span / 1e6,
+            }
+            for k in range(rev)
+        ]} if rev else {}),
     }
     ns.Simulator.Destroy()
     return rec

@@ -182,10 +182,15 @@ impl Drop for TempDir {
     }
 }
 
+/// The port a reverse flow's receiver listens on, on the sender node (ns3_dumbbell.py
+/// `--reverse-flows`).
+pub const REVERSE_PORT: u16 = 5002;
+
 /// The fingerprint of a Sluice capture (nanosecond pcap, PPP link type, as the engine writes
 /// it when the packet starts serializing) over transmission starts in [t0, t1). The flow of a
 /// packet is its source node's index (a dumbbell's sender k is node k and carries flow k). The
 /// snap length must cover the IP and TCP fixed headers (42 bytes with the PPP field).
+
 pub fn departures_from_pcap(path: &std::path::Path, window_ns: [u64; 2]) -> Departures {
     use sha2::{Digest, Sha256};
     let b = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -202,7 +207,9 @@ pub fn departures_from_pcap(path: &std::path::Path, window_ns: [u64; 2]) -> Depa
         off += 16 + incl;
         assert_eq!(ip[9], 6, "TCP only on the bottleneck");
         let tcp = &ip[(ip[0] & 15) as usize * 4..];
-        let flow = sluice_sim::net::addr_node(be32(&ip[12..])) as u32;
+        // A reverse flow's ACKs (source port 5002 on the sender node) are flow k + 2^31
+        // (validation/departures.py).
+        let flow = sluice_sim::net::addr_node(be32(&ip[12..])) as u32 | if be16(tcp) == REVERSE_PORT { 1 << 31 } else { 0 };
         let (seq, flags) = (be32(&tcp[4..]), tcp[13]);
         if flags & 0x02 != 0 {
             isn.entry(flow).or_insert(seq);
