@@ -64,6 +64,7 @@ DEFAULTS = {
     "duration": 60.0, "warmup": 10.0, "start_window": 0.0, "file_size": 0, "send_size": 11584,
     "seed": 1, "run": 1, "qsample": "10ms", "loss": None, "reverse_loss": None,
     "ecn": False, "ewt": False, "ewt_start": 0.3, "ewt_mss": 1460, "reverse_flows": 0,
+    "reverse_buffer": 100000,
 }
 
 # The port a reverse flow's receiver (on the sender node) listens on; the departure fingerprint
@@ -297,6 +298,7 @@ HELP = {
     "ewt_start": "EWT's start point S as a fraction of the A->B queue disc's limit B (B = limit * --mtu for a "
                  "packet limit); EWT acts while the occupancy is above S",
     "ewt_mss": "EWT's floor, bytes (ns-3's TCP announces no MSS option)",
+    "reverse_buffer": "limit of B's FIFO queue disc towards A (B->A: ACKs, reverse flows' data), packets",
     "reverse_flows": "two-way traffic: pairs 0..N-1 also carry a bulk flow the other way, from receiver k to a "
                      f"PacketSink on sender k (port {REVERSE_PORT}), started after the forward flows' start times "
                      "are drawn (the same generator, one more draw each); its data crosses B->A, its ACKs "
@@ -464,7 +466,9 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
         qd.SetAttribute("MinTh", ns.DoubleValue(float(a.get("red_min_th", 0.0))))
         qd.SetAttribute("MaxTh", ns.DoubleValue(float(a.get("red_max_th", 0.0))))
         qd.SetAttribute("ARED", ns.BooleanValue(a["qdisc"] == "ared"))
-    big.Install(bn.Get(1))
+    rev_fifo = ns.TrafficControlHelper()
+    rev_fifo.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", ns.StringValue(f"{int(a['reverse_buffer'])}p"))
+    rev_fifo.Install(bn.Get(1))
     assign(bn)
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
 

@@ -9,7 +9,7 @@ use crate::common::*;
 use sluice_core::control::{ControllerConfig, EwtConfig, Level};
 use sluice_core::flows::FlowTableConfig;
 use sluice_core::loss::{ListMatch, LossModel};
-use sluice_core::qdisc::{CodelConfig, FqCodelConfig, Profile, QdiscConfig, QdiscParams};
+use sluice_core::qdisc::{CodelConfig, DropTailConfig, FqCodelConfig, Profile, QdiscConfig, QdiscParams};
 use sluice_core::units::{parse_duration, parse_rate, QueueLimit};
 use sluice_core::{Dur, Time};
 use sluice_sim::engine::run_model;
@@ -167,8 +167,23 @@ fn run_case_tcp(name: &str, departures: bool, base: TcpConfig) -> (Summary, serd
             f.tcp = case_tcp_typed(base.clone(), a, types[k % types.len()]);
         }
     }
+    // Two-way traffic (ns3_dumbbell.py --reverse-flows): receiver k sends to sender k's port
+    // 5002 with the receivers' TCP type (ns-3's default SocketType, the first listed).
+    let pairs = flows.len();
+    for f in case["reverse_flows"].as_array().into_iter().flatten() {
+        let k = f["pair"].as_u64().unwrap() as usize;
+        let mut rev = m.flows[k].clone();
+        (rev.name, rev.src, rev.dst, rev.port) = (format!("rev{k}"), pairs + k, k, REVERSE_PORT);
+        rev.start = StartSpec::At(Time(f["start_ns"].as_u64().unwrap()));
+        rev.tcp = case_tcp_typed(base.clone(), a, types[0]);
+        m.flows.push(rev);
+    }
     // Loss on the bottleneck, as ns3_dumbbell.py's --loss (A->B) and --reverse-loss (B->A).
     let bottleneck = m.links.last_mut().unwrap();
+    // B's FIFO towards A (--reverse-buffer; 100,000 packets, as every other queue, unless set).
+    if let Some(limit) = a["reverse_buffer"].as_u64() {
+        bottleneck.ba.qdisc = QdiscConfig::DropTail(DropTailConfig { limit: QueueLimit::Packets(limit as u32) });
+    }
     for (key, dir) in [("loss", &mut bottleneck.ab), ("reverse_loss", &mut bottleneck.ba)] {
         if let Some(spec) = a[key].as_str() {
             dir.loss = ns3_loss_spec(spec);
@@ -380,7 +395,9 @@ fn identical_case_differences(name: &str) -> Vec<String> {
     let (s, case, fp) = run_case_with(name, true);
     let fp = fp.expect("captured");
     let mut out = Vec::new();
-    let ns: Vec<f64> = case["flows"].as_array().unwrap().iter().map(|f| f["goodput_mbps"].as_f64().unwrap()).collect();
+    // The forward flows, then the reverse flows of a two-way case (--reverse-flows).
+    let listed = case["flows"].as_array().unwrap().iter().chain(case["reverse_flows"].as_array().into_iter().flatten());
+    let ns: Vec<f64> = listed.map(|f| f["goodput_mbps"].as_f64().unwrap()).collect();
     assert_eq!(s.flows.len(), ns.len());
     // ns-3's script divides every flow's bytes by the window; Sluice's goodput of a file
     // transfer is over the transfer's own duration, so compare the bytes over the window.
@@ -413,7 +430,7 @@ fn identical_case_differences(name: &str) -> Vec<String> {
 #[test]
 fn identical_cases_agree_flow_by_flow() {
     let mut failures = Vec::new();
-    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo", "x-access90-newreno-fifo-jitter120us-drawn", "h-access20-newreno-20mbps", "i-access12-nosack-64k-10mbps", "j-access12-nosack-minrto200ms-10mbps", "k-access12-sack-minrto200ms-10mbps", "l-access12-nosack-minrto200ms-iw4-10mbps", "m-access16-delack1-15mbps", "n-access30-buf10-5mbps", "q-single-cubic", "q-access9-cubic", "r-single-vegas", "r-access9-vegas", "b-access90-newreno-codel", "b-access90-newreno-codel-ecn-20s", "b-access90-newreno-fqcodel-20s", "b-access90-newreno-fqcodel-ecn-20s", "c-access90-cubic-codel", "s-single-linuxreno", "s-access9-linuxreno", "t-access9-mixed", "c-access90-cubic-fifo", "v-access9-newreno-ewt", "v-access90-newreno-ewt-40s", "w-access12-nosack-newreno-10mbps", "w-access12-nosack-cubic-10mbps", "w-access12-nosack-linuxreno-10mbps", "w-access20-cubic-20mbps", "w-access16-linuxreno-delack1-15mbps", "w-access15-mixed4-buf20-10mbps", "w-access6-cubic-200mbps", "w-access10-cubic-files3mb-20mbps", "w-access9-vegas-minrto200ms-30mbps", "w-access12-nosack-vegas-10mbps", "w-access8-cubic-buf64k-50mbps", "w-access12-linuxreno-fqcodel-20mbps", "w-access9-nosack-cubic-delack1-15mbps", "w-access12-mixed3-iw4-minrto200ms-25mbps", "w-access9-cubic-classic-10mbps", "w-access9-nosack-vegas-mss536-10mbps", "w-access12-cubic-codel-ecn-20mbps", "y-access10-cubic-fqcodel-ecn-30mbps", "y-access10-newreno-codel2ms-ecn-25mbps", "y-access12-linuxreno-codel-ecn-delack1-15mbps", "y-access12-mixed4-codel-ecn-15mbps", "y-access12-newreno-buf16k-30mbps", "y-access12-nosack-newreno-codel-ecn-20mbps", "y-access4-cubic-500mbps", "y-access6-vegas-files1mb-10mbps", "y-access8-cubic-mss1000-40mbps", "y-access9-nosack-cubic-fqcodel-ecn-minrto200ms-20mbps", "y-access9-nosack-linuxreno-iw1-classic-10mbps", "y-access9-vegas-codel-ecn-20mbps", "y-access10-cubic-iw2-minrto200ms-classic-20mbps", "y-access12-mixed4-files1mb-15mbps", "y-access12-nosack-cubic-files500kb-10mbps", "y-access12-nosack-vegas-codel-ecn-15mbps", "y-access10-mixed2-fqcodel-ecn-files1mb-20mbps", "y-access12-nosack-newreno-classic-codel-ecn-15mbps", "y-access6-newreno-iw1-10mbps", "y-access8-cubic-longrtt-20mbps", "y-access9-cubic-mss1200-delack3-15mbps", "y-access9-nosack-linuxreno-files1mb-delack1-10mbps", "y-access9-nosack-vegas-files500kb-minrto200ms-10mbps", "y-access12-vegas-codel-20mbps", "y-access9-nosack-vegas-fqcodel-15mbps", "y-access10-nosack-newreno-files500kb-ecn-delack1-10mbps", "y-access10-cubic-iw4-files300kb-codel-ecn-15mbps", "y-access4-linuxreno-500mbps", "y-access12-nosack-mixed2-buf12-minrto200ms-10mbps", "y-access6-newreno-jumbo-100mbps", "y-access8-cubic-rcvbuf32k-30mbps", "y-access12-linuxreno-classic-codel-ecn-20mbps", "y-access9-nosack-cubic-classic-fqcodel-ecn-15mbps", "y-access9-vegas-classic-15mbps", "y-access8-nosack-newreno-iw1-delack1-minrto200ms-buf8-5mbps", "y-access30-cubic-files100kb-20mbps", "y-access12-mixed3-mss536-delack1-fqcodel-ecn-10mbps", "y-access12-vegas-buf15-10mbps", "y-access16-nosack-linuxreno-buf16k-20mbps", "y-access20-newreno-files200kb-10mbps", "y-access6-vegas-300mbps", "y-access9-cubic-fqcodel-ecn-mss1000-delack1-20mbps", "y-access9-linuxreno-files1mb-codel-ecn-10mbps", "y-access9-newreno-mss536-codel-ecn-10mbps", "y-access9-vegas-fqcodel-ecn-delack1-15mbps"] {
+    for name in ["e-single-newreno-fifo", "a-access9-newreno-fifo", "d-dc90-newreno-fifo-10s", "f-access9-ns330-10mbps", "g-access9-nosack-10mbps", "b-access90-newreno-fifo", "x-access90-newreno-fifo-jitter120us-drawn", "h-access20-newreno-20mbps", "i-access12-nosack-64k-10mbps", "j-access12-nosack-minrto200ms-10mbps", "k-access12-sack-minrto200ms-10mbps", "l-access12-nosack-minrto200ms-iw4-10mbps", "m-access16-delack1-15mbps", "n-access30-buf10-5mbps", "q-single-cubic", "q-access9-cubic", "r-single-vegas", "r-access9-vegas", "b-access90-newreno-codel", "b-access90-newreno-codel-ecn-20s", "b-access90-newreno-fqcodel-20s", "b-access90-newreno-fqcodel-ecn-20s", "c-access90-cubic-codel", "s-single-linuxreno", "s-access9-linuxreno", "t-access9-mixed", "c-access90-cubic-fifo", "v-access9-newreno-ewt", "v-access90-newreno-ewt-40s", "w-access12-nosack-newreno-10mbps", "w-access12-nosack-cubic-10mbps", "w-access12-nosack-linuxreno-10mbps", "w-access20-cubic-20mbps", "w-access16-linuxreno-delack1-15mbps", "w-access15-mixed4-buf20-10mbps", "w-access6-cubic-200mbps", "w-access10-cubic-files3mb-20mbps", "w-access9-vegas-minrto200ms-30mbps", "w-access12-nosack-vegas-10mbps", "w-access8-cubic-buf64k-50mbps", "w-access12-linuxreno-fqcodel-20mbps", "w-access9-nosack-cubic-delack1-15mbps", "w-access12-mixed3-iw4-minrto200ms-25mbps", "w-access9-cubic-classic-10mbps", "w-access9-nosack-vegas-mss536-10mbps", "w-access12-cubic-codel-ecn-20mbps", "y-access10-cubic-fqcodel-ecn-30mbps", "y-access10-newreno-codel2ms-ecn-25mbps", "y-access12-linuxreno-codel-ecn-delack1-15mbps", "y-access12-mixed4-codel-ecn-15mbps", "y-access12-newreno-buf16k-30mbps", "y-access12-nosack-newreno-codel-ecn-20mbps", "y-access4-cubic-500mbps", "y-access6-vegas-files1mb-10mbps", "y-access8-cubic-mss1000-40mbps", "y-access9-nosack-cubic-fqcodel-ecn-minrto200ms-20mbps", "y-access9-nosack-linuxreno-iw1-classic-10mbps", "y-access9-vegas-codel-ecn-20mbps", "y-access10-cubic-iw2-minrto200ms-classic-20mbps", "y-access12-mixed4-files1mb-15mbps", "y-access12-nosack-cubic-files500kb-10mbps", "y-access12-nosack-vegas-codel-ecn-15mbps", "y-access10-mixed2-fqcodel-ecn-files1mb-20mbps", "y-access12-nosack-newreno-classic-codel-ecn-15mbps", "y-access6-newreno-iw1-10mbps", "y-access8-cubic-longrtt-20mbps", "y-access9-cubic-mss1200-delack3-15mbps", "y-access9-nosack-linuxreno-files1mb-delack1-10mbps", "y-access9-nosack-vegas-files500kb-minrto200ms-10mbps", "y-access12-vegas-codel-20mbps", "y-access9-nosack-vegas-fqcodel-15mbps", "y-access10-nosack-newreno-files500kb-ecn-delack1-10mbps", "y-access10-cubic-iw4-files300kb-codel-ecn-15mbps", "y-access4-linuxreno-500mbps", "y-access12-nosack-mixed2-buf12-minrto200ms-10mbps", "y-access6-newreno-jumbo-100mbps", "y-access8-cubic-rcvbuf32k-30mbps", "y-access12-linuxreno-classic-codel-ecn-20mbps", "y-access9-nosack-cubic-classic-fqcodel-ecn-15mbps", "y-access9-vegas-classic-15mbps", "y-access8-nosack-newreno-iw1-delack1-minrto200ms-buf8-5mbps", "y-access30-cubic-files100kb-20mbps", "y-access12-mixed3-mss536-delack1-fqcodel-ecn-10mbps", "y-access12-vegas-buf15-10mbps", "y-access16-nosack-linuxreno-buf16k-20mbps", "y-access20-newreno-files200kb-10mbps", "y-access6-vegas-300mbps", "y-access9-cubic-fqcodel-ecn-mss1000-delack1-20mbps", "y-access9-linuxreno-files1mb-codel-ecn-10mbps", "y-access9-newreno-mss536-codel-ecn-10mbps", "y-access9-vegas-fqcodel-ecn-delack1-15mbps", "z-access10-cubic-rev5-30mbps", "z-access12-newreno-codel-ecn-rev6-15mbps", "z-access12-nosack-newreno-rev12-rcvbuf64k-10mbps", "z-access6-cubic-files1mb-rev6-10mbps", "z-access8-linuxreno-rev4-delack1-15mbps", "z-access9-mixed3-rev9-rcvbuf128k-20mbps", "z-access9-newreno-rev9-20mbps", "z-access9-vegas-rev9-15mbps"] {
         failures.extend(identical_case_differences(name));
     }
     assert!(failures.is_empty(), "cases that part from ns-3:\n{}", failures.join("\n"));
