@@ -255,7 +255,7 @@ def main() -> int:
             "fingerprint": (fp, ns3_fp) if ns3_fp is not None else None,
             # records made with --loss: link losses and per-flow episodes, which must agree exactly
             "losses": (
-                (qa["link_losses"], [(f["timeout_episodes"], f["recovery_episodes"]) for f in s["flows"]]),
+                (qa["link_losses"], [(f["timeout_episodes"], f["recovery_episodes"]) for f in fwd]),
                 (case["link_losses_window"], [(f["timeout_episodes"], f["recovery_episodes"]) for f in case["flows"]]),
             ) if "link_losses_window" in case else None,
         })

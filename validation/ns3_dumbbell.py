@@ -307,7 +307,7 @@ HELP = {
 
 
 # options that only add traces; left out of the record's "args"
-TRACING = ("pcap", "until", "trace_flow", "trace_out", "queue_log", "queue_log_window", "departures_out", "ewt_trace")
+TRACING = ("pcap", "pcap_reverse", "until", "trace_flow", "trace_out", "queue_log", "queue_log_window", "departures_out", "ewt_trace")
 
 
 def parse_time_s(s) -> float:
@@ -554,6 +554,9 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
     if a.get("pcap"):
         # transmissions on A's bottleneck device (A->B), as Sluice's pcap of queue "A->B"
         ns.PointToPointHelper().EnablePcap(str(a["pcap"]), bn.Get(0), False, True)
+    if a.get("pcap_reverse"):
+        # B's bottleneck device (B->A), as Sluice's pcap of queue "B->A"
+        ns.PointToPointHelper().EnablePcap(str(a["pcap_reverse"]), bn.Get(1), False, True)
     ns.Simulator.Stop(ns.Seconds(float(a["until"]) if a.get("until") else duration))
     t0 = time.perf_counter()
     ns.Simulator.Run()
@@ -738,6 +741,7 @@ def setup(argv: list[str] | None = None) -> tuple[dict, argparse.Namespace]:
     ap.add_argument("--name", help="the record's \"case\" field (default: the --case name, else \"custom\")")
     ap.add_argument("--out", type=Path, help="write the JSON record here instead of standard output")
     ap.add_argument("--pcap", help="write the A->B bottleneck device's transmissions to this pcap file")
+    ap.add_argument("--pcap-reverse", help="write the B->A bottleneck device's transmissions to this pcap file")
     ap.add_argument("--until", type=float, help="stop the simulation at this time (s), for tracing; "
                     "the statistics are then not comparable")
     ap.add_argument("--trace-flow", type=int, help="record every change of this flow's sender state "
@@ -777,7 +781,7 @@ def setup(argv: list[str] | None = None) -> tuple[dict, argparse.Namespace]:
     a.update(explicit)
     if args.name:
         a["case"] = args.name
-    a["pcap"], a["until"] = args.pcap, args.until
+    a["pcap"], a["pcap_reverse"], a["until"] = args.pcap, args.pcap_reverse, args.until
     a["trace_flow"], a["trace_out"] = args.trace_flow, args.trace_out
     a["queue_log"], a["queue_log_window"] = args.queue_log, args.queue_log_window
     a["departures_out"] = args.departures_out

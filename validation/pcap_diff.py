@@ -13,7 +13,8 @@ fixtures' fingerprints, `validation/departures.py SLUICE --window W,D --dump A.c
 Inputs (both PPP link type):
   SLUICE  Sluice's capture of queue "A->B": `[monitor] pcap = ["A->B"]`, `sluice-sim FILE --out DIR`
           (DIR/A-to-B.pcap; nanosecond timestamps). Dumbbell senders are nodes 0..n-1, so
-          flow k's sender has address 10.0.0.(k+1).
+          flow k's sender has address 10.0.0.(k+1); the ACKs of a reverse flow
+          (source port 5002) are flow k + 2^31, as in validation/departures.py.
   NS3     `validation/ns3_dumbbell.py --case CASE --pcap FILE [--until S]`: A's bottleneck
           device in both directions; flow k's sender sits on subnet 2k.
 
@@ -29,6 +30,10 @@ from __future__ import annotations
 import argparse
 import struct
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import departures  # noqa: E402
 
 SLUICE_BASE = 0x0A000000  # node i has address 10.0.0.0 + i + 1
 
@@ -55,6 +60,8 @@ def packets(path: str, ns3: bool) -> list[tuple[int, int, int, int, int]]:
             flow = src - SLUICE_BASE - 1
         ihl = (ip[0] & 15) * 4
         tcp = ip[ihl:]
+        if struct.unpack(">H", tcp[0:2])[0] == departures.REVERSE_PORT:
+            flow |= departures.REVERSE_BIT  # an ACK of the reverse flow from receiver k
         seq = struct.unpack(">I", tcp[4:8])[0]
         flags = tcp[13]
         if flags & 0x02:

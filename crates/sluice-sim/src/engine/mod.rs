@@ -604,6 +604,12 @@ impl<'m> Sim<'m> {
             let idle = f.idle_at(now, self.cur_seq);
             if idle && !f.device_is_empty() {
                 self.start_tx(iface);
+                // The device took its packet: as after a transmission (`tx_done`), refilling it
+                // from the discipline waits for the events already due at this instant.
+                if self.q.peek_time() == Some(now) {
+                    self.defer_refill(iface);
+                    break;
+                }
                 continue;
             }
             if f.device_len() >= f.device_cap.max(1) as usize {
@@ -713,11 +719,18 @@ impl<'m> Sim<'m> {
             self.start_tx(iface);
         }
         if self.q.peek_time() == Some(self.now) {
-            self.ifaces[iface as usize].set_flag(Flags::REFILL_PENDING, true);
-            self.q.schedule(self.now, Event::Refill { iface });
+            self.defer_refill(iface);
         } else {
             self.kick(iface);
         }
+    }
+
+    /// Refill the device from the discipline in an event of its own, after every event
+    /// already scheduled for this instant (ns-3's `NetDeviceQueue` wakes with `ScheduleNow`
+    /// once the device has dequeued a packet); the device takes nothing meanwhile.
+    fn defer_refill(&mut self, iface: u32) {
+        self.ifaces[iface as usize].set_flag(Flags::REFILL_PENDING, true);
+        self.q.schedule(self.now, Event::Refill { iface });
     }
 
     /// Where packet `p` goes when it reaches `node`: see [`NextHop`].
@@ -1748,6 +1761,48 @@ app = { kind = "file", size = "200kB" }
         drop(step);
         assert_eq!(arrivals, [6_801_600, 7_603_200, 8_404_800, 9_206_400, 10_008_000]);
         assert_eq!(run.sim.flownet.iter().map(|f| f.lost_pkts).sum::<u64>(), 0);
+    }
+
+    // A packet the discipline hands to an idle device leaves the device queue stopped until the
+    // events already due at that instant have run (ns-3: the device enqueues, stops its queue
+    // as full, dequeues to transmit, and wakes the queue with `ScheduleNow`), so a packet
+    // offered by one of those events waits in the discipline and the refill moves it. An
+    // FQ-CoDel queue (which never passes packets through) on h0->h1, 10 Mbit/s, 1 ms, device
+    // queue of 1; two one-packet flows start at 5 ms, each from its own event. After the first
+    // event f0 is on the wire (until 5,801,600) and the refill is pending; the second event
+    // puts f1 in the discipline; the refill moves it to the device. With f0 alone no event is
+    // due after it and nothing is deferred. Arrivals 6,801,600 and 7,603,200 either way.
+    #[test]
+    fn the_device_queue_waits_for_the_instants_events_before_its_refill() {
+        use sluice_core::qdisc::{FqCodelConfig, FqHash, Perturbation};
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        for both in [true, false] {
+            let starts: &[u64] = if both { &[T0, T0] } else { &[T0] };
+            let mut model = chain(&[hop], QueueLimit::Packets(100), 1, &singles(starts));
+            model.links[0].ab.qdisc = QdiscConfig::FqCodel(FqCodelConfig { perturbation: Perturbation::Fixed(0), hash: FqHash::Sluice, ..FqCodelConfig::default() });
+            let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+            let k = run.sim.info.iter().position(|i| i.name == "h0->h1").unwrap();
+            let mut arrivals = Vec::new();
+            let mut step = arrival_stepper(&mut arrivals);
+            while run.sim.ifaces[k].busy_until != Time(T0 + 801_600) {
+                step(&mut run);
+            }
+            let f = &run.sim.ifaces[k];
+            assert_eq!((run.sim.now, f.flag(Flags::REFILL_PENDING), f.device_len()), (Time(T0), both, 0), "both = {both}");
+            if both {
+                step(&mut run); // f1's start
+                let f = &run.sim.ifaces[k];
+                assert_eq!((f.device_len(), f.qdisc.stats.queued_pkts()), (0, 1), "f1 waits in the discipline");
+                step(&mut run); // the refill
+                let f = &run.sim.ifaces[k];
+                assert_eq!((run.sim.now, f.device_len(), f.qdisc.stats.queued_pkts(), f.flag(Flags::REFILL_PENDING)), (Time(T0), 1, 0, false));
+            }
+            while run.sim.now < Time(T0 + 100_000_000) {
+                step(&mut run);
+            }
+            drop(step);
+            assert_eq!(arrivals, if both { vec![6_801_600, 7_603_200] } else { vec![6_801_600] });
+        }
     }
 
     // A loss list that counts data segments only (`matching = "data"`) counts TCP segments

@@ -351,11 +351,12 @@ pub struct TcpConfig {
     pub full_ack: FullAck,
     pub ecn_cut: EcnCut,
     pub nagle: bool,
-    /// The client takes an RTT sample from its SYN when the SYN-ACK arrives (Linux and ns-3
-    /// do; Karn's rule without timestamps: none after a retransmitted SYN), so the first data
-    /// segment's timer already follows the path. Off, the first sample comes with the first
-    /// data ACK and the RTO stays at its initial value until then. (Not an ns-3 switch: both
-    /// profiles take the sample.)
+    /// The client takes an RTT sample from its SYN when the SYN-ACK arrives, and the server
+    /// from its SYN-ACK when the handshake's ACK arrives (Linux and ns-3 do both; Karn's rule
+    /// without timestamps: none after a retransmission), so the first data segment's timer
+    /// already follows the path (and a passive closer's FIN timers, ns-3's `LastAckTimeout`).
+    /// Off, the first sample comes with the first data ACK and the RTO stays at its initial
+    /// value until then. (Not an ns-3 switch: both profiles take the samples.)
     pub handshake_rtt: bool,
     /// Pacing of data segments (docs/tcp.md, "pacing").
     pub pacing: Pacing,
@@ -607,6 +608,12 @@ pub struct Ns3Compat {
     /// still marked lost when recovery ends (without SACK, the head whose emulated mark
     /// `DiscardUpTo` moves on) goes only when the retransmission timer fires. ns-3: false.
     pub open_sends_after_fin: bool,
+    /// In TIME-WAIT a segment is processed as in any synchronized state, so a retransmitted
+    /// FIN is acknowledged again (RFC 9293 §3.10.7.4; Linux `tcp_timewait_state_process`
+    /// answers it with an ACK). ns-3's `DoForwardUp` does nothing in `TIME_WAIT`, so a
+    /// passive closer whose final ACK was lost resends its FIN unanswered until it gives up.
+    /// ns-3: false.
+    pub time_wait_answers: bool,
     /// A timer sorts among the events of its instant by when it was set, as an ns-3 timer
     /// does (`Simulator::Schedule` when `m_delAckEvent`, `m_retxEvent`, … are set; events of
     /// one instant run in the order they were scheduled). Off, the engine's lazy wake-up sorts
@@ -652,6 +659,7 @@ impl Ns3Compat {
         cc_sees_cwr: true,
         fin_acked_apart: true,
         open_sends_after_fin: true,
+        time_wait_answers: true,
         timer_ties_as_set: false,
     };
 
@@ -689,6 +697,7 @@ impl Ns3Compat {
         cc_sees_cwr: false,
         fin_acked_apart: false,
         open_sends_after_fin: false,
+        time_wait_answers: false,
         timer_ties_as_set: true,
     };
 }
@@ -885,6 +894,7 @@ impl TcpConfig {
             ("cc_sees_cwr", x.cc_sees_cwr.to_string()),
             ("fin_acked_apart", x.fin_acked_apart.to_string()),
             ("open_sends_after_fin", x.open_sends_after_fin.to_string()),
+            ("time_wait_answers", x.time_wait_answers.to_string()),
             ("timer_ties_as_set", x.timer_ties_as_set.to_string()),
             ("dup_ack_restarts_rto", x.dup_ack_restarts_rto.to_string()),
             ("rto_holds_ssthresh", x.rto_holds_ssthresh.to_string()),
@@ -935,7 +945,7 @@ mod tests {
             "prr_u32_product", "prr_u32_limit", "prr_empty_ack_keeps_cwnd", "partial_ack_nextseg", "pipe_counts_sacked_retx",
             "exit_ack_grows", "reno_sack_marks", "ooo_shrinks_window", "slow_start_capped",
             "retx_merge", "rwnd_bounds_retx", "edge_clip", "rtt_from_ts", "ts_recent_in_order", "acked_whole_segments",
-            "sack_report", "nextseg", "pace_fast_retransmit", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "ecn_echo_rfc", "cc_sees_cwr", "fin_acked_apart", "open_sends_after_fin", "timer_ties_as_set", "dup_ack_restarts_rto",
+            "sack_report", "nextseg", "pace_fast_retransmit", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "ecn_echo_rfc", "cc_sees_cwr", "fin_acked_apart", "open_sends_after_fin", "time_wait_answers", "timer_ties_as_set", "dup_ack_restarts_rto",
             "rto_holds_ssthresh", "ack_duplicate_synack", "data_retries",
         ];
         assert_eq!(differ, want);

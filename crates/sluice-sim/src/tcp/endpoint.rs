@@ -167,6 +167,9 @@ pub struct Endpoint {
     /// Timer deadlines, [`NEVER`] when not armed.
     pub(super) rto_at: Time,
     pub(super) delack_at: Time,
+    /// The persist timer; in LAST-ACK under ns-3's rules (`Ns3Compat::fin_timeout_rfc` off)
+    /// ns-3's `LastAckTimeout` instead (every byte has been sent there, so no window probe is
+    /// ever due).
     pub(super) persist_at: Time,
     /// When to try sending again: the first data after the handshake (see
     /// `Ns3Compat::first_data_delay`), or the next segment pacing holds back.
@@ -216,6 +219,10 @@ pub struct Endpoint {
     pub(super) syn_tries: u32,
     /// Retransmission timeouts since SND.UNA last advanced (against `data_retries`).
     pub(super) rto_streak: u32,
+    /// ns-3's `LastAckTimeout` firings left in LAST-ACK (its `m_dataRetrCount`, set to
+    /// `data_retries` when the peer's FIN closes the connection; `Ns3Compat::fin_timeout_rfc`
+    /// off).
+    pub(super) last_ack_tries: u32,
     /// RFC 6675 RescueRxt: a rescue retransmission is allowed once SND.UNA passes it.
     pub(super) rescue_rxt: Option<u64>,
     /// The fast retransmission waits for its pacing slot (`Ns3Compat::pace_fast_retransmit`).
@@ -343,6 +350,7 @@ impl Endpoint {
             persist_backoff: 0,
             syn_tries: 0,
             rto_streak: 0,
+            last_ack_tries: 0,
             rescue_rxt: None,
             fast_rtx_pending: false,
             syn_retransmitted: false,
@@ -634,15 +642,7 @@ impl Endpoint {
                     if opts.ts.is_some() && self.ts_ok {
                         self.ts_recent = opts.ts.map_or(0, |t| t.0);
                     }
-                    if self.cfg.handshake_rtt {
-                        // The SYN's round trip (Linux and ns-3 both take it): from its send time
-                        // unless it was retransmitted (Karn), or from the echoed timestamp.
-                        let from_ts = self.ts_ok && (self.cfg.compat.rtt_from_ts || self.syn_retransmitted);
-                        let r = if from_ts { Self::ts_rtt(opts, now) } else { (!self.syn_retransmitted).then(|| now.since(self.syn_at)) };
-                        if let Some(r) = r {
-                            self.rtt.sample(r, 1, 1);
-                        }
-                    }
+                    self.handshake_rtt_sample(opts, now);
                     self.on_established(now);
                     self.state = ConnState::Established;
                     self.send_ack(now, out);
@@ -657,11 +657,19 @@ impl Endpoint {
             }
             ConnState::SynRcvd => {
                 if flags & F::SYN != 0 && flags & F::ACK == 0 {
-                    // Our SYN-ACK was lost and the client retransmitted its SYN.
+                    // Our SYN-ACK was lost and the client retransmitted its SYN: the SYN-ACK
+                    // again at once, counted as a retry, the timer left running (ns-3's
+                    // `SendEmptyPacket` schedules it only when none is pending; Linux's
+                    // `inet_rtx_syn_ack` does not touch the request's timer).
+                    let due = self.rto_at;
                     self.send_syn(now, out);
+                    if due != NEVER {
+                        self.rto_at = due;
+                    }
                     return;
                 }
                 if flags & F::ACK != 0 && ack == to_wire(self.iss, 1) {
+                    self.handshake_rtt_sample(opts, now);
                     self.snd_una = 1;
                     self.snd_wnd = (window as u64) << self.snd_shift;
                     self.wl1 = unwrap_near(self.irs, seq, self.rcv_nxt);
@@ -672,6 +680,21 @@ impl Endpoint {
                 }
             }
             _ => self.established_segment(pkt, now, out),
+        }
+    }
+
+    /// The round trip of our SYN (client) or SYN-ACK (server), when the segment that
+    /// completes it arrives (`handshake_rtt`; Linux `tcp_synack_rtt_meas` and the SYN's RTT in
+    /// `tcp_ack`, ns-3 `EstimateRtt` from the SYN's entry in its RTT history): from its send
+    /// time unless it was retransmitted (Karn), or from the echoed timestamp.
+    fn handshake_rtt_sample(&mut self, opts: &TcpOptions, now: Time) {
+        if !self.cfg.handshake_rtt {
+            return;
+        }
+        let from_ts = self.ts_ok && (self.cfg.compat.rtt_from_ts || self.syn_retransmitted);
+        let r = if from_ts { Self::ts_rtt(opts, now) } else { (!self.syn_retransmitted).then(|| now.since(self.syn_at)) };
+        if let Some(r) = r {
+            self.rtt.sample(r, 1, 1);
         }
     }
 

@@ -215,7 +215,8 @@ impl RttEstimator {
         }
     }
 
-    /// RTO before bounds and backoff (for tests and traces).
+    /// RTO before bounds and backoff: under RFC 6298 SRTT + max(G, 4·RTTVAR) (also ns-3's
+    /// LAST-ACK timer), before any sample the initial RTO.
     pub fn raw_rto(&self) -> Dur {
         self.base_rto
     }

@@ -84,6 +84,9 @@ impl Endpoint {
             // segment's own bits.
             self.ngwa_arrival(pkt.opt33);
         }
+        if self.state == ConnState::TimeWait && !self.cfg.compat.time_wait_answers {
+            return; // ns-3's TIME_WAIT does nothing
+        }
         if flags & F::SYN != 0 {
             // A retransmitted SYN-ACK: our ACK was lost. Acknowledge again (RFC 9293
             // §3.10.7.4: an unacceptable segment is answered with an ACK); ns-3 ignores it.
@@ -422,7 +425,10 @@ impl Endpoint {
         if self.app_closed && self.snd_una > self.app_end {
             self.state = match self.state {
                 ConnState::FinWait1 => ConnState::FinWait2,
-                ConnState::LastAck => ConnState::Closed,
+                ConnState::LastAck => {
+                    self.persist_at = NEVER; // ns-3's LastAckTimeout, if it runs
+                    ConnState::Closed
+                }
                 s => s,
             };
         }
@@ -1047,14 +1053,14 @@ impl Endpoint {
         self.app_closed && self.snd_una == self.app_end && self.snd_max == self.app_end + 1
     }
 
-    /// ns-3's timeout with an empty send buffer (`ReTxTimeout`): the FIN again, the timer
-    /// re-armed with the same RTO, no congestion response; nothing in LAST_ACK
-    /// (`Ns3Compat::fin_timeout_rfc`).
+    /// ns-3's timeout with only the FIN outstanding (`Ns3Compat::fin_timeout_rfc`): the FIN
+    /// again, the timer re-armed with the same RTO, no congestion response. In FIN-WAIT-1 that
+    /// is `ReTxTimeout` with an empty send buffer; in LAST-ACK it is the event `SendEmptyPacket`
+    /// schedules for a FIN sent with no retransmission timer running (the passive closer's
+    /// always is: Sluice's servers send no data), which sends the segment again and re-arms
+    /// itself.
     fn ns3_fin_timeout(&mut self, now: Time, out: &mut Vec<SimPacket>) {
         self.counters.rto_count += 1;
-        if self.state == ConnState::LastAck {
-            return;
-        }
         let start = self.snd_una;
         self.emit_data(start, start + 1, false, now, out);
         self.rto_at = now + self.rtt.rto();
@@ -1067,6 +1073,11 @@ impl Endpoint {
     }
 
     pub(super) fn on_persist(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        if self.state == ConnState::LastAck {
+            // ns-3's LastAckTimeout, the only timer this slot holds in LAST-ACK.
+            self.ns3_last_ack_timeout(now, out);
+            return;
+        }
         // No probe while data (an earlier probe) is outstanding: the retransmission timer resends
         // it (Linux `tcp_probe_timer` returns while packets are out; ns-3 and BSD probe again
         // with the same byte).
@@ -1334,7 +1345,7 @@ impl Endpoint {
                     self.send_new(start, start + fits + fin as u64, now, out);
                     self.move_send_ptr(self.snd_max);
                     if fin {
-                        self.enter_fin_sent();
+                        self.enter_fin_sent(now);
                         break;
                     }
                     continue;
@@ -1352,7 +1363,7 @@ impl Endpoint {
                 // FIN occupies one sequence number after the data.
                 let start = self.snd_max;
                 self.send_new(start, start + 1, now, out);
-                self.enter_fin_sent();
+                self.enter_fin_sent(now);
                 break;
             }
             if room >= smss && self.retransmit_hole(now, out) {
@@ -1389,11 +1400,38 @@ impl Endpoint {
     }
 
     /// Our FIN has been sent (RFC 9293 §3.6: ESTABLISHED → FIN-WAIT-1, CLOSE-WAIT → LAST-ACK).
-    fn enter_fin_sent(&mut self) {
+    ///
+    /// Under ns-3's rules (`Ns3Compat::fin_timeout_rfc` off) the passive closer, which closes
+    /// as soon as the peer's FIN arrives (ns-3's `DoPeerClose` with `ShutdownSend`, as
+    /// `PacketSink` does), also starts `LastAckTimeout`: the FIN again every
+    /// SRTT + max(G, 4·RTTVAR), with no floor and no backoff, `data_retries` times, then the
+    /// connection is dropped. Its FIN, sent with nothing else outstanding, has the ordinary
+    /// retransmission timer besides (ns-3's `SendEmptyPacket` event; see `ns3_fin_timeout`).
+    fn enter_fin_sent(&mut self, now: Time) {
         self.state = match self.state {
             ConnState::CloseWait => ConnState::LastAck,
             _ => ConnState::FinWait1,
         };
+        if self.state == ConnState::LastAck && !self.cfg.compat.fin_timeout_rfc {
+            self.last_ack_tries = self.cfg.data_retries.unwrap_or(u32::MAX);
+            self.persist_at = now + self.rtt.raw_rto();
+        }
+    }
+
+    /// ns-3's `LastAckTimeout` (see `enter_fin_sent`): the FIN again and the timer re-armed,
+    /// or, with no tries left, the connection dropped.
+    fn ns3_last_ack_timeout(&mut self, now: Time, out: &mut Vec<SimPacket>) {
+        if self.last_ack_tries == 0 {
+            self.abort();
+            return;
+        }
+        self.last_ack_tries -= 1;
+        let start = self.snd_una;
+        self.emit_data(start, start + 1, false, now, out);
+        if self.rto_at == NEVER {
+            self.rto_at = now + self.rtt.rto();
+        }
+        self.persist_at = now + self.rtt.raw_rto();
     }
 
     /// Our FIN is out, on the segment that carries the last data byte (not alone).

@@ -1561,6 +1561,41 @@ fn handshake_states_take_only_their_own_segments() {
     assert_eq!(c.state, ConnState::Established);
 }
 
+// tests the server's side of `handshake_rtt` (Linux `tcp_synack_rtt_meas`, ns-3 `EstimateRtt`
+// on the handshake's ACK): the SYN-ACK leaves at 10 ms, the ACK arrives at 30 ms, a 20-ms first
+// sample (SRTT 20 ms, RTTVAR 10 ms); after a retransmitted SYN-ACK, none without timestamps
+// (Karn). And a repeated SYN gets the SYN-ACK at once without restarting the SYN-ACK's timer
+// (ns-3 schedules it only when none is pending; Linux's `inet_rtx_syn_ack` leaves it): under
+// ns-3's SYN timer (3 s, doubled per try) the first SYN-ACK's timer still fires at 3.010 s,
+// its retry counted, and the next comes 3 s · 2² later.
+#[test]
+fn the_server_times_its_syn_ack_and_a_repeated_syn_keeps_the_timer() {
+    for resend in [false, true] {
+        let (mut c, mut s) = endpoints(TcpConfig { timestamps: false, syn_rto: SynRto::Ns3, ..TcpConfig::default() });
+        let mut out = Vec::new();
+        c.connect(Time::ZERO, &mut out);
+        let syn = out.pop().unwrap();
+        s.on_segment(&syn, Time(10_000_000), &mut out);
+        let mut synack = out.pop().unwrap();
+        assert_eq!(s.poll_at(), Some(Time(3_010_000_000)));
+        if resend {
+            s.on_segment(&syn, Time(2_000_000_000), &mut out);
+            synack = out.pop().expect("the SYN-ACK again");
+            assert_eq!(s.poll_at(), Some(Time(3_010_000_000)), "the timer left running");
+            s.on_wakeup(Time(3_010_000_000), &mut out);
+            assert_eq!(flags(&out.pop().unwrap()), F::SYN | F::ACK);
+            assert_eq!(s.poll_at(), Some(Time(15_010_000_000)), "the third try waits 3 s · 4");
+        }
+        let t = if resend { Time(3_020_000_000) } else { Time(20_000_000) };
+        c.on_segment(&synack, t, &mut out);
+        let ack = out.remove(0);
+        s.on_segment(&ack, t + Dur::from_millis(10), &mut out);
+        assert_eq!(s.state, ConnState::Established);
+        let want = (!resend).then_some((Dur::from_millis(20), Dur::from_millis(10)));
+        assert_eq!(s.rtt.srtt.map(|v| (v, s.rtt.rttvar)), want, "resend {resend}");
+    }
+}
+
 // tests `handshake_rtt`'s clock: the SYN's round trip runs from when the first SYN was sent,
 // not from the start of the run, and to the nanosecond unless `rtt_from_ts` (or a
 // retransmitted SYN) asks for the echoed timestamp. A SYN sent at 0.4 ms whose SYN-ACK
@@ -2128,6 +2163,83 @@ fn ns3_the_closing_fin_carries_the_ack() {
             got.push(answer.len());
         }
         assert_eq!(got, answers, "fin_acked_apart = {apart}");
+    }
+}
+
+// tests ns-3's LAST-ACK timers (`fin_timeout_rfc = false`). The server closes as the client's
+// FIN arrives (ns-3's DoPeerClose with PacketSink's ShutdownSend); its FIN|ACK is lost, and so
+// is everything it sends after. The handshake gave it one RTT sample, 20 ms (SYN-ACK at 10 ms,
+// ACK at 30 ms): SRTT 20 ms, RTTVAR 10 ms, so ns-3's LastAckTimeout comes every
+// 20 + max(1, 4·10) = 60 ms, with no floor and no backoff, `data_retries` times; at the next
+// expiry the connection is dropped. The FIN's own retransmission event (SendEmptyPacket's, at
+// the RTO with its 1 s floor) sends it too and re-arms at the same RTO. An ACK of the FIN
+// stops both. Under RFC rules only the retransmission timer runs, and it backs off.
+#[test]
+fn ns3_resends_the_passive_closers_fin_on_its_last_ack_timer() {
+    let fin_times = |ns3: bool, retries: u32, until: Dur| {
+        let compat = Ns3Compat { fin_timeout_rfc: !ns3, ..Ns3Compat::RFC };
+        let cfg = TcpConfig { delack: DelAck::Off, data_retries: Some(retries), compat, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(MSS));
+        let (sent, fin) = p.send_then_close();
+        p.deliver_to_server(&sent);
+        let answer = p.deliver_to_server(&fin);
+        assert_eq!(flags(answer.last().unwrap()) & F::FIN, F::FIN, "the server's FIN, lost");
+        assert_eq!(p.s.state, ConnState::LastAck);
+        assert_eq!((p.s.rtt.srtt, p.s.rtt.raw_rto()), (Some(Dur::from_millis(20)), Dur::from_millis(60)));
+        let t0 = p.now;
+        let (mut times, mut last) = (Vec::new(), None);
+        while let Some(t) = p.s.poll_at().filter(|&t| t <= t0 + until) {
+            let mut out = Vec::new();
+            p.s.on_wakeup(t, &mut out);
+            p.now = t;
+            for a in out {
+                assert_eq!((flags(&a) & (F::FIN | F::ACK), a.payload), (F::FIN | F::ACK, 0));
+                times.push((t.0 - t0.0) / 1_000_000);
+                last = Some(a);
+            }
+        }
+        (times, p, last)
+    };
+    // Six resends 60 ms apart, the connection dropped at the seventh expiry.
+    let (times, p, _) = fin_times(true, 6, Dur::from_secs(5));
+    assert_eq!(times, [60, 120, 180, 240, 300, 360]);
+    assert_eq!((p.s.state, p.s.poll_at()), (ConnState::Aborted, None));
+    // With more tries the retransmission event shows, at 1 s and 2 s.
+    let (times, _, _) = fin_times(true, 40, Dur::from_millis(2_100));
+    let mut want: Vec<u64> = (1..=35).map(|k| 60 * k).collect();
+    want.extend([1_000, 2_000]);
+    want.sort();
+    assert_eq!(times, want);
+    // RFC rules: the retransmission timer alone, doubled after each expiry.
+    let (times, _, _) = fin_times(false, 6, Dur::from_secs(5));
+    assert_eq!(times, [1_000, 3_000]);
+    // The second resend arrives and is acknowledged: both of ns-3's timers stop.
+    let (times, mut p, fin) = fin_times(true, 6, Dur::from_millis(130));
+    assert_eq!(times, [60, 120]);
+    let ack = p.deliver_to_client(&[fin.unwrap()]);
+    assert!(p.deliver_to_server(&ack).is_empty());
+    assert_eq!((p.s.state, p.s.poll_at()), (ConnState::Closed, None));
+}
+
+// tests `time_wait_answers`: the client's data and FIN arrive, the server's FIN|ACK closes
+// the client into TIME-WAIT and its ACK is lost; the server's FIN comes again. RFC 9293
+// §3.10.7.4 (and Linux) acknowledge it again; ns-3's TIME_WAIT does nothing.
+#[test]
+fn a_repeated_fin_in_time_wait_is_acknowledged_unless_ns3() {
+    for answers in [true, false] {
+        let cfg = TcpConfig { delack: DelAck::Off, compat: Ns3Compat { time_wait_answers: answers, ..Ns3Compat::RFC }, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, Some(MSS));
+        let (sent, fin) = p.send_then_close();
+        p.deliver_to_server(&sent);
+        let answer = p.deliver_to_server(&fin);
+        let server_fin = answer.last().unwrap().clone();
+        assert_eq!(flags(&server_fin) & F::FIN, F::FIN);
+        let acks = p.deliver_to_client(&answer);
+        assert_eq!((p.c.state, acks.len()), (ConnState::TimeWait, 1), "the final ACK, lost");
+        let again = p.deliver_to_client(&[server_fin]);
+        let want = if answers { vec![(1_002 + MSS as u32, 5_002)] } else { vec![] };
+        assert_eq!(again.iter().map(|a| (seg_seq(a), seg_ack(a))).collect::<Vec<_>>(), want, "time_wait_answers = {answers}");
+        assert_eq!(p.c.state, ConnState::TimeWait);
     }
 }
 
