@@ -247,7 +247,8 @@ impl Endpoint {
             self.snd_wnd = wnd;
             self.wl1 = seg_seq;
             self.wl2 = ack;
-            if wnd > 0 {
+            // (In LAST-ACK the slot holds ns-3's LastAckTimeout, which no window stops.)
+            if wnd > 0 && self.state != ConnState::LastAck {
                 self.persist_at = NEVER;
                 self.persist_backoff = 0;
             }

@@ -2213,6 +2213,14 @@ fn ns3_resends_the_passive_closers_fin_on_its_last_ack_timer() {
     // RFC rules: the retransmission timer alone, doubled after each expiry.
     let (times, _, _) = fin_times(false, 6, Dur::from_secs(5));
     assert_eq!(times, [1_000, 3_000]);
+    // A segment from the client that updates the window leaves the timer (it holds the
+    // persist timer's slot in LAST-ACK).
+    let (times, mut p, _) = fin_times(true, 6, Dur::from_millis(70));
+    assert_eq!(times, [60]);
+    let mut ack = Vec::new();
+    p.c.send_ack(p.now, &mut ack);
+    assert!(p.deliver_to_server(&ack).is_empty());
+    assert_eq!(p.s.poll_at(), Some(p.now + Dur::from_millis(60)));
     // The second resend arrives and is acknowledged: both of ns-3's timers stop.
     let (times, mut p, fin) = fin_times(true, 6, Dur::from_millis(130));
     assert_eq!(times, [60, 120]);
