@@ -43,7 +43,6 @@ DOCUMENTED: dict[tuple[str, str], str] = {
     ("rwm-4f-100ms-none", "rtt_ms"): _CUBIC,
     ("rwm-4f-100ms-none", "fct_s"): _CUBIC,
     ("rwm-4f-100ms-none", "jain"): _CUBIC,
-    ("rwm-4f-140ms-none", "jain"): _CUBIC,
     ("rwm-1f-140ms-rwm", "fct_s"): "Linux's slow start at 140 ms overshoots into ~410 losses and CUBIC then plateaus below the BDP; Sluice's leaves slow start without loss",
 }
 
