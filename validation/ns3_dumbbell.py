@@ -67,9 +67,9 @@ DEFAULTS = {
     "reverse_buffer": 100000,
 }
 
-# The port a reverse flow's receiver (on the sender node) listens on; the departure fingerprint
-# tells a reverse flow's ACKs from the forward flow's data by it (validation/departures.py).
-REVERSE_PORT = 5002
+# The port a reverse flow's receiver (on the sender node) listens on: the departure fingerprint's
+# (validation/departures.py), which tells a reverse flow's ACKs from the forward data by it.
+REVERSE_PORT = departures.REVERSE_PORT
 
 PROBE_CPP = r"""
 #include <cstdio>
