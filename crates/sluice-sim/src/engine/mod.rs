@@ -385,7 +385,11 @@ impl<'m> Sim<'m> {
 
     /// Schedule the applications and the observation events.
     fn start(&mut self) {
-        for a in 0..self.apps.len() {
+        // Applications due at the same instant start in the order of their source nodes, then
+        // of the scenario's flows: ns-3 initialises the applications node by node at time zero,
+        // each node's in the order they were installed, and each schedules its start (then its
+        // stop) as it is initialised (docs/architecture.md, "Same-instant order").
+        for a in self.app_order() {
             let t = self.apps[a].start;
             self.q.schedule(t, Event::AppStart { app: a as u32 });
             if let Some(stop) = self.apps[a].stop {
@@ -401,6 +405,14 @@ impl<'m> Sim<'m> {
             // The first one only notes where the counts stand when the window opens.
             self.obs.schedule(self.warm_at, Event::FlowSample);
         }
+    }
+
+    /// The applications in the order their start and stop events are scheduled: by source
+    /// node, then by flow.
+    fn app_order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.apps.len()).collect();
+        order.sort_by_key(|&a| (self.model.flows[self.apps[a].flow as usize].src, a));
+        order
     }
 
     /// Run up to `budget` events; false when the run is over (no event left before the end).

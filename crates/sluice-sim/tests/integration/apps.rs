@@ -66,3 +66,31 @@ fn flow_dscp_is_on_every_packet() {
         "(capture, flow, DSCP): {seen:?}"
     );
 }
+
+// Flows due to start at the same instant start source node by source node, and within a node
+// in the scenario's order, as ns-3 initialises its applications. Flow 0 is on s1, flows 1 and 2
+// on s0: flow 1 starts first, then flow 2 (its SYN waits behind flow 1's on s0's access link),
+// then flow 0, whose SYN reaches router A at the instant flow 1's does, after it. So the SYNs
+// leave A as flows 1, 0, 2 (client ports 49153, 49152, 49154); in the flows' own order, flow
+// 0's would lead.
+#[test]
+fn flows_starting_together_start_by_source_node_then_scenario_order() {
+    let flows = "[[flows]]\nsrc = \"s1\"\ndst = \"r1\"\napp = { kind = \"bulk\" }\nstart = \"1s\"\n\
+                 [[flows]]\nsrc = \"s0\"\ndst = \"r0\"\napp = { kind = \"bulk\" }\nstart = \"1s\"\n\
+                 [[flows]]\nsrc = \"s0\"\ndst = \"r1\"\nport = 5002\napp = { kind = \"bulk\" }\nstart = \"1s\"\n";
+    let dir = tempfile::tempdir().unwrap();
+    sluice_sim::run_str(&dumbbell(flows, "1.1s", "0s", "[\"A->B\"]"), None, &RunOptions { out_dir: Some(dir.path().to_path_buf()), ..Default::default() }).unwrap();
+    let bytes = std::fs::read(dir.path().join("A-to-B.pcap")).unwrap();
+    let cap = pcap_parser::PcapCapture::from_file(&bytes).unwrap();
+    let syns: Vec<u16> = cap
+        .blocks
+        .iter()
+        .map(|b| &b.data[2..])
+        .filter(|ip| ip[(ip[0] & 0x0f) as usize * 4 + 13] & 0x02 != 0)
+        .map(|ip| {
+            let tcp = &ip[(ip[0] & 0x0f) as usize * 4..];
+            u16::from_be_bytes([tcp[0], tcp[1]])
+        })
+        .collect();
+    assert_eq!(syns, vec![49_153, 49_152, 49_154]);
+}
