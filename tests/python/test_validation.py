@@ -124,3 +124,71 @@ def test_set_up_flags_override_a_case_or_a_record(tmp_path: Path) -> None:
     assert (a["flows"], a["buffer"], a["tcp"]) == (3, 100, "ns3::TcpNewReno")
     with pytest.raises(SystemExit):
         ns3_dumbbell.setup(["--case", "b-access90-newreno-fifo", "--from-record", str(SMALL)])
+
+
+# ---- validation/ns3_graph.py: multi-hop set-ups (ns-3 itself is not needed for these) ----
+
+import ns3_graph  # noqa: E402
+
+PARKING = REPO / "validation" / "fixtures" / "ns3" / "mh-parking2-nosack-linuxreno-classic-10mbps.json"
+
+
+def test_a_stored_multihop_record_is_identical_from_python() -> None:
+    # The script's own comparison (Sluice's pcaps of every router queue, flows told by their
+    # two hosts) agrees with the record ns-3 wrote, as the Rust test's does.
+    subprocess.run(["cargo", "build", "--release", "-q", "--bin", "sluice-sim"], cwd=REPO, check=True)
+    out = subprocess.run([sys.executable, str(REPO / "validation" / "ns3_graph.py"), "--from-record", str(PARKING),
+                          "--sluice", str(REPO / "target" / "release" / "sluice-sim")],
+                         cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "identical to ns-3" in out.stdout
+
+
+def test_a_parking_lot_is_laid_out_as_sluice_builds_it() -> None:
+    sc = {"topology": {"kind": "parking_lot", "hops": 2, "rate": "10Mbps", "delay": "5ms", "queue": {"kind": "drop_tail", "limit": "20pkt"},
+                       "access_rate": "100Mbps", "access_delay": "1ms"}}
+    nodes, links = ns3_graph.topology(sc)
+    assert [n for n, _ in nodes] == ["R0", "R1", "R2", "long_src", "long_dst", "c0_src", "c0_dst", "c1_src", "c1_dst"]
+    assert [(l["a"], l["b"]) for l in links] == [(0, 1), (1, 2), (3, 0), (4, 2), (5, 0), (6, 1), (7, 1), (8, 2)]
+    # the hops' forward direction has the queue under test, their reverse the large FIFO
+    assert links[0]["queue"]["limit"] == "20pkt" and links[0]["reverse_queue"] == ns3_graph.BIG
+    names = [q[0] for q in ns3_graph.router_queues(nodes, links)]
+    assert names[:4] == ["R0->R1", "R1->R0", "R1->R2", "R2->R1"] and "R0->long_src" in names and "long_src->R0" not in names
+
+
+def graph_scenario() -> dict:
+    """A four-router chain with a host at each end and one flow, as ns3_graph.py takes it."""
+    hosts = ("a", "b")
+    return {"name": "t", "duration": "2s", "tcp": {"validate": "ns3.44"},
+            "topology": {"kind": "graph", "nodes": [{"name": n, "kind": "router"} for n in ("R0", "R1", "R2", "R3")] + [{"name": n, "kind": "host"} for n in hosts],
+                         "links": [{"a": "R0", "b": "R1", "rate": "10Mbps", "queue": {"kind": "drop_tail", "limit": "10pkt"}},
+                                   {"a": "R1", "b": "R2", "rate": "10Mbps"}, {"a": "R2", "b": "R3", "rate": "10Mbps"},
+                                   {"a": "a", "b": "R0", "rate": "100Mbps"}, {"a": "b", "b": "R3", "rate": "100Mbps"}]},
+            "flows": [{"src": "a", "dst": "b", "start": "0.5s", "app": {"kind": "bulk", "write_size": "11584B"}}]}
+
+
+def test_a_graph_the_script_can_run_passes_its_checks() -> None:
+    tcp, nodes, links, flows = ns3_graph.plan(graph_scenario())
+    assert len(nodes) == 6 and len(links) == 5
+    assert flows == [{"name": "f0", "src": 4, "dst": 5, "port": 5001, "start_ns": 500_000_000, "cc": "new_reno", "file_size": 0, "write": 11584}]
+
+
+@pytest.mark.parametrize("edit, field", [
+    (lambda s: s["tcp"].pop("validate"), "tcp.validate"),
+    (lambda s: s["tcp"].update(pacing="on"), "tcp.pacing"),
+    (lambda s: s["flows"][0].pop("start"), "flows[0].start"),
+    (lambda s: s["flows"][0].update(src="R0"), "flows[0].src"),
+    (lambda s: s["flows"][0].update(count=3), "flows[0].count"),
+    (lambda s: s["flows"].append(dict(s["flows"][0], src="b", dst="a", port=5002)), "flows[1]"),
+    (lambda s: s["flows"].append(dict(s["flows"][0], src="b", dst="a", tcp={"cc": "cubic"})), "flows[1]"),
+    (lambda s: s["topology"]["links"].append({"a": "R0", "b": "R3", "rate": "1Mbps"}) or s["topology"]["links"].append({"a": "R1", "b": "R3", "rate": "1Mbps"}), "topology"),
+    (lambda s: s["topology"]["links"][0].update(queue={"kind": "pie", "limit": "10pkt"}), "topology.links[0].queue.kind"),
+    (lambda s: s["topology"]["links"][0].update(queue={"kind": "codel"}), "topology.links[0].queue.limit"),
+    (lambda s: s["topology"]["links"][0].update(loss=0.01), "topology.links[0].loss"),
+])
+def test_what_ns3_would_not_run_the_same_is_refused_by_name(edit, field: str) -> None:
+    sc = graph_scenario()
+    edit(sc)
+    with pytest.raises(SystemExit) as e:
+        ns3_graph.plan(sc)
+    assert str(e.value).startswith(field + ":"), str(e.value)

@@ -190,8 +190,15 @@ pub const REVERSE_PORT: u16 = 5002;
 /// it when the packet starts serializing) over transmission starts in [t0, t1). The flow of a
 /// packet is its source node's index (a dumbbell's sender k is node k and carries flow k). The
 /// snap length must cover the IP and TCP fixed headers (42 bytes with the PPP field).
-
 pub fn departures_from_pcap(path: &std::path::Path, window_ns: [u64; 2]) -> Departures {
+    // A reverse flow's ACKs (source port 5002 on the sender node) are flow k + 2^31
+    // (validation/departures.py).
+    departures_from_pcap_by(path, window_ns, |src, _, sport| src as u32 | if sport == REVERSE_PORT { 1 << 31 } else { 0 })
+}
+
+/// [`departures_from_pcap`] with the flow of a packet given by `flow_of(source node,
+/// destination node, source port)`.
+pub fn departures_from_pcap_by(path: &std::path::Path, window_ns: [u64; 2], flow_of: impl Fn(usize, usize, u16) -> u32) -> Departures {
     use sha2::{Digest, Sha256};
     let b = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert_eq!(u32::from_le_bytes(b[0..4].try_into().unwrap()), 0xa1b2_3c4d, "a nanosecond pcap");
@@ -205,11 +212,9 @@ pub fn departures_from_pcap(path: &std::path::Path, window_ns: [u64; 2]) -> Depa
         let incl = le32(&b[off + 8..]) as usize;
         let ip = &b[off + 16 + 2..off + 16 + incl]; // after the PPP protocol field
         off += 16 + incl;
-        assert_eq!(ip[9], 6, "TCP only on the bottleneck");
+        assert_eq!(ip[9], 6, "TCP only on the captured queue");
         let tcp = &ip[(ip[0] & 15) as usize * 4..];
-        // A reverse flow's ACKs (source port 5002 on the sender node) are flow k + 2^31
-        // (validation/departures.py).
-        let flow = sluice_sim::net::addr_node(be32(&ip[12..])) as u32 | if be16(tcp) == REVERSE_PORT { 1 << 31 } else { 0 };
+        let flow = flow_of(sluice_sim::net::addr_node(be32(&ip[12..])), sluice_sim::net::addr_node(be32(&ip[16..])), be16(tcp));
         let (seq, flags) = (be32(&tcp[4..]), tcp[13]);
         if flags & 0x02 != 0 {
             isn.entry(flow).or_insert(seq);

@@ -4,6 +4,7 @@ mod common;
 mod fidelity;
 mod loss;
 mod reference;
+mod multihop;
 mod aqm;
 mod bbr;
 mod compound;
