@@ -326,6 +326,10 @@ def plan(sc: dict) -> tuple[dict, list, list, list]:
         queue_spec(l["queue"], f"topology.links[{i}].queue")
         queue_spec(l["reverse_queue"], f"topology.links[{i}].reverse_queue")
     check_single_paths(len(nodes), links)
+    for i, (name, is_host) in enumerate(nodes):
+        k = sum(i in (l["a"], l["b"]) for l in links)
+        if is_host and k != 1:
+            raise refuse("topology", f"host {name!r} has {k} links; here a host has one (ns-3 gives each interface its own address)")
     time_ns(sc["duration"], "duration")
     return tcp, nodes, links, flows_of(sc, nodes)
 
