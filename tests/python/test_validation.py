@@ -185,6 +185,7 @@ def test_a_graph_the_script_can_run_passes_its_checks() -> None:
     (lambda s: s["topology"]["links"][0].update(queue={"kind": "pie", "limit": "10pkt"}), "topology.links[0].queue.kind"),
     (lambda s: s["topology"]["links"][0].update(queue={"kind": "codel"}), "topology.links[0].queue.limit"),
     (lambda s: s["topology"]["links"][0].update(loss=0.01), "topology.links[0].loss"),
+    (lambda s: s["topology"]["links"].append({"a": "a", "b": "R1", "rate": "1Mbps"}), "topology"),
 ])
 def test_what_ns3_would_not_run_the_same_is_refused_by_name(edit, field: str) -> None:
     sc = graph_scenario()
