@@ -568,6 +568,11 @@ impl<'m> Sim<'m> {
                     qp.len += self.gw_pass(iface, qp.id, qp.len);
                 }
                 self.transmit(iface, qp);
+                // As in `kick`: the device took its packet, and its refill waits for the
+                // events already due at this instant.
+                if self.refill_waits(iface) {
+                    self.defer_refill(iface);
+                }
                 return;
             }
             if !idle && f.device_len() < f.device_cap as usize && !f.flag(Flags::REFILL_PENDING) {
@@ -618,7 +623,7 @@ impl<'m> Sim<'m> {
                 self.start_tx(iface);
                 // The device took its packet: as after a transmission (`tx_done`), refilling it
                 // from the discipline waits for the events already due at this instant.
-                if self.q.peek_time() == Some(now) {
+                if self.refill_waits(iface) {
                     self.defer_refill(iface);
                     break;
                 }
@@ -740,6 +745,17 @@ impl<'m> Sim<'m> {
     /// Refill the device from the discipline in an event of its own, after every event
     /// already scheduled for this instant (ns-3's `NetDeviceQueue` wakes with `ScheduleNow`
     /// once the device has dequeued a packet); the device takes nothing meanwhile.
+    /// Whether the device queue of `iface`, which has just handed its packet to the idle
+    /// serializer, stays stopped for the events already due at this instant. ns-3's device
+    /// queue stops when a packet fills it and is woken by an event scheduled as the device
+    /// takes the packet (`NetDeviceQueue::PacketDequeued`, `ScheduleNow`): a one-packet device
+    /// queue (or none) was full, a larger one was not. Without another event at this instant
+    /// the wake would come next, so nothing is deferred.
+    #[inline]
+    fn refill_waits(&self, iface: u32) -> bool {
+        self.ifaces[iface as usize].device_cap <= 1 && self.q.peek_time() == Some(self.now)
+    }
+
     fn defer_refill(&mut self, iface: u32) {
         self.ifaces[iface as usize].set_flag(Flags::REFILL_PENDING, true);
         self.q.schedule(self.now, Event::Refill { iface });
@@ -1541,18 +1557,21 @@ app = { kind = "file", size = "200kB" }
     }
 
     // A drop-tail queue of N packets holds N, in the simulator as in the discipline: a burst
-    // of seven packets at one instant puts one on the wire, `device_queue` in the device queue
-    // below the discipline, N = 3 in the discipline, and drops the rest, the last to arrive.
-    // Those kept leave back to back: packet k arrives at 5 ms + (k + 1) · 801,600 + 1 ms.
-    // A byte limit of 3000 B holds three 1000-byte packets, one of 2999 B two.
+    // of seven packets at one instant, each sent by an event of its own, puts one on the wire
+    // and N = 3 in the discipline, and drops the rest, the last to arrive. With a device queue
+    // of one packet (or none) the first packet filled it, so it stays stopped until the events
+    // of the instant have run (ns-3's wake) and the other six meet the discipline alone; a
+    // device queue of two takes two of them first. Those kept leave back to back: packet k
+    // arrives at 5 ms + (k + 1) · 801,600 + 1 ms. A byte limit of 3000 B holds three
+    // 1000-byte packets, one of 2999 B two.
     #[test]
     fn drop_tail_of_n_packets_drops_the_next_one() {
         for (limit, device, kept) in [
             (QueueLimit::Packets(3), 0, 4),
-            (QueueLimit::Packets(3), 1, 5),
+            (QueueLimit::Packets(3), 1, 4),
             (QueueLimit::Packets(3), 2, 6),
-            (QueueLimit::Bytes(3000), 1, 5),
-            (QueueLimit::Bytes(2999), 1, 4),
+            (QueueLimit::Bytes(3000), 1, 4),
+            (QueueLimit::Bytes(2999), 1, 3),
         ] {
             let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
             let got = deliveries(&chain(&[hop], limit, device, &singles(&[T0; 7])));
@@ -1568,15 +1587,18 @@ app = { kind = "file", size = "200kB" }
     // until every other event of that instant has run (ns-3 wakes its device queue with a new
     // event), so those events still find the discipline as it was.
     //
-    // 10 Mbit/s, 1 ms, drop-tail of 1 packet, device queue of 1; 1002 B take 801,600 ns.
-    // At 5 ms, f0, f1 and f2 send: f0 is serialized until T1 = 5,801,600, f1 waits in the
-    // device, f2 fills the discipline. f3 starts at T1 too, but its start was scheduled before
-    // f0's transmission began, so it runs before that transmit-complete: link busy, device and
-    // queue full, dropped. g sends 1000-byte payloads every 800,000 ns from 5,001,600: its
-    // first finds everything full (dropped); its second is due at T1, its timer set after f0's
-    // transmission began, so it runs after the transmit-complete has started f1 but before the
-    // refill: f2 still fills the queue, dropped. The refill then moves f2 to the device.
-    // Arrivals: f0 at 5 ms + 801,600 + 1 ms = 6,801,600; f1 at 7,603,200; f2 at 8,404,800.
+    // 10 Mbit/s, 1 ms, drop-tail of 2 packets, device queue of 1; 1002 B take 801,600 ns.
+    // At 5 ms, f0, f1 and f2 send: f0 is serialized until T1 = 5,801,600, f1 and f2 wait in
+    // the discipline while the device queue is stopped, and the refill moves f1 to the device.
+    // g sends 1000-byte payloads (1030 B on the wire, 824,000 ns) every 800,000 ns from
+    // 5,001,600: its first finds the device full and room in the discipline, behind f2. f3
+    // starts at T1, but its start was scheduled before f0's transmission began, so it runs
+    // before that transmit-complete: link busy, device and discipline full, dropped. g's second
+    // is due at T1, its timer set after f0's transmission began, so it runs after the
+    // transmit-complete has started f1 but before the refill: the discipline still holds f2
+    // and g's first, dropped. The refill then moves f2 to the device. Arrivals: f0 at 5 ms +
+    // 801,600 + 1 ms = 6,801,600; f1 at 7,603,200; f2 at 8,404,800; g's first at 7,404,800 +
+    // 824,000 + 1 ms = 9,228,800.
     #[test]
     fn one_instant_at_a_busy_link_follows_the_ordering_rule() {
         let t1 = T0 + 801_600;
@@ -1584,8 +1606,8 @@ app = { kind = "file", size = "200kB" }
         let mut flows = singles(&[T0, T0, T0, t1]);
         flows.push((t1 - 800_000, g, Some(t1 + 1)));
         let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
-        let got = deliveries(&chain(&[hop], QueueLimit::Packets(1), 1, &flows));
-        assert_eq!(got, vec![(vec![6_801_600], 0), (vec![7_603_200], 0), (vec![8_404_800], 0), (vec![], 1), (vec![], 2)]);
+        let got = deliveries(&chain(&[hop], QueueLimit::Packets(2), 1, &flows));
+        assert_eq!(got, vec![(vec![6_801_600], 0), (vec![7_603_200], 0), (vec![8_404_800], 0), (vec![], 1), (vec![9_228_800], 1)]);
     }
 
     // A packet that grows on its way out (NGWA's router inserting its 8-byte IP option 33) is
@@ -1707,22 +1729,23 @@ app = { kind = "file", size = "200kB" }
     // event); only the refill from the discipline waits behind the other events of that
     // instant. So the next transmission's transmit-complete takes its place in the tie order
     // at the transmit-complete, before the events scheduled after it in that instant (it would
-    // be behind them if the packet waited for the refill). 10 Mbit/s, 1 ms, drop-tail of 1,
+    // be behind them if the packet waited for the refill). 10 Mbit/s, 1 ms, drop-tail of 2,
     // device queue of 1; 1002 B take 801,600 ns. f0, f1, f2 send at 5 ms: f0 on the wire until
-    // T1 = 5,801,600, f1 in the device, f2 in the discipline. An event placed at T1 after f0's
+    // T1 = 5,801,600, f1 and f2 in the discipline until the refill of that instant moves f1 to
+    // the device. An event placed at T1 after f0's
     // transmission began makes the transmit-complete at T1 defer its refill: right after it, f1
     // is on the wire (until 6,603,200) and the device empty, the refill pending. Arrivals: f0
     // 6,801,600, f1 7,603,200, f2 8,404,800.
     #[test]
     fn a_transmit_complete_starts_the_waiting_packet_at_once() {
         let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
-        let model = chain(&[hop], QueueLimit::Packets(1), 1, &singles(&[T0, T0, T0]));
+        let model = chain(&[hop], QueueLimit::Packets(2), 1, &singles(&[T0, T0, T0]));
         let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
         let k = run.sim.info.iter().position(|i| i.name == "h0->h1").unwrap();
         let t1 = Time(T0 + 801_600);
         let mut arrivals = Vec::new();
         let mut step = arrival_stepper(&mut arrivals);
-        while run.sim.now < Time(T0) || run.sim.ifaces[k].qdisc_idle() {
+        while run.sim.now < Time(T0) || run.sim.ifaces[k].qdisc_idle() || run.sim.ifaces[k].device_is_empty() {
             step(&mut run);
         }
         assert_eq!((run.sim.ifaces[k].busy_until, run.sim.ifaces[k].device_len()), (t1, 1));
@@ -1783,15 +1806,19 @@ app = { kind = "file", size = "200kB" }
     // queue of 1; two one-packet flows start at 5 ms, each from its own event. After the first
     // event f0 is on the wire (until 5,801,600) and the refill is pending; the second event
     // puts f1 in the discipline; the refill moves it to the device. With f0 alone no event is
-    // due after it and nothing is deferred. Arrivals 6,801,600 and 7,603,200 either way.
+    // due after it and nothing is deferred. Arrivals 6,801,600 and 7,603,200 either way. The
+    // same with an empty drop-tail queue, which f0 passes straight through to the idle device:
+    // f1 is not passed on into the device, it waits in the discipline for the refill.
     #[test]
     fn the_device_queue_waits_for_the_instants_events_before_its_refill() {
         use sluice_core::qdisc::{FqCodelConfig, FqHash, Perturbation};
         let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
-        for both in [true, false] {
+        for (both, fq) in [(true, true), (false, true), (true, false), (false, false)] {
             let starts: &[u64] = if both { &[T0, T0] } else { &[T0] };
             let mut model = chain(&[hop], QueueLimit::Packets(100), 1, &singles(starts));
-            model.links[0].ab.qdisc = QdiscConfig::FqCodel(FqCodelConfig { perturbation: Perturbation::Fixed(0), hash: FqHash::Sluice, ..FqCodelConfig::default() });
+            if fq {
+                model.links[0].ab.qdisc = QdiscConfig::FqCodel(FqCodelConfig { perturbation: Perturbation::Fixed(0), hash: FqHash::Sluice, ..FqCodelConfig::default() });
+            }
             let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
             let k = run.sim.info.iter().position(|i| i.name == "h0->h1").unwrap();
             let mut arrivals = Vec::new();
@@ -1800,7 +1827,7 @@ app = { kind = "file", size = "200kB" }
                 step(&mut run);
             }
             let f = &run.sim.ifaces[k];
-            assert_eq!((run.sim.now, f.flag(Flags::REFILL_PENDING), f.device_len()), (Time(T0), both, 0), "both = {both}");
+            assert_eq!((run.sim.now, f.flag(Flags::REFILL_PENDING), f.device_len()), (Time(T0), both, 0), "both = {both}, fq = {fq}");
             if both {
                 step(&mut run); // f1's start
                 let f = &run.sim.ifaces[k];
