@@ -742,9 +742,6 @@ impl<'m> Sim<'m> {
         }
     }
 
-    /// Refill the device from the discipline in an event of its own, after every event
-    /// already scheduled for this instant (ns-3's `NetDeviceQueue` wakes with `ScheduleNow`
-    /// once the device has dequeued a packet); the device takes nothing meanwhile.
     /// Whether the device queue of `iface`, which has just handed its packet to the idle
     /// serializer, stays stopped for the events already due at this instant. ns-3's device
     /// queue stops when a packet fills it and is woken by an event scheduled as the device
@@ -756,6 +753,9 @@ impl<'m> Sim<'m> {
         self.ifaces[iface as usize].device_cap <= 1 && self.q.peek_time() == Some(self.now)
     }
 
+    /// Refill the device from the discipline in an event of its own, after every event
+    /// already scheduled for this instant (ns-3's `NetDeviceQueue` wakes with `ScheduleNow`
+    /// once the device has dequeued a packet); the device takes nothing meanwhile.
     fn defer_refill(&mut self, iface: u32) {
         self.ifaces[iface as usize].set_flag(Flags::REFILL_PENDING, true);
         self.q.schedule(self.now, Event::Refill { iface });
@@ -1732,8 +1732,8 @@ app = { kind = "file", size = "200kB" }
     // be behind them if the packet waited for the refill). 10 Mbit/s, 1 ms, drop-tail of 2,
     // device queue of 1; 1002 B take 801,600 ns. f0, f1, f2 send at 5 ms: f0 on the wire until
     // T1 = 5,801,600, f1 and f2 in the discipline until the refill of that instant moves f1 to
-    // the device. An event placed at T1 after f0's
-    // transmission began makes the transmit-complete at T1 defer its refill: right after it, f1
+    // the device. An event placed at T1 after f0's transmission began makes the
+    // transmit-complete at T1 defer its refill: right after it, f1
     // is on the wire (until 6,603,200) and the device empty, the refill pending. Arrivals: f0
     // 6,801,600, f1 7,603,200, f2 8,404,800.
     #[test]
