@@ -330,8 +330,12 @@ def plan(sc: dict) -> tuple[dict, list, list, list]:
         k = sum(i in (l["a"], l["b"]) for l in links)
         if is_host and k != 1:
             raise refuse("topology", f"host {name!r} has {k} links; here a host has one (ns-3 gives each interface its own address)")
-    time_ns(sc["duration"], "duration")
-    return tcp, nodes, links, flows_of(sc, nodes)
+    duration = time_ns(sc["duration"], "duration")
+    flows = flows_of(sc, nodes)
+    for k, f in enumerate(flows):
+        if f["start_ns"] >= duration:
+            raise refuse(f"flows[{k}].start", f"starts at or after the end of the run ({sc['duration']})")
+    return tcp, nodes, links, flows
 
 
 def run_ns3(sc: dict, dump: Path | None = None) -> dict:

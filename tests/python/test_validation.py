@@ -177,6 +177,7 @@ def test_a_graph_the_script_can_run_passes_its_checks() -> None:
     (lambda s: s["tcp"].pop("validate"), "tcp.validate"),
     (lambda s: s["tcp"].update(pacing="on"), "tcp.pacing"),
     (lambda s: s["flows"][0].pop("start"), "flows[0].start"),
+    (lambda s: s["flows"][0].update(start="2s"), "flows[0].start"),
     (lambda s: s["flows"][0].update(src="R0"), "flows[0].src"),
     (lambda s: s["flows"][0].update(count=3), "flows[0].count"),
     (lambda s: s["flows"].append(dict(s["flows"][0], src="b", dst="a", port=5002)), "flows[1]"),
