@@ -32,7 +32,7 @@ import hashlib
 import json
 import struct
 import sys
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 RECORD = struct.Struct(">QIIHB")  # time_ns, flow, seq, len, flags: 19 bytes
 SLUICE_BASE = 0x0A000000  # Sluice's node i has address 10.0.0.0 + i + 1; dumbbell sender k is node k
@@ -59,9 +59,16 @@ def unpack(blob: bytes) -> list[tuple[int, int, int, int, int]]:
     return [RECORD.unpack_from(blob, i) for i in range(0, len(blob), RECORD.size)]
 
 
-def sluice_pcap(path: str, t0_ns: int, t1_ns: int) -> Iterator[tuple[int, int, int, int, int]]:
-    """The departure tuples of a Sluice capture of queue A->B (nanosecond pcap, PPP link type),
-    for transmission starts in [t0_ns, t1_ns). The snap length must cover the TCP header."""
+def dumbbell_flow(src: int, dst: int, sport: int) -> int:
+    """A dumbbell's flow of a packet: its source node's index (sender k is node k and carries
+    flow k), with REVERSE_BIT for a reverse flow's ACKs (source port REVERSE_PORT)."""
+    return src | (REVERSE_BIT if sport == REVERSE_PORT else 0)
+
+
+def sluice_pcap(path: str, t0_ns: int, t1_ns: int, flow_of: Callable[[int, int, int], int] = dumbbell_flow) -> Iterator[tuple[int, int, int, int, int]]:
+    """The departure tuples of a Sluice capture (nanosecond pcap, PPP link type), for
+    transmission starts in [t0_ns, t1_ns); a packet's flow is ``flow_of(source node,
+    destination node, source port)``. The snap length must cover the TCP header."""
     with open(path, "rb") as fh:
         b = fh.read()
     magic = struct.unpack("<I", b[:4])[0]
@@ -79,9 +86,8 @@ def sluice_pcap(path: str, t0_ns: int, t1_ns: int) -> Iterator[tuple[int, int, i
             continue  # not TCP
         ihl = (ip[0] & 15) * 4
         tcp = ip[ihl:]
-        flow = struct.unpack_from(">I", ip, 12)[0] - SLUICE_BASE - 1
-        if struct.unpack_from(">H", tcp, 0)[0] == REVERSE_PORT:
-            flow |= REVERSE_BIT
+        src, dst = (struct.unpack_from(">I", ip, o)[0] - SLUICE_BASE - 1 for o in (12, 16))
+        flow = flow_of(src, dst, struct.unpack_from(">H", tcp, 0)[0])
         seq = struct.unpack_from(">I", tcp, 4)[0]
         flags = tcp[13]
         if flags & 0x02:
@@ -89,6 +95,13 @@ def sluice_pcap(path: str, t0_ns: int, t1_ns: int) -> Iterator[tuple[int, int, i
         t = sec * 10**9 + nsec
         if t0_ns <= t < t1_ns:
             yield t, flow, (seq - isn.get(flow, 0)) % 2**32, struct.unpack_from(">H", ip, 2)[0], flags
+
+
+def write_csv(path, rows: Iterable[tuple[int, int, int, int, int]]) -> None:
+    """Departure tuples as CSV (time_ns,flow,seq,len,flags), to diff two runs line by line."""
+    with open(path, "w") as fh:
+        fh.write("time_ns,flow,seq,len,flags\n")
+        fh.writelines(",".join(map(str, r)) + "\n" for r in rows)
 
 
 def main() -> int:
@@ -100,9 +113,7 @@ def main() -> int:
     t0, t1 = (int(x[:-2]) if x.endswith("ns") else round(float(x) * 1e9) for x in args.window.split(","))
     recs = list(sluice_pcap(args.pcap, t0, t1))
     if args.dump:
-        with open(args.dump, "w") as fh:
-            fh.write("time_ns,flow,seq,len,flags\n")
-            fh.writelines(",".join(map(str, r)) + "\n" for r in recs)
+        write_csv(args.dump, recs)
     print(json.dumps({"window_ns": [t0, t1], **fingerprint(recs)}))
     return 0
 

@@ -584,9 +584,7 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
             raise SystemExit("could not write the departure records")
         blob = Path(tmp).read_bytes()
     if a.get("departures_out"):
-        with open(a["departures_out"], "w") as fh:
-            fh.write("time_ns,flow,seq,len,flags\n")
-            fh.writelines(",".join(map(str, r)) + "\n" for r in departures.unpack(blob))
+        departures.write_csv(a["departures_out"], departures.unpack(blob))
     if int(probe.depUnknown):
         raise SystemExit(f"{int(probe.depUnknown)} packets on the bottleneck were not TCP from a sender")
     dep = {"window_ns": dep_window, **departures.fingerprint_bytes(blob)}

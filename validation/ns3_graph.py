@@ -18,7 +18,7 @@ from its source and destination hosts (flow k's packets from its source host are
 its destination host, the ACKs, k + 2^31), and every flow's bytes delivered in the window.
 
 ``--sluice BIN`` also runs the scenario in Sluice (its pcaps of the same queues) and compares
-queue by queue; ``tests/integration/reference.rs`` (``multihop_cases_agree_with_ns3``) checks
+queue by queue; ``crates/sluice-sim/tests/integration/multihop.rs`` (``multihop_cases_agree_with_ns3``) checks
 the stored records (``validation/fixtures/ns3/mh-*.json``, each with its scenario inside).
 
 What the scenario may hold (anything else is refused by name, as ns-3 would not run it):
@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import struct
 import subprocess
 import sys
 import tempfile
@@ -451,35 +450,9 @@ def run_ns3(sc: dict, dump: Path | None = None) -> dict:
     return rec
 
 
-def sluice_pcap_records(path: Path, flow_of: dict, t0: int, t1: int):
-    """Departure tuples of a Sluice capture, flows told by (source node, destination node)."""
-    b = path.read_bytes()
-    off, isn = 24, {}
-    while off + 16 <= len(b):
-        sec, nsec, incl, _ = struct.unpack_from("<IIII", b, off)
-        off += 16
-        rec = b[off:off + incl]
-        off += incl
-        ip = rec[2:]
-        if ip[9] != 6:
-            continue
-        tcp = ip[(ip[0] & 15) * 4:]
-        be = lambda x: int.from_bytes(x, "big")  # noqa: E731
-        key = (be(ip[12:16]) - departures.SLUICE_BASE - 1, be(ip[16:20]) - departures.SLUICE_BASE - 1)
-        flow = flow_of[key]
-        seq, flags = be(tcp[4:8]), tcp[13]
-        if flags & 0x02:
-            isn.setdefault(flow, seq)
-        t = sec * 10**9 + nsec
-        if t0 <= t < t1:
-            yield t, flow, (seq - isn.get(flow, 0)) % 2**32, be(ip[2:4]), flags
-
-
 def write_csv(path: Path, rows) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as fh:
-        fh.write("time_ns,flow,seq,len,flags\n")
-        fh.writelines(",".join(map(str, r)) + "\n" for r in rows)
+    departures.write_csv(path, rows)
 
 
 def run_sluice(binary: str, text: str, sc: dict, dump: Path | None = None) -> dict:
@@ -498,7 +471,7 @@ def run_sluice(binary: str, text: str, sc: dict, dump: Path | None = None) -> di
         s = json.loads(out.stdout)
         deps = {}
         for n in names:
-            rows = list(sluice_pcap_records(Path(d) / (n.replace("->", "-to-") + ".pcap"), flow_of, t0, t1))
+            rows = list(departures.sluice_pcap(str(Path(d) / (n.replace("->", "-to-") + ".pcap")), t0, t1, lambda s, d, _: flow_of[(s, d)]))
             if dump is not None:
                 write_csv(dump / "sluice" / f"{n.replace('->', '-to-')}.csv", rows)
             deps[n] = {"window_ns": [t0, t1], **departures.fingerprint(rows)}
