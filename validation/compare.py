@@ -50,7 +50,8 @@ import ns3_loss  # noqa: E402
 
 
 # ns-3 TCP types (`--tcp`) and Sluice's `cc` for them.
-NS3_CC = {"ns3::TcpNewReno": "new_reno", "ns3::TcpCubic": "cubic", "ns3::TcpVegas": "vegas", "ns3::TcpLinuxReno": "linux_reno"}
+NS3_CC = {"ns3::TcpNewReno": "new_reno", "ns3::TcpCubic": "cubic", "ns3::TcpVegas": "vegas", "ns3::TcpLinuxReno": "linux_reno",
+          "ns3::TcpBbr": "bbr"}
 
 
 def scenario(case: dict, jitter: str | None, profile: str = "ns3.44", capture: bool = False) -> str:
@@ -105,14 +106,16 @@ def scenario(case: dict, jitter: str | None, profile: str = "ns3.44", capture: b
     # BulkSend with MaxBytes is a file transfer of that size.
     app = (f'app = {{ kind = "file", size = "{a["file_size"]}B", write_size = "{a["send_size"]}B" }}'
            if a.get("file_size") else f'app = {{ kind = "bulk", write_size = "{a["send_size"]}B" }}')
-    if len(set(types)) == 1:
+    if len(set(types)) == 1 and not any("bbr_draws" in f for f in flows):
         lines += ["[[flows]]", f"count = {len(flows)}", 'src = "senders"', 'dst = "receivers"', app, f"start = {starts}"]
     else:
-        # A TCP type per flow (ns3_dumbbell.py --tcp A,B,...): one flow table each, in order.
+        # A TCP type per flow (ns3_dumbbell.py --tcp A,B,...), or BBR's draws per flow
+        # (--bbr-streams, replayed as bbr.cycle_draws): one flow table each, in order.
         each = [f"{ns}ns" for ns in exact] if exact else [f"{f['start_s']}s" for f in flows]
-        for k in range(len(flows)):
+        for k, f in enumerate(flows):
+            draws = f", bbr = {{ cycle_draws = {f['bbr_draws']} }}" if "bbr_draws" in f else ""
             lines += ["[[flows]]", f'name = "f{k}"', f'src = "s{k}"', f'dst = "r{k}"', app, f'start = "{each[k]}"',
-                      f'tcp = {{ cc = "{NS3_CC[types[k % len(types)]]}" }}']
+                      f'tcp = {{ cc = "{NS3_CC[types[k % len(types)]]}"{draws} }}']
     # ns3_dumbbell.py --reverse-flows: receiver k sends to sender k's port 5002, with the type
     # the receiver nodes run (ns-3's default SocketType, the first of --tcp).
     for f in case.get("reverse_flows", []):

@@ -64,8 +64,12 @@ DEFAULTS = {
     "duration": 60.0, "warmup": 10.0, "start_window": 0.0, "file_size": 0, "send_size": 11584,
     "seed": 1, "run": 1, "qsample": "10ms", "loss": None, "reverse_loss": None,
     "ecn": False, "ewt": False, "ewt_start": 0.3, "ewt_mss": 1460, "reverse_flows": 0,
-    "reverse_buffer": 100000,
+    "reverse_buffer": 100000, "bbr_streams": None,
 }
+
+# --bbr-streams: how many of each flow's ProbeBW draws the record keeps (a flow enters ProbeBW
+# once after Drain and once after each ProbeRTT, at most every 10 s).
+BBR_DRAWS = 32
 
 # The port a reverse flow's receiver (on the sender node) listens on: the departure fingerprint's
 # (validation/departures.py), which tells a reverse flow's ACKs from the forward data by it.
@@ -207,6 +211,32 @@ class Probe {
   }
   uint64_t EventCount() const { return Simulator::GetEventCount(); }
 
+  // --bbr-streams: just after flow k's application has created its socket (at its start), the
+  // socket gets a TcpBbr of its own whose generator is stream `stream` of the run (TcpBbr's
+  // public SetStream; BBR initialises at the handshake's end, so nothing has run yet), and the
+  // first draws of that stream, as EnterProbeBW makes them (int(U[0, 6))), are kept for Sluice's
+  // bbr.cycle_draws.
+  std::map<uint32_t, std::vector<int>> bbrDraws;
+  void PinBbrAt(double t, Ptr<Node> node, int64_t stream, uint32_t k, uint32_t count) {
+    Simulator::Schedule(Seconds(t) + NanoSeconds(1), &Probe::PinBbr, this, node, stream, k, count);
+  }
+  void PinBbr(Ptr<Node> node, int64_t stream, uint32_t k, uint32_t count) {
+    Ptr<TcpSocketBase> sock;
+    for (uint32_t i = 0; i < node->GetNApplications() && !sock; ++i) {
+      Ptr<BulkSendApplication> app = DynamicCast<BulkSendApplication>(node->GetApplication(i));
+      if (app) sock = DynamicCast<TcpSocketBase>(app->GetSocket());
+    }
+    NS_ABORT_MSG_IF(!sock, "--bbr-streams: no BulkSend socket on the sender of flow " << k);
+    Ptr<TcpBbr> bbr = CreateObject<TcpBbr>();
+    bbr->SetStream(stream);
+    sock->SetCongestionControlAlgorithm(bbr);
+    Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+    u->SetStream(stream);
+    for (uint32_t i = 0; i < count; ++i) bbrDraws[k].push_back(int(u->GetValue(0, 6)));
+  }
+  int BbrDraw(uint32_t k, uint32_t i) { return bbrDraws[k].at(i); }
+  uint32_t NBbrDraws(uint32_t k) { return bbrDraws[k].size(); }
+
   // Departure fingerprint: every packet that starts transmission on A's bottleneck device
   // (PhyTxBegin, i.e. PointToPointNetDevice::TransmitStart), as the 19-byte record
   // time_ns u64 | flow u32 | seq u32 | ip_len u16 | tcp_flags u8 (big-endian), for
@@ -298,6 +328,9 @@ HELP = {
     "ewt_start": "EWT's start point S as a fraction of the A->B queue disc's limit B (B = limit * --mtu for a "
                  "packet limit); EWT acts while the occupancy is above S",
     "ewt_mss": "EWT's floor, bytes (ns-3's TCP announces no MSS option)",
+    "bbr_streams": "pin ns-3 TcpBbr's draws: flow k's sender gets, at its start, a TcpBbr whose generator is "
+                   "stream BASE+k of the run, and the record keeps that stream's first draws as ProbeBW makes "
+                   "them (flows[k].bbr_draws), which Sluice replays as bbr.cycle_draws (validation/compare.py)",
     "reverse_buffer": "limit of B's FIFO queue disc towards A (B->A: ACKs, reverse flows' data), packets",
     "reverse_flows": "two-way traffic: pairs 0..N-1 also carry a bulk flow the other way, from receiver k to a "
                      f"PacketSink on sender k (port {REVERSE_PORT}), started after the forward flows' start times "
@@ -545,6 +578,11 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
         episodes.WatchDevice(bn.Get(1))
         episodes.StartAt(warm)
 
+    bbr_base = a.get("bbr_streams")
+    if bbr_base is not None:
+        for k in range(n):
+            if tcp_types[k % len(tcp_types)] == "ns3::TcpBbr":
+                probe.PinBbrAt(starts[k], senders.Get(k), int(bbr_base) + k, k, BBR_DRAWS)
     if a.get("trace_flow") is not None:
         # the socket exists once the application has started (sender k is node k)
         probe.TraceSocketAt(starts[int(a["trace_flow"])] + 1e-9, int(a["trace_flow"]))
@@ -659,6 +697,8 @@ def build_and_run(a: dict, dry_run: bool = False) -> dict:
                 "qdisc_drops_total": int(probe.Drops(k, False)),
                 **({"timeout_episodes": int(episodes.Loss(k)), "recovery_episodes": int(episodes.Recovery(k))}
                    if episodes is not None else {}),
+                **({"bbr_draws": [int(probe.BbrDraw(k, i)) for i in range(int(probe.NBbrDraws(k)))]}
+                   if int(probe.NBbrDraws(k)) else {}),
             }
             for k in range(n)
         ],

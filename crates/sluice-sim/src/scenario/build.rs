@@ -62,6 +62,9 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
         let k = &mut c.bbr;
         macro_rules! take { ($($f:ident),*) => { $( if let Some(v) = x.$f { k.$f = v; } )* } }
         take!(target, cycle_start, high_gain, pacing_margin);
+        if let Some(v) = &x.cycle_draws {
+            k.cycle_draws = v.clone();
+        }
         if let Err((key, msg)) = k.validate() {
             return err(format!("{path}.bbr.{key}"), msg);
         }

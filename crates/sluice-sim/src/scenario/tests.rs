@@ -826,7 +826,7 @@ fn bbr_table() {
     let d = a.describe();
     assert!(d.contains(&("bbr.cycle_start", "ns3".to_string())) && d.contains(&("bbr.pacing_margin", "0".to_string())), "{d:?}");
     let m = load_str(&BASE.replacen("[topology]", "[tcp]\nvalidate = \"ns3.44\"\ncc = \"bbr\"\n[topology]", 1), None).unwrap();
-    let b = m.flows[0].tcp.bbr;
+    let b = &m.flows[0].tcp.bbr;
     assert_eq!((b.target, b.cycle_start, b.high_gain, b.pacing_margin), (BbrTarget::Ns3, BbrCycleStart::Ns3, 2.89, 0.01));
 }
 

@@ -550,6 +550,17 @@ pub struct Ns3Compat {
     /// waits for the next pacing slot like every other segment (Linux). ns-3's `TcpSocketBase::DoRetransmit` sends it at once, skipping the
     /// pacing check. ns-3: false.
     pub pace_fast_retransmit: bool,
+    /// Under pacing, pace the connection's initial window too (Linux paces every segment).
+    /// ns-3's `TcpSocketBase::IsPacingEnabled` holds nothing back until data beyond the initial
+    /// window has been sent (`PaceInitialWindow`, false by default): the first `IW·SMSS` bytes
+    /// leave as the window allows, and the pacing clock starts with the segment that passes
+    /// them. ns-3: false.
+    pub pace_initial_window: bool,
+    /// A retransmission timeout leaves the pacing clock running: the segments it sends go
+    /// as the clock allows (the head at once in any case), and the next waits for the slot the
+    /// clock had set. ns-3's `ReTxTimeout` cancels the pacing timer, so the retransmission
+    /// restarts it at the current rate. ns-3: false.
+    pub rto_keeps_pacing_clock: bool,
     /// A timeout with only the FIN outstanding (every data byte acknowledged) is a timeout like
     /// any other: Loss state, ssthresh and cwnd cut, the timer backed off, the FIN sent again
     /// in every closing state (Linux `tcp_retransmit_timer` → `tcp_enter_loss`; RFC 6298 §5.5,
@@ -652,6 +663,8 @@ impl Ns3Compat {
         retx_merge: false,
         rwnd_bounds_retx: false,
         pace_fast_retransmit: true,
+        pace_initial_window: true,
+        rto_keeps_pacing_clock: true,
         fin_timeout_rfc: true,
         cc_linux: true,
         synack_keeps_window: true,
@@ -690,6 +703,8 @@ impl Ns3Compat {
         retx_merge: true,
         rwnd_bounds_retx: true,
         pace_fast_retransmit: false,
+        pace_initial_window: false,
+        rto_keeps_pacing_clock: false,
         fin_timeout_rfc: false,
         cc_linux: false,
         synack_keeps_window: false,
@@ -887,6 +902,8 @@ impl TcpConfig {
             ("nextseg", format!("{:?}", x.nextseg).to_lowercase()),
             ("pacing", self.pacing.as_str().to_string()),
             ("pace_fast_retransmit", x.pace_fast_retransmit.to_string()),
+            ("pace_initial_window", x.pace_initial_window.to_string()),
+            ("rto_keeps_pacing_clock", x.rto_keeps_pacing_clock.to_string()),
             ("fin_timeout_rfc", x.fin_timeout_rfc.to_string()),
             ("cc_linux", x.cc_linux.to_string()),
             ("synack_keeps_window", x.synack_keeps_window.to_string()),
@@ -945,7 +962,7 @@ mod tests {
             "prr_u32_product", "prr_u32_limit", "prr_empty_ack_keeps_cwnd", "partial_ack_nextseg", "pipe_counts_sacked_retx",
             "exit_ack_grows", "reno_sack_marks", "ooo_shrinks_window", "slow_start_capped",
             "retx_merge", "rwnd_bounds_retx", "edge_clip", "rtt_from_ts", "ts_recent_in_order", "acked_whole_segments",
-            "sack_report", "nextseg", "pace_fast_retransmit", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "ecn_echo_rfc", "cc_sees_cwr", "fin_acked_apart", "open_sends_after_fin", "time_wait_answers", "timer_ties_as_set", "dup_ack_restarts_rto",
+            "sack_report", "nextseg", "pace_fast_retransmit", "pace_initial_window", "rto_keeps_pacing_clock", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "ecn_echo_rfc", "cc_sees_cwr", "fin_acked_apart", "open_sends_after_fin", "time_wait_answers", "timer_ties_as_set", "dup_ack_restarts_rto",
             "rto_holds_ssthresh", "ack_duplicate_synack", "data_retries",
         ];
         assert_eq!(differ, want);

@@ -1043,6 +1043,10 @@ impl Endpoint {
         self.karn_floor = self.snd_max;
         self.rtt.back_off();
         self.rto_at = now + self.rtt.rto();
+        if !self.cfg.compat.rto_keeps_pacing_clock {
+            // ns-3's `ReTxTimeout` cancels the pacing timer.
+            self.pace_next = self.pace_next.min(now);
+        }
         self.send_pending(now, out);
         if self.next_lost() == Some(0) {
             self.retransmit_head(now, out);
@@ -1173,6 +1177,12 @@ impl Endpoint {
             self.sb.merge_next(i, self.smss as u64, self.app_end);
         }
         let idle = self.cc.wants_rate_samples() && self.pipe() == 0;
+        if idle {
+            // A restart from idle, as for new data (Linux's `__tcp_transmit_skb` and ns-3's
+            // `SendPendingData` raise CA_EVENT_TX_START for any data segment then).
+            let app_limited = self.rate_mut().app_limited != 0;
+            self.cc.on_tx_start(&mut self.w, app_limited, now);
+        }
         let (start, end) = self.sb.retransmit(i, now);
         if self.ecn_ok {
             self.acns_retransmit(start, end);
@@ -1238,10 +1248,15 @@ impl Endpoint {
         out.push(pkt);
         // A segment spaces the next one; one that left while pacing held others back (a
         // window probe, or a fast retransmission without `pace_fast_retransmit`) leaves the
-        // pacing clock as it was (ns-3 restarts only an expired pacing timer).
+        // pacing clock as it was (ns-3 restarts only an expired pacing timer). Without
+        // `pace_initial_window` the clock starts only once the data sent passes the initial
+        // window (ns-3's `IsPacingEnabled`, which compares its highest sequence sent, the SYN
+        // counted, with IW·SMSS).
         if self.pace_next <= now {
             if let Some(rate) = self.pacing_rate() {
-                self.pace_next = now + rate.tx_time(payload);
+                if self.cfg.compat.pace_initial_window || self.snd_max > self.cfg.iw.bytes(self.smss) {
+                    self.pace_next = now + rate.tx_time(payload);
+                }
             }
         }
         // A data segment carries our ACK: the delayed ACK is satisfied.

@@ -1287,6 +1287,69 @@ fn pacing_spaces_segments_at_the_congestion_controls_rate() {
     );
 }
 
+// tests `pace_initial_window` (docs/tcp.md): with it cleared (ns-3's `IsPacingEnabled`), the
+// initial window of 10 segments leaves at once, and the pacing clock starts with the tenth,
+// whose end (sequence 1 + 10·1448, the SYN counted) passes IW·SMSS = 14,480: the next segment
+// waits 1 ms after it (1448 B at 11.584 Mb/s). The ACKs of the first two segments at 20 ms
+// free room for more, but only one leaves then (the clock expired at 1 ms), the next 1 ms later.
+#[test]
+fn ns3_sends_the_initial_window_unpaced() {
+    let rate = sluice_core::Rate::bps(11_584_000);
+    let cfg = TcpConfig {
+        delack: DelAck::Off,
+        compat: Ns3Compat { pace_initial_window: false, ..Ns3Compat::RFC },
+        ..TcpConfig::default()
+    };
+    let mut p = Pair::new(cfg, None);
+    p.c.cc = super::cc::AnyCc::FixedRate(super::cc::FixedRate(rate, super::cc::LossResponse::NewReno));
+    let t0 = p.now;
+    let burst = p.client_sends();
+    assert_eq!(burst.iter().filter(|s| s.payload > 0).count(), 10, "the initial window at once");
+    assert_eq!(p.c.poll_at(), Some(t0 + Dur::from_millis(1)), "the clock starts with the tenth");
+    assert!(run_client_timers(&mut p, t0 + Dur::from_millis(20)).is_empty(), "cwnd is full");
+    p.now = t0 + Dur::from_millis(20);
+    let acks = p.deliver_to_server(&burst[..2]);
+    let out = p.deliver_to_client(&acks);
+    assert_eq!(out.iter().filter(|s| s.payload > 0).count(), 1);
+    assert_eq!(p.c.poll_at(), Some(p.now + Dur::from_millis(1)));
+}
+
+// tests `rto_keeps_pacing_clock` (docs/tcp.md): at 1,000 b/s a 1448-B segment takes an 11.584 s
+// pacing slot, so the first segment's clock still runs when the retransmission timer fires.
+// Kept (the default), the head leaves at once and the next segment, freed by the ACK of the
+// retransmission, waits for the first slot, t0 + 11.584 s; cancelled (ns-3's `ReTxTimeout`),
+// the retransmission restarts the clock, and the next waits until the timeout + 11.584 s.
+#[test]
+fn a_timeout_cancels_the_pacing_clock_under_ns3() {
+    let rate = sluice_core::Rate::bps(1_000);
+    let slot = rate.tx_time(1448);
+    assert_eq!(slot, Dur::from_millis(11_584));
+    for keep in [true, false] {
+        let cfg = TcpConfig {
+            delack: DelAck::Off,
+            compat: Ns3Compat { rto_keeps_pacing_clock: keep, ..Ns3Compat::RFC },
+            ..TcpConfig::default()
+        };
+        let mut p = Pair::new(cfg, None);
+        p.c.cc = super::cc::AnyCc::FixedRate(super::cc::FixedRate(rate, super::cc::LossResponse::NewReno));
+        let t0 = p.now;
+        let first = p.client_sends();
+        assert_eq!(first.iter().filter(|s| s.payload > 0).count(), 1);
+        let rto_at = p.c.rto_at;
+        assert!(rto_at < t0 + slot);
+        let rtx = run_client_timers(&mut p, rto_at);
+        assert_eq!(rtx.len(), 1, "the head again at the timeout");
+        assert_eq!((rtx[0].0, seg_seq(&rtx[0].1)), (rto_at, seg_seq(&first[0])));
+        p.now = rto_at + Dur::from_millis(20);
+        let acks = p.deliver_to_server(&[rtx[0].1.clone()]);
+        let out = p.deliver_to_client(&acks);
+        assert!(out.iter().all(|s| s.payload == 0), "the next waits for its slot");
+        let want = if keep { t0 + slot } else { rto_at + slot };
+        let next = run_client_timers(&mut p, rto_at + slot);
+        assert_eq!(next.first().map(|(t, _)| *t), Some(want), "keep = {keep}");
+    }
+}
+
 // tests `pacing = "linux"` (Linux's internal pacing rate for any algorithm,
 // `tcp_update_pacing_rate`): none before the first RTT sample; then ratio·max(cwnd, in flight)/SRTT
 // with ratio 200 % in slow start and 120 % once cwnd reaches half of ssthresh. The default (`"cc"`)

@@ -302,7 +302,7 @@ fn any_cc_dispatches_every_hook_to_its_algorithm() {
             CcKind::Vegas => walk(&mut cc::vegas::Vegas::new(cfg.vegas, cfg.compat.cc_linux, cfg.compat.slow_start_capped), cfg, seed, false),
             CcKind::LinuxReno => walk(&mut cc::LinuxReno::new(cfg.compat.cc_linux), cfg, seed, false),
             CcKind::Compound => walk(&mut cc::compound::Compound::new(cfg.compound), cfg, seed, false),
-            CcKind::Bbr => walk(&mut cc::bbr::Bbr::new(cfg.bbr), cfg, seed, false),
+            CcKind::Bbr => walk(&mut cc::bbr::Bbr::new(cfg.bbr.clone()), cfg, seed, false),
             _ => continue,
         };
         assert_eq!(through_any, own, "{:?} ({i})", cfg.cc);
@@ -538,6 +538,32 @@ fn tahoe_flight_size_is_the_outstanding_data() {
     let out = p.deliver_to_client(&dups);
     assert_eq!(out.iter().map(seg_no).collect::<Vec<_>>(), [10]);
     assert_eq!((p.c.w.cwnd, p.c.w.ssthresh, p.c.ca), (MSS, 5 * MSS, CaState::Loss));
+}
+
+// tests that a retransmission leaving with nothing in flight is a restart from idle too (Linux's
+// `__tcp_transmit_skb` and ns-3's `SendPendingData` raise CA_EVENT_TX_START for any data
+// segment then): a 2000-B write leaves as two segments, paced (a restart); the ACK of the first ends
+// it and marks the connection application-limited (nothing left to send); the second is lost,
+// and the retransmission timer's retransmission, with nothing in flight, restarts again.
+#[test]
+fn bbr_restarts_from_idle_on_a_timeout_retransmission() {
+    let restarting = |p: &Pair| match &p.c.cc {
+        AnyCc::Bbr(b) => b.restarting_from_idle(),
+        _ => unreachable!("a BBR flow"),
+    };
+    let mut p = Pair::new(cfg(CcKind::Bbr), Some(2000));
+    let mut sent = p.client_sends();
+    let until = p.now + Dur::from_millis(10);
+    sent.extend(super::tests::run_client_timers(&mut p, until).into_iter().map(|(_, s)| s));
+    assert_eq!((sent.len(), restarting(&p)), (2, true), "the second in its pacing slot");
+    p.now += Dur::from_millis(40);
+    let acks = p.deliver_to_server(&sent[..1]);
+    p.deliver_to_client(&acks);
+    assert!(!restarting(&p), "the ACK delivered data");
+    let rto_at = p.c.rto_at;
+    let rtx = super::tests::run_client_timers(&mut p, rto_at);
+    assert_eq!(rtx.len(), 1, "the second segment again");
+    assert!(restarting(&p), "nothing was in flight when it left");
 }
 
 // tests when the sender reports a restart from idle to BBR (Linux and ns-3

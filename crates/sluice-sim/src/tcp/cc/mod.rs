@@ -267,7 +267,7 @@ impl AnyCc {
             CcKind::Cubic => AnyCc::Cubic(Box::new(Cubic::new(cfg.cubic, cfg.compat.cc_linux))),
             CcKind::Vegas => AnyCc::Vegas(Box::new(Vegas::new(cfg.vegas, cfg.compat.cc_linux, cfg.compat.slow_start_capped))),
             CcKind::Compound => AnyCc::Compound(Box::new(Compound::new(cfg.compound))),
-            CcKind::Bbr => AnyCc::Bbr(Box::new(Bbr::new(cfg.bbr))),
+            CcKind::Bbr => AnyCc::Bbr(Box::new(Bbr::new(cfg.bbr.clone()))),
             CcKind::None => AnyCc::None(NoCc),
         }
     }

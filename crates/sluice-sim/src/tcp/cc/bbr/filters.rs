@@ -3,19 +3,31 @@
 
 use sluice_core::{Dur, Time};
 
-/// A windowed running maximum kept in three samples (Kathleen Nichols' algorithm, as Linux's
-/// `lib/win_minmax.c` and ns-3's `WindowedFilter`): the best, second-best and third-best values
-/// of the window's thirds, so the maximum ages out without keeping every sample.
+/// A windowed running maximum kept in three samples (Kathleen Nichols' algorithm): the best,
+/// second-best and third-best values of the window's thirds, so the maximum ages out without
+/// keeping every sample. [`update`](Self::update) is Linux's `lib/win_minmax.c`,
+/// [`update_ns3`](Self::update_ns3) ns-3.44's `WindowedFilter` (Chromium's), which differs in
+/// two rules.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct MaxFilter {
     /// `(time, value)`, best first.
     s: [(u64, u64); 3],
+    /// ns-3's "zero value", the filter's uninitialised value (`update_ns3` only): the value
+    /// it was built with ([`MaxFilter::seeded`]), else 0.
+    zero: u64,
 }
 
 impl MaxFilter {
     /// A filter holding `value` at `t`.
     pub fn reset(t: u64, value: u64) -> MaxFilter {
-        MaxFilter { s: [(t, value); 3] }
+        MaxFilter { s: [(t, value); 3], zero: 0 }
+    }
+
+    /// ns-3's filter built with `value` at `t` (`TcpBbr::InitPacingRate` builds BtlBw's with the
+    /// initial rate): `value` is also its zero value, so [`update_ns3`](Self::update_ns3)
+    /// replaces it by the first sample, whatever that is.
+    pub fn seeded(t: u64, value: u64) -> MaxFilter {
+        MaxFilter { s: [(t, value); 3], zero: value }
     }
 
     /// The maximum over the window.
@@ -23,7 +35,8 @@ impl MaxFilter {
         self.s[0].1
     }
 
-    /// Takes `value` measured at `t` (here a round count); samples older than `win` age out.
+    /// Takes `value` measured at `t` (here a round count); samples older than `win` age out
+    /// (Linux's `minmax_running_max`).
     pub fn update(&mut self, t: u64, value: u64, win: u64) {
         let val = (t, value);
         if value >= self.s[0].1 || t.saturating_sub(self.s[2].0) > win {
@@ -53,6 +66,42 @@ impl MaxFilter {
             self.s[2] = val;
         } else if self.s[2].0 == self.s[1].0 && dt > win / 2 {
             self.s[2] = val;
+        }
+    }
+}
+
+impl MaxFilter {
+    /// [`update`](Self::update) as ns-3.44's `WindowedFilter::Update` does it. Two rules
+    /// differ from Linux's: a best still equal to the zero value is replaced by any sample
+    /// (the filter counts as empty), and the third-best is renewed once half a window has
+    /// passed since the third-best itself was taken (Linux: since the best). The quarter-window
+    /// rule compares values where Linux compares times, which comes to the same.
+    pub fn update_ns3(&mut self, t: u64, value: u64, win: u64) {
+        let val = (t, value);
+        let s = &mut self.s;
+        if s[0].1 == self.zero || value >= s[0].1 || t.saturating_sub(s[2].0) > win {
+            *s = [val; 3];
+            return;
+        }
+        if value >= s[1].1 {
+            s[1] = val;
+            s[2] = val;
+        } else if value >= s[2].1 {
+            s[2] = val;
+        }
+        if t.saturating_sub(s[0].0) > win {
+            s[0] = s[1];
+            s[1] = s[2];
+            s[2] = val;
+            if t.saturating_sub(s[0].0) > win {
+                s[0] = s[1];
+                s[1] = s[2];
+            }
+        } else if s[1].1 == s[0].1 && t.saturating_sub(s[1].0) > win / 4 {
+            s[1] = val;
+            s[2] = val;
+        } else if s[2].1 == s[1].1 && t.saturating_sub(s[2].0) > win / 2 {
+            s[2] = val;
         }
     }
 }
@@ -109,6 +158,72 @@ mod tests {
         // A new maximum replaces everything at once.
         f.update(15, 120, 10);
         assert_eq!(f.best(), 120);
+    }
+
+    // tests ns-3's filter (`WindowedFilter::Update`, window 10 rounds) where it parts from
+    // Linux's, each sequence worked by hand:
+    //   a) built with 100 at round 0 (`TcpBbr` builds BtlBw's with its initial rate, also the
+    //      filter's zero value): 30 at round 1 replaces it, as the filter counts as empty;
+    //      Linux's keeps 100 until round 11. Whenever the best equals the zero value again
+    //      (100 at round 2), the next sample (40 at round 3) replaces it too.
+    //   b) from [(0, 100), (3, 80), (3, 80)] (80 at round 3, a quarter window after the best:
+    //      second and third in both), 75 at round 6 becomes third in Linux's (6 − 0 > 10/2
+    //      since the best) but not in ns-3's (6 − 3 = 3, not > 5, since the third itself);
+    //      70 at round 9 becomes ns-3's third (9 − 3 > 5), not Linux's (its third is 6's 75,
+    //      with times of its own). At round 14 rounds 0 and 3 have aged out: Linux's best is
+    //      75, ns-3's 70.
+    #[test]
+    fn ns3_filter_replaces_its_seed_and_renews_the_third_choice_from_its_own_time() {
+        // a)
+        let mut ns3 = MaxFilter::seeded(0, 100);
+        let mut linux = MaxFilter::seeded(0, 100);
+        ns3.update_ns3(1, 30, 10);
+        linux.update(1, 30, 10);
+        assert_eq!((ns3.best(), linux.best()), (30, 100));
+        ns3.update_ns3(2, 100, 10);
+        ns3.update_ns3(3, 40, 10);
+        assert_eq!(ns3.best(), 40, "a best equal to the zero value counts as empty");
+        let mut once = MaxFilter::reset(0, 100);
+        once.update_ns3(1, 30, 10);
+        assert_eq!(once.best(), 100, "a filter built by reset has zero value 0");
+        // b)
+        let (mut ns3, mut linux) = (MaxFilter::reset(0, 100), MaxFilter::reset(0, 100));
+        ns3.update_ns3(3, 80, 10);
+        linux.update(3, 80, 10);
+        assert_eq!(ns3.s, [(0, 100), (3, 80), (3, 80)]);
+        assert_eq!(linux.s, ns3.s);
+        ns3.update_ns3(6, 75, 10);
+        linux.update(6, 75, 10);
+        assert_eq!(ns3.s, [(0, 100), (3, 80), (3, 80)]);
+        assert_eq!(linux.s, [(0, 100), (3, 80), (6, 75)]);
+        ns3.update_ns3(9, 70, 10);
+        linux.update(9, 70, 10);
+        assert_eq!(ns3.s, [(0, 100), (3, 80), (9, 70)]);
+        assert_eq!(linux.s, [(0, 100), (3, 80), (6, 75)]);
+        ns3.update_ns3(14, 10, 10);
+        linux.update(14, 10, 10);
+        assert_eq!((ns3.best(), linux.best()), (70, 75));
+    }
+
+    // tests that ns-3's filter keeps Linux's other rules: the edges of
+    // `max_filter_window_edges` (below) give the same bests under `update_ns3`.
+    #[test]
+    fn ns3_filter_ages_out_like_linux_elsewhere() {
+        for (t, v) in [(17, 20), (18, 20), (13, 5), (11, 10)] {
+            let (mut a, mut b) = (three_choices(), three_choices());
+            a.update(t, v, 10);
+            b.update_ns3(t, v, 10);
+            assert_eq!(a.best(), b.best(), "{v} at round {t}");
+        }
+        let mut f = MaxFilter::reset(0, 100);
+        for (t, v) in [(3, 80), (11, 50), (12, 50), (13, 50), (14, 50), (15, 120)] {
+            f.update_ns3(t, v, 10);
+        }
+        assert_eq!(f.best(), 120);
+        let mut f = MaxFilter::reset(0, 100);
+        f.update_ns3(3, 80, 10);
+        f.update_ns3(11, 50, 10);
+        assert_eq!(f.best(), 80, "the peak of round 0 ages out at round 11");
     }
 
     /// A filter built by updates over a 10-round window: `[(0, 100), (3, 80), (7, 75)]`

@@ -68,13 +68,26 @@ impl BbrCycleStart {
             BbrCycleStart::Ns3 => "ns3",
         }
     }
+
+    /// The largest draw: `U{0..6}` (draft), `⌊U[0, 6)⌋` (ns-3).
+    pub fn draw_max(self) -> u8 {
+        match self {
+            BbrCycleStart::Draft => 6,
+            BbrCycleStart::Ns3 => 5,
+        }
+    }
 }
 
 /// BBR's options (`[tcp.bbr]`).
-#[derive(Copy, Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct BbrConfig {
     pub target: BbrTarget,
     pub cycle_start: BbrCycleStart,
+    /// ProbeBW's draws given in advance, used in order at each entry to ProbeBW instead of
+    /// drawing from the flow's stream: each the integer `cycle_start` draws (0–5 under
+    /// `"ns3"`, 0–6 under `"draft"`). Past the end of the list, draws come from the stream
+    /// again. Lets a run replay another simulator's draws (docs/algorithms/bbr.md).
+    pub cycle_draws: Vec<u8>,
     /// Startup's pacing and cwnd gain (its inverse is Drain's pacing gain).
     pub high_gain: f64,
     /// The fraction the pacing rate is held below `pacing_gain·BtlBw` (ns-3 `m_pacingMargin`,
@@ -90,6 +103,7 @@ impl Default for BbrConfig {
         BbrConfig {
             target: BbrTarget::Draft,
             cycle_start: BbrCycleStart::Draft,
+            cycle_draws: Vec::new(),
             high_gain: 2.0 / std::f64::consts::LN_2,
             pacing_margin: 0.0,
         }
@@ -102,6 +116,7 @@ impl BbrConfig {
         BbrConfig {
             target: BbrTarget::Ns3,
             cycle_start: BbrCycleStart::Ns3,
+            cycle_draws: Vec::new(),
             high_gain: 2.89,
             pacing_margin: 0.01,
         }
@@ -115,6 +130,16 @@ impl BbrConfig {
                 format!("must be a number above 1, got {}", self.high_gain),
             ));
         }
+        let most = self.cycle_start.draw_max();
+        if let Some(d) = self.cycle_draws.iter().find(|&&d| d > most) {
+            return Err((
+                "cycle_draws",
+                format!(
+                    "each must be in 0..={most} under cycle_start = \"{}\", got {d}",
+                    self.cycle_start.as_str()
+                ),
+            ));
+        }
         if !(self.pacing_margin >= 0.0 && self.pacing_margin < 1.0) {
             return Err((
                 "pacing_margin",
@@ -124,13 +149,19 @@ impl BbrConfig {
         Ok(())
     }
 
+    /// The options as recorded in a summary; `bbr.cycle_draws` only when some are given.
     pub fn describe(&self) -> Vec<(&'static str, String)> {
-        vec![
+        let mut d = vec![
             ("bbr.target", self.target.as_str().to_string()),
             ("bbr.cycle_start", self.cycle_start.as_str().to_string()),
             ("bbr.high_gain", self.high_gain.to_string()),
             ("bbr.pacing_margin", self.pacing_margin.to_string()),
-        ]
+        ];
+        if !self.cycle_draws.is_empty() {
+            let list: Vec<String> = self.cycle_draws.iter().map(u8::to_string).collect();
+            d.push(("bbr.cycle_draws", format!("[{}]", list.join(","))));
+        }
+        d
     }
 }
 
@@ -230,15 +261,17 @@ pub struct Bbr {
     ack_epoch_acked: u64,
     /// ProbeBW's cycle-start draws: the flow's own stream (docs/algorithms/bbr.md).
     rng: RngStream,
+    /// How many of `cfg.cycle_draws` ProbeBW has used.
+    draws_used: usize,
 }
 
 impl Bbr {
     pub fn new(cfg: BbrConfig) -> Bbr {
         Bbr {
-            cfg,
             mode: Mode::Startup,
             pacing_gain: cfg.high_gain,
             cwnd_gain: cfg.high_gain,
+            cfg,
             bw: MaxFilter::default(),
             rtprop: MinRtt {
                 value: None,
@@ -276,6 +309,7 @@ impl Bbr {
             ack_epoch_time: Time::ZERO,
             ack_epoch_acked: 0,
             rng: RngStream::from_seed(0),
+            draws_used: 0,
         }
     }
 
@@ -355,8 +389,9 @@ impl Bbr {
         let nominal = (w.cwnd as f64 * 8.0 / rtt.as_secs_f64()) as u64;
         self.pacing_rate = ((self.pacing_gain * nominal as f64) as u64).max(1);
         if self.cfg.target == BbrTarget::Ns3 {
-            // ns-3 seeds the bandwidth filter with that nominal rate at round 0.
-            self.bw = MaxFilter::reset(0, nominal);
+            // ns-3 builds the bandwidth filter with that nominal rate at round 0 as its zero
+            // value: it stands until the first sample, which replaces it whatever its value.
+            self.bw = MaxFilter::seeded(0, nominal);
         }
     }
 
@@ -426,7 +461,10 @@ impl Bbr {
         }
         let rate = rs.rate_bps();
         if rate >= self.bw.best() || !rs.is_app_limited {
-            self.bw.update(self.round_count, rate, BW_WINDOW);
+            match self.cfg.target {
+                BbrTarget::Draft => self.bw.update(self.round_count, rate, BW_WINDOW),
+                BbrTarget::Ns3 => self.bw.update_ns3(self.round_count, rate, BW_WINDOW),
+            }
         }
     }
 

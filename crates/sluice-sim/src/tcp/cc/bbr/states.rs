@@ -57,11 +57,14 @@ impl Bbr {
         self.mode = Mode::ProbeBw;
         self.pacing_gain = 1.0;
         self.cwnd_gain = PROBE_BW_CWND_GAIN;
-        let draw = match self.cfg.cycle_start {
+        let given = self.cfg.cycle_draws.get(self.draws_used);
+        self.draws_used += given.is_some() as usize;
+        let draw = match (given, self.cfg.cycle_start) {
+            (Some(&d), _) => d as usize,
             // 7 − U{0..6} ∈ {1..7}.
-            BbrCycleStart::Draft => self.rng.below(7) as usize,
+            (None, BbrCycleStart::Draft) => self.rng.below(7) as usize,
             // ns-3: 7 − ⌊U[0, 6)⌋ ∈ {2..7}.
-            BbrCycleStart::Ns3 => (self.rng.uniform() * 6.0) as usize,
+            (None, BbrCycleStart::Ns3) => (self.rng.uniform() * 6.0) as usize,
         };
         self.cycle_index = GAIN_CYCLE.len() - 1 - draw;
         self.advance_cycle_phase(now);

@@ -13,7 +13,7 @@ fn ms(n: u64) -> Dur {
 
 /// A BBR started with IW 10 segments and a 40-ms handshake RTT, and its window.
 fn started(cfg: BbrConfig) -> (Bbr, CwndState) {
-    let mut b = Bbr::new(cfg);
+    let mut b = Bbr::new(cfg.clone());
     let mut w = CwndState {
         cwnd: 10 * SMSS,
         ssthresh: u32::MAX as u64,
@@ -25,7 +25,7 @@ fn started(cfg: BbrConfig) -> (Bbr, CwndState) {
 
 /// A BBR in ProbeBW with BtlBw 10 Mb/s and RTprop 40 ms, at gain-cycle phase `phase`.
 fn probing(cfg: BbrConfig, phase: usize) -> (Bbr, CwndState) {
-    let (mut b, w) = started(cfg);
+    let (mut b, w) = started(cfg.clone());
     b.bw = MaxFilter::reset(1, 10_000_000);
     b.rtprop = MinRtt {
         value: Some(ms(40)),
@@ -314,7 +314,7 @@ fn probe_rtt_holds_200_ms_at_four_segments() {
 #[test]
 fn recovery_conserves_packets_then_restores_cwnd() {
     for cfg in [BbrConfig::default(), BbrConfig::ns3()] {
-        let (mut b, mut w) = probing(cfg, 2);
+        let (mut b, mut w) = probing(cfg.clone(), 2);
         w.cwnd = 100_000;
         w.ssthresh = 70_000;
         b.next_round_delivered = u64::MAX;
@@ -377,7 +377,7 @@ fn cycle_start_draws_every_phase_but_the_drain_phase() {
         (BbrConfig::default(), vec![1]),
         (BbrConfig::ns3(), vec![1, 2]),
     ] {
-        let (mut b, _) = started(cfg);
+        let (mut b, _) = started(cfg.clone());
         b.set_rng(RngStream::derive(1, StreamKey::Cc("f0")));
         let mut seen = [0u32; 8];
         for _ in 0..700 {
@@ -392,6 +392,44 @@ fn cycle_start_draws_every_phase_but_the_drain_phase() {
             }
         }
     }
+}
+
+// tests `bbr.cycle_draws`: given draws are used in order at each entry to ProbeBW (index
+// 7 − d, then advanced once: d = 5 → phase 3, d = 0 → phase 0, d = 3 → phase 5), and once
+// they run out the flow's stream draws again, from its start (the fourth entry lands where a
+// BBR without given draws lands on its first).
+#[test]
+fn given_cycle_draws_are_used_in_order_then_the_stream() {
+    let cfg = BbrConfig { cycle_draws: vec![5, 0, 3], ..BbrConfig::ns3() };
+    let (mut b, _) = started(cfg.clone());
+    let (mut plain, _) = started(BbrConfig::ns3());
+    for x in [&mut b, &mut plain] {
+        x.set_rng(RngStream::derive(1, StreamKey::Cc("f0")));
+    }
+    let mut phases = vec![];
+    for _ in 0..4 {
+        b.enter_probe_bw(Time::ZERO);
+        phases.push(b.cycle_index);
+    }
+    plain.enter_probe_bw(Time::ZERO);
+    assert_eq!(phases, vec![3, 0, 5, plain.cycle_index]);
+    let d = b.cfg.describe();
+    assert!(d.contains(&("bbr.cycle_draws", "[5,0,3]".to_string())), "{d:?}");
+    assert!(!BbrConfig::ns3().describe().iter().any(|(k, _)| *k == "bbr.cycle_draws"));
+}
+
+// tests the range of given draws: at most 5 under ns-3's rule (⌊U[0, 6)⌋), 6 under the draft's.
+#[test]
+fn cycle_draws_are_checked_against_the_cycle_start_rule() {
+    let ns3 = BbrConfig { cycle_draws: vec![0, 6], ..BbrConfig::ns3() };
+    assert_eq!(
+        ns3.validate(),
+        Err(("cycle_draws", "each must be in 0..=5 under cycle_start = \"ns3\", got 6".to_string()))
+    );
+    let draft = BbrConfig { cycle_draws: vec![0, 6], ..BbrConfig::default() };
+    assert_eq!(draft.validate(), Ok(()));
+    let draft = BbrConfig { cycle_draws: vec![7], ..BbrConfig::default() };
+    assert!(draft.validate().is_err());
 }
 
 // tests the initial pacing rate (draft BBRInitPacingRate): high_gain · IW / RTT =
@@ -732,7 +770,7 @@ fn startup_cwnd_grows_below_the_target_or_the_initial_window() {
 #[test]
 fn losses_come_off_cwnd_in_recovery_and_for_the_draft_in_open() {
     for cfg in [BbrConfig::default(), BbrConfig::ns3()] {
-        let (mut b, mut w) = probing(cfg, 2);
+        let (mut b, mut w) = probing(cfg.clone(), 2);
         w.cwnd = 100_000;
         b.next_round_delivered = u64::MAX;
         let lossy = |ca: CaState| {
@@ -746,7 +784,7 @@ fn losses_come_off_cwnd_in_recovery_and_for_the_draft_in_open() {
         assert_eq!(w.cwnd, 45_260);
         b.on_rate_sample(&mut w, &lossy(CaState::Recovery), Time(MS));
         assert_eq!(w.cwnd, 42_340, "{:?}", cfg.target);
-        let (mut b, mut w) = probing(cfg, 2);
+        let (mut b, mut w) = probing(cfg.clone(), 2);
         w.cwnd = 50_000;
         b.next_round_delivered = u64::MAX;
         b.on_rate_sample(&mut w, &lossy(CaState::Open), Time(MS));
@@ -799,7 +837,7 @@ fn recovery_ends_packet_conservation_and_a_timeouts_recovery_restores_for_the_dr
     b.on_rate_sample(&mut w, &ack(1_000_000, 0, 10_000_000, SMSS, 90 * SMSS, Some(ms(40)), CaState::Open), Time(2 * MS));
     assert_eq!(w.cwnd, 101_460);
     for (cfg, want) in [(BbrConfig::default(), 100_000), (BbrConfig::ns3(), SMSS)] {
-        let (mut b, mut w) = probing(cfg, 2);
+        let (mut b, mut w) = probing(cfg.clone(), 2);
         w.cwnd = 100_000;
         b.on_rto(&mut w, Time::ZERO);
         b.on_state_change(&mut w, CaState::Open, CaState::Loss, 0, Time::ZERO);
@@ -870,7 +908,7 @@ fn ns3_ack_aggregation_allowance() {
 #[test]
 fn ns3_initial_rate_takes_whole_milliseconds_of_the_rtt() {
     for (cfg, nominal) in [(BbrConfig::ns3(), 2_920_000.0), (BbrConfig::default(), 14_600.0 * 8.0 / 0.0407)] {
-        let mut b = Bbr::new(cfg);
+        let mut b = Bbr::new(cfg.clone());
         let mut w = CwndState { cwnd: 10 * SMSS, ssthresh: u32::MAX as u64, smss: SMSS as u32 };
         b.on_established(&mut w, Some(Dur(40_700_000)), Time::ZERO);
         let want = (cfg.high_gain * (nominal as u64) as f64) as u64;
@@ -910,7 +948,7 @@ fn pacing_rate_only_rises_before_the_pipe_is_full_and_is_never_zero() {
 fn ns3_idle_restart_ends_probe_rtt_only_past_the_hold_with_its_round_done() {
     let t = |ms_: u64| Time(ms_ * MS);
     let in_probe_rtt = |cfg: BbrConfig| {
-        let (mut b, mut w) = probing(cfg, 0);
+        let (mut b, mut w) = probing(cfg.clone(), 0);
         w.cwnd = 100_000;
         b.next_round_delivered = u64::MAX;
         let ev = |d: u64, in_flight: u64| ack(d, 0, 10_000_000, SMSS, in_flight, Some(ms(45)), CaState::Open);
