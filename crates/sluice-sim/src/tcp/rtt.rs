@@ -38,6 +38,9 @@ pub struct RttEstimator {
     pub rttvar: Dur,
     /// Smallest RTT sample seen.
     pub min_rtt: Option<Dur>,
+    /// Smallest SRTT so far, `u64::MAX` ns before the first sample (ns-3's `m_minRtt`, which
+    /// it takes from SRTT after each measurement; see `Ns3Compat::rate_bound_srtt`).
+    pub min_srtt: Dur,
     /// RTO before backoff and before the estimator's clamps.
     base_rto: Dur,
     /// Backoff multiplier (1, 2, 4, …).
@@ -70,6 +73,7 @@ impl RttEstimator {
             srtt: None,
             rttvar: Dur::ZERO,
             min_rtt: None,
+            min_srtt: Dur(u64::MAX),
             base_rto: initial_rto,
             backoff: 1,
             kind,
@@ -98,6 +102,9 @@ impl RttEstimator {
             RtoEstimator::Rfc793 => self.sample_rfc793(r),
         }
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        if let Some(s) = self.srtt {
+            self.min_srtt = self.min_srtt.min(s);
+        }
         self.backoff = 1;
     }
 

@@ -598,7 +598,10 @@ impl Endpoint {
 
     /// Hands the congestion control this ACK's delivery-rate sample (see [`RateEvent`]).
     fn rate_event(&mut self, lost: u64, lost_change: u64, prior_in_flight: u64, rtt: Option<Dur>, now: Time) {
-        let min_rtt = self.rtt.min_rtt;
+        let min_rtt = match self.cfg.compat.rate_bound_srtt {
+            true => Some(self.rtt.min_srtt).filter(|m| m.0 != u64::MAX),
+            false => self.rtt.min_rtt,
+        };
         let r = self.rate_mut();
         let rs = r.sample(lost, prior_in_flight, min_rtt);
         let delivered = r.delivered;

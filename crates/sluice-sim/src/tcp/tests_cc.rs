@@ -540,6 +540,27 @@ fn tahoe_flight_size_is_the_outstanding_data() {
     assert_eq!((p.c.w.cwnd, p.c.w.ssthresh, p.c.ca), (MSS, 5 * MSS, CaState::Loss));
 }
 
+// tests `rate_bound_srtt` (docs/tcp.md): the handshake's RTT is 20 ms; the first segment's ACK
+// comes 5 ms after it left, so the RTT sample is 5 ms and SRTT 20·7/8 + 5/8 = 18.125 ms
+// (RFC 6298). The delivery-rate sample's interval is 5 ms: not below the least RTT sample
+// (5 ms), so BtlBw takes it (1448 B in 5 ms, 2,316,800 b/s); below the least SRTT
+// (18.125 ms, ns-3's `m_minRtt`), so it is dropped and BtlBw stays empty.
+#[test]
+fn the_rate_samples_bound_is_the_least_srtt_under_ns3() {
+    for (bound_srtt, bw) in [(false, 2_316_800), (true, 0)] {
+        let mut c = cfg(CcKind::Bbr);
+        c.compat.rate_bound_srtt = bound_srtt;
+        let mut p = Pair::new(c, Some(MSS));
+        let sent = p.client_sends();
+        p.now += Dur::from_millis(5);
+        let acks = p.deliver_to_server(&sent);
+        p.deliver_to_client(&acks);
+        assert_eq!((p.c.rtt.min_rtt, p.c.rtt.min_srtt), (Some(Dur::from_millis(5)), Dur(18_125_000)));
+        let AnyCc::Bbr(b) = &p.c.cc else { unreachable!("a BBR flow") };
+        assert_eq!(b.btl_bw(), bw, "rate_bound_srtt = {bound_srtt}");
+    }
+}
+
 // tests that a retransmission leaving with nothing in flight is a restart from idle too (Linux's
 // `__tcp_transmit_skb` and ns-3's `SendPendingData` raise CA_EVENT_TX_START for any data
 // segment then): a 2000-B write leaves as two segments, paced (a restart); the ACK of the first ends
