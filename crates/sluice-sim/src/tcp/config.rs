@@ -566,6 +566,12 @@ pub struct Ns3Compat {
     /// below the least SRTT so far, as ns-3's `GenerateSample` is handed `m_tcb->m_minRtt`,
     /// which `EstimateRtt` takes from SRTT after each measurement. ns-3: true.
     pub rate_bound_srtt: bool,
+    /// The congestion control's delivery-rate event (BBR) sees bytes in flight as the ACK
+    /// left them, after a duplicate ACK's emulated SACK mark (`reno_sack_marks`). ns-3's
+    /// `CongControl` reads `m_bytesInFlight` as last recounted: before `ProcessAck`, where
+    /// `DupAck` adds the mark, unless a segment leaves in between (`SendDataPacket` recounts).
+    /// ns-3: false.
+    pub cc_sees_reno_mark: bool,
     /// A timeout with only the FIN outstanding (every data byte acknowledged) is a timeout like
     /// any other: Loss state, ssthresh and cwnd cut, the timer backed off, the FIN sent again
     /// in every closing state (Linux `tcp_retransmit_timer` → `tcp_enter_loss`; RFC 6298 §5.5,
@@ -671,6 +677,7 @@ impl Ns3Compat {
         pace_initial_window: true,
         rto_keeps_pacing_clock: true,
         rate_bound_srtt: false,
+        cc_sees_reno_mark: true,
         fin_timeout_rfc: true,
         cc_linux: true,
         synack_keeps_window: true,
@@ -712,6 +719,7 @@ impl Ns3Compat {
         pace_initial_window: false,
         rto_keeps_pacing_clock: false,
         rate_bound_srtt: true,
+        cc_sees_reno_mark: false,
         fin_timeout_rfc: false,
         cc_linux: false,
         synack_keeps_window: false,
@@ -912,6 +920,7 @@ impl TcpConfig {
             ("pace_initial_window", x.pace_initial_window.to_string()),
             ("rto_keeps_pacing_clock", x.rto_keeps_pacing_clock.to_string()),
             ("rate_bound_srtt", x.rate_bound_srtt.to_string()),
+            ("cc_sees_reno_mark", x.cc_sees_reno_mark.to_string()),
             ("fin_timeout_rfc", x.fin_timeout_rfc.to_string()),
             ("cc_linux", x.cc_linux.to_string()),
             ("synack_keeps_window", x.synack_keeps_window.to_string()),
@@ -970,7 +979,7 @@ mod tests {
             "prr_u32_product", "prr_u32_limit", "prr_empty_ack_keeps_cwnd", "partial_ack_nextseg", "pipe_counts_sacked_retx",
             "exit_ack_grows", "reno_sack_marks", "ooo_shrinks_window", "slow_start_capped",
             "retx_merge", "rwnd_bounds_retx", "edge_clip", "rtt_from_ts", "ts_recent_in_order", "acked_whole_segments",
-            "sack_report", "nextseg", "pace_fast_retransmit", "pace_initial_window", "rto_keeps_pacing_clock", "rate_bound_srtt", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "ecn_echo_rfc", "cc_sees_cwr", "fin_acked_apart", "open_sends_after_fin", "time_wait_answers", "timer_ties_as_set", "dup_ack_restarts_rto",
+            "sack_report", "nextseg", "pace_fast_retransmit", "pace_initial_window", "rto_keeps_pacing_clock", "rate_bound_srtt", "cc_sees_reno_mark", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "ecn_echo_rfc", "cc_sees_cwr", "fin_acked_apart", "open_sends_after_fin", "time_wait_answers", "timer_ties_as_set", "dup_ack_restarts_rto",
             "rto_holds_ssthresh", "ack_duplicate_synack", "data_retries",
         ];
         assert_eq!(differ, want);

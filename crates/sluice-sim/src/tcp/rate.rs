@@ -94,6 +94,10 @@ pub struct RateSampler {
     /// carries over to later ACKs until one delivers a segment sent later, and an ACK that
     /// delivers nothing repeats the last sample.
     pub keep_between_acks: bool,
+    /// Bytes in flight as ns-3 last recounted them, once a duplicate ACK's emulated SACK mark
+    /// has lowered them since (`Ns3Compat::cc_sees_reno_mark` off): what its `CongControl`
+    /// reads. Cleared when the next segment leaves (ns-3 recounts then) and at each ACK.
+    pub ns3_in_flight: Option<u64>,
 }
 
 impl RateSampler {
@@ -105,6 +109,7 @@ impl RateSampler {
     /// A segment `[start, end)` leaves (first time or again); `idle`: nothing was in flight
     /// (the draft restarts the sampling clocks then).
     pub fn on_send(&mut self, start: u64, end: u64, idle: bool, now: Time) {
+        self.ns3_in_flight = None;
         if idle {
             self.first_sent_time = now;
             self.delivered_time = now;
@@ -143,6 +148,7 @@ impl RateSampler {
     /// Start of an ACK's processing.
     pub fn begin_ack(&mut self) {
         self.ack_start = self.delivered;
+        self.ns3_in_flight = None;
         if !self.keep_between_acks {
             self.prior_time = None;
             self.prior_delivered = 0;

@@ -596,6 +596,17 @@ impl Endpoint {
         self.rate.as_mut().expect("rate sampling is kept for an algorithm that takes samples")
     }
 
+    /// Before a duplicate ACK's emulated SACK mark: under ns-3's reading
+    /// (`Ns3Compat::cc_sees_reno_mark` off) the rate event's bytes in flight stay as they were
+    /// unless a segment leaves first (ns-3's `CongControl` reads `m_bytesInFlight` as last
+    /// recounted: before `ProcessAck`, or by `SendDataPacket`).
+    fn note_pipe_before_mark(&mut self) {
+        if !self.cfg.compat.cc_sees_reno_mark && self.cc.wants_rate_samples() {
+            let pipe = self.pipe();
+            self.rate_mut().ns3_in_flight.get_or_insert(pipe);
+        }
+    }
+
     /// Hands the congestion control this ACK's delivery-rate sample (see [`RateEvent`]).
     fn rate_event(&mut self, lost: u64, lost_change: u64, prior_in_flight: u64, rtt: Option<Dur>, now: Time) {
         let min_rtt = match self.cfg.compat.rate_bound_srtt {
@@ -605,7 +616,9 @@ impl Endpoint {
         let r = self.rate_mut();
         let rs = r.sample(lost, prior_in_flight, min_rtt);
         let delivered = r.delivered;
-        let ev = RateEvent { rs, ca: self.ca, delivered, in_flight: self.pipe(), rtt, srtt: self.rtt.srtt, lost_change };
+        let stale = r.ns3_in_flight.take();
+        let in_flight = stale.unwrap_or_else(|| self.pipe());
+        let ev = RateEvent { rs, ca: self.ca, delivered, in_flight, rtt, srtt: self.rtt.srtt, lost_change };
         self.cc.on_rate_sample(&mut self.w, &ev, now);
     }
 
@@ -735,6 +748,7 @@ impl Endpoint {
                 // m_bytesInFlight at the start of ReceivedAck; DupAck adds the mark later).
                 let pipe_before_mark = self.reno_marks().then(|| self.pipe());
                 if self.reno_marks() {
+                    self.note_pipe_before_mark();
                     self.sb.add_reno_sack();
                 } else if !self.sack_ok {
                     match self.cfg.recovery {
@@ -779,6 +793,7 @@ impl Endpoint {
                     // governs new data (RFC 6675 §5 step 3), in send_pending; so it does with
                     // emulated marks.
                     if self.cfg.compat.reno_sack_marks {
+                        self.note_pipe_before_mark();
                         self.sb.add_reno_sack();
                     } else {
                         self.limited_transmit(now, out);

@@ -561,6 +561,34 @@ fn the_rate_samples_bound_is_the_least_srtt_under_ns3() {
     }
 }
 
+// tests `cc_sees_reno_mark` (docs/tcp.md): without SACK, under emulated SACK marks, BBR's
+// first window of 10 segments loses segment 0; three duplicates start recovery (the head
+// retransmitted). The fourth duplicate, in recovery, adds a mark, which takes one segment out
+// of what is in flight, and nothing leaves before the rate event: under ns-3's reading BBR
+// sees what was in flight before the mark, 1448 B more than Linux's reading.
+#[test]
+fn bbr_sees_in_flight_before_the_duplicates_mark_under_ns3() {
+    let seen = |live: bool| {
+        let mut c = cfg(CcKind::Bbr);
+        c.pacing = super::config::Pacing::Off;
+        c.compat.reno_sack_marks = true;
+        c.compat.cc_sees_reno_mark = live;
+        let mut p = Pair::new(c, Some(40 * MSS));
+        let burst = p.client_sends();
+        assert_eq!(burst.len(), 10);
+        p.now += Dur::from_millis(20);
+        let dups = p.deliver_to_server(&burst[1..5]);
+        p.deliver_to_client(&dups[..3]);
+        assert_eq!(p.c.ca, CaState::Recovery);
+        p.deliver_to_client(&dups[3..]);
+        match &p.c.cc {
+            AnyCc::Bbr(b) => b.in_flight_seen(),
+            _ => unreachable!("a BBR flow"),
+        }
+    };
+    assert_eq!(seen(false), seen(true) + MSS);
+}
+
 // tests that a retransmission leaving with nothing in flight is a restart from idle too (Linux's
 // `__tcp_transmit_skb` and ns-3's `SendPendingData` raise CA_EVENT_TX_START for any data
 // segment then): a 2000-B write leaves as two segments, paced (a restart); the ACK of the first ends

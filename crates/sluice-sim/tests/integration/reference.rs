@@ -88,6 +88,7 @@ fn set_ns3_type(t: &mut TcpConfig, ty: &str) {
         "ns3::TcpCubic" => t.cc = CcKind::Cubic,
         "ns3::TcpVegas" => t.cc = CcKind::Vegas,
         "ns3::TcpLinuxReno" => t.cc = CcKind::LinuxReno,
+        "ns3::TcpBbr" => t.cc = CcKind::Bbr,
         other => panic!("no Sluice equivalent of {other}"),
     }
 }
@@ -165,6 +166,12 @@ fn run_case_tcp(name: &str, departures: bool, base: TcpConfig) -> (Summary, serd
         for (k, f) in m.flows.iter_mut().enumerate() {
             // From the base each time: flow k's type alone, not laid over the first flow's.
             f.tcp = case_tcp_typed(base.clone(), a, types[k % types.len()]);
+        }
+    }
+    // ns3_dumbbell.py --bbr-streams: each BBR flow replays the ProbeBW draws ns-3's made.
+    for (f, rec) in m.flows.iter_mut().zip(flows) {
+        if let Some(d) = rec["bbr_draws"].as_array() {
+            f.tcp.bbr.cycle_draws = d.iter().map(|x| x.as_u64().expect("a draw") as u8).collect();
         }
     }
     // Two-way traffic (ns3_dumbbell.py --reverse-flows): receiver k sends to sender k's port
@@ -538,6 +545,33 @@ fn scripted_loss_cases_agree_packet_for_packet() {
         failures.extend(parts);
     }
     assert!(failures.is_empty(), "cases that part from ns-3:\n{}", failures.join("\n"));
+}
+
+/// BBR's ns-3 cases, each run with ns-3's ProbeBW draws pinned and replayed
+/// (`ns3_dumbbell.py --bbr-streams`, `bbr.cycle_draws`; docs/validation.md, "BBR packet for
+/// packet"): every file `validation/fixtures/ns3/v-bbr-*.json`.
+fn bbr_cases() -> Vec<String> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../validation/fixtures/ns3");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("fixtures present")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|f| Some(f.strip_prefix("v-bbr-")?.strip_suffix(".json")?.to_string()))
+        .map(|n| format!("v-bbr-{n}"))
+        .collect();
+    names.sort();
+    names
+}
+
+// tests BBR against ns-3.44's TcpBbr packet for packet: with ns-3's draws of ProbeBW's first
+// phase replayed, every BBR case (one flow to nine, drop-tail and CoDel, with and without
+// SACK, losses at the bottleneck, BBR beside NewReno) is identical to ns-3 in every flow's
+// goodput and in the departures from A on the bottleneck (see `identical_cases_agree_flow_by_flow`).
+#[test]
+fn bbr_cases_agree_with_ns3_packet_for_packet() {
+    let names = bbr_cases();
+    assert!(names.len() >= 12, "the BBR records: {names:?}");
+    let failures: Vec<String> = names.iter().flat_map(|n| identical_case_differences(n)).collect();
+    assert!(failures.is_empty(), "BBR cases that part from ns-3:\n{}", failures.join("\n"));
 }
 
 /// The other congestion controls' ns-3 cases (docs/validation.md, "Other congestion controls"):

@@ -320,6 +320,12 @@ impl Bbr {
         self.idle_restart
     }
 
+    /// Bytes in flight as the last rate event reported them.
+    #[cfg(test)]
+    pub(crate) fn in_flight_seen(&self) -> u64 {
+        self.in_flight
+    }
+
     /// The stream ProbeBW's cycle start is drawn from.
     #[cfg(test)]
     pub(crate) fn rng(&self) -> &RngStream {
