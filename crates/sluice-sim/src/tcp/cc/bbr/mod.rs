@@ -549,10 +549,17 @@ impl Bbr {
             };
             if !recovering {
                 self.target_cwnd = self.inflight(self.cwnd_gain) + self.ack_aggregation_cwnd();
+                // ns-3 keeps cwnd in 32 bits: after a recovery that ended at the unbounded
+                // initial ssthresh (`UINT32_MAX`, before Drain set one), the growth wraps
+                // around to a few bytes.
+                let grown = match self.cfg.target {
+                    BbrTarget::Ns3 => (w.cwnd + acked) as u32 as u64,
+                    BbrTarget::Draft => w.cwnd + acked,
+                };
                 if self.filled_pipe {
-                    w.cwnd = (w.cwnd + acked).min(self.target_cwnd);
+                    w.cwnd = grown.min(self.target_cwnd);
                 } else if w.cwnd < self.target_cwnd || self.delivered < self.initial_cwnd {
-                    w.cwnd += acked;
+                    w.cwnd = grown;
                 }
                 w.cwnd = w.cwnd.max(self.min_pipe());
             }

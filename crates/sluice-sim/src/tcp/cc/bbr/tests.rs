@@ -394,6 +394,23 @@ fn cycle_start_draws_every_phase_but_the_drain_phase() {
     }
 }
 
+// tests ns-3's 32-bit cwnd (`bbr.target = "ns3"`): a recovery that ended before Drain leaves
+// cwnd at the unbounded initial ssthresh, 4,294,967,295 B. The next ACK's 2 SMSS (2920 B) grow it
+// past 2³² − 1 in ns-3's `uint32_t`, to 2919 B; the target then does not cap it, and the floor
+// of 4 SMSS (5840 B) does. The draft's arithmetic caps cwnd at the target instead.
+#[test]
+fn ns3_cwnd_growth_wraps_at_32_bits() {
+    for (cfg, want) in [(BbrConfig::ns3(), None), (BbrConfig::default(), Some(()))] {
+        let (mut b, mut w) = probing(cfg, 2);
+        w.cwnd = u32::MAX as u64;
+        b.on_rate_sample(&mut w, &ack(1_000_000, 0, 10_000_000, 2 * SMSS, 30 * SMSS, Some(ms(40)), CaState::Open), Time(2 * MS));
+        match want {
+            None => assert_eq!(w.cwnd, 4 * SMSS),
+            Some(()) => assert_eq!(w.cwnd, b.target_cwnd),
+        }
+    }
+}
+
 // tests `bbr.cycle_draws`: given draws are used in order at each entry to ProbeBW (index
 // 7 − d, then advanced once: d = 5 → phase 3, d = 0 → phase 0, d = 3 → phase 5), and once
 // they run out the flow's stream draws again, from its start (the fourth entry lands where a
