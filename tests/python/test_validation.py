@@ -96,6 +96,24 @@ def test_scripted_loss_case_is_identical() -> None:
     assert row(r.stdout, "p-loss-retx-lost")[-1].startswith("identical")
 
 
+def test_bbr_with_ns3s_draws_replayed_is_identical() -> None:
+    # ns3_dumbbell.py --bbr-streams recorded the draws of ProbeBW's first phase ns-3's TcpBbr
+    # made (docs/validation.md, "BBR packet for packet"); compare.py gives each flow its own
+    # table replaying them as bbr.cycle_draws, and the run is ns-3's packet for packet.
+    rec = REPO / "validation" / "fixtures" / "ns3" / "v-bbr-access2-listloss-10mbps.json"
+    case = json.loads(rec.read_text())
+    sys.path.insert(0, str(REPO / "validation"))
+    import compare as cmp  # noqa: E402
+
+    text = cmp.scenario(case, None)
+    for k, f in enumerate(case["flows"]):
+        draws = ", ".join(str(d) for d in f["bbr_draws"])
+        assert f'name = "f{k}"' in text and f'tcp = {{ cc = "bbr", bbr = {{ cycle_draws = [{draws}] }} }}' in text
+    r = compare("--record", str(rec), "--only", rec.stem)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert row(r.stdout, rec.stem)[-1] == "identical (10705 departures)"
+
+
 def test_random_loss_seed_means_agree_with_ns3() -> None:
     # Bernoulli loss over 100 seeds against the recorded ns-3 runs: no more comparisons beyond
     # two standard errors than chance gives, none beyond three (validation/loss_seeds.py).
