@@ -609,15 +609,15 @@ impl Endpoint {
 
     /// Hands the congestion control this ACK's delivery-rate sample (see [`RateEvent`]).
     fn rate_event(&mut self, lost: u64, lost_change: u64, prior_in_flight: u64, rtt: Option<Dur>, now: Time) {
-        let min_rtt = match self.cfg.compat.rate_bound_srtt {
-            true => Some(self.rtt.min_srtt).filter(|m| m.0 != u64::MAX),
-            false => self.rtt.min_rtt,
+        let min_rtt = if self.cfg.compat.rate_bound_srtt {
+            Some(self.rtt.min_srtt).filter(|m| m.0 != u64::MAX)
+        } else {
+            self.rtt.min_rtt
         };
         let r = self.rate_mut();
         let rs = r.sample(lost, prior_in_flight, min_rtt);
         let delivered = r.delivered;
-        let stale = r.ns3_in_flight.take();
-        let in_flight = stale.unwrap_or_else(|| self.pipe());
+        let in_flight = r.ns3_in_flight.take().unwrap_or_else(|| self.pipe());
         let ev = RateEvent { rs, ca: self.ca, delivered, in_flight, rtt, srtt: self.rtt.srtt, lost_change };
         self.cc.on_rate_sample(&mut self.w, &ev, now);
     }
@@ -1195,12 +1195,7 @@ impl Endpoint {
             self.sb.merge_next(i, self.smss as u64, self.app_end);
         }
         let idle = self.cc.wants_rate_samples() && self.pipe() == 0;
-        if idle {
-            // A restart from idle, as for new data (Linux's `__tcp_transmit_skb` and ns-3's
-            // `SendPendingData` raise CA_EVENT_TX_START for any data segment then).
-            let app_limited = self.rate_mut().app_limited != 0;
-            self.cc.on_tx_start(&mut self.w, app_limited, now);
-        }
+        self.tx_start_if_idle(idle, now);
         let (start, end) = self.sb.retransmit(i, now);
         if self.ecn_ok {
             self.acns_retransmit(start, end);
@@ -1219,13 +1214,21 @@ impl Endpoint {
         }
     }
 
+    /// A data segment, new or retransmitted, about to leave with nothing in flight is a restart
+    /// from idle for a rate-sampling algorithm (Linux's `__tcp_transmit_skb` and ns-3's
+    /// `SendPendingData` raise CA_EVENT_TX_START then), with the sampler's application-limited
+    /// mark handed along.
+    fn tx_start_if_idle(&mut self, idle: bool, now: Time) {
+        if idle {
+            let app_limited = self.rate_mut().app_limited != 0;
+            self.cc.on_tx_start(&mut self.w, app_limited, now);
+        }
+    }
+
     fn send_new(&mut self, start: u64, end: u64, now: Time, out: &mut Vec<SimPacket>) {
         if self.cc.wants_rate_samples() {
             let idle = self.pipe() == 0;
-            if idle {
-                let app_limited = self.rate_mut().app_limited != 0;
-                self.cc.on_tx_start(&mut self.w, app_limited, now);
-            }
+            self.tx_start_if_idle(idle, now);
             self.rate_mut().on_send(start, end, idle, now);
         }
         self.sb.push(start, end, now);

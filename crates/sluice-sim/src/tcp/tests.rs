@@ -1287,6 +1287,15 @@ fn pacing_spaces_segments_at_the_congestion_controls_rate() {
     );
 }
 
+/// A pair whose client paces at `rate` (a fixed-rate algorithm, NewReno's loss response),
+/// delayed ACKs off, with `compat`'s switches.
+fn fixed_rate_pair(rate: sluice_core::Rate, compat: Ns3Compat) -> Pair {
+    let cfg = TcpConfig { delack: DelAck::Off, compat, ..TcpConfig::default() };
+    let mut p = Pair::new(cfg, None);
+    p.c.cc = super::cc::AnyCc::FixedRate(super::cc::FixedRate(rate, super::cc::LossResponse::NewReno));
+    p
+}
+
 // tests `pace_initial_window` (docs/tcp.md): with it cleared (ns-3's `IsPacingEnabled`), the
 // initial window of 10 segments leaves at once, and the pacing clock starts with the tenth,
 // whose end (sequence 1 + 10·1448, the SYN counted) passes IW·SMSS = 14,480: the next segment
@@ -1295,13 +1304,7 @@ fn pacing_spaces_segments_at_the_congestion_controls_rate() {
 #[test]
 fn ns3_sends_the_initial_window_unpaced() {
     let rate = sluice_core::Rate::bps(11_584_000);
-    let cfg = TcpConfig {
-        delack: DelAck::Off,
-        compat: Ns3Compat { pace_initial_window: false, ..Ns3Compat::RFC },
-        ..TcpConfig::default()
-    };
-    let mut p = Pair::new(cfg, None);
-    p.c.cc = super::cc::AnyCc::FixedRate(super::cc::FixedRate(rate, super::cc::LossResponse::NewReno));
+    let mut p = fixed_rate_pair(rate, Ns3Compat { pace_initial_window: false, ..Ns3Compat::RFC });
     let t0 = p.now;
     let burst = p.client_sends();
     assert_eq!(burst.iter().filter(|s| s.payload > 0).count(), 10, "the initial window at once");
@@ -1325,13 +1328,7 @@ fn a_timeout_cancels_the_pacing_clock_under_ns3() {
     let slot = rate.tx_time(1448);
     assert_eq!(slot, Dur::from_millis(11_584));
     for keep in [true, false] {
-        let cfg = TcpConfig {
-            delack: DelAck::Off,
-            compat: Ns3Compat { rto_keeps_pacing_clock: keep, ..Ns3Compat::RFC },
-            ..TcpConfig::default()
-        };
-        let mut p = Pair::new(cfg, None);
-        p.c.cc = super::cc::AnyCc::FixedRate(super::cc::FixedRate(rate, super::cc::LossResponse::NewReno));
+        let mut p = fixed_rate_pair(rate, Ns3Compat { rto_keeps_pacing_clock: keep, ..Ns3Compat::RFC });
         let t0 = p.now;
         let first = p.client_sends();
         assert_eq!(first.iter().filter(|s| s.payload > 0).count(), 1);

@@ -589,6 +589,14 @@ fn bbr_sees_in_flight_before_the_duplicates_mark_under_ns3() {
     assert_eq!(seen(false), seen(true) + MSS);
 }
 
+/// Whether the client's BBR is in a restart from idle.
+fn restarting(p: &Pair) -> bool {
+    match &p.c.cc {
+        AnyCc::Bbr(b) => b.restarting_from_idle(),
+        _ => unreachable!("a BBR flow"),
+    }
+}
+
 // tests that a retransmission leaving with nothing in flight is a restart from idle too (Linux's
 // `__tcp_transmit_skb` and ns-3's `SendPendingData` raise CA_EVENT_TX_START for any data
 // segment then): a 2000-B write leaves as two segments, paced (a restart); the ACK of the first ends
@@ -596,10 +604,6 @@ fn bbr_sees_in_flight_before_the_duplicates_mark_under_ns3() {
 // and the retransmission timer's retransmission, with nothing in flight, restarts again.
 #[test]
 fn bbr_restarts_from_idle_on_a_timeout_retransmission() {
-    let restarting = |p: &Pair| match &p.c.cc {
-        AnyCc::Bbr(b) => b.restarting_from_idle(),
-        _ => unreachable!("a BBR flow"),
-    };
     let mut p = Pair::new(cfg(CcKind::Bbr), Some(2000));
     let mut sent = p.client_sends();
     let until = p.now + Dur::from_millis(10);
@@ -625,10 +629,6 @@ fn bbr_restarts_from_idle_on_a_timeout_retransmission() {
 // marked again: less than a segment left, cwnd not filled), segment 5 is one again.
 #[test]
 fn bbr_restarts_from_idle_only_with_nothing_in_flight() {
-    let restarting = |p: &Pair| match &p.c.cc {
-        AnyCc::Bbr(b) => b.restarting_from_idle(),
-        _ => unreachable!("a BBR flow"),
-    };
     let mut p = Pair::new(cfg(CcKind::Bbr), Some(1000));
     let s1 = p.client_sends();
     assert_eq!((s1.len(), restarting(&p)), (1, true));
