@@ -475,8 +475,9 @@ impl Bbr {
     }
 
     /// ns-3's `UpdateAckAggregation`: bytes acknowledged beyond what BtlBw explains since the
-    /// epoch began (ns-3 counts the epoch in whole seconds), its maximum kept in two slots of
-    /// five rounds.
+    /// epoch began, its maximum kept in two slots of five rounds. ns-3 counts the epoch's age in
+    /// whole seconds: the difference of the two times in seconds, truncated to an integer
+    /// (`uint32_t epochProp`), so an epoch begun at 3.9 s is 0 s old at 4.1 s.
     fn update_ack_aggregation(&mut self, w: &CwndState, ev: &RateEvent, now: Time) {
         let acked = ev.rs.acked_sacked;
         if acked == 0 {
@@ -490,7 +491,7 @@ impl Bbr {
                 self.extra_acked[self.extra_acked_idx] = 0;
             }
         }
-        let epoch_secs = now.0 / 1_000_000_000 - self.ack_epoch_time.0 / 1_000_000_000;
+        let epoch_secs = (now.0 - self.ack_epoch_time.0) / 1_000_000_000;
         let mut expected = (self.bw.best() as u128 * epoch_secs as u128 / 8) as u64;
         if self.ack_epoch_acked <= expected || self.ack_epoch_acked + acked >= ACK_EPOCH_RESET_BYTES
         {

@@ -875,8 +875,10 @@ fn recovery_ends_packet_conservation_and_a_timeouts_recovery_restores_for_the_dr
 //     1000 + 5·100: 1500), the tenth back to the first, emptied: 2000; the allowance is the
 //     larger slot: 4000 after the fourth and the ninth (1900 in the other), 2000 after the tenth.
 //  3. BtlBw 4000 b/s: an ACK of 1500 B at 1.5 s restarts the epoch (0 acknowledged ≤ 4000·1/8 =
-//     500 expected); at 3.2 s, 3 − 1 = 2 whole seconds in, 1000 B are expected and 3000 B
-//     acknowledged: 2000 extra; the allowance is capped at BtlBw·100 ms = 50 B.
+//     500 expected); at 3.2 s the epoch is 1.7 s old, 1 whole second: 500 B are expected and
+//     3000 B acknowledged: 2500 extra; the allowance is capped at BtlBw·100 ms = 50 B.
+//  4. An epoch begun at 3.9 s is 0 whole seconds old at 4.1 s, though the two times lie in
+//     different seconds: nothing is expected, and the 1500 B acknowledged add to the epoch's.
 #[test]
 fn ns3_ack_aggregation_allowance() {
     let (mut b, mut w) = probing(BbrConfig::ns3(), 2);
@@ -915,8 +917,15 @@ fn ns3_ack_aggregation_allowance() {
     b.update_ack_aggregation(&w, &ev, Time(1_500 * MS));
     assert_eq!((b.ack_epoch_time, b.extra_acked[0]), (Time(1_500 * MS), 1500));
     b.update_ack_aggregation(&w, &ev, Time(3_200 * MS));
-    assert_eq!((b.ack_epoch_acked, b.extra_acked[0]), (3000, 2000));
+    assert_eq!((b.ack_epoch_acked, b.extra_acked[0]), (3000, 2500));
     assert_eq!(b.ack_aggregation_cwnd(), 50);
+    // 4.
+    let (mut b, w) = probing(BbrConfig::ns3(), 2);
+    b.bw = MaxFilter::reset(1, 4000);
+    b.ack_epoch_time = Time(3_900 * MS);
+    b.ack_epoch_acked = 1000;
+    b.update_ack_aggregation(&w, &ev, Time(4_100 * MS));
+    assert_eq!((b.ack_epoch_time, b.ack_epoch_acked, b.extra_acked[0]), (Time(3_900 * MS), 2500, 2500));
 }
 
 // tests ns-3's initial pacing rate in whole milliseconds of the handshake's RTT
