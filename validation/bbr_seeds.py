@@ -7,8 +7,9 @@ uniformly in [0, 3) s) with every sender running BBR, 30 s measured from 10 s, a
 buffers on A->B: 900 packets (``buf900``) and 50 packets (``buf50``).
 
 Sluice runs under ``validate = "ns3.44"`` (``bbr.target``, ``bbr.cycle_start`` = ``"ns3"``,
-ns-3's high gain and pacing margin). ns-3 draws BBR's ProbeBW cycle start and the start times
-from its own generator, Sluice from its seeded streams, so each side runs seeds 1..5 (ns-3:
+``bbr.cycle_stream = "shared"``: every flow draws the same numbers, as every ns-3 ``TcpBbr``
+takes stream 4; ns-3's high gain and pacing margin). ns-3 draws BBR's ProbeBW cycle start and the
+start times from its own generator, Sluice from its seeded streams, so each side runs seeds 1..5 (ns-3:
 ``--run``) and the seed means are compared: aggregate goodput within 5 %, mean queue within
 25 %, Jain's index within 0.1 (docs/validation.md; tests/integration/bbr_seeds.rs checks the
 same against the stored records).

@@ -148,6 +148,7 @@ class Probe {
   void OnState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t v) { Rec("state", v); }
   void OnRto(Time, Time v) { Rec("rto_ns", v.GetNanoSeconds()); }
   void OnLastRtt(Time, Time v) { Rec("rtt_ns", v.GetNanoSeconds()); }
+  void OnPacing(DataRate, DataRate v) { Rec("pacing_bps", v.GetBitRate()); }
   void OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>) {
     Rec(p->GetSize() ? "tx_seq" : "tx_ack", h.GetSequenceNumber().GetValue());
     if (p->GetSize() && p->GetSize() != 1448) Rec("tx_len", p->GetSize());
@@ -169,6 +170,7 @@ class Probe {
     Config::ConnectWithoutContext(b + "CongState", MakeCallback(&Probe::OnState, this));
     Config::ConnectWithoutContext(b + "RTO", MakeCallback(&Probe::OnRto, this));
     Config::ConnectWithoutContext(b + "LastRTT", MakeCallback(&Probe::OnLastRtt, this));
+    Config::ConnectWithoutContext(b + "PacingRate", MakeCallback(&Probe::OnPacing, this));
     Config::ConnectWithoutContext(b + "Tx", MakeCallback(&Probe::OnTx, this));
     Config::ConnectWithoutContext(b + "Rx", MakeCallback(&Probe::OnRx, this));
   }

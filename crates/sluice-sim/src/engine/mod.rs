@@ -274,8 +274,13 @@ impl<'m> Sim<'m> {
                 let mut c = Endpoint::client(cfg.clone(), client_addr, server_addr, erng.next_u32(), f as u32);
                 let mut s = Endpoint::server(cfg, server_addr, client_addr, erng.next_u32(), f as u32);
                 if c.cc_draws() {
-                    // The sender's congestion control draws from a stream of the flow's own.
-                    c.set_cc_rng(RngStream::derive(model.seed, StreamKey::Cc(&fl.name)));
+                    // The sender's congestion control draws from a stream of the flow's own,
+                    // or from the one every flow shares (BBR's `cycle_stream = "shared"`).
+                    let key = match fl.tcp.bbr.cycle_stream {
+                        crate::tcp::BbrCycleStream::Flow => StreamKey::Cc(&fl.name),
+                        crate::tcp::BbrCycleStream::Shared => StreamKey::Other("bbr-cycle"),
+                    };
+                    c.set_cc_rng(RngStream::derive(model.seed, key));
                 }
                 if model.monitor.rtt_trace {
                     c.log_rtt();
@@ -1315,6 +1320,27 @@ src = "senders"
 dst = "receivers"
 app = { kind = "file", size = "200kB" }
 "#;
+
+    // tests `bbr.cycle_stream`: under "flow" each BBR flow draws ProbeBW's phases from a stream
+    // of its own (derived from the seed and the flow's name), under "shared" (ns-3.44's
+    // `TcpBbr`, whose `Stream` attribute sets stream 4 in every socket) all three flows draw the
+    // same numbers.
+    #[test]
+    fn bbr_flows_draw_from_their_own_stream_or_from_one_shared() {
+        for (stream, shared) in [("flow", false), ("shared", true)] {
+            let text = LOSSY.replace("[topology]", &format!("[tcp]\ncc = \"bbr\"\n[tcp.bbr]\ncycle_stream = \"{stream}\"\n[topology]"));
+            let model = crate::scenario::load_str(&text, None).unwrap();
+            let run = Stepper::new(&model, &RunOptions::default()).unwrap();
+            let draws: Vec<Vec<u32>> = (0..3)
+                .map(|f| {
+                    let mut r = run.sim.endpoint(f, false).and_then(|e| e.cc_rng()).expect("a BBR sender").clone();
+                    (0..8).map(|_| r.next_u32()).collect()
+                })
+                .collect();
+            let same = [draws[0] == draws[1], draws[1] == draws[2], draws[0] == draws[2]];
+            assert_eq!(same, [shared; 3], "cycle_stream = {stream}: {draws:?}");
+        }
+    }
 
     // After every event, each endpoint's slot holds its earliest deadline, and a wake-up is
     // pending at or before it: no deadline goes unserved, though most wake-ups that fire find

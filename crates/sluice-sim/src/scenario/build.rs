@@ -61,7 +61,7 @@ fn apply_tcp(base: &TcpConfig, t: &TcpTable, path: &str) -> R<TcpConfig> {
     if let Some(x) = &t.bbr {
         let k = &mut c.bbr;
         macro_rules! take { ($($f:ident),*) => { $( if let Some(v) = x.$f { k.$f = v; } )* } }
-        take!(target, cycle_start, high_gain, pacing_margin);
+        take!(target, cycle_start, cycle_stream, high_gain, pacing_margin);
         if let Some(v) = &x.cycle_draws {
             k.cycle_draws = v.clone();
         }

@@ -229,6 +229,7 @@ pub struct CompoundTable {
 pub struct BbrTable {
     pub target: Option<crate::tcp::BbrTarget>,
     pub cycle_start: Option<crate::tcp::BbrCycleStart>,
+    pub cycle_stream: Option<crate::tcp::BbrCycleStream>,
     pub cycle_draws: Option<Vec<u8>>,
     pub high_gain: Option<f64>,
     pub pacing_margin: Option<f64>,

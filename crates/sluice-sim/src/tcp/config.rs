@@ -5,7 +5,7 @@
 use sluice_core::Dur;
 
 pub use super::acns::{AcnsConfig, AcnsEcho, AcnsHist};
-pub use super::cc::bbr::{BbrConfig, BbrCycleStart, BbrTarget};
+pub use super::cc::bbr::{BbrConfig, BbrCycleStart, BbrCycleStream, BbrTarget};
 pub use super::cc::compound::{CompoundConfig, CompoundVariant};
 pub use super::cc::cubic::{CubicConfig, Hystart};
 pub use super::cc::vegas::{VegasConfig, VegasDiff};
@@ -566,6 +566,18 @@ pub struct Ns3Compat {
     /// below the least SRTT so far, as ns-3's `GenerateSample` is handed `m_tcb->m_minRtt`,
     /// which `EstimateRtt` takes from SRTT after each measurement. ns-3: true.
     pub rate_bound_srtt: bool,
+    /// When the application writes, the delivery-rate sampler asks whether the connection is
+    /// application-limited (draft-cheng-iccrg-delivery-rate-estimation; Linux
+    /// `tcp_rate_check_app_limited` at the start of `tcp_sendmsg`): less than a segment
+    /// unsent, cwnd not full, every lost segment retransmitted. Off, as Linux: before the
+    /// write, unsent counted from SND.NXT, and retransmissions SACKed since leave the count.
+    /// On, as ns-3's `TcpSocketBase::Send`: after the first write lands in the buffer
+    /// (`CalculateAppLimited` follows `TcpTxBuffer::Add`), unsent counted from the send pointer
+    /// `m_nextTxSequence`, and retransmissions counted until cumulatively acknowledged. With
+    /// writes of a segment or more, ns-3 so never finds a connection application-limited.
+    /// Off, a new connection is application-limited until its first delivery (Linux's
+    /// `tcp_init_sock`); on, it starts unmarked (ns-3's `TcpRateLinux`). ns-3: true.
+    pub app_limited_after_write: bool,
     /// The congestion control's delivery-rate event (BBR) sees bytes in flight as the ACK
     /// left them, after a duplicate ACK's emulated SACK mark (`reno_sack_marks`). ns-3's
     /// `CongControl` reads `m_bytesInFlight` as last recounted: before `ProcessAck`, where
@@ -677,6 +689,7 @@ impl Ns3Compat {
         pace_initial_window: true,
         rto_keeps_pacing_clock: true,
         rate_bound_srtt: false,
+        app_limited_after_write: false,
         cc_sees_reno_mark: true,
         fin_timeout_rfc: true,
         cc_linux: true,
@@ -719,6 +732,7 @@ impl Ns3Compat {
         pace_initial_window: false,
         rto_keeps_pacing_clock: false,
         rate_bound_srtt: true,
+        app_limited_after_write: true,
         cc_sees_reno_mark: false,
         fin_timeout_rfc: false,
         cc_linux: false,
@@ -920,6 +934,7 @@ impl TcpConfig {
             ("pace_initial_window", x.pace_initial_window.to_string()),
             ("rto_keeps_pacing_clock", x.rto_keeps_pacing_clock.to_string()),
             ("rate_bound_srtt", x.rate_bound_srtt.to_string()),
+            ("app_limited_after_write", x.app_limited_after_write.to_string()),
             ("cc_sees_reno_mark", x.cc_sees_reno_mark.to_string()),
             ("fin_timeout_rfc", x.fin_timeout_rfc.to_string()),
             ("cc_linux", x.cc_linux.to_string()),
@@ -979,7 +994,7 @@ mod tests {
             "prr_u32_product", "prr_u32_limit", "prr_empty_ack_keeps_cwnd", "partial_ack_nextseg", "pipe_counts_sacked_retx",
             "exit_ack_grows", "reno_sack_marks", "ooo_shrinks_window", "slow_start_capped",
             "retx_merge", "rwnd_bounds_retx", "edge_clip", "rtt_from_ts", "ts_recent_in_order", "acked_whole_segments",
-            "sack_report", "nextseg", "pace_fast_retransmit", "pace_initial_window", "rto_keeps_pacing_clock", "rate_bound_srtt", "cc_sees_reno_mark", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "ecn_echo_rfc", "cc_sees_cwr", "fin_acked_apart", "open_sends_after_fin", "time_wait_answers", "timer_ties_as_set", "dup_ack_restarts_rto",
+            "sack_report", "nextseg", "pace_fast_retransmit", "pace_initial_window", "rto_keeps_pacing_clock", "rate_bound_srtt", "app_limited_after_write", "cc_sees_reno_mark", "fin_timeout_rfc", "cc_linux", "synack_keeps_window", "ecn_echo_rfc", "cc_sees_cwr", "fin_acked_apart", "open_sends_after_fin", "time_wait_answers", "timer_ties_as_set", "dup_ack_restarts_rto",
             "rto_holds_ssthresh", "ack_duplicate_synack", "data_retries",
         ];
         assert_eq!(differ, want);

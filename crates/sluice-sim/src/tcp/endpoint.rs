@@ -248,7 +248,8 @@ pub struct Endpoint {
     /// ACNS's state, kept once the handshake agreed on ACNS (docs/tcp.md, "ACNS endpoint").
     pub(super) acns: Option<Box<super::acns::AcnsState>>,
     /// ns-3's send pointer (`m_nextTxSequence`), kept for Vegas under `vegas.diff = "ns3"`, whose
-    /// rounds start from it: the end of the last segment sent by the sending loop, back to the
+    /// rounds start from it, and for the delivery-rate sampler's application-limited test under
+    /// `Ns3Compat::app_limited_after_write`: the end of the last segment sent by the sending loop, back to the
     /// start of a segment `DoRetransmit` re-sends, up to each new ACK (see `cc_snd_nxt`).
     pub(super) send_ptr: u64,
     /// Every ACK event handed to the congestion control, in order (tests only).
@@ -299,7 +300,15 @@ impl Endpoint {
         let cc = AnyCc::new(&cfg);
         // ns-3's sampler keeps its sample between ACKs; BBR's `target = "ns3"` takes that reading.
         let keep = cfg.bbr.target == super::config::BbrTarget::Ns3;
-        let rate = cc.wants_rate_samples().then(|| Box::new(RateSampler::new(keep)));
+        let rate = cc.wants_rate_samples().then(|| {
+            let mut r = RateSampler::new(keep);
+            // Linux (`tcp_init_sock`) starts a connection application-limited until its first
+            // delivery; ns-3's `TcpRateLinux` starts it unmarked.
+            if !cfg.compat.app_limited_after_write {
+                r.app_limited = 1;
+            }
+            Box::new(r)
+        });
         let smss = cfg.mss - cfg.ngwa.mss_reduction();
         let cwnd = cc.initial_cwnd(cfg.iw, smss);
         let rcv_shift = if cfg.window_scaling { wscale_for_buffer(cfg.rcv_buf) } else { 0 };
@@ -411,6 +420,15 @@ impl Endpoint {
         self.cc.draws_random()
     }
 
+    /// The congestion control's stream of draws (BBR's); tests only.
+    #[cfg(test)]
+    pub(crate) fn cc_rng(&self) -> Option<&sluice_core::rng::RngStream> {
+        match &self.cc {
+            AnyCc::Bbr(b) => Some(b.rng()),
+            _ => None,
+        }
+    }
+
     /// Keep every RTT sample from now on (see [`Endpoint::rtt_log`]).
     pub fn log_rtt(&mut self) {
         self.rtt_logged = true;
@@ -455,7 +473,8 @@ impl Endpoint {
     /// The application writes into the send buffer (ns-3's `TcpTxBuffer` and Linux's
     /// `sk_sndbuf` both bound unacknowledged plus unsent bytes): whole writes of `app_write`
     /// bytes while they fit in `snd_buf` (the last, shorter write of a finite stream as well), or,
-    /// with no write size, everything that fits.
+    /// with no write size, everything that fits. A write is when the delivery-rate sampler
+    /// asks whether the connection is application-limited (`Ns3Compat::app_limited_after_write`).
     pub(super) fn fill_send_buffer(&mut self) {
         if self.app_buffered >= self.app_end {
             return;
@@ -465,11 +484,19 @@ impl Endpoint {
             return;
         }
         let (room, left) = (cap - self.app_buffered, self.app_end - self.app_buffered);
-        self.app_buffered += match self.app_write {
+        let written = match self.app_write {
             _ if left <= room => left,
             0 => room,
             w => room / w * w,
         };
+        if written == 0 {
+            return;
+        }
+        if self.rate.is_some() && self.is_synchronized() {
+            let first = if self.app_write == 0 { written } else { written.min(self.app_write) };
+            self.check_app_limited(first);
+        }
+        self.app_buffered += written;
     }
 
     /// The rate data segments are paced at, bit/s, if paced (docs/tcp.md, "pacing").

@@ -684,7 +684,7 @@ impl Endpoint {
     /// move back), SND.MAX otherwise (Linux's `snd_nxt`).
     #[inline]
     fn cc_snd_nxt(&self) -> u64 {
-        if self.tracks_send_ptr() {
+        if self.vegas_reads_send_ptr() {
             self.send_ptr
         } else {
             self.snd_max
@@ -692,8 +692,15 @@ impl Endpoint {
     }
 
     #[inline]
-    fn tracks_send_ptr(&self) -> bool {
+    fn vegas_reads_send_ptr(&self) -> bool {
         matches!(self.cc, super::cc::AnyCc::Vegas(_)) && self.cfg.vegas.diff == super::cc::vegas::VegasDiff::Ns3
+    }
+
+    /// Whether ns-3's send pointer is kept: Vegas's rounds read it, and ns-3's
+    /// application-limited test counts unsent bytes from it.
+    #[inline]
+    fn tracks_send_ptr(&self) -> bool {
+        self.vegas_reads_send_ptr() || (self.rate.is_some() && self.cfg.compat.app_limited_after_write)
     }
 
     /// ns-3's send pointer moves to `at` (see [`Endpoint::send_ptr`]).
@@ -1297,17 +1304,22 @@ impl Endpoint {
     /// data, then FIN.
     pub(super) fn send_pending(&mut self, now: Time, out: &mut Vec<SimPacket>) {
         self.send_what_the_windows_allow(now, out);
-        if self.cc.wants_rate_samples() && self.is_synchronized() {
-            self.check_app_limited();
-        }
     }
 
-    /// Delivery-rate sampling's application-limited mark (draft-cheng-iccrg-delivery-rate-
-    /// estimation; ns-3 `CalculateAppLimited`): less than a segment left to send, cwnd not
-    /// filled, and no lost segment waiting for its retransmission.
-    fn check_app_limited(&mut self) {
+    /// Delivery-rate sampling's application-limited mark, asked as the application writes
+    /// `first` bytes (its first write of this call) into the send buffer
+    /// (draft-cheng-iccrg-delivery-rate-estimation; Linux `tcp_rate_check_app_limited`, ns-3
+    /// `CalculateAppLimited`): less than a segment left to send, cwnd not filled, and no more
+    /// bytes marked lost than retransmitted. Linux asks before the write, ns-3 after it
+    /// (`Ns3Compat::app_limited_after_write`).
+    pub(super) fn check_app_limited(&mut self, first: u64) {
+        let (unsent, retrans) = if self.cfg.compat.app_limited_after_write {
+            (self.app_buffered + first - self.send_ptr.min(self.app_buffered), self.sb.retrans_bytes + self.sb.sacked_retrans_bytes)
+        } else {
+            (self.app_buffered.saturating_sub(self.snd_max), self.sb.retrans_bytes)
+        };
         let pipe = self.pipe();
-        if self.app_buffered.saturating_sub(self.snd_max) < self.smss as u64 && pipe < self.w.cwnd && self.next_lost().is_none() {
+        if unsent < self.smss as u64 && pipe < self.w.cwnd && self.sb.lost_bytes <= retrans {
             self.rate_mut().mark_app_limited(pipe);
         }
     }

@@ -599,9 +599,10 @@ fn restarting(p: &Pair) -> bool {
 
 // tests that a retransmission leaving with nothing in flight is a restart from idle too (Linux's
 // `__tcp_transmit_skb` and ns-3's `SendPendingData` raise CA_EVENT_TX_START for any data
-// segment then): a 2000-B write leaves as two segments, paced (a restart); the ACK of the first ends
-// it and marks the connection application-limited (nothing left to send); the second is lost,
-// and the retransmission timer's retransmission, with nothing in flight, restarts again.
+// segment then): a 2000-B write leaves as two segments, paced (a restart); the ACK of the first
+// ends it; the application then writes 100 B with nothing unsent, which marks the connection
+// application-limited; the second segment and the 100 B are lost, and the retransmission
+// timer's retransmission, with nothing in flight, restarts again.
 #[test]
 fn bbr_restarts_from_idle_on_a_timeout_retransmission() {
     let mut p = Pair::new(cfg(CcKind::Bbr), Some(2000));
@@ -613,6 +614,12 @@ fn bbr_restarts_from_idle_on_a_timeout_retransmission() {
     let acks = p.deliver_to_server(&sent[..1]);
     p.deliver_to_client(&acks);
     assert!(!restarting(&p), "the ACK delivered data");
+    let mut lost = Vec::new();
+    p.c.app_write_more(100, p.now, &mut lost);
+    let until = p.now + Dur::from_millis(10);
+    lost.extend(super::tests::run_client_timers(&mut p, until).into_iter().map(|(_, s)| s));
+    assert_eq!(lost.len(), 1, "the 100 B, paced");
+    assert!(!restarting(&p), "the second segment is in flight");
     let rto_at = p.c.rto_at;
     let rtx = super::tests::run_client_timers(&mut p, rto_at);
     assert_eq!(rtx.len(), 1, "the second segment again");

@@ -126,31 +126,64 @@ fn ns3_linux_reno_grows_only_when_cwnd_limited() {
 }
 
 // tests the delivery-rate sampler's application-limited mark (draft-cheng-iccrg-delivery-rate-
-// estimation "application-limited"; ns-3 `CalculateAppLimited`): set to delivered + in flight
-// when less than one segment is left to send and cwnd is not full. BBR without pacing, so the
-// windows alone decide what leaves; nothing is delivered yet (the handshake left the mark at
-// 1: nothing to send then). cwnd is the initial 10 SMSS.
-// - peer window 4 SMSS, unlimited data: 4 segments, much left: no new mark (1);
-// - peer window 4 SMSS, 5 SMSS written: exactly one segment left, not less: 1;
-// - peer window 4 SMSS, 5 SMSS − 1 B: 1447 B left, 4 SMSS in flight < cwnd: 0 + 4 SMSS;
-// - 10 SMSS written: all sent, in flight = cwnd (not below): 1;
-// - 9 SMSS written: all sent, 9 SMSS < cwnd: 9 SMSS.
+// estimation "application-limited"): asked only when the application writes, set to delivered
+// + in flight when less than a segment is unsent, cwnd is not full and no more bytes are lost
+// than retransmitted. BBR without pacing, so the windows alone decide what leaves; nothing is
+// delivered yet; cwnd is the initial 10 SMSS. A first write of `first` bytes leaves what the
+// peer's window allows, then the application writes 1000 B more.
+// Linux (`tcp_rate_check_app_limited` at the start of `tcp_sendmsg`, before the write; a new
+// connection starts marked, 1, until its first delivery):
+// - 9 SMSS, all sent: nothing unsent, 9 SMSS < cwnd: the write marks 0 + 9 SMSS;
+// - 10 SMSS, all sent: in flight = cwnd (not below): still 1;
+// - peer window 4 SMSS, 5 SMSS − 1 B: 1447 B unsent, 4 SMSS in flight: 4 SMSS;
+// - peer window 4 SMSS, 5 SMSS: exactly a segment unsent, not less: 1.
+// ns-3 (`CalculateAppLimited` after `TcpTxBuffer::Add`, unsent counted from the send pointer;
+// a new connection unmarked, 0): the 1000 B count as unsent, so only the first case marks
+// (1000 B < 1448); with 1447 B already unsent, 2447 B are: no mark.
 #[test]
-fn bbr_app_limited_mark_needs_less_than_a_segment_left_and_room_in_cwnd() {
-    let cases: [(u64, Option<u64>, usize, u64); 5] = [
-        (4 * MSS, None, 4, 1),
-        (4 * MSS, Some(5 * MSS), 4, 1),
-        (4 * MSS, Some(5 * MSS - 1), 4, 4 * MSS),
-        (131_072, Some(10 * MSS), 10, 1),
-        (131_072, Some(9 * MSS), 9, 9 * MSS),
+fn bbr_app_limited_mark_is_asked_when_the_application_writes() {
+    let cases: [(u64, u64, usize, u64, u64); 4] = [
+        (131_072, 9 * MSS, 9, 9 * MSS, 9 * MSS),
+        (131_072, 10 * MSS, 10, 1, 0),
+        (4 * MSS, 5 * MSS - 1, 4, 4 * MSS, 0),
+        (4 * MSS, 5 * MSS, 4, 1, 0),
     ];
-    for (rcv_buf, data, sent, want) in cases {
-        let cfg = TcpConfig { cc: CcKind::Bbr, pacing: Pacing::Off, delack: DelAck::Off, rcv_buf, window_scaling: false, ..TcpConfig::default() };
-        let mut p = Pair::new(cfg, data);
-        assert_eq!(app_limited(&p), 1, "the handshake's mark");
-        assert_eq!(p.c.w.cwnd, 10 * MSS);
-        assert_eq!(p.client_sends().len(), sent, "{rcv_buf} {data:?}");
-        assert_eq!(app_limited(&p), want, "{rcv_buf} {data:?}");
+    for (rcv_buf, first, sent, linux, ns3) in cases {
+        for after_write in [false, true] {
+            let mut cfg = TcpConfig { cc: CcKind::Bbr, pacing: Pacing::Off, delack: DelAck::Off, rcv_buf, window_scaling: false, ..TcpConfig::default() };
+            cfg.compat.app_limited_after_write = after_write;
+            let mut p = Pair::new(cfg, Some(first));
+            assert_eq!(p.c.w.cwnd, 10 * MSS);
+            assert_eq!(p.client_sends().len(), sent, "{rcv_buf} {first}");
+            assert_eq!(app_limited(&p), if after_write { 0 } else { 1 }, "the first write: nothing sent yet");
+            p.c.app_write_more(1000, p.now, &mut Vec::new());
+            assert_eq!(app_limited(&p), if after_write { ns3 } else { linux }, "{rcv_buf} {first} after_write {after_write}");
+        }
+    }
+}
+
+// tests the lost-against-retransmitted part of the application-limited test: Linux compares
+// lost bytes with retransmitted ones still un-SACKed (`lost_out <= retrans_out`); ns-3's
+// `TcpTxBuffer` keeps counting a retransmission once SACKed (`m_retrans` falls only at the
+// cumulative ACK). Ten segments sent, all written; the scoreboard then holds 2 SMSS lost,
+// 1 SMSS retransmitted and un-SACKed, 1 SMSS retransmitted and SACKed (8 SMSS in flight): on a
+// write Linux finds a lost segment not yet retransmitted (2 > 1: no mark), ns-3 does not
+// (2 ≤ 1 + 1: marked at delivered 0 + in flight).
+#[test]
+fn app_limited_counts_sacked_retransmissions_only_under_ns3() {
+    for after_write in [false, true] {
+        let mut cfg = TcpConfig { cc: CcKind::Bbr, pacing: Pacing::Off, delack: DelAck::Off, ..TcpConfig::default() };
+        cfg.compat.app_limited_after_write = after_write;
+        let mut p = Pair::new(cfg, Some(10 * MSS));
+        assert_eq!(p.client_sends().len(), 10);
+        p.c.w.cwnd = 20 * MSS;
+        p.c.rate.as_mut().expect("BBR keeps a rate sampler").app_limited = 0;
+        p.c.sb.lost_bytes = 2 * MSS;
+        p.c.sb.retrans_bytes = MSS;
+        p.c.sb.sacked_retrans_bytes = MSS;
+        p.c.check_app_limited(100);
+        let want = if after_write { p.c.pipe() } else { 0 };
+        assert_eq!(app_limited(&p), want, "after_write {after_write}");
     }
 }
 

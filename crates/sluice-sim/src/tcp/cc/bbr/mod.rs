@@ -52,6 +52,28 @@ pub enum BbrCycleStart {
     Ns3,
 }
 
+/// Which stream ProbeBW's draws come from (`bbr.cycle_stream`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum BbrCycleStream {
+    /// Each flow its own, derived from the run's seed and the flow's name.
+    #[serde(rename = "flow")]
+    Flow,
+    /// One sequence every flow draws in full, derived from the run's seed alone: ns-3.44's
+    /// `TcpBbr` sets its generator to stream 4 (its `Stream` attribute's default) in every
+    /// socket, so every BBR flow of a run draws the same numbers.
+    #[serde(rename = "shared")]
+    Shared,
+}
+
+impl BbrCycleStream {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BbrCycleStream::Flow => "flow",
+            BbrCycleStream::Shared => "shared",
+        }
+    }
+}
+
 impl BbrTarget {
     pub fn as_str(self) -> &'static str {
         match self {
@@ -83,6 +105,8 @@ impl BbrCycleStart {
 pub struct BbrConfig {
     pub target: BbrTarget,
     pub cycle_start: BbrCycleStart,
+    /// Which stream the draws come from.
+    pub cycle_stream: BbrCycleStream,
     /// ProbeBW's draws given in advance, used in order at each entry to ProbeBW instead of
     /// drawing from the flow's stream: each the integer `cycle_start` draws (0–5 under
     /// `"ns3"`, 0–6 under `"draft"`). Past the end of the list, draws come from the stream
@@ -97,12 +121,14 @@ pub struct BbrConfig {
 
 impl Default for BbrConfig {
     /// draft-cardwell-iccrg-bbr-congestion-control-00: `BBRHighGain = 2/ln 2` (2.885), no
-    /// pacing margin, its target window and cycle start. (`validate = "ns3.44"` takes ns-3.44's
-    /// `TcpBbr`: target and cycle start `"ns3"`, HighGain 2.89, a 1 % pacing margin.)
+    /// pacing margin, its target window and cycle start, a stream of draws per flow.
+    /// (`validate = "ns3.44"` takes ns-3.44's `TcpBbr`: target and cycle start `"ns3"`, one
+    /// stream shared by every flow, HighGain 2.89, a 1 % pacing margin.)
     fn default() -> Self {
         BbrConfig {
             target: BbrTarget::Draft,
             cycle_start: BbrCycleStart::Draft,
+            cycle_stream: BbrCycleStream::Flow,
             cycle_draws: Vec::new(),
             high_gain: 2.0 / std::f64::consts::LN_2,
             pacing_margin: 0.0,
@@ -116,6 +142,7 @@ impl BbrConfig {
         BbrConfig {
             target: BbrTarget::Ns3,
             cycle_start: BbrCycleStart::Ns3,
+            cycle_stream: BbrCycleStream::Shared,
             cycle_draws: Vec::new(),
             high_gain: 2.89,
             pacing_margin: 0.01,
@@ -154,6 +181,7 @@ impl BbrConfig {
         let mut d = vec![
             ("bbr.target", self.target.as_str().to_string()),
             ("bbr.cycle_start", self.cycle_start.as_str().to_string()),
+            ("bbr.cycle_stream", self.cycle_stream.as_str().to_string()),
             ("bbr.high_gain", self.high_gain.to_string()),
             ("bbr.pacing_margin", self.pacing_margin.to_string()),
         ];
