@@ -932,6 +932,8 @@ impl Endpoint {
                 // It takes the next pacing slot (send_pending sends it first).
                 self.fast_rtx_pending = true;
             } else {
+                // `DoRetransmit` moves the send pointer to the start of what it sends.
+                self.move_send_ptr(self.sb.segs()[0].start);
                 self.retransmit(0, now, out);
             }
         }

@@ -162,6 +162,32 @@ fn bbr_app_limited_mark_is_asked_when_the_application_writes() {
     }
 }
 
+// tests where ns-3 counts unsent bytes from for the application-limited test: its send pointer,
+// which a retransmission moves back. Ten segments written and sent, segment 0 lost; three
+// SACKed duplicates bring its fast retransmission (`DoRetransmit`), after which the send
+// pointer stands at its start while SND.NXT is at 10 SMSS. With cwnd opened to 20 SMSS the application writes
+// 100 B: counted from the send pointer 10 SMSS + 100 B are unsent under ns-3 (no mark); Linux
+// counts from SND.NXT before the write, nothing unsent, and marks (delivered 3 SMSS + in flight).
+#[test]
+fn ns3_counts_unsent_bytes_from_its_send_pointer() {
+    for after_write in [false, true] {
+        let mut cfg = TcpConfig { cc: CcKind::Bbr, pacing: Pacing::Off, delack: DelAck::Off, ..TcpConfig::default() };
+        cfg.compat.app_limited_after_write = after_write;
+        let mut p = Pair::new(cfg, Some(10 * MSS));
+        let burst = p.client_sends();
+        assert_eq!(burst.len(), 10);
+        let dups = p.deliver_to_server(&burst[1..4]);
+        let rtx = p.deliver_to_client(&dups);
+        assert_eq!(rtx.iter().map(seg_seq).collect::<Vec<_>>(), vec![seg_seq(&burst[0])], "the fast retransmission");
+        p.c.w.cwnd = 20 * MSS;
+        p.c.rate.as_mut().expect("BBR keeps a rate sampler").app_limited = 0;
+        let pipe = p.c.pipe();
+        p.c.app_write_more(100, p.now, &mut Vec::new());
+        let want = if after_write { 0 } else { 3 * MSS + pipe };
+        assert_eq!(app_limited(&p), want, "after_write {after_write}");
+    }
+}
+
 // tests the lost-against-retransmitted part of the application-limited test: Linux compares
 // lost bytes with retransmitted ones still un-SACKed (`lost_out <= retrans_out`); ns-3's
 // `TcpTxBuffer` keeps counting a retransmission once SACKed (`m_retrans` falls only at the
