@@ -249,8 +249,9 @@ pub struct Endpoint {
     pub(super) acns: Option<Box<super::acns::AcnsState>>,
     /// ns-3's send pointer (`m_nextTxSequence`), kept for Vegas under `vegas.diff = "ns3"`, whose
     /// rounds start from it, and for the delivery-rate sampler's application-limited test under
-    /// `Ns3Compat::app_limited_after_write`: the end of the last segment sent by the sending loop, back to the
-    /// start of a segment `DoRetransmit` re-sends, up to each new ACK (see `cc_snd_nxt`).
+    /// `Ns3Compat::app_limited_after_write`: the end of the last segment sent by the sending
+    /// loop, back to the start of a segment `DoRetransmit` re-sends, up to each new ACK (see
+    /// `cc_snd_nxt`).
     pub(super) send_ptr: u64,
     /// Every ACK event handed to the congestion control, in order (tests only).
     #[cfg(test)]
