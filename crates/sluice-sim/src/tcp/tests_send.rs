@@ -22,6 +22,14 @@ fn app_limited(p: &Pair) -> u64 {
     p.c.rate.as_ref().expect("BBR keeps a rate sampler").app_limited
 }
 
+/// BBR without pacing or delayed ACKs (the windows alone decide what leaves), with ns-3's
+/// application-limited test (`after_write`) or Linux's.
+fn unpaced_bbr(after_write: bool) -> TcpConfig {
+    let mut cfg = TcpConfig { cc: CcKind::Bbr, pacing: Pacing::Off, delack: DelAck::Off, ..TcpConfig::default() };
+    cfg.compat.app_limited_after_write = after_write;
+    cfg
+}
+
 // tests the retransmission counters: each retransmission adds its payload to `retx_bytes`
 // and one to `retx_pkts`. Segment 0 of ten is lost; the third duplicate ACK retransmits it
 // (RFC 5681 §3.2): 1448 bytes, one packet.
@@ -150,8 +158,7 @@ fn bbr_app_limited_mark_is_asked_when_the_application_writes() {
     ];
     for (rcv_buf, first, sent, linux, ns3) in cases {
         for after_write in [false, true] {
-            let mut cfg = TcpConfig { cc: CcKind::Bbr, pacing: Pacing::Off, delack: DelAck::Off, rcv_buf, window_scaling: false, ..TcpConfig::default() };
-            cfg.compat.app_limited_after_write = after_write;
+            let cfg = TcpConfig { rcv_buf, window_scaling: false, ..unpaced_bbr(after_write) };
             let mut p = Pair::new(cfg, Some(first));
             assert_eq!(p.c.w.cwnd, 10 * MSS);
             assert_eq!(p.client_sends().len(), sent, "{rcv_buf} {first}");
@@ -165,15 +172,14 @@ fn bbr_app_limited_mark_is_asked_when_the_application_writes() {
 // tests where ns-3 counts unsent bytes from for the application-limited test: its send pointer,
 // which a retransmission moves back. Ten segments written and sent, segment 0 lost; three
 // SACKed duplicates bring its fast retransmission (`DoRetransmit`), after which the send
-// pointer stands at its start while SND.NXT is at 10 SMSS. With cwnd opened to 20 SMSS the application writes
-// 100 B: counted from the send pointer 10 SMSS + 100 B are unsent under ns-3 (no mark); Linux
+// pointer stands at its start while SND.NXT is at 10 SMSS. With cwnd opened to 20 SMSS the
+// application writes 100 B: counted from the send pointer 10 SMSS + 100 B are unsent under
+// ns-3 (no mark); Linux
 // counts from SND.NXT before the write, nothing unsent, and marks (delivered 3 SMSS + in flight).
 #[test]
 fn ns3_counts_unsent_bytes_from_its_send_pointer() {
     for after_write in [false, true] {
-        let mut cfg = TcpConfig { cc: CcKind::Bbr, pacing: Pacing::Off, delack: DelAck::Off, ..TcpConfig::default() };
-        cfg.compat.app_limited_after_write = after_write;
-        let mut p = Pair::new(cfg, Some(10 * MSS));
+        let mut p = Pair::new(unpaced_bbr(after_write), Some(10 * MSS));
         let burst = p.client_sends();
         assert_eq!(burst.len(), 10);
         let dups = p.deliver_to_server(&burst[1..4]);
@@ -198,9 +204,7 @@ fn ns3_counts_unsent_bytes_from_its_send_pointer() {
 #[test]
 fn app_limited_counts_sacked_retransmissions_only_under_ns3() {
     for after_write in [false, true] {
-        let mut cfg = TcpConfig { cc: CcKind::Bbr, pacing: Pacing::Off, delack: DelAck::Off, ..TcpConfig::default() };
-        cfg.compat.app_limited_after_write = after_write;
-        let mut p = Pair::new(cfg, Some(10 * MSS));
+        let mut p = Pair::new(unpaced_bbr(after_write), Some(10 * MSS));
         assert_eq!(p.client_sends().len(), 10);
         p.c.w.cwnd = 20 * MSS;
         p.c.rate.as_mut().expect("BBR keeps a rate sampler").app_limited = 0;
