@@ -197,23 +197,26 @@ fn ns3_counts_unsent_bytes_from_its_send_pointer() {
 // tests the lost-against-retransmitted part of the application-limited test: Linux compares
 // lost bytes with retransmitted ones still un-SACKed (`lost_out <= retrans_out`); ns-3's
 // `TcpTxBuffer` keeps counting a retransmission once SACKed (`m_retrans` falls only at the
-// cumulative ACK). Ten segments sent, all written; the scoreboard then holds 2 SMSS lost,
-// 1 SMSS retransmitted and un-SACKed, 1 SMSS retransmitted and SACKed (8 SMSS in flight): on a
-// write Linux finds a lost segment not yet retransmitted (2 > 1: no mark), ns-3 does not
-// (2 ≤ 1 + 1: marked at delivered 0 + in flight).
+// cumulative ACK). Ten segments sent, all written; the scoreboard then holds 2 SMSS lost and
+// either 1 SMSS retransmitted and un-SACKed with 1 SMSS retransmitted and SACKed, or both
+// retransmissions SACKed (8 SMSS in flight): on a write Linux finds a lost segment not yet
+// retransmitted (2 > 1, 2 > 0: no mark), ns-3 does not (2 ≤ 1 + 1, 2 ≤ 0 + 2: marked at
+// delivered 0 + in flight).
 #[test]
 fn app_limited_counts_sacked_retransmissions_only_under_ns3() {
-    for after_write in [false, true] {
-        let mut p = Pair::new(unpaced_bbr(after_write), Some(10 * MSS));
-        assert_eq!(p.client_sends().len(), 10);
-        p.c.w.cwnd = 20 * MSS;
-        p.c.rate.as_mut().expect("BBR keeps a rate sampler").app_limited = 0;
-        p.c.sb.lost_bytes = 2 * MSS;
-        p.c.sb.retrans_bytes = MSS;
-        p.c.sb.sacked_retrans_bytes = MSS;
-        p.c.check_app_limited(100);
-        let want = if after_write { p.c.pipe() } else { 0 };
-        assert_eq!(app_limited(&p), want, "after_write {after_write}");
+    for (retrans, sacked_retrans) in [(MSS, MSS), (0, 2 * MSS)] {
+        for after_write in [false, true] {
+            let mut p = Pair::new(unpaced_bbr(after_write), Some(10 * MSS));
+            assert_eq!(p.client_sends().len(), 10);
+            p.c.w.cwnd = 20 * MSS;
+            p.c.rate.as_mut().expect("BBR keeps a rate sampler").app_limited = 0;
+            p.c.sb.lost_bytes = 2 * MSS;
+            p.c.sb.retrans_bytes = retrans;
+            p.c.sb.sacked_retrans_bytes = sacked_retrans;
+            p.c.check_app_limited(100);
+            let want = if after_write { p.c.pipe() } else { 0 };
+            assert_eq!(app_limited(&p), want, "retransmitted {retrans} (SACKed {sacked_retrans}), after_write {after_write}");
+        }
     }
 }
 
