@@ -164,8 +164,10 @@ impl RateSampler {
         self.delivered += s.end - s.start;
         self.delivered_time = now;
         // The newest-sent segment this ACK delivers is the sample's reference (draft:
-        // `P.delivered > rs.prior_delivered`, the ACK's first delivered segment in any case).
-        if self.prior_time.is_none() || (self.keep_between_acks && self.prior_delivered == 0) || s.delivered > self.prior_delivered {
+        // `P.delivered > rs.prior_delivered`, the ACK's first delivered segment in any case;
+        // ns-3: also any segment while the kept reference is the initial 0).
+        let first = if self.keep_between_acks { self.prior_delivered == 0 } else { self.prior_time.is_none() };
+        if first || s.delivered > self.prior_delivered {
             self.prior_delivered = s.delivered;
             self.prior_time = Some(s.delivered_time);
             self.is_app_limited = s.is_app_limited;
@@ -222,6 +224,11 @@ impl RateSampler {
         }
         let interval = self.send_elapsed.max(self.ack_elapsed);
         if min_rtt.is_some_and(|m| interval < m) || interval == Dur::ZERO {
+            // ns-3 zeroes the kept reference's time (`m_priorTime`), so its later ACKs give no
+            // sample either until one delivers a segment sent after the reference.
+            if self.keep_between_acks {
+                self.prior_time = None;
+            }
             return rs;
         }
         rs.interval = interval;
@@ -477,6 +484,50 @@ mod tests_ns3 {
             assert_eq!((s.delivered, s.interval, s.rate_bps()), want, "keep {keep}");
             r.begin_ack();
             assert_eq!(r.sample(0, 0, None).valid(), keep);
+        }
+    }
+
+    // tests ns-3's invalid sample (`GenerateSample` zeroes `m_priorTime` when the interval is
+    // below the minimum RTT). Segs 1–2 leave at 0 and are acknowledged at 50 ms; segs 3–5 leave
+    // at 50, 51 and 52 ms stamped delivered 2000, delivered_time 50 ms, first_sent 0.
+    //   Seg 3's ACK at 100 ms, minimum RTT 60 ms: interval max(50 − 0, 100 − 50) = 50 ms < 60:
+    //   no sample in either reading.
+    //   Seg 4's ACK at 101 ms, minimum RTT 45 ms: the draft's sample takes seg 4 (51 ms for
+    //   2000 B, 313,725 b/s); ns-3 keeps seg 3 as reference (seg 4's delivered 2000 is not
+    //   above it) with its time zeroed: still no sample.
+    //   Seg 6 leaves at 101 ms stamped delivered 4000, delivered_time 101 ms, and first_sent
+    //   the reference's send time: 51 ms (seg 4) in the draft, 50 ms (seg 3) in ns-3. The ACK
+    //   of segs 5 and 6 at 150 ms makes seg 6, stamped later, the reference in both readings:
+    //   2000 B over max(101 − first_sent, 150 − 101): 50 ms, 320 kb/s (draft); 51 ms, 313,725
+    //   b/s (ns-3): a sample again.
+    #[test]
+    fn ns3_invalid_sample_stays_invalid_until_a_later_reference() {
+        for keep in [false, true] {
+            let mut r = RateSampler::new(keep);
+            r.on_send(1, 1001, true, Time(0));
+            r.on_send(1001, 2001, false, Time(0));
+            r.begin_ack();
+            r.on_acked(2001, Time(50 * MS));
+            r.on_send(2001, 3001, false, Time(50 * MS));
+            r.on_send(3001, 4001, false, Time(51 * MS));
+            r.on_send(4001, 5001, false, Time(52 * MS));
+            r.begin_ack();
+            r.on_acked(3001, Time(100 * MS));
+            assert!(!r.sample(0, 3000, Some(Dur(60 * MS))).valid(), "keep {keep}");
+            r.begin_ack();
+            r.on_acked(4001, Time(101 * MS));
+            let s = r.sample(0, 2000, Some(Dur(45 * MS)));
+            if keep {
+                assert!(!s.valid(), "ns-3: the zeroed reference gives no sample");
+            } else {
+                assert_eq!((s.delivered, s.interval, s.rate_bps()), (2000, Dur(51 * MS), 313_725));
+            }
+            r.on_send(5001, 6001, false, Time(101 * MS));
+            r.begin_ack();
+            r.on_acked(6001, Time(150 * MS));
+            let s = r.sample(0, 2000, Some(Dur(45 * MS)));
+            let want = if keep { (2000, Dur(51 * MS), 313_725) } else { (2000, Dur(50 * MS), 320_000) };
+            assert_eq!((s.delivered, s.interval, s.rate_bps()), want, "keep {keep}");
         }
     }
 }
