@@ -457,6 +457,19 @@ mod tests_ns3 {
 
     const MS: u64 = 1_000_000;
 
+    /// Segs 1–2 leave at 0 and are acknowledged at 50 ms (delivered 2000, first_sent 0); segs
+    /// 3 and 4 leave at 50 and 51 ms stamped delivered 2000, delivered_time 50 ms, first_sent 0.
+    fn two_delivered_two_more_sent(keep: bool) -> RateSampler {
+        let mut r = RateSampler::new(keep);
+        r.on_send(1, 1001, true, Time(0));
+        r.on_send(1001, 2001, false, Time(0));
+        r.begin_ack();
+        r.on_acked(2001, Time(50 * MS));
+        r.on_send(2001, 3001, false, Time(50 * MS));
+        r.on_send(3001, 4001, false, Time(51 * MS));
+        r
+    }
+
     // tests ns-3's reading (`keep_between_acks`: `TcpRateLinux` keeps its sample between ACKs).
     // Segs 1–2 leave at 0 and are acknowledged at 50 ms (delivered 2000, first_sent 0); segs 3
     // and 4 leave at 50 and 51 ms stamped delivered 2000, delivered_time 50 ms, first_sent 0.
@@ -468,13 +481,7 @@ mod tests_ns3 {
     #[test]
     fn ns3_keeps_the_reference_between_acks() {
         for (keep, want) in [(false, (2000, Dur(51 * MS), 313_725)), (true, (2000, Dur(50 * MS), 320_000))] {
-            let mut r = RateSampler::new(keep);
-            r.on_send(1, 1001, true, Time(0));
-            r.on_send(1001, 2001, false, Time(0));
-            r.begin_ack();
-            r.on_acked(2001, Time(50 * MS));
-            r.on_send(2001, 3001, false, Time(50 * MS));
-            r.on_send(3001, 4001, false, Time(51 * MS));
+            let mut r = two_delivered_two_more_sent(keep);
             r.begin_ack();
             r.on_acked(3001, Time(100 * MS));
             assert_eq!(r.sample(0, 2000, None).rate_bps(), 160_000);
@@ -503,13 +510,7 @@ mod tests_ns3 {
     #[test]
     fn ns3_invalid_sample_stays_invalid_until_a_later_reference() {
         for keep in [false, true] {
-            let mut r = RateSampler::new(keep);
-            r.on_send(1, 1001, true, Time(0));
-            r.on_send(1001, 2001, false, Time(0));
-            r.begin_ack();
-            r.on_acked(2001, Time(50 * MS));
-            r.on_send(2001, 3001, false, Time(50 * MS));
-            r.on_send(3001, 4001, false, Time(51 * MS));
+            let mut r = two_delivered_two_more_sent(keep);
             r.on_send(4001, 5001, false, Time(52 * MS));
             r.begin_ack();
             r.on_acked(3001, Time(100 * MS));
