@@ -93,7 +93,8 @@ SAME_SITTING = {
     "access90-cubic": ("c-access90-cubic-fifo", ["--case", "c-access90-cubic-fifo"]),
     # BBR on the 90-flow link, 6 s (ns-3's TcpBbr takes minutes per simulated second there), with
     # ns-3's cycle draws pinned (--bbr-streams 100, in the record's arguments): the same run.
-    "access90-bbr": ("v-bbr-access90-6s", ["--from-record", str(ROOT / "validation" / "fixtures" / "ns3" / "v-bbr-access90-6s.json")]),
+    # (Paths relative to the repository, where run_measured runs ns-3.)
+    "access90-bbr": ("v-bbr-access90-6s", ["--from-record", "validation/fixtures/ns3/v-bbr-access90-6s.json"]),
     "access90-codel": ("b-access90-newreno-codel", ["--case", "b-access90-newreno-codel"]),
     # PIE draws from each simulator's own generator: the runs differ (not "same result").
     "access90-pie": ("b-access90-newreno-pie5ms", ["--case", "b-access90-newreno-pie5ms"]),
