@@ -470,9 +470,8 @@ mod tests_ns3 {
         r
     }
 
-    // tests ns-3's reading (`keep_between_acks`: `TcpRateLinux` keeps its sample between ACKs).
-    // Segs 1–2 leave at 0 and are acknowledged at 50 ms (delivered 2000, first_sent 0); segs 3
-    // and 4 leave at 50 and 51 ms stamped delivered 2000, delivered_time 50 ms, first_sent 0.
+    // tests ns-3's reading (`keep_between_acks`: `TcpRateLinux` keeps its sample between ACKs),
+    // from `two_delivered_two_more_sent`.
     //   Seg 3's ACK at 100 ms: reference seg 3: max(50 − 0, 100 − 50) = 50 ms, 1000 B: 160 kb/s.
     //   Seg 4's ACK at 101 ms: the draft's per-ACK sample takes seg 4: max(51 − 0, 101 − 50) =
     //   51 ms for 4000 − 2000 = 2000 B, 313,725 b/s; ns-3 keeps seg 3 (seg 4's delivered 2000 is
@@ -495,8 +494,8 @@ mod tests_ns3 {
     }
 
     // tests ns-3's invalid sample (`GenerateSample` zeroes `m_priorTime` when the interval is
-    // below the minimum RTT). Segs 1–2 leave at 0 and are acknowledged at 50 ms; segs 3–5 leave
-    // at 50, 51 and 52 ms stamped delivered 2000, delivered_time 50 ms, first_sent 0.
+    // below the minimum RTT), from `two_delivered_two_more_sent` and seg 5 leaving at 52 ms
+    // with the same stamps as segs 3 and 4.
     //   Seg 3's ACK at 100 ms, minimum RTT 60 ms: interval max(50 − 0, 100 − 50) = 50 ms < 60:
     //   no sample in either reading.
     //   Seg 4's ACK at 101 ms, minimum RTT 45 ms: the draft's sample takes seg 4 (51 ms for
