@@ -284,7 +284,7 @@ impl<'m> Sim<'m> {
         if let Some(g) = self.gw_monitor_of(iface).filter(|&g| self.gateways[g].nr.queue_event_matters(self.now)) {
             let now = self.now;
             let gw = &mut self.gateways[g];
-                let empty = gw.occupancy();
+            let empty = gw.occupancy();
             let one = Occupancy { packets: empty.packets + 1, bytes: empty.bytes + len as u64 };
             gw.set_occupancy(one);
             gw.nr.on_queue(&QueueEvent { kind: QueueEventKind::Enqueue, len_bytes: len, before: empty, after: one }, &gw.readings, now);

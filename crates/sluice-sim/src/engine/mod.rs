@@ -1655,6 +1655,7 @@ app = { kind = "file", size = "200kB" }
         // endpoint (listening: it ignores the segments).
         let mut model = chain(&[hop, hop], QueueLimit::Packets(10), 1, &[(500_000_000, AppSpec::BULK, None)]);
         model.ngwa.push(NgwaSpec { node: 1, config: sluice_core::control::NgwaConfig::default() });
+        model.monitor.rewrite_trace = true;
         let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
         let k = run.sim.info.iter().position(|i| i.name == "r1->h1").unwrap() as u32;
         let (h0, h1) = (crate::net::node_addr(0), crate::net::node_addr(2));
@@ -1686,6 +1687,24 @@ app = { kind = "file", size = "200kB" }
         }
         assert_eq!(ends, [5_840_000, 6_680_000, 7_520_000]);
         assert_eq!(run.sim.stampers[0].ngwa.stats.inserted, 3);
+        // Each stamp is traced when its packet leaves, with the value it carries.
+        let rows = run.sim.stampers[0].trace.as_ref().unwrap();
+        assert_eq!(rows.iter().map(|r| (r.t_ns, r.from)).collect::<Vec<_>>(), [(T0, None), (T0, None), (5_840_000, None)]);
+        assert!(rows.iter().all(|r| r.to == rows[0].to && r.to > 0), "{rows:?}");
+        let w = rows[0].to;
+        // A segment already carrying a larger value (an 8-byte option, so 1048 B) has it
+        // lowered in place: traced with the value it came with, serialized at its own length.
+        let mut bits = SegBits::default();
+        bits.set_opt33_len(Some(sluice_core::packet::OptLen::Eight));
+        let carried = SimPacket { transport: Transport::Tcp { seq: 1, ack: 1, flags: tcp_flags::ACK, window: 1000, opts: TcpOptions::default(), bits }, opt33: u32::MAX, ..seg };
+        assert_eq!(carried.ip_len(), 1048);
+        let t = run.sim.now;
+        let id = run.sim.alloc(carried);
+        run.sim.enqueue(k, id);
+        assert_eq!(run.sim.ifaces[k as usize].busy_until, t + Dur(840_000));
+        let rows = run.sim.stampers[0].trace.as_ref().unwrap();
+        assert_eq!((rows.len(), rows[3].t_ns, rows[3].from, rows[3].to), (4, t.0, Some(u32::MAX), w));
+        assert_eq!(run.sim.stampers[0].ngwa.stats.lowered, 1);
     }
 
     /// Enqueue `n` copies of packet 0 on interface `k` at the present instant.
@@ -1974,6 +1993,22 @@ app = { kind = "file", size = "200kB" }
         assert_eq!(deliveries(&model), vec![(vec![8_603_200], 0)]);
     }
 
+    // An ACNS router keeps, per simulated flow, the flow-table entry its packets last had, as
+    // the hint for the next look-up: after a transfer's handshake (which ACNS reads) it holds
+    // the connection's entry.
+    #[test]
+    fn an_acns_router_remembers_each_flows_table_entry() {
+        use crate::model::AcnsSpec;
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let mut model = chain(&[hop, hop], QueueLimit::Packets(10), 1, &[(T0, AppSpec::File { size: 1448, write: 0 }, None)]);
+        model.acns.push(AcnsSpec { node: 1, config: Default::default(), flow_table: Default::default() });
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        while run.sim.now < Time(T0 + 20_000_000) && run.advance(1) {}
+        let mk = &run.sim.markers[0];
+        let hint = mk.by_flow[0].expect("a hint once the handshake passed");
+        assert!(mk.acns.flows.get(hint).is_some(), "the hint names a live entry");
+    }
+
     // Every queue draws from its own stream, named after the queue: adding a hop (and its
     // queues) elsewhere leaves the draws of `h0->r1` as they were, and two queues' streams
     // differ.
@@ -2012,6 +2047,115 @@ app = { kind = "file", size = "200kB" }
             SimError::Io { path, .. } => assert!(path.ends_with("A-to-B.pcap"), "{path}"),
             e => panic!("expected an I/O error, got {e}"),
         }
+    }
+
+    // ----- window gateways at the engine's places -----
+
+    use crate::model::RewriteAt;
+
+    /// h0 - r1 - h1 (10 Mbit/s, 1 ms, 2 B PPP per hop, drop-tail of 10, device queue of 1)
+    /// with a window gateway on r1 reading r1->h1; `flows` as in [`chain`].
+    fn gateway_chain(controller: sluice_core::control::ControllerConfig, rewrite_at: RewriteAt, flows: &[(u64, AppSpec, Option<u64>)]) -> Model {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let mut model = chain(&[hop, hop], QueueLimit::Packets(10), 1, flows);
+        model.monitor.rewrite_trace = true;
+        model.gateways.push(crate::model::GatewaySpec { node: 1, controller, flow_table: Default::default(), monitor: "r1->h1".into(), rewrite_at });
+        model
+    }
+
+    /// A hand-made 1040-byte TCP segment (20 B IP, 20 B TCP, 1000 B payload) from h0 to h1.
+    fn tcp_segment(sim: &Sim<'_>) -> SimPacket {
+        use crate::packet::{SegBits, TcpOptions, Tos, Transport};
+        let (h0, h1) = (crate::net::node_addr(0), crate::net::node_addr(sim.nodes.len() - 1));
+        let transport = Transport::Tcp { seq: 1, ack: 1, flags: sluice_core::packet::tcp_flags::ACK, window: 1000, opts: TcpOptions::default(), bits: SegBits::default() };
+        SimPacket { src: h0, dst: h1, sport: 40_000, dport: 80, tos: Tos::new(0, Ecn::NotEct), ttl: 64, ip_id: 0, transport, payload: 1000, flow: 0, opt33: 0 }
+    }
+
+    // The monitored queue reports each change to its controller, with the occupancy before
+    // and after, whichever way a packet crosses it: AWM (α = 0.5, β = 0.25, q_ref = 25 % of
+    // 10 · 1500 B = 3750 B, one flow) moves its window by −α·(q − q_ref) − β·(q − q⁻) bytes
+    // at each event (q after, q⁻ before). Three 1040-byte segments offered to r1->h1 at 5 ms:
+    //   A, idle link: passes the empty discipline, an enqueue (0 → 1040: +1355 − 260 = +1095)
+    //     and a dequeue at once (1040 → 0: +1875 + 260 = +2135);
+    //   B, busy link and room in the device: passes the same way, +3230;
+    //   C, device full: enters the discipline, 0 → 1040, +1095;
+    // then the refill after A's transmission moves C to the device, 1040 → 0, +2135.
+    // From 65,535: 68,765, 71,995, 73,090, 75,225.
+    #[test]
+    fn a_monitored_queue_reports_each_change_to_its_gateway() {
+        use sluice_core::control::{AnyController, AwmConfig, ControllerConfig};
+        let awm = AwmConfig { alpha: 0.5, beta: 0.25, flow_count: sluice_core::flows::FlowCount::Oracle, ..Default::default() };
+        let model = gateway_chain(ControllerConfig::Awm(awm), RewriteAt::Dequeue, &[]);
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        let k = run.sim.info.iter().position(|i| i.name == "r1->h1").unwrap() as u32;
+        let swnd = |sim: &Sim<'_>| match &sim.gateways[0].nr.controller {
+            AnyController::Awm(a) => a.swnd(),
+            _ => unreachable!("an AWM gateway"),
+        };
+        run.sim.now = Time(T0);
+        let seg = tcp_segment(&run.sim);
+        let mut seen = vec![];
+        for _ in 0..3 {
+            let id = run.sim.alloc(seg.clone());
+            run.sim.enqueue(k, id);
+            seen.push(swnd(&run.sim));
+        }
+        assert_eq!(run.sim.gateways[0].occupancy(), sluice_core::qdisc::Occupancy { packets: 1, bytes: 1040 });
+        while !run.sim.ifaces[k as usize].qdisc_idle() {
+            assert!(run.advance(1));
+        }
+        seen.push(swnd(&run.sim));
+        assert_eq!(run.sim.now, Time(T0 + 833_600), "C leaves the discipline when A's transmission ends");
+        assert_eq!(run.sim.gateways[0].occupancy(), sluice_core::qdisc::Occupancy::default());
+        for (got, want) in seen.iter().zip([68_765.0, 71_995.0, 73_090.0, 75_225.0]) {
+            assert!((got - want).abs() < 1e-6, "{seen:?}");
+        }
+    }
+
+    // A gateway counts UDP on its monitored egress only (the UDP rate a controller reads is
+    // the monitored link's): 1000 B towards h1 (through r1->h1, the monitored queue) and 500 B
+    // towards h0 (through r1->h0) at 5 ms, in the first 100-ms bin. When that bin closes the
+    // estimate is a quarter of its 80,000 bit/s: 20,000 bit/s.
+    #[test]
+    fn a_gateway_counts_udp_on_its_monitored_egress_only() {
+        let back = AppSpec::UdpCbr { rate: Rate::bps(1), packet_size: 472 };
+        let ewt = sluice_core::control::ControllerConfig::Ewt(Default::default());
+        let mut model = gateway_chain(ewt, RewriteAt::Dequeue, &[(T0, ONE, None), (T0, back, None)]);
+        (model.flows[1].src, model.flows[1].dst) = (2, 0);
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        while run.sim.now < Time(T0 + 10_000_000) && run.advance(1) {}
+        assert_eq!(run.sim.flownet.iter().map(|f| f.udp_rcvd_bytes).collect::<Vec<_>>(), [972, 472], "both datagrams crossed r1");
+        let rate = run.sim.gateways[0].nr.flows.udp().rate(Time(150_000_000));
+        assert_eq!(rate, Rate::bps(20_000));
+    }
+
+    // Each ACK meets the rewrite point once, where `rewrite_at` puts it, and a lowered window
+    // is traced in bytes: the field shifted by its sender's window scale. A 20-segment
+    // transfer through AWM on r1 holding its window at 10,000 B (α = β = 0); both ends' 1 MB
+    // buffers need a shift of 4 (1,000,000 > 65,535 · 8), so each ACK offers
+    // (1,000,000 >> 4) << 4 = 1,000,000 B and is lowered to (10,000 >> 4) << 4 = 10,000 B.
+    // The gateway sees more than 30 ACKs (the 20 data segments, each carrying an ACK, and the
+    // receiver's ACKs of them, one per two segments), the same number in either mode, and
+    // remembers the flow's table entry as the hint for its next packets.
+    #[test]
+    fn each_ack_meets_the_rewrite_point_once_where_configured() {
+        use sluice_core::control::{AwmConfig, ControllerConfig};
+        let awm = AwmConfig { alpha: 0.0, beta: 0.0, swnd0: 10_000, ..Default::default() };
+        let mut acks = vec![];
+        for at in [RewriteAt::Dequeue, RewriteAt::Forward] {
+            let mut model = gateway_chain(ControllerConfig::Awm(awm.clone()), at, &[(T0, AppSpec::File { size: 20 * 1448, write: 0 }, None)]);
+            model.flows[0].tcp.rcv_buf = 1_000_000;
+            let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+            while run.advance(1000) {}
+            let gw = &run.sim.gateways[0];
+            let rows = gw.trace.as_ref().unwrap();
+            assert!(gw.nr.stats.acks > 30, "{at:?}: {:?}", gw.nr.stats);
+            assert_eq!((gw.nr.stats.lowered, rows.len() as u64), (gw.nr.stats.acks, gw.nr.stats.acks), "{at:?}");
+            assert!(rows.iter().all(|r| (r.orig_bytes, r.new_bytes) == (1_000_000, 10_000)), "{at:?}: {rows:?}");
+            assert!(gw.by_flow[0].is_some(), "{at:?}: the flow's hint");
+            acks.push(gw.nr.stats.acks);
+        }
+        assert_eq!(acks[0], acks[1]);
     }
 
     // ----- ACNS at enqueue, with hand-made packets -----
