@@ -620,7 +620,7 @@ mod tests {
                 assert_eq!(q.peek(), Some(eev));
                 let (t, s, ev) = q.pop().unwrap();
                 assert_eq!((t, s, ev), (et, es, eev), "seed {seed}, pop {popped}");
-                assert_eq!(q.len(), expect.len());
+                assert_eq!((q.len(), q.is_empty()), (expect.len(), expect.is_empty()));
                 now = t;
                 popped += 1;
             }
