@@ -2009,6 +2009,26 @@ app = { kind = "file", size = "200kB" }
         assert!(mk.acns.flows.get(hint).is_some(), "the hint names a live entry");
     }
 
+    // The stepper's read-outs: the run's simulated time against its end (progress bars), and
+    // the data packets sent (the benchmarks' unit of work): two datagrams and a 3-segment
+    // transfer over an idle path send five, handshake, ACKs and FIN not counted.
+    #[test]
+    fn the_stepper_reports_time_and_data_packets() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let mut flows = singles(&[T0, T0 + 1_000_000]);
+        flows.push((T0, AppSpec::File { size: 3 * 1448, write: 0 }, None));
+        let model = chain(&[hop], QueueLimit::Packets(100), 1, &flows);
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        assert_eq!((run.progress(), run.data_packets()), ((Time::ZERO, Time(1_000_000_000)), 0));
+        while run.sim.now < Time(T0 + 500_000) {
+            assert!(run.advance(1));
+        }
+        assert_eq!(run.progress(), (run.sim.now, Time(1_000_000_000)));
+        assert_eq!(run.data_packets(), 1, "the first datagram; the handshake is under way");
+        while run.advance(100) {}
+        assert_eq!((run.progress(), run.data_packets()), ((Time(1_000_000_000), Time(1_000_000_000)), 5));
+    }
+
     // Every queue draws from its own stream, named after the queue: adding a hop (and its
     // queues) elsewhere leaves the draws of `h0->r1` as they were, and two queues' streams
     // differ.
