@@ -2029,6 +2029,71 @@ app = { kind = "file", size = "200kB" }
         assert_eq!((run.progress(), run.data_packets()), ((Time(1_000_000_000), Time(1_000_000_000)), 5));
     }
 
+    // A link's jitter is one draw per link, from the stream named after the link, added to
+    // its propagation delay in both directions: with up to 1 ms on h0 - h1 (10 Mbit/s, 1 ms),
+    // a datagram sent at 5 ms arrives at 5 ms + 801,600 + 1 ms + J, J the stream's first draw
+    // below 1 ms.
+    #[test]
+    fn link_jitter_is_one_draw_added_to_the_delay() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let mut model = chain(&[hop], QueueLimit::Packets(10), 1, &singles(&[T0, T0 + 10_000_000]));
+        (model.flows[1].src, model.flows[1].dst) = (1, 0);
+        model.links[0].jitter = Dur::from_millis(1);
+        let j = RngStream::derive(1, StreamKey::LinkJitter("h0-h1")).below(1_000_000);
+        assert!(j > 0, "a draw that shows");
+        let at = |t: u64| t + 801_600 + 1_000_000 + j;
+        assert_eq!(deliveries(&model), vec![(vec![at(T0)], 0), (vec![at(T0 + 10_000_000)], 0)]);
+    }
+
+    // Which queues the summary reports by default: every router's egress queue, no host's;
+    // `monitor.queues` names them instead.
+    #[test]
+    fn routers_queues_are_monitored_unless_named() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let mut model = chain(&[hop, hop], QueueLimit::Packets(10), 1, &[]);
+        let monitored = |m: &Model| {
+            let sim = Sim::build(m, &RunOptions::default()).unwrap();
+            let mut v: Vec<String> = sim.info.iter().filter(|i| i.monitored).map(|i| i.name.clone()).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(monitored(&model), ["r1->h0", "r1->h1"]);
+        model.monitor.queues = Some(vec!["h0->r1".into()]);
+        assert_eq!(monitored(&model), ["h0->r1"]);
+    }
+
+    // A start drawn uniformly in [lo, hi) is lo plus the flow's application stream's first
+    // draw below hi − lo; an empty interval starts at lo.
+    #[test]
+    fn a_uniform_start_is_drawn_from_the_flows_stream() {
+        let mut model = chain(&[Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 }], QueueLimit::Packets(10), 1, &singles(&[0, 0]));
+        model.flows[0].start = StartSpec::Uniform(Time(2_000_000), Time(3_000_000));
+        model.flows[1].start = StartSpec::Uniform(Time(7_000_000), Time(7_000_000));
+        let sim = Sim::build(&model, &RunOptions::default()).unwrap();
+        let d = RngStream::derive(1, StreamKey::App("f0")).below(1_000_000);
+        assert_eq!((sim.apps[0].start, sim.apps[1].start), (Time(2_000_000 + d), Time(7_000_000)));
+    }
+
+    // Flow k's client sends from port 49,152 + k (the first of the dynamic ports, RFC 6335).
+    #[test]
+    fn each_flows_client_has_a_port_of_its_own() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let model = chain(&[hop], QueueLimit::Packets(10), 1, &[(T0, AppSpec::BULK, None), (T0, AppSpec::BULK, None), (T0, AppSpec::BULK, None)]);
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        let mut ports = vec![None; 3];
+        while ports.contains(&None) {
+            assert!(run.advance(1));
+            for p in &run.sim.pkts {
+                if let Transport::Tcp { flags, .. } = p.transport {
+                    if flags == sluice_core::packet::tcp_flags::SYN {
+                        ports[p.flow as usize] = Some(p.sport);
+                    }
+                }
+            }
+        }
+        assert_eq!(ports, [Some(49_152), Some(49_153), Some(49_154)]);
+    }
+
     // Every queue draws from its own stream, named after the queue: adding a hop (and its
     // queues) elsewhere leaves the draws of `h0->r1` as they were, and two queues' streams
     // differ.
