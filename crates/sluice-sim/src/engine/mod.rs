@@ -2094,6 +2094,68 @@ app = { kind = "file", size = "200kB" }
         assert_eq!(ports, [Some(49_152), Some(49_153), Some(49_154)]);
     }
 
+    // The run counts each simulation event it runs once (observation events apart): two
+    // datagrams sent at one instant over an idle link are two application starts, the refill
+    // the first start defers behind the second (which finds the device stopped and waits in
+    // the discipline), the first packet's transmit-complete (the refill moved the second to
+    // the device behind it) and two arrivals: six.
+    #[test]
+    fn the_run_counts_each_event_once() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let model = chain(&[hop], QueueLimit::Packets(10), 1, &singles(&[T0, T0]));
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        while run.advance(1) {}
+        assert_eq!(run.sim.events, 6);
+    }
+
+    // A packet's slot is freed when it arrives or is dropped, and reused: datagrams of 972 B
+    // at 800 kbit/s, one every 9.72 ms from 5 ms (103 before the run ends at 1 s), each
+    // delivered 1.8 ms after it leaves, never need more than one slot.
+    #[test]
+    fn a_finished_packets_slot_is_reused() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let every_10ms = AppSpec::UdpCbr { rate: Rate::bps(800_000), packet_size: 972 };
+        let model = chain(&[hop], QueueLimit::Packets(10), 1, &[(T0, every_10ms, None)]);
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        while run.advance(1) {}
+        assert_eq!(run.sim.flownet[0].udp_rcvd_bytes, 103 * 972);
+        assert_eq!(run.sim.pkts.len(), 1);
+    }
+
+    // A link direction's pcap holds each packet as it starts serializing: two datagrams sent
+    // at 5 ms over 10 Mbit/s, recorded at 5 ms and one serialization (801,600 ns) later.
+    #[test]
+    fn a_pcap_records_each_packet_as_it_starts_serializing() {
+        let dir = tempfile::tempdir().unwrap();
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let mut model = chain(&[hop], QueueLimit::Packets(10), 1, &singles(&[T0, T0]));
+        model.links[0].ab.pcap = true;
+        let opts = RunOptions { out_dir: Some(dir.path().to_path_buf()), ..Default::default() };
+        let mut run = Stepper::new(&model, &opts).unwrap();
+        while run.advance(1) {}
+        run.finish().unwrap();
+        let file = std::fs::read(dir.path().join("h0-to-h1.pcap")).unwrap();
+        let cap = pcap_parser::PcapCapture::from_file(&file).expect("a pcap file");
+        let at: Vec<(u32, u32, u32)> = cap.blocks.iter().map(|b| (b.ts_sec, b.ts_usec, b.origlen)).collect();
+        assert_eq!(at, [(0, 5_000_000, 1002), (0, 5_801_600, 1002)]);
+    }
+
+    // The flow samples' last interval ends with the run when it is a whole one (the event at
+    // the end instant does not run; the end samples it), and not otherwise: samples every
+    // 100 ms end at 1.0 s in runs of 1 s and of 1.05 s.
+    #[test]
+    fn the_last_whole_flow_sample_is_taken_at_the_end() {
+        for duration in ["1s", "1.05s"] {
+            let text = one_flow("{ kind = \"bulk\" }", duration, "0s") + "[monitor]\nflow_sample = \"100ms\"\n";
+            let out = crate::run_str(&text, None, &RunOptions::default()).unwrap();
+            let t = out.tables.iter().find(|t| t.name == "flow_samples").expect("flow_samples");
+            let Some((_, crate::Column::F64(ts))) = t.columns.iter().find(|(n, _)| n == "t_s") else { panic!("t_s") };
+            let want: Vec<f64> = (1..=10).map(|k| k as f64 / 10.0).collect();
+            assert_eq!(ts.len(), want.len(), "{duration}: {ts:?}");
+            assert!(ts.iter().zip(&want).all(|(a, b)| (a - b).abs() < 1e-9), "{duration}: {ts:?}");
+        }
+    }
+
     // Every queue draws from its own stream, named after the queue: adding a hop (and its
     // queues) elsewhere leaves the draws of `h0->r1` as they were, and two queues' streams
     // differ.
