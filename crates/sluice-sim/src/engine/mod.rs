@@ -2156,6 +2156,46 @@ app = { kind = "file", size = "200kB" }
         }
     }
 
+    // What a TCP client sends is the flow's data direction at the IP layer: its packets and
+    // bytes, handshake and FIN included, are those the h0->h1 capture holds (nothing is lost),
+    // and its first data segment leaves with the handshake's ACK, in the event of the
+    // SYN-ACK's arrival (the ACK's record; the segment queues behind it), not with the SYN.
+    #[test]
+    fn a_clients_packets_and_first_data_are_counted_where_they_leave() {
+        let dir = tempfile::tempdir().unwrap();
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let mut model = chain(&[hop], QueueLimit::Packets(100), 1, &[(T0, AppSpec::File { size: 3 * 1448, write: 0 }, None)]);
+        model.links[0].ab.pcap = true;
+        let opts = RunOptions { out_dir: Some(dir.path().to_path_buf()), ..Default::default() };
+        let mut run = Stepper::new(&model, &opts).unwrap();
+        while run.advance(1) {}
+        let net = run.sim.flownet[0].clone();
+        run.finish().unwrap();
+        let file = std::fs::read(dir.path().join("h0-to-h1.pcap")).unwrap();
+        let cap = pcap_parser::PcapCapture::from_file(&file).expect("a pcap file");
+        let ip_bytes: u64 = cap.blocks.iter().map(|b| b.origlen as u64 - 2).sum();
+        assert_eq!((net.fwd_sent_pkts, net.fwd_sent_bytes), (cap.blocks.len() as u64, ip_bytes));
+        assert!(cap.blocks.len() >= 6, "SYN, ACK, three segments, FIN: {}", cap.blocks.len());
+        let at = |b: &pcap_parser::LegacyPcapBlock| Time(b.ts_sec as u64 * 1_000_000_000 + b.ts_usec as u64);
+        assert_eq!(at(&cap.blocks[0]), Time(T0), "the SYN");
+        assert_eq!(net.first_data, Some(at(&cap.blocks[1])));
+    }
+
+    // A TCP flow counts as active from its application's start, whatever the application
+    // (bulk, rate-limited, finite transfer): three flows started, three active.
+    #[test]
+    fn every_tcp_application_counts_as_active_from_its_start() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let rate = AppSpec::TcpRate { rate: Rate::mbps(1), write: 1448 };
+        let file = AppSpec::File { size: 1_000_000, write: 0 };
+        let model = chain(&[hop], QueueLimit::Packets(100), 1, &[(T0, AppSpec::BULK, None), (T0, rate, None), (T0, file, None)]);
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        while run.sim.now < Time(T0 + 1) {
+            assert!(run.advance(1));
+        }
+        assert_eq!(run.sim.tcp_active, 3);
+    }
+
     // Every queue draws from its own stream, named after the queue: adding a hop (and its
     // queues) elsewhere leaves the draws of `h0->r1` as they were, and two queues' streams
     // differ.
