@@ -2074,24 +2074,25 @@ app = { kind = "file", size = "200kB" }
         assert_eq!((sim.apps[0].start, sim.apps[1].start), (Time(2_000_000 + d), Time(7_000_000)));
     }
 
-    // Flow k's client sends from port 49,152 + k (the first of the dynamic ports, RFC 6335).
+    // Flow k's TCP client sends from port 49,152 + k (the first of the dynamic ports, RFC
+    // 6335), a UDP source from 40,000 + k.
     #[test]
     fn each_flows_client_has_a_port_of_its_own() {
         let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
-        let model = chain(&[hop], QueueLimit::Packets(10), 1, &[(T0, AppSpec::BULK, None), (T0, AppSpec::BULK, None), (T0, AppSpec::BULK, None)]);
+        let model = chain(&[hop], QueueLimit::Packets(10), 1, &[(T0, AppSpec::BULK, None), (T0, AppSpec::BULK, None), (T0, AppSpec::BULK, None), (T0, ONE, None)]);
         let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
-        let mut ports = vec![None; 3];
+        let mut ports = vec![None; 4];
         while ports.contains(&None) {
             assert!(run.advance(1));
             for p in &run.sim.pkts {
-                if let Transport::Tcp { flags, .. } = p.transport {
-                    if flags == sluice_core::packet::tcp_flags::SYN {
-                        ports[p.flow as usize] = Some(p.sport);
-                    }
+                match p.transport {
+                    Transport::Tcp { flags, .. } if flags == sluice_core::packet::tcp_flags::SYN => ports[p.flow as usize] = Some(p.sport),
+                    Transport::Udp if p.payload > 0 => ports[p.flow as usize] = Some(p.sport),
+                    _ => {}
                 }
             }
         }
-        assert_eq!(ports, [Some(49_152), Some(49_153), Some(49_154)]);
+        assert_eq!(ports, [Some(49_152), Some(49_153), Some(49_154), Some(40_003)]);
     }
 
     // The run counts each simulation event it runs once (observation events apart): two
@@ -2118,7 +2119,8 @@ app = { kind = "file", size = "200kB" }
         let model = chain(&[hop], QueueLimit::Packets(10), 1, &[(T0, every_10ms, None)]);
         let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
         while run.advance(1) {}
-        assert_eq!(run.sim.flownet[0].udp_rcvd_bytes, 103 * 972);
+        let net = &run.sim.flownet[0];
+        assert_eq!((net.udp_rcvd_bytes, net.fwd_sent_pkts, net.fwd_sent_bytes), (103 * 972, 103, 103 * 1000));
         assert_eq!(run.sim.pkts.len(), 1);
     }
 
@@ -2194,6 +2196,43 @@ app = { kind = "file", size = "200kB" }
             assert!(run.advance(1));
         }
         assert_eq!(run.sim.tcp_active, 3);
+    }
+
+    // Queue samples read the monitored discipline's occupancy, before the simulation events
+    // of their instant. Ten 1000-byte datagrams at 5 ms into h0->h1 (10 Mbit/s, device queue
+    // of 1): one goes to the wire, one to the device at the refill, eight wait; the k-th
+    // transmission ends at 5 ms + k · 801,600 ns and the discipline then holds 8 − k. Sampled
+    // every millisecond from 0 to 999 ms: 7, 6, 5, 4, 2, 1 at 6 to 11 ms, 0 elsewhere, so
+    // 1000 samples summing to 25 packets (squares 131) and 25,000 bytes.
+    #[test]
+    fn queue_samples_read_the_discipline_each_interval() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let mut model = chain(&[hop], QueueLimit::Packets(100), 1, &singles(&[T0; 10]));
+        model.monitor.queues = Some(vec!["h0->h1".into()]);
+        model.monitor.queue_sample = Dur::from_millis(1);
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        while run.advance(1) {}
+        let k = run.sim.info.iter().position(|i| i.name == "h0->h1").unwrap();
+        let f = &run.sim.info[k];
+        assert_eq!((f.samples, f.sum_pkts, f.sum_pkts2, f.sum_bytes), (1000, 25.0, 131.0, 25_000.0));
+    }
+
+    // Flow samples count the payload delivered in each interval: 972-byte datagrams every
+    // 8 ms from 0 (972,000 bit/s), 1.8 ms on the way, are 125 a second: 121,500 B in each of
+    // the three 1-s intervals of a 3-s run.
+    #[test]
+    fn flow_samples_count_the_payload_delivered_per_interval() {
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let cbr = AppSpec::UdpCbr { rate: Rate::bps(972_000), packet_size: 972 };
+        let mut model = chain(&[hop], QueueLimit::Packets(100), 1, &[(0, cbr, None)]);
+        model.duration = Dur::from_secs(3);
+        model.monitor.flow_sample = Some(Dur::from_secs(1));
+        let mut run = Stepper::new(&model, &RunOptions::default()).unwrap();
+        while run.advance(1000) {}
+        let out = run.finish().unwrap();
+        let t = out.tables.iter().find(|t| t.name == "flow_samples").expect("flow_samples");
+        let Some((_, crate::Column::I64(bytes))) = t.columns.iter().find(|(n, _)| n == "bytes") else { panic!("bytes") };
+        assert_eq!(bytes, &[121_500, 121_500, 121_500]);
     }
 
     // Every queue draws from its own stream, named after the queue: adding a hop (and its
