@@ -1395,6 +1395,13 @@ app = { kind = "file", size = "200kB" }
         assert_eq!(sluice_core::qdisc::Queued::flow_key(&QPkt::of(0, &p)), 250);
         (p.sport, p.dport) = (crate::net::SERVER_PORT, 49_277);
         assert_eq!(sluice_core::qdisc::Queued::flow_key(&QPkt::of(0, &p)), 251);
+        // Hosts not named as a dumbbell's keep Sluice's addresses, and each client its own
+        // port, 49,152 + its flow's index.
+        let hop = Hop { rate: Rate::mbps(10), delay: Dur::from_millis(1), l2: 2 };
+        let model = chain(&[hop], QueueLimit::Packets(10), 1, &[(T0, AppSpec::BULK, None), (T0, AppSpec::BULK, None)]);
+        let (h0, h1, port) = (node_addr(0), node_addr(1), crate::net::SERVER_PORT);
+        let n = |a: u32, b: u32, sp: u16, dp: u16| sluice_core::qdisc::fq_codel::ns3_tuple(a, b, 6, sp, dp);
+        assert_eq!(ns3_tuples(&model), [n(h0, h1, 49_152, port), n(h1, h0, port, 49_152), n(h0, h1, 49_153, port), n(h1, h0, port, 49_153)]);
     }
 
     /// A one-pair dumbbell carrying one flow with application `app` for `duration`, warm-up
