@@ -940,15 +940,7 @@ impl<'m> Sim<'m> {
                 fnet.first_data = Some(now);
             }
         }
-        let w = &mut self.wake[ep];
-        let want = want.unwrap_or(NEVER);
-        if w.as_set && want != w.due && want != NEVER {
-            // The deadline was set now: its wake-up sorts among the events of its instant as
-            // if scheduled now, however late the lazy re-arm below schedules it.
-            w.due_seq = self.q.reserve();
-        }
-        w.due = want;
-        if w.due < w.armed {
+        if self.wake[ep].note(want.unwrap_or(NEVER), &mut self.q) {
             self.arm(ep);
         }
     }
@@ -1274,6 +1266,20 @@ struct WakeSlot {
 
 impl WakeSlot {
     const IDLE: WakeSlot = WakeSlot { armed: NEVER, due: NEVER, due_seq: 0, gen: 0, as_set: false };
+
+    /// The endpoint's earliest deadline is now `want` ([`NEVER`]: none). With `as_set`, a
+    /// deadline that changed was set now: it takes a sequence number from `q` now, so its
+    /// wake-up sorts among the events of its instant as if scheduled now, however late the
+    /// lazy re-arm schedules it. True when the pending wake-up comes too late for it and must
+    /// be superseded ([`Sim::arm`]).
+    #[inline]
+    fn note(&mut self, want: Time, q: &mut EventQueue) -> bool {
+        if self.as_set && want != self.due && want != NEVER {
+            self.due_seq = q.reserve();
+        }
+        self.due = want;
+        self.due < self.armed
+    }
 }
 
 /// `Sim::flow_ep` of a flow without TCP endpoints.
@@ -1952,6 +1958,31 @@ app = { kind = "file", size = "200kB" }
         model.flows[0].tcp.compat.timer_ties_as_set = true;
         let sim = Sim::build(&model, &RunOptions::default()).unwrap();
         assert_eq!(sim.wake.iter().map(|w| w.as_set).collect::<Vec<_>>(), [true, true, false, false]);
+    }
+
+    // The timer tie rule's book-keeping (`timer_ties_as_set`), by hand: under it a deadline
+    // takes a sequence number when it changes (not when it stays, and not when it goes away),
+    // so its wake-up sorts as if scheduled then; without it none is taken. The pending
+    // wake-up is superseded only by an earlier deadline.
+    #[test]
+    fn a_deadline_takes_its_sequence_number_when_set() {
+        let mut q = EventQueue::new();
+        let mut w = WakeSlot { as_set: true, ..WakeSlot::IDLE };
+        assert!(w.note(Time(500), &mut q), "nothing pending: arm");
+        assert_eq!((w.due, w.due_seq, q.reserve()), (Time(500), 0, 1));
+        assert!(w.note(Time(500), &mut q), "still not armed");
+        assert_eq!((w.due_seq, q.reserve()), (0, 2), "the same deadline keeps its number");
+        w.armed = Time(500);
+        assert!(!w.note(Time(500), &mut q), "armed for it already");
+        assert!(!w.note(Time(700), &mut q), "a later deadline waits for the pending wake-up");
+        assert_eq!((w.due, w.due_seq), (Time(700), 3));
+        assert!(w.note(Time(400), &mut q), "an earlier one supersedes it");
+        assert_eq!(w.due_seq, 4);
+        assert!(!w.note(NEVER, &mut q));
+        assert_eq!((w.due, w.due_seq, q.reserve()), (NEVER, 4, 5), "no deadline, no number");
+        let mut plain = WakeSlot::IDLE;
+        assert!(plain.note(Time(500), &mut q));
+        assert_eq!((plain.due, plain.due_seq, q.reserve()), (Time(500), 0, 6), "without the rule no number is taken");
     }
 
     // A router's gateway sees every packet it forwards: its flow table learns the flow from
