@@ -102,4 +102,21 @@ mod tests {
         assert_eq!(Auto::Value(3).or(4), 3);
         assert_eq!(Auto::Auto.or(4), 4);
     }
+
+    // tests each kind of TOML value a parameter can hold — signed and unsigned integers and
+    // booleans as well as strings and floats — reaches the parameter's own type, and that a
+    // value of no kind a parameter takes names what was expected.
+    #[test]
+    fn integers_and_booleans_reach_the_parameter() {
+        use serde::de::value::{BoolDeserializer, I64Deserializer, U64Deserializer, UnitDeserializer};
+        let d: I64Deserializer<Error> = (-3i64).into_deserializer();
+        assert_eq!(Auto::<i64>::deserialize(d).unwrap(), Auto::Value(-3));
+        let d: U64Deserializer<Error> = 7u64.into_deserializer();
+        assert_eq!(Auto::<u64>::deserialize(d).unwrap(), Auto::Value(7));
+        let d: BoolDeserializer<Error> = true.into_deserializer();
+        assert_eq!(Auto::<bool>::deserialize(d).unwrap(), Auto::Value(true));
+        let d: UnitDeserializer<Error> = ().into_deserializer();
+        let e = Auto::<u64>::deserialize(d).unwrap_err().to_string();
+        assert_eq!(e, "invalid type: unit value, expected \"auto\" or a value");
+    }
 }

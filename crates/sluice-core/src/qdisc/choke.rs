@@ -279,5 +279,33 @@ mod tests {
         let b = ChokeConfig { limit: QueueLimit::Bytes(100_000), ..ChokeConfig::default() }.settings(None).unwrap();
         assert_eq!((b.red.min_th, b.red.max_th), (5000.0, 15000.0));
         assert_eq!(ChokeConfig { candidates: 0, ..ChokeConfig::default() }.settings(None).unwrap_err().0, "candidates");
+        assert_eq!(ChokeConfig { candidates: 0, ..ChokeConfig::default() }.validate().unwrap_err().field, "candidates");
+        assert_eq!(ChokeConfig::default().validate(), Ok(()));
+        // The settings a test builds by hand: ns-3 RED's, but not gentle and with Floyd's count
+        // rule (ns-3's own RED is gentle, with its own rule).
+        let d = ChokeSettings::defaults(Rate::mbps(10)).red;
+        let red = RedSettings::ns3_defaults(Rate::mbps(10));
+        assert!(red.gentle && red.flavor == RedFlavor::Ns3);
+        assert_eq!(d, RedSettings { gentle: false, flavor: RedFlavor::Floyd, ..red });
+        // The ns-3 profile: ns-3 RED's 25 packets and 500-byte mean size, the rest as default.
+        let n = ChokeConfig::for_profile(Profile::Ns3_44);
+        assert_eq!(n, ChokeConfig { limit: QueueLimit::Packets(25), mean_pkt_size: ByteSize(500), ..ChokeConfig::default() });
+        assert_eq!(ChokeConfig::for_profile(Profile::Sluice), ChokeConfig::default());
+    }
+
+    // tests that the average CHOKe reports is RED's: 0 when nothing has arrived, then
+    // w_q·q after an arrival meeting q = 8 queued packets (w_q 0.02: 0.16).
+    #[test]
+    fn the_average_is_reds() {
+        let mut rng = RngStream::from_seed(2);
+        let mut q: Choke<TestPkt> = Choke::new(ChokeSettings { red: RedSettings { w_q: 0.02, limit: QueueLimit::Packets(100), ..ChokeSettings::defaults(Rate::mbps(10)).red }, candidates: 1 });
+        assert_eq!(q.avg(), 0.0);
+        let mut v = Vec::new();
+        for k in 0..8 {
+            q.enqueue(pkt(1, k), Time(0), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v });
+        }
+        q.core.avg = 0.0;
+        q.enqueue(pkt(2, 0), Time(0), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v });
+        assert!((q.avg() - 0.16).abs() < 1e-12, "{}", q.avg());
     }
 }

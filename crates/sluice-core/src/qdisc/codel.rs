@@ -402,6 +402,34 @@ mod tests {
 
     const MS: u64 = 1_000_000;
 
+    // tests the bounds of each time parameter at their edges, the field each error names, and
+    // the ns-3 profile's defaults (ns-3.44 `CoDelQueueDisc`: 1,500,000 bytes, its arithmetic;
+    // RFC 8289's 5 ms and 100 ms).
+    #[test]
+    fn times_are_checked_at_their_bounds_and_the_ns3_profile_takes_its_limit() {
+        let d = Dur;
+        let ok = |t: u64, i: u64, a: CodelArith| check_codel_times(d(t), d(i), a).map_err(|e| e.field);
+        let min = 60_000_000_000;
+        assert_eq!(ok(5 * MS, 100 * MS, CodelArith::Exact), Ok(()));
+        assert_eq!(ok(5 * MS, 0, CodelArith::Exact), Err("interval"));
+        assert_eq!(ok(5 * MS, min, CodelArith::Exact), Ok(()), "60 s is the largest interval");
+        assert_eq!(ok(5 * MS, min + 1, CodelArith::Exact), Err("interval"));
+        assert_eq!(ok(0, 100 * MS, CodelArith::Exact), Err("target"));
+        assert_eq!(ok(100 * MS, 100 * MS, CodelArith::Exact), Err("target"), "target must be below interval");
+        assert_eq!(ok(100 * MS - 1, 100 * MS, CodelArith::Exact), Ok(()));
+        assert_eq!(ok(1023, 100 * MS, CodelArith::Ns3), Err("target"), "below ns-3's 1,024 ns unit");
+        assert_eq!(ok(1024, 100 * MS, CodelArith::Ns3), Ok(()));
+        assert_eq!(ok(1023, 100 * MS, CodelArith::Exact), Ok(()), "the exact arithmetic has no unit");
+        let e = check_codel_times(d(200 * MS), d(100 * MS), CodelArith::Exact).unwrap_err();
+        assert_eq!(e.to_string(), "target: must be greater than 0 and less than interval (100ms), got 200ms");
+        assert_eq!(CodelConfig { limit: QueueLimit::Packets(0), ..CodelConfig::default() }.validate().map_err(|e| e.field), Err("limit"));
+        assert_eq!(CodelConfig { target: d(0), ..CodelConfig::default() }.validate().map_err(|e| e.field), Err("target"));
+        let n = CodelConfig::for_profile(Profile::Ns3_44);
+        assert_eq!(n, CodelConfig { limit: QueueLimit::Bytes(1_500_000), arith: CodelArith::Ns3, ..CodelConfig::default() });
+        assert_eq!((n.target, n.interval, n.mtu, n.ecn), (d(5 * MS), d(100 * MS), 1500, false));
+        assert_eq!(CodelConfig::for_profile(Profile::Sluice), CodelConfig::default());
+    }
+
     /// A standing queue: prefilled with 20 packets of 1000 B at `T0 − 20 ms`, then every 1 ms
     /// one packet arrives and one is dequeued, so a packet dequeued from `T0` on has waited
     /// 20 ms less 1 ms per drop so far (above target for the first 14 drops) with the rest

@@ -407,6 +407,35 @@ mod tests {
         assert_eq!(p.next(), ms(75));
     }
 
+    // tests that RED, ARED and CHOKe, whose `bandwidth` defaults to the link's rate, take it
+    // on a link; that a bandwidth given stays; that an ideal link (rate 0) leaves "auto" for
+    // the discipline's own default; and that the other disciplines are handed back unchanged.
+    #[test]
+    fn the_red_family_takes_its_links_rate_for_an_automatic_bandwidth() {
+        use crate::time::Rate;
+        let link = Rate::mbps(100);
+        let bw = |c: &QdiscConfig| match c {
+            QdiscConfig::Red(c) => c.bandwidth,
+            QdiscConfig::Ared(c) => c.bandwidth,
+            QdiscConfig::Choke(c) => c.bandwidth,
+            _ => unreachable!(),
+        };
+        let family = [
+            QdiscConfig::Red(RedConfig::default()),
+            QdiscConfig::Ared(AredConfig::default()),
+            QdiscConfig::Choke(ChokeConfig::default()),
+        ];
+        for c in family {
+            assert_eq!(bw(&c), Auto::Auto, "{c:?}");
+            assert_eq!(bw(&c.clone().on_link(link)), Auto::Value(link), "{c:?}");
+            assert_eq!(bw(&c.clone().on_link(Rate(0))), Auto::Auto, "an ideal link: {c:?}");
+        }
+        let given = QdiscConfig::Red(RedConfig { bandwidth: Auto::Value(Rate::mbps(10)), ..RedConfig::default() });
+        assert_eq!(bw(&given.on_link(link)), Auto::Value(Rate::mbps(10)));
+        let codel = QdiscConfig::Codel(CodelConfig::default());
+        assert_eq!(codel.clone().on_link(link), codel);
+    }
+
     #[test]
     fn reason_names_are_distinct_and_indices_dense() {
         for (i, r) in DropReason::ALL.iter().enumerate() {
