@@ -586,6 +586,101 @@ mod tests {
         assert!(cx.dequeue_drops.is_empty());
     }
 
+    // tests the edges of RFC 8289's `dodequeue` test on one popped packet: a sojourn of
+    // exactly `target` counts as above it (only `sojourn < target` resets), and the backlog
+    // left behind is "small" at ≤ one MTU (RFC 8289, Linux) but only below one MTU in ns-3's
+    // reading. Above target, the first such packet starts the clock: first_above_time =
+    // now + interval (ns-3: in 1,024 ns units, 110 ms → 107,421 + 97,656 = 205,077).
+    #[test]
+    fn the_target_and_one_mtu_are_edges_of_the_standing_queue_test() {
+        let above = |arith: CodelArith, sojourn: u64, backlog: u64| {
+            let p = CodelParams::new(Dur::from_millis(5), Dur::from_millis(100), 1500, false, arith);
+            let mut st = CodelState::new();
+            let now = Time(100 * MS + sojourn);
+            assert!(!st.ok_to_drop(&p, Some(Time(100 * MS)), now, p.units(now.0), backlog), "the first packet above target only starts the clock");
+            st.first_above_time
+        };
+        let exact = CodelArith::Exact;
+        assert_eq!(above(exact, 5 * MS, 3000), 105 * MS + 100 * MS, "a sojourn of exactly target");
+        assert_eq!(above(exact, 5 * MS - 1, 3000), 0, "just below target");
+        assert_eq!(above(exact, 10 * MS, 1500), 0, "one MTU behind: small");
+        assert_eq!(above(exact, 10 * MS, 1501), 210 * MS);
+        assert_eq!(above(CodelArith::Ns3, 10 * MS, 1499), 0);
+        assert_eq!(above(CodelArith::Ns3, 10 * MS, 1500), 205_077, "ns-3: one MTU behind is not small");
+    }
+
+    // tests that without ECN an ECT packet is dropped like any other (the mark is for `ecn =
+    // true` only): the standing queue's first drop at 100 ms takes the head, ECT or not.
+    #[test]
+    fn without_ecn_an_ect_packet_is_dropped() {
+        let mut rng = RngStream::from_seed(1);
+        let mut q: Codel<TestPkt> = Codel::from_config(&CodelConfig::default(), &mut rng);
+        let mut drops = Vec::new();
+        let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
+        for i in 0..10u32 {
+            let _ = q.enqueue(TestPkt { ecn: Ecn::Ect0, ..TestPkt::new(i, 1000) }, Time(0), &mut cx);
+        }
+        assert_eq!(q.dequeue(Time(10 * MS), &mut cx).map(|d| (d.pkt.id, d.mark)), Some((0, None)));
+        let d = q.dequeue(Time(110 * MS), &mut cx).unwrap();
+        assert_eq!(cx.dequeue_drops.iter().map(|(p, r)| (p.id, *r)).collect::<Vec<_>>(), [(1, DropReason::CodelTargetExceeded)]);
+        assert_eq!((d.pkt.id, d.pkt.ecn, d.mark), (2, Ecn::Ect0, None));
+    }
+
+    /// Enter the dropping state at `now` from a state with `count` and `lastcount` after an
+    /// episode whose last `drop_next` was `drop_next` (ns for the exact arithmetic, units for
+    /// ns-3's), its reciprocal at `rec`, with ten 1000 B packets queued since 0 and the sojourn
+    /// above target for an interval already. Returns (count, rec_inv_sqrt) after the entry.
+    fn enter(arith: CodelArith, count: u32, lastcount: u32, drop_next: u64, rec: u16, now: u64) -> (u32, u16) {
+        let cfg = CodelConfig { arith, ..CodelConfig::default() };
+        let mut rng = RngStream::from_seed(1);
+        let mut q: Codel<TestPkt> = Codel::from_config(&cfg, &mut rng);
+        let mut drops = Vec::new();
+        let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
+        for i in 0..10u32 {
+            let _ = q.enqueue(TestPkt::new(i, 1000), Time(0), &mut cx);
+        }
+        q.state = CodelState { count, lastcount, dropping: false, rec_inv_sqrt: rec, first_above_time: 1, drop_next };
+        assert!(q.dequeue(Time(now), &mut cx).is_some());
+        assert_eq!(cx.dequeue_drops.len(), 1, "entered the dropping state");
+        (q.state.count, q.state.rec_inv_sqrt)
+    }
+
+    // tests RFC 8289's re-entry rule at its edges: count − lastcount is re-used when it is
+    // above 1 (and not a wrapped difference, ≥ 2³¹ − 1) and the last episode's drop_next lies
+    // less than 16 intervals back (1.6 s; ns-3: 16 · 97,656 units); otherwise count restarts
+    // at 1, and ns-3's reciprocal at 1 (0xFFFF) rather than a Newton step from the old one.
+    #[test]
+    fn reentry_reuses_the_count_only_within_sixteen_intervals() {
+        let (exact, ns3) = (CodelArith::Exact, CodelArith::Ns3);
+        let now = 10_000 * MS;
+        let sixteen = 1_600 * MS;
+        assert_eq!(enter(exact, 5, 1, now - sixteen + 1, u16::MAX, now).0, 4, "just inside");
+        assert_eq!(enter(exact, 5, 1, now - sixteen, u16::MAX, now).0, 1, "exactly 16 intervals back");
+        assert_eq!(enter(exact, 5, 1, now - 2 * 100 * MS, u16::MAX, now).0, 4, "two intervals back");
+        assert_eq!(enter(exact, 5, 3, now - MS, u16::MAX, now).0, 2);
+        assert_eq!(enter(exact, 5, 4, now - MS, u16::MAX, now).0, 1, "a difference of 1 restarts");
+        assert_eq!(enter(exact, 5 + u32::MAX / 2, 5, now - MS, u16::MAX, now).0, 1, "a wrapped difference restarts");
+        assert_eq!(enter(exact, 4 + u32::MAX / 2, 5, now - MS, u16::MAX, now).0, u32::MAX / 2 - 1);
+        let now_u = (now >> 10) as u32 as u64;
+        let sixteen_u = 16 * 97_656;
+        assert_eq!(enter(ns3, 5, 1, now_u - sixteen_u + 1, 0x8001, now).0, 4);
+        assert_eq!(enter(ns3, 5, 1, now_u - sixteen_u, 0x8001, now).0, 1);
+        assert_eq!(enter(ns3, 5, 1, now_u - 10, 0x8001, now).0, 4);
+        assert_eq!(enter(ns3, 5, 4, now_u - 10, 0x8001, now), (1, u16::MAX), "restart: the reciprocal of 1");
+    }
+
+    // tests a byte limit: a packet is admitted while the bytes queued with it stay within the
+    // limit (3,000 B: three 1000 B packets, not a fourth).
+    #[test]
+    fn a_byte_limit_admits_up_to_its_bytes() {
+        let mut rng = RngStream::from_seed(1);
+        let mut q: Codel<TestPkt> = Codel::from_config(&CodelConfig { limit: QueueLimit::Bytes(3000), ..CodelConfig::default() }, &mut rng);
+        let mut drops = Vec::new();
+        let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
+        let got: Vec<bool> = (0..4).map(|i| matches!(q.enqueue(TestPkt::new(i, 1000), Time(0), &mut cx), Enqueue::Queued)).collect();
+        assert_eq!(got, [true, true, true, false]);
+    }
+
     // 1/√count by ⌊√(interval²/count)⌋ is exact: checked against the definition.
     #[test]
     fn isqrt_is_the_floor_square_root() {
