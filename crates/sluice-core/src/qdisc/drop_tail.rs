@@ -170,4 +170,41 @@ mod tests {
         assert!(matches!(q.enqueue(TestPkt::new(3, 1500), Time(0), &mut cx(&mut rng, &mut v)), Enqueue::Queued));
         assert_eq!(q.occupancy().bytes, 3000);
     }
+
+    // tests when a packet may skip the queue (the engine's pass-through: an empty drop-tail
+    // queue that would admit it): any packet with a packet limit, up to the limit's bytes with
+    // a byte limit (a limit past 4 GiB caps at the largest length), and nothing once a packet
+    // waits.
+    #[test]
+    fn an_empty_queue_passes_what_it_would_admit() {
+        let (mut rng, mut v) = (RngStream::from_seed(1), Vec::new());
+        let mut q = DropTail::<TestPkt>::new(QueueLimit::Packets(2));
+        assert!(q.is_empty());
+        assert!(q.passes_through_when_empty(65_535));
+        assert_eq!(q.pass_through_max_len(), Some(u32::MAX));
+        let _ = q.enqueue(TestPkt::new(1, 100), Time(0), &mut cx(&mut rng, &mut v));
+        assert!(!q.is_empty());
+        assert!(!q.passes_through_when_empty(100), "a packet waits");
+        let b = DropTail::<TestPkt>::new(QueueLimit::Bytes(1500));
+        assert!(b.passes_through_when_empty(1500));
+        assert!(!b.passes_through_when_empty(1501));
+        assert_eq!(b.pass_through_max_len(), Some(1500));
+        assert_eq!(DropTail::<TestPkt>::new(QueueLimit::Bytes(10_000_000_000)).pass_through_max_len(), Some(u32::MAX));
+        let none = DropTail::<TestPkt>::new(QueueLimit::Packets(0));
+        assert!(!none.passes_through_when_empty(1));
+        assert_eq!(none.pass_through_max_len(), None);
+    }
+
+    // tests the parameter checks (a zero limit of either unit names `limit`) and the ns-3
+    // profile's default (`DropTailQueue`'s 100 packets; Linux `pfifo`'s 1000 otherwise).
+    #[test]
+    fn a_zero_limit_is_refused_and_ns3_defaults_to_100_packets() {
+        let v = |l| DropTailConfig { limit: l }.validate().map_err(|e| e.field);
+        assert_eq!(v(QueueLimit::Packets(0)), Err("limit"));
+        assert_eq!(v(QueueLimit::Bytes(0)), Err("limit"));
+        assert_eq!(v(QueueLimit::Packets(1)), Ok(()));
+        assert_eq!(v(QueueLimit::Bytes(1)), Ok(()));
+        assert_eq!(DropTailConfig::for_profile(Profile::Ns3_44).limit, QueueLimit::Packets(100));
+        assert_eq!(DropTailConfig::for_profile(Profile::Sluice).limit, QueueLimit::Packets(1000));
+    }
 }
