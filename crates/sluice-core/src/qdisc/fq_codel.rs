@@ -616,6 +616,136 @@ mod tests {
         assert!(cx.dequeue_drops.is_empty());
     }
 
+    // tests the turns when a queue joins one that has been served alone: quantum 1500,
+    // 1500 B packets. a sends 0 from the new list, moves to the old list with a fresh quantum
+    // and sends 1; b, newly active, sends 10 from the new list, then both take one packet per
+    // turn, b first (it joined the old list behind a, which used its turn's replenishment):
+    // 0, 1, 10, 11, 2, 12, 3. A penalty once on leaving the new list, or a deficit not charged
+    // by the bytes sent, would reorder them.
+    #[test]
+    fn a_queue_joining_a_busy_one_takes_turns_from_its_first_packet() {
+        let mut q = fq(FqCodelConfig { quantum: 1500, ..FqCodelConfig::default() });
+        let (a, b) = two_flows(&q);
+        let mut rng = RngStream::from_seed(1);
+        let mut drops = Vec::new();
+        let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
+        for i in 0..4 {
+            let _ = q.enqueue(TestPkt { flow: a, ..TestPkt::new(i, 1500) }, Time(0), &mut cx);
+        }
+        let mut order = vec![q.dequeue(Time(0), &mut cx).unwrap().pkt.id, q.dequeue(Time(0), &mut cx).unwrap().pkt.id];
+        for i in 10..13 {
+            let _ = q.enqueue(TestPkt { flow: b, ..TestPkt::new(i, 1500) }, Time(0), &mut cx);
+        }
+        while let Some(d) = q.dequeue(Time(0), &mut cx) {
+            order.push(d.pkt.id);
+        }
+        assert_eq!(order, [0, 1, 10, 11, 2, 12, 3]);
+        assert!(drops.is_empty());
+    }
+
+    // tests the two readings of the limit (4 packets, one flow, 1000 B packets). Linux and RFC
+    // 8290: the fifth packet is queued, then the fattest queue (this one, 5000 B) loses packets
+    // from its head until half its bytes are gone (three: 3000 ≥ 2500). ns-3: each queue's
+    // CoDel holds the whole limit, so a queue holding 4 refuses the fifth and nothing else is
+    // dropped.
+    #[test]
+    fn the_limit_is_the_whole_queues_in_linux_and_each_queues_in_ns3() {
+        for (arith, victims, refused, left) in [(CodelArith::Exact, vec![0, 1, 2], false, 2), (CodelArith::Ns3, vec![], true, 4)] {
+            let mut q = fq(FqCodelConfig { limit: QueueLimit::Packets(4), arith, ..FqCodelConfig::default() });
+            let mut rng = RngStream::from_seed(1);
+            let mut drops = Vec::new();
+            let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
+            for i in 0..4 {
+                assert!(matches!(q.enqueue(TestPkt { flow: 1, ..TestPkt::new(i, 1000) }, Time(0), &mut cx), Enqueue::Queued));
+            }
+            let fifth = q.enqueue(TestPkt { flow: 1, ..TestPkt::new(4, 1000) }, Time(0), &mut cx);
+            assert_eq!(matches!(fifth, Enqueue::Dropped(DropReason::Overlimit, _)), refused, "{arith:?}");
+            assert_eq!(cx.dequeue_drops.iter().map(|(p, _)| p.id).collect::<Vec<_>>(), victims, "{arith:?}");
+            assert_eq!(q.occupancy().packets, left, "{arith:?}");
+        }
+    }
+
+    // tests the fattest queue among equals: Linux scans the queues by index and keeps the
+    // first of the largest; ns-3 scans them in the order they were created. Queues a and b hold
+    // 2000 B each (b's created first), a third packet of 100 B overflows the limit of 4, and
+    // one 1000 B packet (half of 2000) goes from the chosen queue's head.
+    #[test]
+    fn among_equally_fat_queues_the_first_scanned_loses() {
+        for arith in [CodelArith::Exact, CodelArith::Ns3] {
+            let mut q = fq(FqCodelConfig { limit: QueueLimit::Packets(4), arith, ..FqCodelConfig::default() });
+            let (x, y) = two_flows(&q);
+            let at = |f| q.bucket(&TestPkt { flow: f, ..TestPkt::new(0, 1) });
+            // b: the queue with the higher index, created first.
+            let (a, b) = if at(x) < at(y) { (x, y) } else { (y, x) };
+            let c = (1..).find(|&f| at(f) != at(a) && at(f) != at(b)).expect("a third queue");
+            let mut rng = RngStream::from_seed(1);
+            let mut drops = Vec::new();
+            let mut cx = QdiscCx { rng: &mut rng, dequeue_drops: &mut drops };
+            for (id, flow) in [(20, b), (21, b), (10, a), (11, a)] {
+                let _ = q.enqueue(TestPkt { flow, ..TestPkt::new(id, 1000) }, Time(0), &mut cx);
+            }
+            let _ = q.enqueue(TestPkt { flow: c, ..TestPkt::new(30, 100) }, Time(0), &mut cx);
+            let want = if arith == CodelArith::Ns3 { 20 } else { 10 };
+            assert_eq!(cx.dequeue_drops.iter().map(|(p, _)| p.id).collect::<Vec<_>>(), [want], "{arith:?}");
+        }
+    }
+
+    // tests the queue a packet lands in: MurmurHash3's finalizer (fmix32) of its flow hash
+    // XOR the salt, modulo the number of queues. Salt 0x9E3779B9, 1024 queues; the expected
+    // queues computed apart (Python): hash 0 → 782, 1 → 259, 0xDEADBEEF → 691, and the salt
+    // itself → fmix32(0) = 0 → 0.
+    #[test]
+    fn a_flow_lands_in_the_queue_of_its_salted_hash() {
+        let q = fq(FqCodelConfig { perturbation: Perturbation::Fixed(0x9E37_79B9), ..FqCodelConfig::default() });
+        let at = |flow| q.bucket(&TestPkt { flow, ..TestPkt::new(0, 1) });
+        assert_eq!([at(0), at(1), at(0xDEAD_BEEF), at(0x9E37_79B9)], [782, 259, 691, 0]);
+    }
+
+    // tests the parameter checks, each error naming its field, and the ns-3 profile.
+    #[test]
+    fn parameters_are_checked_and_ns3_takes_its_own() {
+        let v = |c: FqCodelConfig| c.validate().map_err(|e| e.field);
+        let d = FqCodelConfig::default;
+        assert_eq!(v(d()), Ok(()));
+        assert_eq!(v(FqCodelConfig { flows: 0, ..d() }), Err("flows"));
+        assert_eq!(v(FqCodelConfig { flows: 1, ..d() }), Ok(()));
+        assert_eq!(v(FqCodelConfig { flows: 65_536, ..d() }), Ok(()));
+        assert_eq!(v(FqCodelConfig { flows: 65_537, ..d() }), Err("flows"));
+        assert_eq!(v(FqCodelConfig { quantum: 0, ..d() }), Err("quantum"));
+        assert_eq!(v(FqCodelConfig { quantum: 1, ..d() }), Ok(()));
+        assert_eq!(v(FqCodelConfig { limit: QueueLimit::Packets(0), ..d() }), Err("limit"));
+        assert_eq!(v(FqCodelConfig { limit: QueueLimit::Bytes(100_000), ..d() }), Err("limit"));
+        assert_eq!(v(FqCodelConfig { drop_batch: 0, ..d() }), Err("drop_batch"));
+        assert_eq!(v(FqCodelConfig { drop_batch: 1, ..d() }), Ok(()));
+        assert_eq!(v(FqCodelConfig { interval: Dur(0), ..d() }), Err("interval"));
+        assert_eq!(
+            FqCodelConfig::for_profile(Profile::Ns3_44),
+            FqCodelConfig { quantum: 1500, perturbation: Perturbation::Fixed(0), arith: CodelArith::Ns3, hash: FqHash::Ns3, ..d() }
+        );
+        assert_eq!(FqCodelConfig::for_profile(Profile::Sluice), d());
+    }
+
+    // tests `perturbation`: "random", or a salt that fits 32 bits; anything else is refused
+    // with what is allowed.
+    #[test]
+    fn perturbation_is_random_or_a_32_bit_salt() {
+        use serde::de::value::{Error, F64Deserializer, I64Deserializer, U64Deserializer};
+        use serde::de::IntoDeserializer;
+        let s = |x: &str| Perturbation::deserialize(IntoDeserializer::<Error>::into_deserializer(x));
+        assert_eq!(s("random").unwrap(), Perturbation::Random);
+        assert_eq!(s("often").unwrap_err().to_string(), "expected \"random\" or a salt from 0 to 4294967295, got \"often\"");
+        let d: U64Deserializer<Error> = 4_294_967_295u64.into_deserializer();
+        assert_eq!(Perturbation::deserialize(d).unwrap(), Perturbation::Fixed(u32::MAX));
+        let d: U64Deserializer<Error> = 4_294_967_296u64.into_deserializer();
+        assert!(Perturbation::deserialize(d).is_err());
+        let d: I64Deserializer<Error> = 7i64.into_deserializer();
+        assert_eq!(Perturbation::deserialize(d).unwrap(), Perturbation::Fixed(7));
+        let d: I64Deserializer<Error> = (-1i64).into_deserializer();
+        assert!(Perturbation::deserialize(d).is_err());
+        let d: F64Deserializer<Error> = 1.5f64.into_deserializer();
+        assert_eq!(Perturbation::deserialize(d).unwrap_err().to_string(), "invalid type: floating point `1.5`, expected \"random\" or a salt from 0 to 4294967295");
+    }
+
     // The salt: "random" draws it from the queue's own stream (so two queues with different
     // streams hash differently); ns-3's profile fixes it at 0.
     #[test]
