@@ -812,4 +812,102 @@ mod tests {
         assert_eq!(e(PieConfig { t_update: Auto::Value(Dur::ZERO), ..PieConfig::default() }).0, "t_update");
         assert_eq!(e(PieConfig { mark_ecnth: 1.5, ..PieConfig::default() }).0, "mark_ecnth");
     }
+
+    // tests the tiers that scale PIE's step by the current drop probability, at each edge
+    // (a tier's lower edge belongs to it) and inside: RFC 8033 §5.2 (/2048 below 10⁻⁶, /512,
+    // /128, /32, /8, /2 up to 10⁻¹, then unscaled) and ns-3.30's own table (/32 below 10⁻³,
+    // /8, /2 below 0.1, ×2 below 1, ×8 below 10, ×32 above).
+    #[test]
+    fn the_step_is_scaled_by_the_tier_of_drop_prob() {
+        let at = |st: PieSettings, d: f64| {
+            let mut q: Pie<TestPkt> = Pie::new(st);
+            q.drop_prob = d;
+            q.scale(1.0)
+        };
+        let rfc = PieSettings::rfc8033();
+        let tiers = [(0.0, 2048.0), (0.9e-6, 2048.0), (1e-6, 512.0), (1e-5, 128.0), (1e-4, 32.0), (1e-3, 8.0), (1e-2, 2.0), (0.05, 2.0), (1e-1, 1.0), (0.5, 1.0)];
+        for (d, div) in tiers {
+            assert_eq!(at(rfc, d), 1.0 / div, "RFC 8033 at drop_prob {d}");
+        }
+        let n3 = PieSettings::ns3_30();
+        let tiers = [(0.0, 1.0 / 32.0), (0.0005, 1.0 / 32.0), (0.001, 1.0 / 8.0), (0.01, 0.5), (0.1, 2.0), (0.5, 2.0), (1.0, 8.0), (10.0, 32.0), (20.0, 32.0)];
+        for (d, f) in tiers {
+            assert_eq!(at(n3, d), f, "ns-3.30 at drop_prob {d}");
+        }
+    }
+
+    // tests which delay estimate each set-up uses: timestamps for RFC 8033 by default, the
+    // dequeue rate when asked and always for ns-3.30; and the accessors reporting the state.
+    #[test]
+    fn the_delay_comes_from_timestamps_or_the_dequeue_rate() {
+        let mode = |st: PieSettings| Pie::<TestPkt>::new(st).rate_mode();
+        assert!(!mode(PieSettings::rfc8033()));
+        assert!(mode(PieSettings { qdelay: PieQdelay::Rate, ..PieSettings::rfc8033() }));
+        assert!(mode(PieSettings::ns3_30()));
+        let mut q: Pie<TestPkt> = Pie::new(PieSettings::rfc8033());
+        q.burst_allowance = Dur::ZERO;
+        q.drop_prob = 0.005;
+        q.qdelay = ms(25);
+        q.qdelay_old = ms(20);
+        q.update();
+        assert!((q.drop_prob() - 0.0059375).abs() < 1e-12, "{}", q.drop_prob());
+        assert_eq!(q.qdelay(), Dur::from_millis(25));
+    }
+
+    // tests that every parameter given reaches the settings (none left at the variant's
+    // value), the ns-3 profile's 25 packets, and the checks' edges: β must be a positive
+    // number like α, and mean_pkt_size from 1 B to 4,294,967,295 B.
+    #[test]
+    fn given_parameters_reach_the_settings_and_are_checked() {
+        let c = PieConfig {
+            limit: QueueLimit::Bytes(60_000),
+            target: Auto::Value(Dur::from_millis(7)),
+            t_update: Auto::Value(Dur::from_millis(9)),
+            alpha: 0.25,
+            beta: 2.5,
+            max_burst: Auto::Value(Dur::from_millis(40)),
+            dq_threshold: Auto::Value(ByteSize(5_000)),
+            mean_pkt_size: ByteSize(1_400),
+            qdelay: Auto::Value(PieQdelay::Rate),
+            burst: Auto::Value(PieBurst::Ns3),
+            derandomize: true,
+            ecn: true,
+            mark_ecnth: 0.3,
+            ..PieConfig::default()
+        };
+        let st = c.settings().unwrap();
+        assert_eq!(
+            st,
+            PieSettings {
+                variant: PieVariant::Rfc8033,
+                limit: QueueLimit::Bytes(60_000),
+                qdelay_ref: Dur::from_millis(7),
+                t_update: Dur::from_millis(9),
+                alpha: 0.25,
+                beta: 2.5,
+                max_burst: Dur::from_millis(40),
+                dq_threshold: 5_000,
+                mean_pkt_size: 1_400,
+                qdelay: PieQdelay::Rate,
+                burst: PieBurst::Ns3,
+                derandomize: true,
+                ecn: true,
+                mark_ecnth: 0.3,
+            }
+        );
+        assert_eq!(PieConfig::for_profile(Profile::Ns3_44), PieConfig { limit: QueueLimit::Packets(25), burst: Auto::Value(PieBurst::Ns3), ..PieConfig::default() });
+        assert_eq!(PieConfig::for_profile(Profile::Sluice), PieConfig::default());
+        let field = |c: PieConfig| c.validate().map_err(|e| e.field);
+        let d = PieConfig::default;
+        assert_eq!(field(d()), Ok(()));
+        assert_eq!(field(PieConfig { beta: 0.0, ..d() }), Err("beta"));
+        assert_eq!(field(PieConfig { beta: f64::NAN, ..d() }), Err("beta"));
+        assert_eq!(field(PieConfig { alpha: f64::NAN, ..d() }), Err("alpha"));
+        assert_eq!(field(PieConfig { mean_pkt_size: ByteSize(0), ..d() }), Err("mean_pkt_size"));
+        assert_eq!(field(PieConfig { mean_pkt_size: ByteSize(1), ..d() }), Ok(()));
+        assert_eq!(field(PieConfig { mean_pkt_size: ByteSize(u32::MAX as u64), ..d() }), Ok(()));
+        assert_eq!(field(PieConfig { mean_pkt_size: ByteSize(u32::MAX as u64 + 1), ..d() }), Err("mean_pkt_size"));
+        assert_eq!(field(PieConfig { limit: QueueLimit::Packets(0), ..d() }), Err("limit"));
+        assert_eq!(field(PieConfig { limit: QueueLimit::Bytes(0), ..d() }), Err("limit"));
+    }
 }
