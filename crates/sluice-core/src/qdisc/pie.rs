@@ -852,6 +852,12 @@ mod tests {
         q.update();
         assert!((q.drop_prob() - 0.0059375).abs() < 1e-12, "{}", q.drop_prob());
         assert_eq!(q.qdelay(), Dur::from_millis(25));
+        // Without a dequeue rate yet, the rate estimate is no delay at all, however many bytes
+        // wait (30,000 here): drop_prob stays 0 (α·(0 − 20 ms), scaled, is negative).
+        let mut q: Pie<TestPkt> = Pie::new(PieSettings::ns3_30());
+        q.fifo.bytes = 30_000;
+        q.update();
+        assert_eq!((q.qdelay(), q.drop_prob()), (Dur::ZERO, 0.0));
     }
 
     // tests that every parameter given reaches the settings (none left at the variant's
