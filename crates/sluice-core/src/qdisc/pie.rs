@@ -916,4 +916,185 @@ mod tests {
         assert_eq!(field(PieConfig { limit: QueueLimit::Packets(0), ..d() }), Err("limit"));
         assert_eq!(field(PieConfig { limit: QueueLimit::Bytes(0), ..d() }), Err("limit"));
     }
+
+    // tests the early-drop test's guards at their edges, in byte mode (limit in bytes, mean
+    // packet 1000 B), where a 6000 B arrival makes the drop certain once past the guards
+    // (p = drop_prob · 6000/1000 ≥ 1.14 from drop_prob 0.19): RFC 8033 §5.1 skips the draw
+    // while the old delay is under half the 15 ms reference and drop_prob under 0.2, or with at
+    // most two mean packets (2000 B) queued. A 500 B arrival at drop_prob 1 is dropped with
+    // probability 500/1000: about half of 4000.
+    #[test]
+    fn early_drop_guards_hold_at_their_edges_in_byte_mode() {
+        let mut rng = RngStream::from_seed(9);
+        let st = PieSettings { limit: QueueLimit::Bytes(1_000_000), ..PieSettings::rfc8033() };
+        let mut drop = |dp: f64, old_ms: f64, queued: u64, len: u32| {
+            let mut q: Pie<TestPkt> = Pie::new(st);
+            q.burst_allowance = Dur::ZERO;
+            q.drop_prob = dp;
+            q.qdelay_old = (old_ms * 1e6) as u64;
+            q.drop_early(len, Occupancy { packets: 10, bytes: queued }, &mut rng)
+        };
+        assert!(!drop(0.19, 0.0, 10_000, 6000), "old delay 0, drop_prob below 0.2");
+        assert!(!drop(0.19, 5.0, 10_000, 6000), "old delay below 7.5 ms");
+        assert!(drop(0.19, 7.5, 10_000, 6000), "old delay of half the reference");
+        assert!(drop(0.2, 0.0, 10_000, 6000), "drop_prob of 0.2");
+        assert!(!drop(0.5, 20.0, 2000, 6000), "two mean packets queued");
+        assert!(drop(0.5, 20.0, 2001, 6000));
+        let dropped = (0..4000).filter(|_| drop(1.0, 20.0, 10_000, 500)).count();
+        assert!((1800..2200).contains(&dropped), "{dropped} of 4000");
+        // De-randomisation at its edge: an accumulated 0.85 goes on to the draw (certain here).
+        let mut q: Pie<TestPkt> = Pie::new(PieSettings { derandomize: true, ..st });
+        q.burst_allowance = Dur::ZERO;
+        q.drop_prob = 0.85;
+        assert!(q.drop_early(6000, Occupancy { packets: 10, bytes: 10_000 }, &mut rng));
+    }
+
+    // tests RFC 8033's quiet condition, which re-arms the burst allowance (150 ms; an update
+    // otherwise spends 15 ms of it): the delay now and the old delay both under half the 15 ms
+    // reference, and drop_prob 0. Each pair below keeps drop_prob at 0 (its step is negative).
+    #[test]
+    fn quiet_means_both_delays_under_half_the_reference_and_no_drop_probability() {
+        let after = |now_us: u64, old_us: u64, dp: f64| {
+            let mut q: Pie<TestPkt> = Pie::new(PieSettings::rfc8033());
+            q.qdelay = now_us * 1000;
+            q.qdelay_old = old_us * 1000;
+            q.drop_prob = dp;
+            q.update();
+            q.burst_allowance
+        };
+        let (rearmed, spent) = (Dur::from_millis(150), Dur::from_millis(135));
+        assert_eq!(after(0, 0, 0.0), rearmed);
+        assert_eq!(after(7_400, 7_400, 0.0), rearmed);
+        assert_eq!(after(7_500, 7_400, 0.0), spent, "the delay now at half the reference");
+        assert_eq!(after(7_400, 7_500, 0.0), spent, "the old delay at half the reference");
+        assert_eq!(after(7_500, 7_500, 0.0), spent);
+        assert_eq!(after(0, 0, 0.5), spent, "a drop probability left");
+    }
+
+    // tests ns-3.30's +0.02 above 200 ms, which starts above it: at exactly 200 ms (200,000 B
+    // at 1 MB/s, old delay the same) drop_prob 0.5 takes only the capped step: p = 0.125 ·
+    // (0.2 − 0.02) = 0.0225, ×2 in its tier = 0.045, capped at 0.02 → 0.52.
+    #[test]
+    fn ns3_30s_extra_step_starts_above_200_ms() {
+        let mut q: Pie<TestPkt> = Pie::new(PieSettings::ns3_30());
+        q.drop_prob = 0.5;
+        q.avg_dq_rate = 1e6;
+        q.fifo.bytes = 200_000;
+        q.qdelay_old = ms(200);
+        q.update();
+        assert!((q.drop_prob - 0.52).abs() < 1e-12, "{}", q.drop_prob);
+    }
+
+    // tests what a quiet update forgets in rate mode: the dequeue rate and the measurement in
+    // progress, unless there was no rate to forget (then a measurement under way goes on);
+    // an update that is not quiet keeps both.
+    #[test]
+    fn a_quiet_update_forgets_the_dequeue_rate() {
+        let st = PieSettings { qdelay: PieQdelay::Rate, ..PieSettings::rfc8033() };
+        let mut q: Pie<TestPkt> = Pie::new(st);
+        q.avg_dq_rate = 1e6;
+        q.dq_count = 5000;
+        q.update(); // nothing queued: no delay, quiet
+        assert_eq!((q.avg_dq_rate, q.dq_count), (0.0, DQCOUNT_INVALID));
+        q.dq_count = 5000;
+        q.update(); // quiet, but no rate: the count stays
+        assert_eq!((q.avg_dq_rate, q.dq_count), (0.0, 5000));
+        let mut q: Pie<TestPkt> = Pie::new(st);
+        q.avg_dq_rate = 1e6;
+        q.dq_count = 5000;
+        q.fifo.bytes = 20_000; // 20 ms at 1 MB/s: not quiet
+        q.update();
+        assert_eq!((q.avg_dq_rate, q.dq_count), (1e6, 5000));
+    }
+
+    // tests ns-3's burst states: a protected burst (allowance left) moves on to InBurst only
+    // once the allowance is spent and the queue quiet; in InBurst an update that is not quiet
+    // restarts the count towards NoBurst, and only there.
+    #[test]
+    fn ns3_burst_states_move_only_when_spent_and_quiet() {
+        let mut q: Pie<TestPkt> = Pie::new(PieSettings::ns3_44());
+        q.burst_state = BurstState::Protecting;
+        q.burst_allowance = Dur::from_millis(100);
+        q.update(); // quiet, allowance left
+        assert_eq!(q.burst_state, BurstState::Protecting);
+        q.burst_allowance = Dur::ZERO;
+        q.qdelay = ms(40);
+        q.update(); // spent, not quiet
+        assert_eq!(q.burst_state, BurstState::Protecting);
+        q.burst_state = BurstState::InBurst;
+        q.burst_reset = 5;
+        q.update(); // not quiet (the old delay is 40 ms)
+        assert_eq!((q.burst_state, q.burst_reset), (BurstState::InBurst, 0));
+        q.burst_state = BurstState::Protecting;
+        q.burst_reset = 5;
+        q.qdelay = ms(40);
+        q.update();
+        assert_eq!((q.burst_state, q.burst_reset), (BurstState::Protecting, 5), "the count is InBurst's");
+    }
+
+    // tests the dequeue-rate estimator (ns-3's reading of RFC 8033 §5.3), threshold 3000 B,
+    // nine 1000 B packets queued, dequeued at 1, 2, 3, 4, 5, 7 and 8 ms:
+    //   1 ms: 8000 B left ≥ 3000: a measurement starts (at 1 ms), 1000 B counted; 2 ms: 2000;
+    //   3 ms: 3000 B in 2 ms → 1.5 MB/s, the first rate taken whole; 6000 B left > 3000: the
+    //         next measurement starts at 3 ms;
+    //   4, 5, 7 ms: 3000 B in 4 ms → 0.75 MB/s, averaged with the last: 1.125 MB/s; 3000 B
+    //         left, not above the threshold: measuring stops;
+    //   8 ms: 2000 B left, below the threshold: nothing starts.
+    // Dequeues all at one instant give no rate (no time elapsed).
+    #[test]
+    fn the_dequeue_rate_is_measured_over_threshold_bytes() {
+        let st = PieSettings { qdelay: PieQdelay::Rate, dq_threshold: 3000, limit: QueueLimit::Packets(100), ..PieSettings::rfc8033() };
+        let mut rng = RngStream::from_seed(1);
+        let mut v = Vec::new();
+        let mut q: Pie<TestPkt> = Pie::new(st);
+        q.timer = Periodic::new(Time::MAX, st.t_update);
+        for i in 0..9 {
+            q.fifo.push(TestPkt::new(i, 1000), Time(0));
+        }
+        let mut deq = |q: &mut Pie<TestPkt>, t_ms: u64| {
+            q.dequeue(Time(ms(t_ms)), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v }).expect("queued");
+            (q.avg_dq_rate, q.in_measurement, q.dq_count)
+        };
+        assert_eq!(deq(&mut q, 1), (0.0, true, 1000));
+        assert_eq!(deq(&mut q, 2), (0.0, true, 2000));
+        let (r, on, n) = deq(&mut q, 3);
+        assert!((r - 1.5e6).abs() < 1e-3 && on && n == 0, "{r} {on} {n}");
+        assert_eq!(q.dq_start, Time(ms(3)));
+        deq(&mut q, 4);
+        deq(&mut q, 5);
+        let (r, on, n) = deq(&mut q, 7);
+        assert!((r - 1.125e6).abs() < 1e-3 && !on && n == 0, "{r} {on} {n}");
+        let (r2, on, _) = deq(&mut q, 8);
+        assert!(r2 == r && !on);
+        let mut q: Pie<TestPkt> = Pie::new(st);
+        q.timer = Periodic::new(Time::MAX, st.t_update);
+        for i in 0..9 {
+            q.fifo.push(TestPkt::new(i, 1000), Time(0));
+        }
+        for _ in 0..9 {
+            deq(&mut q, 1);
+        }
+        assert_eq!(q.avg_dq_rate, 0.0, "no time elapsed, no rate");
+    }
+
+    // tests the marking threshold's edge: at drop_prob = mark_ecnth (0.1) an ECT packet chosen
+    // is dropped, just below it marked (byte mode makes the choice certain: p = 0.1 · 12).
+    #[test]
+    fn at_the_marking_threshold_ect_packets_are_dropped() {
+        let mut rng = RngStream::from_seed(1);
+        let mut v = Vec::new();
+        for (dp, marked) in [(0.1, false), (0.099, true)] {
+            let mut q: Pie<TestPkt> = Pie::new(PieSettings { ecn: true, limit: QueueLimit::Bytes(1_000_000), ..PieSettings::rfc8033() });
+            q.timer = Periodic::new(Time::MAX, q.cfg.t_update);
+            for i in 0..10 {
+                q.fifo.push(TestPkt::new(i, 1000), Time(0));
+            }
+            q.burst_allowance = Dur::ZERO;
+            q.qdelay_old = ms(20);
+            q.drop_prob = dp;
+            let r = q.enqueue(TestPkt { ecn: Ecn::Ect0, ..TestPkt::new(99, 12_000) }, Time(1), &mut QdiscCx { rng: &mut rng, dequeue_drops: &mut v });
+            assert_eq!(matches!(r, Enqueue::QueuedMarked(MarkReason::PieEarly)), marked, "{dp}: {r:?}");
+            assert_eq!(matches!(r, Enqueue::Dropped(DropReason::PieEarly, _)), !marked, "{dp}: {r:?}");
+        }
+    }
 }
