@@ -1155,4 +1155,86 @@ mod tests {
         assert!((p.bottom - 4e-6).abs() < 1e-15);
         assert_eq!((st.min_th, st.max_th), (62.5, 187.5));
     }
+
+    // tests tc red's rules where they bite, avpkt 1000 B, with min and burst given:
+    //   min 3000, burst 3: a = 3 + 1 − 3 = 1, the least tc accepts; (1 − 0.5³)/0.5 = 1.75 ≥ 1
+    //     at W = 1/2 → Wlog 1;
+    //   min 1200, burst 2: a = 1.8; (1 − (1 − W)²)/W = 2 − W is 1.5, 1.75, 1.875 for W = 1/2,
+    //     1/4, 1/8 → Wlog 3;
+    //   min 1100, burst 2: a = 1.9 → W = 1/16 (2 − W = 1.9375) → Wlog 4;
+    //   min 900, burst 1: a = 1.1, above (1 − (1 − W))/W = 1 for every W → refused.
+    #[test]
+    fn linux_parameter_rules_at_their_edges() {
+        let lp = |min, burst| linux_params(400_000, 1000, Some(10_000), Some(min), Some(burst));
+        assert_eq!(lp(3000, 3).map(|p| p.wlog), Ok(1));
+        assert_eq!(lp(1200, 2).map(|p| p.wlog), Ok(3));
+        assert_eq!(lp(1100, 2).map(|p| p.wlog), Ok(4));
+        assert!(lp(900, 1).unwrap_err().contains("no averaging weight"));
+        assert!(lp(3001, 3).unwrap_err().contains("too small"));
+        assert!(linux_params(400_000, 0, None, None, None).is_err(), "avpkt 0");
+    }
+
+    // tests ARED's thresholds in byte mode and what it forces: at 10 Mbit/s and 1000 B,
+    // C = 1250 pkt/s; a 20 ms target gives min_th = 0.02·1250/2 = 12.5 packets, 12,500 B in
+    // byte mode (max_th three times that), w_q = 1 − e^(−1/1250), gentle on even over a base
+    // without it.
+    #[test]
+    fn ared_thresholds_scale_to_bytes_and_gentle_is_forced() {
+        let base = RedSettings { limit: QueueLimit::Bytes(200_000), mean_pkt_size: 1000, gentle: false, ..RedSettings::ns3_defaults(Rate::mbps(10)) };
+        let a = RedSettings::adaptive(base, Dur::from_millis(20), AredParams::standard(0.01));
+        assert_eq!((a.min_th, a.max_th), (12_500.0, 37_500.0));
+        assert!((a.w_q - (1.0 - (-1.0f64 / 1250.0).exp())).abs() < 1e-15);
+        assert!(a.gentle);
+        let a = RedSettings::adaptive(RedSettings { limit: QueueLimit::Packets(200), ..base }, Dur::from_millis(20), AredParams::standard(0.01));
+        assert_eq!((a.min_th, a.max_th), (12.5, 37.5));
+        // The target rule of plain RED takes the same thresholds from the config's own mean
+        // packet size and limit.
+        let t = RedConfig { params: RedRule::Target, target: Dur::from_millis(20), limit: QueueLimit::Bytes(200_000), ..RedConfig::default() };
+        let st = t.settings(Some(Rate::mbps(10))).unwrap();
+        assert_eq!((st.min_th, st.max_th, st.mean_pkt_size, st.limit), (12_500.0, 37_500.0, 1000, QueueLimit::Bytes(200_000)));
+        let st = RedConfig { limit: QueueLimit::Packets(200), ..t }.settings(Some(Rate::mbps(10))).unwrap();
+        assert_eq!((st.min_th, st.max_th), (12.5, 37.5), "in packets of the config's 1000 B");
+    }
+
+    // tests the checks shared by RED, ARED and CHOKe at their edges (max_p in (0, 1],
+    // mean_pkt_size from 1 B to 4,294,967,295 B), ARED's own (top and bottom, β in (0, 1)),
+    // where ARED's automatic bottom comes from (0.01, or ns-3's rule under its flavour: 8 ·
+    // 1000 · 0.1 / 10⁷ = 8·10⁻⁵ at 10 Mbit/s), and the ns-3 profiles.
+    #[test]
+    fn shared_checks_ared_bounds_and_ns3_profiles() {
+        let e = |c: RedConfig| c.settings(None).map(|_| ()).map_err(|e| e.0);
+        let d = RedConfig::default;
+        assert_eq!(e(RedConfig { max_p: 0.0, ..d() }), Err("max_p"));
+        assert_eq!(e(RedConfig { max_p: 1.0, ..d() }), Ok(()));
+        assert_eq!(e(RedConfig { mean_pkt_size: ByteSize(0), ..d() }), Err("mean_pkt_size"));
+        assert_eq!(e(RedConfig { mean_pkt_size: ByteSize(u32::MAX as u64), ..d() }), Ok(()));
+        assert_eq!(e(RedConfig { mean_pkt_size: ByteSize(u32::MAX as u64 + 1), ..d() }), Err("mean_pkt_size"));
+        assert_eq!(e(RedConfig { limit: QueueLimit::Packets(0), ..d() }), Err("limit"));
+        assert_eq!(e(RedConfig { bandwidth: Auto::Value(Rate(0)), ..d() }), Err("bandwidth"));
+        let a = |c: AredConfig| c.settings(None).map(|_| ()).map_err(|e| e.0);
+        let ad = AredConfig::default;
+        assert_eq!(a(ad()), Ok(()));
+        assert_eq!(a(AredConfig { top: 0.0, ..ad() }), Err("top"));
+        assert_eq!(a(AredConfig { top: 1.0, ..ad() }), Ok(()));
+        assert_eq!(a(AredConfig { top: 1.5, ..ad() }), Err("top"));
+        assert_eq!(a(AredConfig { alpha: 1.5, ..ad() }), Err("alpha"));
+        assert_eq!(a(AredConfig { beta: 0.0, ..ad() }), Err("beta"));
+        assert_eq!(a(AredConfig { bottom: Auto::Value(0.0), ..ad() }), Err("bottom"));
+        assert_eq!(a(AredConfig { bottom: Auto::Value(0.5), ..ad() }), Err("bottom"), "bottom must be below top (0.5)");
+        assert_eq!(a(AredConfig { target: Dur::ZERO, ..ad() }), Err("target"));
+        let bottom = |c: AredConfig| match c.settings(Some(Rate::mbps(10))).unwrap().variant {
+            RedVariant::Adaptive(p) => p.bottom,
+            RedVariant::Classic => panic!("ARED is adaptive"),
+        };
+        assert_eq!(bottom(ad()), 0.01);
+        assert!((bottom(AredConfig { flavor: RedFlavor::Ns3, ..ad() }) - 8e-5).abs() < 1e-15);
+        let ns3 = RedConfig { limit: QueueLimit::Packets(25), mean_pkt_size: ByteSize(500), byte_scaling: ByteScaling::Ns3, flavor: RedFlavor::Ns3, hard_drop: true, ..d() };
+        assert_eq!(RedConfig::for_profile(Profile::Ns3_44), ns3);
+        assert_eq!(RedConfig::for_profile(Profile::Sluice), d());
+        let ns3 = AredConfig { limit: QueueLimit::Packets(25), mean_pkt_size: ByteSize(500), byte_scaling: ByteScaling::Ns3, flavor: RedFlavor::Ns3, hard_drop: true, ..ad() };
+        assert_eq!(AredConfig::for_profile(Profile::Ns3_44), ns3);
+        assert_eq!(AredConfig::for_profile(Profile::Sluice), ad());
+        assert_eq!(RedConfig { max_p: 0.0, ..d() }.validate().unwrap_err().field, "max_p");
+        assert_eq!(AredConfig { top: 0.0, ..ad() }.validate().unwrap_err().field, "top");
+    }
 }
