@@ -1237,4 +1237,37 @@ mod tests {
         assert_eq!(RedConfig { max_p: 0.0, ..d() }.validate().unwrap_err().field, "max_p");
         assert_eq!(AredConfig { top: 0.0, ..ad() }.validate().unwrap_err().field, "top");
     }
+
+    // tests that ARED's settings carry every RED field the config gives (the rest are ns-3
+    // RED's), and that max_p adapts only once more than `interval` (0.5 s) has passed since it
+    // was last set: not at exactly 0.5 s, at 0.5 s + 1 ns (avg above the band: +0.005).
+    #[test]
+    fn ared_takes_its_fields_and_adapts_after_the_interval() {
+        let c = AredConfig {
+            limit: QueueLimit::Bytes(90_000),
+            max_p: 0.1,
+            wait: false,
+            mean_pkt_size: ByteSize(1200),
+            byte_scaling: ByteScaling::Ns3,
+            ecn: true,
+            hard_drop: true,
+            flavor: RedFlavor::Ns3,
+            ..AredConfig::default()
+        };
+        let st = c.settings(Some(Rate::mbps(10))).unwrap();
+        assert_eq!(
+            (st.limit, st.max_p, st.wait, st.mean_pkt_size, st.byte_scaling, st.ecn, st.hard_drop, st.flavor, st.link_rate),
+            (QueueLimit::Bytes(90_000), 0.1, false, 1200, ByteScaling::Ns3, true, true, RedFlavor::Ns3, Rate::mbps(10))
+        );
+        let d = AredConfig::default().settings(Some(Rate::mbps(10))).unwrap();
+        assert_eq!((d.limit, d.max_p, d.wait, d.mean_pkt_size, d.byte_scaling, d.ecn, d.hard_drop, d.flavor), (QueueLimit::Packets(1000), 0.02, true, 1000, ByteScaling::Spec, false, false, RedFlavor::Floyd));
+        let base = RedSettings { variant: RedVariant::Adaptive(AredParams::standard(0.01)), ..RedSettings::ns3_defaults(Rate::mbps(10)) };
+        for (t, want) in [(500_000_000, 0.02), (500_000_001, 0.025)] {
+            let mut c = RedCore::new(base);
+            c.idle = false;
+            c.avg = 12.0 / (1.0 - base.w_q);
+            c.update_avg(0.0, Time(t));
+            assert!((c.cur_max_p - want).abs() < 1e-12, "at {t} ns: {}", c.cur_max_p);
+        }
+    }
 }
