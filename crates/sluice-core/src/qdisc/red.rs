@@ -1270,4 +1270,94 @@ mod tests {
             assert!((c.cur_max_p - want).abs() < 1e-12, "at {t} ns: {}", c.cur_max_p);
         }
     }
+
+    // tests ARED's band at its edges (min_th 5, max_th 15: the band is [9, 11]): an average
+    // of exactly 9 or 11 is inside it and leaves max_p alone; and inside the band Floyd's
+    // timer restarts anyway while ns-3's clock keeps the last change.
+    #[test]
+    fn ared_band_edges_and_the_clock_inside_it() {
+        let base = RedSettings { variant: RedVariant::Adaptive(AredParams::standard(0.01)), ..RedSettings::ns3_defaults(Rate::mbps(10)) };
+        let t = Time::from_secs_f64(0.6);
+        for flavor in [RedFlavor::Floyd, RedFlavor::Ns3] {
+            for avg in [9.0, 11.0] {
+                let mut c = RedCore::new(RedSettings { flavor, ..base });
+                c.idle = false;
+                c.avg = avg;
+                c.adapt(AredParams::standard(0.01), t);
+                assert_eq!(c.cur_max_p, 0.02, "{flavor:?} at {avg}");
+                assert_eq!(c.last_set, if flavor == RedFlavor::Floyd { t } else { Time::ZERO }, "{flavor:?}");
+            }
+        }
+    }
+
+    // tests the gentle ramp's slope: Floyd's from the current (adapted) max_p, ns-3's from the
+    // configured one. Halfway from max_th 15 to 30 with max_p adapted to 0.1 (configured 0.02):
+    // 0.1 + 0.9/2 = 0.55 against 0.02 + 0.98/2 = 0.51.
+    #[test]
+    fn the_gentle_slope_starts_from_the_adapted_or_the_configured_max_p() {
+        for (flavor, want) in [(RedFlavor::Floyd, 0.55), (RedFlavor::Ns3, 0.51)] {
+            let mut c = RedCore::new(RedSettings { flavor, ..RedSettings::ns3_defaults(Rate::mbps(10)) });
+            c.cur_max_p = 0.1;
+            c.avg = 22.5;
+            assert!((c.p_b() - want).abs() < 1e-12, "{flavor:?}: {}", c.p_b());
+        }
+    }
+
+    // tests the uniform spacing at cp = count · p_b = 1 (p_b 0.25, count 4): with `wait` the
+    // first drop waits until cp reaches 1, then p_a = p_b/(2 − cp) = 0.25; and ns-3's byte mode,
+    // which scales p_a by len/s only while below 1: at count·p_b ≥ 2 p_a is 1 for any length.
+    #[test]
+    fn spacing_at_its_edges() {
+        let mut c = RedCore::new(RedSettings::ns3_defaults(Rate::mbps(10)));
+        c.count = 4;
+        assert_eq!(c.p_a(0.25, 500), 0.25);
+        c.count = 3;
+        assert_eq!(c.p_a(0.25, 500), 0.0, "cp 0.75: wait");
+        let st = RedSettings { limit: QueueLimit::Bytes(100_000), mean_pkt_size: 1000, byte_scaling: ByteScaling::Ns3, ..RedSettings::ns3_defaults(Rate::mbps(10)) };
+        let mut c = RedCore::new(st);
+        c.count_bytes = 8_000; // 8 mean packets: cp = 2
+        assert_eq!(c.p_a(0.25, 500), 1.0);
+        c.count_bytes = 4_000; // cp = 1: 0.25, then × 500/1000
+        assert_eq!(c.p_a(0.25, 500), 0.125);
+    }
+
+    // tests Floyd's arrival at the lower threshold: an average of exactly min_th (5) is in the
+    // band (count goes on: 3 → 4), below it the count resets to −1.
+    #[test]
+    fn floyd_counts_from_min_th_and_resets_below() {
+        let mut rng = RngStream::from_seed(1);
+        for (avg, count) in [(5.0, 4), (4.9, -1), (0.0, -1)] {
+            let mut c = RedCore::new(floyd(100));
+            c.avg = avg;
+            c.count = 3;
+            let _ = c.decide(10.0, 500, &mut rng);
+            assert_eq!(c.count, count, "avg {avg}");
+        }
+    }
+
+    // tests ns-3's arrival in the band: the byte count grows by each arrival's length after
+    // the count restarts (500 B at the crossing, then 700 B: 1200 B), and the draw drops with
+    // certainty at p_a = 1 (count·p_b ≥ 2 under `wait`) and never at p_a = 0 (cp < 1).
+    #[test]
+    fn ns3_counts_bytes_and_drops_when_the_draw_is_below_p_a() {
+        let mut rng = RngStream::from_seed(1);
+        let mut c = RedCore::new(RedSettings::ns3_defaults(Rate::mbps(10)));
+        c.avg = 5.0;
+        assert_eq!(c.decide(10.0, 500, &mut rng), Verdict::Pass, "the crossing");
+        assert_eq!((c.count, c.count_bytes), (1, 500));
+        c.avg = 5.0; // p_b 0
+        assert_eq!(c.decide(10.0, 700, &mut rng), Verdict::Pass);
+        assert_eq!((c.count, c.count_bytes), (2, 1200));
+        c.avg = 14.0; // p_b = 0.02 · 9/10 = 0.018; count 200 → cp 3.6: p_a 1
+        c.count = 199;
+        for _ in 0..20 {
+            c.count = 199;
+            assert_eq!(c.decide(10.0, 500, &mut rng), Verdict::Early);
+        }
+        c.count = 0; // cp 0.018: p_a 0 under `wait`
+        for _ in 0..20 {
+            c.count = 0;
+            assert_eq!(c.decide(10.0, 500, &mut rng), Verdict::Pass);
+        }
+    }
 }
