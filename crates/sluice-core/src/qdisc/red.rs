@@ -1360,4 +1360,22 @@ mod tests {
             assert_eq!(c.decide(10.0, 500, &mut rng), Verdict::Pass);
         }
     }
+
+    // tests the single-queue AQMs' byte limit: a packet fits while the bytes queued with it
+    // stay within the limit (3000 B: two 1000 B packets queued leave room for a third, and
+    // for nothing more; a packet limit counts packets).
+    #[test]
+    fn the_fifo_fits_a_packet_while_its_bytes_stay_within_the_limit() {
+        let mut f: Fifo<TestPkt> = Fifo::new();
+        let lim = QueueLimit::Bytes(3000);
+        assert!(f.fits(lim, 1000));
+        f.push(TestPkt::new(0, 1000), Time(0));
+        f.push(TestPkt::new(1, 1000), Time(0));
+        assert!(f.fits(lim, 1000));
+        assert!(!f.fits(lim, 1001));
+        f.push(TestPkt::new(2, 1000), Time(0));
+        assert!(!f.fits(lim, 1));
+        assert!(f.fits(QueueLimit::Packets(4), 60_000));
+        assert!(!f.fits(QueueLimit::Packets(3), 1));
+    }
 }
