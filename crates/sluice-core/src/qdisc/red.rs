@@ -1378,4 +1378,20 @@ mod tests {
         assert!(f.fits(QueueLimit::Packets(4), 60_000));
         assert!(!f.fits(QueueLimit::Packets(3), 1));
     }
+
+    // tests what a RED queue reports: its average (w_q · q after one arrival finding q) and
+    // its current max_p, the configured one until ARED adapts it.
+    #[test]
+    fn a_red_queue_reports_its_average_and_max_p() {
+        let mut rng = RngStream::from_seed(1);
+        let mut q: Red<TestPkt> = Red::new(RedSettings { w_q: 0.5, max_p: 0.04, limit: QueueLimit::Packets(100), ..floyd(100) });
+        q.core.idle = false;
+        for i in 0..4 {
+            q.fifo.push(TestPkt::new(i, 500), Time(0));
+        }
+        let _ = run(&mut q, &mut rng, TestPkt::new(9, 500), Time(1));
+        assert_eq!((q.avg(), q.max_p()), (2.0, 0.04));
+        q.core.cur_max_p = 0.07;
+        assert_eq!(q.max_p(), 0.07);
+    }
 }

@@ -384,4 +384,23 @@ mod tests {
             assert_eq!(q.name(), kind, "the discipline's name is its kind");
         }
     }
+
+    // tests the counts within a window (each counter minus its value at the window's start)
+    // and a pass-through's accounting: one arrival, enqueued and dequeued, nothing else.
+    #[test]
+    fn window_counts_and_a_pass_through() {
+        let mut a = ReasonCounts::default();
+        a.drops[DropReason::Overlimit.index()] = 7;
+        a.marks[MarkReason::CodelTargetExceeded.index()] = 5;
+        let mut b = a.clone();
+        b.drops[DropReason::Overlimit.index()] = 10;
+        b.marks[MarkReason::CodelTargetExceeded.index()] = 9;
+        let d = b.since(&a);
+        assert_eq!(d.drops_by_name().collect::<Vec<_>>(), [(DropReason::Overlimit.as_str(), 3)]);
+        assert_eq!(d.marks_by_name().collect::<Vec<_>>(), [(MarkReason::CodelTargetExceeded.as_str(), 4)]);
+        let mut q = Instrumented::new(super::super::DropTail::<TestPkt>::new(crate::units::QueueLimit::Packets(5)));
+        q.pass_through();
+        q.pass_through();
+        assert_eq!(q.stats, QdiscStats { arrivals: 2, enqueued: 2, dequeued: 2, ..QdiscStats::default() });
+    }
 }
