@@ -721,4 +721,130 @@ mod tests {
         assert_eq!(QueueReading { bytes: 0, packets: 0, limit: QueueLimit::Packets(100) }.capacity_bytes(1500), 150_000);
         assert!("-5%".parse::<Level>().is_err());
     }
+
+    /// Every controller kind, NGWA's gateway-only variant included, with its defaults.
+    fn every_kind() -> Vec<(String, ControllerConfig)> {
+        let mut v: Vec<_> = ControllerConfig::KINDS.iter().map(|k| (k.to_string(), serde_json::from_str(&format!(r#"{{"kind": "{k}"}}"#)).unwrap())).collect();
+        v.push(("ngwa".to_string(), serde_json::from_str(r#"{"kind": "ngwa", "stamp_ack": true}"#).unwrap()));
+        v.push(("rwm".to_string(), serde_json::from_str(r#"{"kind": "rwm", "no_shrink": true}"#).unwrap()));
+        v
+    }
+
+    // tests the flags a datapath skips calls by: a controller that says it reads the monitored
+    // egress (NGWA's gateway-only variant counts connections there) or its rewrites (RWM) is
+    // moved by them (RWM only with `no_shrink`, which remembers what it wrote), and every other
+    // is left exactly as it was; and each reports its kind.
+    #[test]
+    fn only_controllers_that_read_egress_or_rewrites_change_on_them() {
+        use testutil::{one_flow, Seg, CLIENT, SERVER};
+        let (flows, id) = one_flow(Some(7), Some(7));
+        let queue = QueueReading { bytes: 90 * 1500, packets: 90, limit: QueueLimit::Packets(100) };
+        let gw = GatewayView { queue, link: Rate::mbps(10), flows: &flows, now: Time(1_000_000_000), oracle_flows: Some(1) };
+        let (mut egress, mut rewrites) = (Vec::new(), Vec::new());
+        for (kind, cfg) in every_kind() {
+            let mut c = AnyController::new(&cfg);
+            assert_eq!(c.name(), kind);
+            c.on_flow_event(&FlowEvent::Registered(id), &gw);
+            let before = format!("{c:?}");
+            let data = Seg { payload: 1448, ..Seg::tcp(SERVER, CLIENT, tcp_flags::ACK) };
+            c.on_monitored_egress(&data, flows.get(id));
+            let after_egress = format!("{c:?}");
+            let ack = Seg::ack_from_client(100);
+            c.on_rewritten(&ack, flows.get(id).unwrap(), WindowRewrite::Lowered { from_field: 1000, to_field: 100 }, &gw);
+            let after_rewrite = format!("{c:?}");
+            if c.reads_monitored_egress() {
+                egress.push(kind.clone());
+                assert_ne!(after_egress, before, "{kind} reads the monitored egress and it moves it");
+            } else {
+                assert_eq!(after_egress, before, "{kind} says it ignores the monitored egress");
+            }
+            if c.reads_rewrites() {
+                rewrites.push(kind.clone());
+                assert_ne!(after_rewrite, after_egress, "{kind} reads its rewrites and they move it");
+            } else {
+                assert_eq!(after_rewrite, after_egress, "{kind} says it ignores its rewrites");
+            }
+        }
+        assert_eq!((egress, rewrites), (vec!["ngwa".to_string()], vec!["rwm".to_string()]));
+    }
+
+    // tests which segments a controller is asked about: TCP with ACK and without SYN or RST.
+    #[test]
+    fn a_rewritable_ack_has_ack_and_neither_syn_nor_rst() {
+        use testutil::{Seg, CLIENT, SERVER};
+        use tcp_flags::{ACK, FIN, PSH, RST, SYN};
+        for (flags, want) in [(ACK, true), (ACK | PSH, true), (ACK | FIN, true), (SYN | ACK, false), (RST | ACK, false), (SYN, false), (RST, false), (0, false), (FIN, false)] {
+            assert_eq!(is_rewritable_ack(&Seg::tcp(CLIENT, SERVER, flags)), want, "flags {flags:#04x}");
+        }
+        let udp = Seg { proto: crate::packet::proto::UDP, ..Seg::tcp(CLIENT, SERVER, ACK) };
+        assert!(!is_rewritable_ack(&udp));
+    }
+
+    // tests the thresholds checked against the monitored queue's limit (100 packets): EWT's
+    // start, EWA's low and high, AWM's q_ref must lie below it; the others have none.
+    #[test]
+    fn levels_are_checked_against_the_queue_limit() {
+        let field = |json: &str| serde_json::from_str::<ControllerConfig>(json).unwrap().validate_for_queue(QueueLimit::Packets(100)).map_err(|e| e.field);
+        assert_eq!(field(r#"{"kind": "ewt", "start": "120pkt"}"#), Err("start"));
+        assert_eq!(field(r#"{"kind": "ewt", "start": "90pkt"}"#), Ok(()));
+        assert_eq!(field(r#"{"kind": "ewa", "low": "120pkt"}"#), Err("low"));
+        assert_eq!(field(r#"{"kind": "ewa", "high": "100pkt"}"#), Err("high"));
+        assert_eq!(field(r#"{"kind": "awm", "q_ref": "150pkt"}"#), Err("q_ref"));
+        assert_eq!(field(r#"{"kind": "awm", "q_ref": "50pkt"}"#), Ok(()));
+        assert_eq!(field(r#"{"kind": "rwm"}"#), Ok(()));
+    }
+
+    // tests the datapath hook's accounting at the rewrite point, with EWT writing its literal
+    // floor (B = 100,000 B, 90,000 queued: W_ewt = field · 10,000/100,000; both shifts 7):
+    //   field 1000 → 100 and 500 → 50: lowered, (900 + 450) · 2⁷ = 172,800 B taken off;
+    //   field 10 (1,280 B) → W_ewt 1, below the 1,460 B MSS: raised to the MSS;
+    //   at 20,000 B queued (below S = 30 %): no proposal, unchanged;
+    //   an ACK of a flow the table does not hold: untracked;
+    //   a SYN-ACK is not an ACK to rewrite: not counted at all.
+    // UDP is counted in the table's UDP rate only where it leaves by the monitored egress.
+    #[test]
+    fn the_datapath_hook_counts_each_ack_by_its_outcome() {
+        use testutil::{handshake, ms, Seg, CLIENT, SERVER};
+        let cfg = ControllerConfig::Ewt(EwtConfig { literal_floor: true, start: Level::Fraction(0.3), ..EwtConfig::default() });
+        let mut nr = NetworkReturn::new(crate::flows::FlowTableConfig::default(), &cfg);
+        handshake(&mut nr.flows, CLIENT, Some(7), Some(7), ms(0));
+        let r = |bytes: u64| Readings { queue: QueueReading { bytes, packets: (bytes / 1500) as u32, limit: QueueLimit::Bytes(100_000) }, link: Rate::mbps(10), oracle_flows: None };
+        let full = r(90_000);
+        let mut outcomes = Vec::new();
+        for w in [1000, 500, 10] {
+            outcomes.push(nr.at_rewrite_point(&mut Seg::ack_from_client(w), &full, ms(100)));
+        }
+        assert_eq!(outcomes[..2], [WindowRewrite::Lowered { from_field: 1000, to_field: 100 }, WindowRewrite::Lowered { from_field: 500, to_field: 50 }]);
+        assert!(matches!(outcomes[2], WindowRewrite::Raised { from_field: 10, .. }), "{:?}", outcomes[2]);
+        assert_eq!(nr.at_rewrite_point(&mut Seg::ack_from_client(1000), &r(20_000), ms(101)), WindowRewrite::Unchanged);
+        let stranger = Seg { window: 1000, ..Seg::tcp((CLIENT.0, CLIENT.1 + 1), SERVER, tcp_flags::ACK) };
+        assert_eq!(nr.at_rewrite_point(&mut stranger.clone(), &full, ms(102)), WindowRewrite::Unchanged);
+        let synack = Seg::tcp(SERVER, CLIENT, tcp_flags::SYN | tcp_flags::ACK);
+        assert_eq!(nr.at_rewrite_point(&mut synack.clone(), &full, ms(103)), WindowRewrite::Skipped(crate::packet::SkipReason::Syn));
+        assert_eq!(nr.stats, RewriteStats { acks: 5, lowered: 2, raised: 1, unchanged: 1, skipped: 0, untracked: 1, reduced_bytes: 172_800 });
+        let udp = Seg { proto: crate::packet::proto::UDP, payload: 972, ..Seg::tcp(CLIENT, SERVER, 0) };
+        nr.on_forward(&udp, false, &full, ms(110));
+        let before = format!("{:?}", nr.flows.udp());
+        nr.on_forward(&Seg::tcp(CLIENT, SERVER, tcp_flags::ACK), true, &full, ms(111));
+        assert_eq!(format!("{:?}", nr.flows.udp()), before, "neither UDP off the monitored egress nor TCP on it counts");
+        nr.on_forward(&udp, true, &full, ms(112));
+        assert_ne!(format!("{:?}", nr.flows.udp()), before, "UDP on the monitored egress counts");
+    }
+
+    // tests when a queue event matters to the hook: always for a controller that reads them
+    // (AWM); for one that does not (EWT), only while flow events wait or a flow's time is up.
+    #[test]
+    fn a_queue_event_matters_when_read_or_when_flows_wait() {
+        use testutil::{ms, CLIENT};
+        let awm = NetworkReturn::new(crate::flows::FlowTableConfig::default(), &serde_json::from_str(r#"{"kind": "awm"}"#).unwrap());
+        assert!(awm.queue_event_matters(ms(0)));
+        let mut ewt = NetworkReturn::new(crate::flows::FlowTableConfig::default(), &ControllerConfig::Ewt(EwtConfig::default()));
+        assert!(!ewt.queue_event_matters(ms(0)), "no flow, nothing waits");
+        testutil::handshake(&mut ewt.flows, CLIENT, Some(7), Some(7), ms(0));
+        assert!(ewt.flows.has_events() && !ewt.flows.expiry_due(ms(61)));
+        assert!(ewt.queue_event_matters(ms(61)), "the flow's registration waits");
+        ewt.flows.take_events(&mut Vec::new());
+        assert!(!ewt.queue_event_matters(ms(61)));
+        assert!(ewt.queue_event_matters(ms(1_000_000)), "the idle flow's time is up");
+    }
 }
