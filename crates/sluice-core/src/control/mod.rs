@@ -720,6 +720,9 @@ mod tests {
         assert_eq!("30000B".parse::<Level>().unwrap().bytes(0, 1500), 30_000);
         assert_eq!(QueueReading { bytes: 0, packets: 0, limit: QueueLimit::Packets(100) }.capacity_bytes(1500), 150_000);
         assert!("-5%".parse::<Level>().is_err());
+        for l in ["30%", "12.5%", "20pkt", "30000B"] {
+            assert_eq!(l.parse::<Level>().unwrap().to_string(), l, "a level prints as written");
+        }
     }
 
     /// Every controller kind, NGWA's gateway-only variant included, with its defaults.
@@ -821,6 +824,11 @@ mod tests {
         assert_eq!(nr.at_rewrite_point(&mut stranger.clone(), &full, ms(102)), WindowRewrite::Unchanged);
         let synack = Seg::tcp(SERVER, CLIENT, tcp_flags::SYN | tcp_flags::ACK);
         assert_eq!(nr.at_rewrite_point(&mut synack.clone(), &full, ms(103)), WindowRewrite::Skipped(crate::packet::SkipReason::Syn));
+        let rst = Seg::tcp(CLIENT, SERVER, tcp_flags::RST | tcp_flags::ACK);
+        assert_eq!(nr.at_rewrite_point(&mut rst.clone(), &full, ms(104)), WindowRewrite::Skipped(crate::packet::SkipReason::Rst));
+        assert_eq!(nr.at_rewrite_point(&mut Seg::tcp(CLIENT, SERVER, tcp_flags::FIN), &full, ms(105)), WindowRewrite::NotTcpAck);
+        let udp_ack = Seg { proto: crate::packet::proto::UDP, ..Seg::tcp(CLIENT, SERVER, tcp_flags::ACK) };
+        assert_eq!(nr.at_rewrite_point(&mut udp_ack.clone(), &full, ms(106)), WindowRewrite::NotTcpAck);
         assert_eq!(nr.stats, RewriteStats { acks: 5, lowered: 2, raised: 1, unchanged: 1, skipped: 0, untracked: 1, reduced_bytes: 172_800 });
         let udp = Seg { proto: crate::packet::proto::UDP, payload: 972, ..Seg::tcp(CLIENT, SERVER, 0) };
         nr.on_forward(&udp, false, &full, ms(110));
