@@ -720,6 +720,7 @@ mod tests {
         assert_eq!("30000B".parse::<Level>().unwrap().bytes(0, 1500), 30_000);
         assert_eq!(QueueReading { bytes: 0, packets: 0, limit: QueueLimit::Packets(100) }.capacity_bytes(1500), 150_000);
         assert!("-5%".parse::<Level>().is_err());
+        assert_eq!("0%".parse::<Level>(), Ok(Level::Fraction(0.0)), "zero is a level");
         for l in ["30%", "12.5%", "20pkt", "30000B"] {
             assert_eq!(l.parse::<Level>().unwrap().to_string(), l, "a level prints as written");
         }

@@ -443,3 +443,53 @@ proptest! {
         prop_assert!(r.stats.freezes + r.stats.fallbacks <= r.stats.evaluated);
     }
 }
+
+// A plain flow older than every ACNS flow sets neither scale: a plain ECN SYN at 0 s (DSCP
+// 63), then B (DSCP 26) the only ACNS flow, from 30 s; B asks at 60 s at A(q) = 0.5: p_max =
+// 26 (its own), f_max = 30 s (its own age), F = 0.8, T = 0.2·(1 − 30/30) = 0, W = 0.5/0.8 =
+// 0.625. (Counted in, the plain flow would make f_max 60 s: T = 0.1, W = 0.5556.)
+#[test]
+fn a_plain_flow_older_than_every_acns_flow_sets_no_scale() {
+    let mut r = Acns::new(AcnsConfig::default(), table());
+    let plain = (CLIENT.0, 41_000);
+    let mut syn = tcp(plain, SERVER, tcp_flags::SYN | tcp_flags::ECE | tcp_flags::CWR, 63, 0, AcnsIp::I1, false);
+    r.on_enqueue(&mut RawPacket::new_checked(&mut syn).unwrap(), None, queue(0), secs(0));
+    let mut data = tcp(plain, SERVER, tcp_flags::ACK, 63, 1000, AcnsIp::I2, false);
+    r.on_enqueue(&mut RawPacket::new_checked(&mut data).unwrap(), None, queue(0), secs(0));
+    acns_flow(&mut r, 40_001, 26, secs(30));
+    let (out, _) = ask(&mut r, 40_001, 26, AcnsIp::I4, 25, secs(60));
+    assert!(matches!(out, AcnsOutcome::Evaluated { weight, command: Command::Normal, .. } if close(weight, 0.625)), "{out:?}");
+}
+
+// The literal weight with every priority 0 (p_i = p_max = 0): W = 0, never commanded (its
+// F = v_p·p_max/p_i is not taken at 0/0).
+#[test]
+fn the_literal_weight_of_priority_zero_is_zero_even_when_p_max_is() {
+    let lit = AcnsConfig { weight: AcnsWeight::Literal, ..AcnsConfig::default() };
+    let x = WeightInputs { usage: 0.5, p_i: 0, p_max: 0, f_i: Dur::from_secs(10), f_max: Dur::from_secs(60) };
+    assert_eq!(weight(&lit, x), 0.0);
+}
+
+// `p_max` is "active" or 63, anything else refused with what is allowed; the router keeps the
+// configuration and the CMT mask it was given.
+#[test]
+fn p_max_values_and_the_routers_configuration() {
+    use serde::de::value::{Error, F64Deserializer, I64Deserializer, StrDeserializer, U64Deserializer};
+    use serde::de::IntoDeserializer;
+    use serde::Deserialize;
+    let d: StrDeserializer<'_, Error> = "active".into_deserializer();
+    assert_eq!(AcnsPMax::deserialize(d).unwrap(), AcnsPMax::Active);
+    let d: StrDeserializer<'_, Error> = "passive".into_deserializer();
+    assert_eq!(AcnsPMax::deserialize(d).unwrap_err().to_string(), "expected \"active\" or 63, got \"passive\"");
+    let d: I64Deserializer<Error> = 63i64.into_deserializer();
+    assert_eq!(AcnsPMax::deserialize(d).unwrap(), AcnsPMax::Fixed);
+    let d: U64Deserializer<Error> = 62u64.into_deserializer();
+    assert!(AcnsPMax::deserialize(d).is_err());
+    let d: F64Deserializer<Error> = 63.5f64.into_deserializer();
+    assert_eq!(AcnsPMax::deserialize(d).unwrap_err().to_string(), "invalid type: floating point `63.5`, expected \"active\" or 63");
+    let cfg = AcnsConfig { cmt_mask: 0x04, th_a1: 0.9, ..AcnsConfig::default() };
+    assert_eq!(cfg.mask(), CmtMask::new(0x04).unwrap());
+    let r = Acns::new(cfg.clone(), table());
+    assert_eq!(r.config(), &cfg);
+}
+
