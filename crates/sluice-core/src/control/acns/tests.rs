@@ -493,3 +493,20 @@ fn p_max_values_and_the_routers_configuration() {
     assert_eq!(r.config(), &cfg);
 }
 
+// A flow that leaves takes its place in the scales with it, even when they were computed
+// before: idle timeout 10 s; C (DSCP 0) from 10 s, silent after; B (26) from 15 s asks at
+// 16 s (A(q) = 0.5: f_max = 6 s, C's age; T = 0.2·(1 − 1/6), W = 0.5/0.96667 = 0.51724),
+// and again at 21 s, after C's 10 s of silence: only B is left, f_max = its own 6 s, T = 0,
+// W = 0.5/0.8 = 0.625. Nothing is kept for C.
+#[test]
+fn a_flow_that_leaves_leaves_the_scales() {
+    let mut r = Acns::new(AcnsConfig::default(), FlowTableConfig { idle_timeout: Dur::from_secs(10), ..table() });
+    let c = acns_flow(&mut r, 40_000, 0, secs(10));
+    acns_flow(&mut r, 40_001, 26, secs(15));
+    let (out, _) = ask(&mut r, 40_001, 26, AcnsIp::I4, 25, secs(16));
+    assert!(matches!(out, AcnsOutcome::Evaluated { weight, .. } if close(weight, 0.51724)), "{out:?}");
+    let (out, _) = ask(&mut r, 40_001, 26, AcnsIp::I4, 25, secs(21));
+    assert!(matches!(out, AcnsOutcome::Evaluated { weight, .. } if close(weight, 0.625)), "{out:?}");
+    assert!(!r.is_acns(c) && r.acns_flows.len() == 1 && r.info.get(c).is_none());
+}
+
