@@ -510,3 +510,55 @@ fn a_flow_that_leaves_leaves_the_scales() {
     assert!(!r.is_acns(c) && r.acns_flows.len() == 1 && r.info.get(c).is_none());
 }
 
+// The refresh shortcut is for plain data only: with its flow hinted and seen this instant, a
+// request (I4) is still evaluated and a FIN still reaches the table.
+#[test]
+fn a_hinted_request_or_fin_is_never_skipped() {
+    let mut r = Acns::new(AcnsConfig::default(), table());
+    let b = acns_flow(&mut r, 40_001, 26, secs(15));
+    let mut req = tcp((CLIENT.0, 40_001), SERVER, tcp_flags::ACK, 26, 1000, AcnsIp::I4, false);
+    let (id, out) = r.on_enqueue(&mut RawPacket::new_checked(&mut req).unwrap(), Some(b), queue(25), secs(15));
+    assert_eq!(id, Some(b));
+    assert!(matches!(out, AcnsOutcome::Evaluated { .. }), "{out:?}");
+    let mut fin = tcp((CLIENT.0, 40_001), SERVER, tcp_flags::FIN | tcp_flags::ACK, 26, 0, AcnsIp::I2, false);
+    r.on_enqueue(&mut RawPacket::new_checked(&mut fin).unwrap(), Some(b), queue(0), secs(15));
+    assert!(matches!(r.flows.get(b).unwrap().state, crate::flows::FlowState::FinSeen(_)), "{:?}", r.flows.get(b).unwrap().state);
+}
+
+// ACNS is negotiated only with ECN's setup and the CMT bit on both sides: a SYN with CMT and
+// ECE but not CWR, or an ACNS SYN answered by a SYN-ACK with CMT but not ECE, makes no ACNS
+// flow.
+#[test]
+fn acns_needs_both_ecn_flags_on_the_syn_and_ece_on_the_syn_ack() {
+    let mut r = Acns::new(AcnsConfig::default(), table());
+    let a = (CLIENT.0, 41_000);
+    let mut syn = tcp(a, SERVER, tcp_flags::SYN | tcp_flags::ECE, 10, 0, AcnsIp::I1, true);
+    let (ia, _) = r.on_enqueue(&mut RawPacket::new_checked(&mut syn).unwrap(), None, queue(0), secs(0));
+    assert!(!r.is_acns(ia.unwrap()), "ECE without CWR");
+    let b = (CLIENT.0, 41_001);
+    let mut syn = tcp(b, SERVER, tcp_flags::SYN | tcp_flags::ECE | tcp_flags::CWR, 10, 0, AcnsIp::I1, true);
+    let (ib, _) = r.on_enqueue(&mut RawPacket::new_checked(&mut syn).unwrap(), None, queue(0), secs(0));
+    assert!(r.is_acns(ib.unwrap()));
+    let mut synack = tcp(SERVER, b, tcp_flags::SYN | tcp_flags::ACK, 10, 0, AcnsIp::I1, true);
+    r.on_enqueue(&mut RawPacket::new_checked(&mut synack).unwrap(), None, queue(0), secs(0));
+    assert!(!r.is_acns(ib.unwrap()), "a SYN-ACK with CMT but without ECE");
+}
+
+// A flow's DSCP is the one its latest request carries: X (ACNS, SYN at DSCP 0) from 0 s asks
+// at DSCP 46 at 20 s; then B (26, from 15 s) asks at A(q) = 0.5: p_max = 46, f_max = 20 s,
+// F = 0.8·26/46 = 0.45217, T = 0.2·(1 − 5/20) = 0.15, W = 0.5/0.60217 = 0.83033 (with X
+// still at 0, p_max would be 26: W = 0.5/0.95 = 0.52632). A flow picked up mid-stream that
+// asks is an ACNS flow.
+#[test]
+fn a_request_sets_its_flows_dscp_and_shows_a_picked_up_flow_runs_acns() {
+    let mut r = Acns::new(AcnsConfig::default(), table());
+    acns_flow(&mut r, 40_000, 0, secs(0));
+    acns_flow(&mut r, 40_001, 26, secs(15));
+    ask(&mut r, 40_000, 46, AcnsIp::I4, 0, secs(20));
+    let (out, _) = ask(&mut r, 40_001, 26, AcnsIp::I4, 25, secs(20));
+    assert!(matches!(out, AcnsOutcome::Evaluated { weight, .. } if close(weight, 0.83033)), "{out:?}");
+    let mut req = tcp((CLIENT.0, 42_000), SERVER, tcp_flags::ACK, 10, 1000, AcnsIp::I4, false);
+    let (id, _) = r.on_enqueue(&mut RawPacket::new_checked(&mut req).unwrap(), None, queue(0), secs(21));
+    assert!(r.is_acns(id.unwrap()));
+}
+
