@@ -174,5 +174,21 @@ mod tests {
         assert!(c.validate().unwrap_err().to_string().starts_with("swnd0: "));
         let c = AwmConfig { q_ref: Level::Absolute(QueueLimit::Packets(100)), ..AwmConfig::default() };
         assert_eq!(c.validate_for_queue(QueueLimit::Packets(100)).unwrap_err().to_string(), "q_ref: must be below the queue limit (100pkt)");
+        // Each check at its edge.
+        let field = |c: AwmConfig| c.validate().map_err(|e| e.field);
+        let d = AwmConfig::default;
+        assert_eq!(field(d()), Ok(()));
+        assert_eq!(field(AwmConfig { alpha: 0.0, beta: 0.0, ..d() }), Ok(()), "zero gains are allowed");
+        assert_eq!(field(AwmConfig { alpha: -0.001, ..d() }), Err("alpha"));
+        assert_eq!(field(AwmConfig { beta: f64::INFINITY, ..d() }), Err("beta"));
+        assert_eq!(field(AwmConfig { beta: f64::NAN, ..d() }), Err("beta"));
+        assert_eq!(field(AwmConfig { q_ref: Level::Fraction(1.0), ..d() }), Err("q_ref"));
+        assert_eq!(field(AwmConfig { mss: 0, ..d() }), Err("mss"));
+        assert_eq!(field(AwmConfig { mtu: 0, ..d() }), Err("mtu"));
+        assert_eq!(field(AwmConfig { swnd_max: 1459, ..d() }), Err("swnd_max"));
+        assert_eq!(field(AwmConfig { swnd_max: 1460, swnd0: 1460, ..d() }), Ok(()), "swnd_max of one MSS");
+        assert_eq!(field(AwmConfig { swnd0: 1 << 30, ..d() }), Ok(()), "swnd0 at swnd_max");
+        assert_eq!(field(AwmConfig { swnd0: (1 << 30) + 1, ..d() }), Err("swnd0"));
+        assert_eq!(Awm::new(d()).name(), "awm");
     }
 }

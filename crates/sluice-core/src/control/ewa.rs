@@ -309,5 +309,23 @@ mod tests {
         let c = EwaConfig { weight: 0.0, ..EwaConfig::default() };
         assert!(c.validate().unwrap_err().to_string().starts_with("weight: "));
         assert!(EwaConfig::default().validate().is_ok());
+        // Each check at its edge.
+        let field = |c: EwaConfig| c.validate().map_err(|e| e.field);
+        let d = EwaConfig::default;
+        assert_eq!(field(EwaConfig { weight: 1.0, ..d() }), Ok(()));
+        assert_eq!(field(EwaConfig { weight: 1.5, ..d() }), Err("weight"));
+        assert_eq!(field(EwaConfig { low: Level::Fraction(0.5), high: Level::Fraction(0.5), ..d() }), Err("high"), "high must be above low");
+        assert_eq!(field(EwaConfig { alpha0: Some(0.0), alpha_min: Some(0.0), ..d() }), Ok(()), "zero steps are allowed");
+        assert_eq!(field(EwaConfig { alpha_inc: Some(-1.0), ..d() }), Err("alpha_inc"));
+        assert_eq!(field(EwaConfig { alpha_dec: Some(f64::NAN), ..d() }), Err("alpha_dec"));
+        assert_eq!(field(EwaConfig { alpha0: Some(100.0), alpha_min: Some(100.0), ..d() }), Ok(()), "alpha_min may equal alpha0");
+        assert_eq!(field(EwaConfig { alpha0: Some(100.0), alpha_min: Some(100.5), ..d() }), Err("alpha_min"));
+        assert_eq!(field(EwaConfig { mss: 0, ..d() }), Err("mss"));
+        assert_eq!(field(EwaConfig { mtu: 0, ..d() }), Err("mtu"));
+        // The automatic steps: a sixteenth of the unit (one MSS for the log shape, 1 linear).
+        let log = EwaConfig { shape: EwaShape::Log, mss: 1600, ..d() };
+        assert_eq!((log.alpha0(), log.alpha_inc(), log.alpha_dec(), log.alpha_min()), (1600.0, 100.0, 100.0, 100.0));
+        let lin = EwaConfig { shape: EwaShape::Linear, ..d() };
+        assert_eq!((lin.alpha0(), lin.alpha_min()), (1.0, 0.0625));
     }
 }
