@@ -279,6 +279,31 @@ mod tests {
         ewa.q_avg = 20_000.0;
         ewa.on_queue(&ev(5_000), &view(&flows, 5_000, ms(450)));
         assert_eq!(ewa.alpha(), 2000.0);
+        // At either mark exactly: no change (below L raises, above H lowers).
+        for q in [12_800.0, 38_400.0] {
+            ewa.q_avg = q;
+            ewa.on_queue(&ev(5_000), &view(&flows, 5_000, ms(500)));
+            assert_eq!(ewa.alpha(), 2000.0, "Q̄ = {q}");
+        }
+    }
+
+    // tests the log window near an empty queue: α·log2(1 + free) is 0 at free 0, α at one
+    // free byte, 2α at three.
+    #[test]
+    fn ewa_log_window_counts_one_more_than_the_free_bytes() {
+        let ewa = Ewa::new(EwaConfig { alpha0: Some(2000.0), ..EwaConfig::default() });
+        assert_eq!([ewa.window_for_free(0), ewa.window_for_free(1), ewa.window_for_free(3)], [0, 2000, 4000]);
+    }
+
+    // tests the marks against the queue's limit when given as sizes: low must lie below high
+    // there too (60 packets above 50).
+    #[test]
+    fn ewa_marks_as_sizes_keep_their_order() {
+        let c = EwaConfig { low: Level::Absolute(QueueLimit::Packets(60)), high: Level::Absolute(QueueLimit::Packets(50)), ..EwaConfig::default() };
+        assert!(c.validate().is_ok(), "sizes are compared once the limit is known");
+        assert_eq!(c.validate_for_queue(QueueLimit::Packets(100)).map_err(|e| e.field), Err("high"));
+        let ok = EwaConfig { low: Level::Absolute(QueueLimit::Packets(20)), ..c };
+        assert_eq!(ok.validate_for_queue(QueueLimit::Packets(100)), Ok(()));
     }
 
     // The average: after one enqueue with Q = 10,000 from 0, Q̄ = 0.002 · 10,000 = 20.
