@@ -317,6 +317,10 @@ mod tests {
         ev.kind = QueueEventKind::Dequeue;
         ewa.on_queue(&ev, &view(&flows, 10_000, Time::ZERO));
         assert!((ewa.average() - 20.0).abs() < 1e-9);
+        // A second arrival at 10,000: (1 − 0.002)·20 + 20 = 39.96.
+        ev.kind = QueueEventKind::Enqueue;
+        ewa.on_queue(&ev, &view(&flows, 10_000, Time::ZERO));
+        assert!((ewa.average() - 39.96).abs() < 1e-9, "{}", ewa.average());
     }
 
     // Linear shape: α₀ = 1 → W = free bytes.

@@ -247,6 +247,7 @@ mod tests {
         let c: EwtConfig = toml_like(r#"{"start": "20%", "literal_floor": true}"#);
         assert_eq!(c.start, Level::Fraction(0.2));
         assert!(c.literal_floor);
+        assert_eq!(Ewt::new(c.clone()).config(), &c);
     }
 
     fn toml_like<T: serde::de::DeserializeOwned>(json: &str) -> T {

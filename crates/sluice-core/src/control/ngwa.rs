@@ -540,6 +540,8 @@ mod tests {
         let e = NgwaConfig { opt_len: 6, ..NgwaConfig::default() }.validate().unwrap_err();
         assert_eq!((e.field, e.message.as_str()), ("opt_len", "expected 4 or 8, got 6"));
         assert_eq!(NgwaConfig { mtu: 0, ..NgwaConfig::default() }.validate().unwrap_err().field, "mtu");
+        assert_eq!(NgwaConfig { mtu: 67, ..NgwaConfig::default() }.validate().unwrap_err().field, "mtu");
+        assert!(NgwaConfig { mtu: 68, ..NgwaConfig::default() }.validate().is_ok(), "the IPv4 minimum itself");
         assert!(NgwaConfig { stamp_ack: true, stamp_floor: NgwaStampFloor::Mss, ..NgwaConfig::default() }.validate().is_ok());
         let e = NgwaConfig { stamp_floor: NgwaStampFloor::Mss, ..NgwaConfig::default() }.validate().unwrap_err();
         assert_eq!((e.field, e.message.as_str()), ("stamp_floor", "applies only with stamp_ack = true (the window the router writes into ACKs)"));
