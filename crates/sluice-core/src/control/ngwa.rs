@@ -533,6 +533,29 @@ mod tests {
         assert_eq!(go(&mut ng, 0, Seg { payload: 100, ..Seg::tcp(SERVER, CLIENT, tcp_flags::ACK) }), NgwaStamp::Inserted { value: 98_000, len: OptLen::Eight });
     }
 
+    // tests that only a SYN opens a count: data and ACKs of a connection whose SYN the queue
+    // never saw add nothing; and what a stamp adds to a packet's length (the option's 4 or 8
+    // bytes when inserted, nothing otherwise); and that each router keeps its configuration.
+    #[test]
+    fn only_syns_count_and_only_insertions_grow() {
+        let mut ng = Ngwa::new(fd(), 1);
+        for flags in [tcp_flags::ACK, tcp_flags::ACK | tcp_flags::PSH, tcp_flags::ECE | tcp_flags::ACK] {
+            let mut b = Seg { payload: 100, ..Seg::tcp(SERVER, CLIENT, flags) }.bytes();
+            b.resize(b.len() + 8, 0);
+            ng.on_departure(0, &mut RawPacket::new_checked(&mut b).unwrap(), reading(0, 0, QueueLimit::Bytes(100_000)));
+        }
+        assert_eq!(ng.queue(0).flows(), 0);
+        assert_eq!(NgwaStamp::Inserted { value: 1, len: OptLen::Eight }.growth(), 8);
+        assert_eq!(NgwaStamp::Inserted { value: 1, len: OptLen::Four }.growth(), 4);
+        for s in [NgwaStamp::NotTcp, NgwaStamp::Lowered { from: 9, to: 1 }, NgwaStamp::Kept { carried: 1 }, NgwaStamp::Skipped(HeaderSkip::Mtu)] {
+            assert_eq!(s.growth(), 0, "{s:?}");
+        }
+        let cfg = NgwaConfig { opt_len: 4, mtu: 9000, ..NgwaConfig::default() };
+        assert_eq!(Ngwa::new(cfg.clone(), 1).config(), &cfg);
+        let ack_cfg = NgwaConfig { stamp_ack: true, ..cfg };
+        assert_eq!(NgwaAck::new(ack_cfg.clone()).config(), &ack_cfg);
+    }
+
     // Bad input names the field.
     #[test]
     fn validate_names_the_field() {
