@@ -237,6 +237,30 @@ fn rwm_config_errors_name_the_field() {
     assert_eq!(cfg.class_of(22), 1);
     assert!((cfg.share_of(1) - 0.5).abs() < 1e-12);
     assert!(serde_json::from_str::<RwmConfig>(r#"{"classes": [{"name": "x", "ports": ["90-80"], "share": 0.5}]}"#).is_err());
+    // Each check at its edge.
+    let field = |cfg: RwmConfig| cfg.validate().map_err(|e| e.field);
+    let d = RwmConfig::default;
+    assert_eq!(field(RwmConfig { classes: vec![c(1.0)], ..d() }), Ok(()), "one class may take everything");
+    assert_eq!(field(RwmConfig { classes: vec![c(0.0)], ..d() }), Err("classes"));
+    assert_eq!(field(RwmConfig { classes: vec![c(1.5)], ..d() }), Err("classes"));
+    assert_eq!(field(RwmConfig { classes: vec![c(0.5), c(0.5)], ..d() }), Ok(()), "shares summing to exactly 1");
+    assert_eq!(field(RwmConfig { classes: vec![c(0.6), c(0.4000001)], ..d() }), Err("classes"));
+    let none = RwmClass { ports: vec![], ..c(0.5) };
+    assert_eq!(field(RwmConfig { classes: vec![none], ..d() }), Err("classes"));
+    assert_eq!(field(RwmConfig { delta: 1.0, ..d() }), Ok(()));
+    assert_eq!(field(RwmConfig { delta: -1.0, ..d() }), Err("delta"));
+    assert_eq!(field(RwmConfig { delta: 1.01, ..d() }), Err("delta"));
+    assert_eq!(field(RwmConfig { bdp_source: RwmBdpSource::ConfiguredRtt, configured_rtt: Some(Dur::ZERO), ..d() }), Err("configured_rtt"));
+    assert_eq!(field(RwmConfig { bdp_source: RwmBdpSource::ConfiguredRtt, configured_rtt: Some(Dur::from_millis(50)), ..d() }), Ok(()));
+    assert_eq!(field(RwmConfig { capacity: Some(Rate(0)), ..d() }), Err("capacity"));
+    assert_eq!(field(RwmConfig { capacity_reverse: Some(Rate(0)), ..d() }), Err("capacity_reverse"));
+    assert_eq!(field(RwmConfig { mss: 0, ..d() }), Err("mss"));
+    // A range's ends belong to it; a one-port range reads back as that port.
+    let r = RwmConfig { classes: vec![RwmClass { ports: vec![PortRange { lo: 8000, hi: 8080 }], ..c(0.5) }], ..d() };
+    assert_eq!([r.class_of(7999), r.class_of(8000), r.class_of(8080), r.class_of(8081)], [1, 0, 0, 1]);
+    assert!(matches!(PortSpec::from(PortRange { lo: 443, hi: 443 }), PortSpec::One(443)));
+    assert!(matches!(PortSpec::from(PortRange { lo: 80, hi: 81 }), PortSpec::Range(r) if r == "80-81"));
+    assert_eq!(PortRange::try_from(PortSpec::Range("80-80".into())), Ok(PortRange { lo: 80, hi: 80 }));
 }
 
 // rtt_source = "min": the cap follows the flow's minimum ongoing RTT from the ACK that lowers it
