@@ -280,3 +280,35 @@ fn rwm_min_rtt_source_follows_a_new_minimum() {
     assert_eq!(g.flows.lookup_segment(&data).unwrap().rtt_min, Some(Dur::from_millis(50)));
     assert_eq!(ack_through(&mut g, c, SERVER, 65_535, 1901, ms(120)), 48_828);
 }
+
+// A change of the link's rate changes the cap at the next ACK, with no flow event between:
+// one flow, 60 ms, shift 7: 7,500,000/128 → 58,593 at 1 Gb/s; 3,750,000/128 → 29,296 at
+// 500 Mb/s; back to 58,593.
+#[test]
+fn rwm_follows_the_links_rate() {
+    let mut g = gateway(RwmConfig::default(), 1, Dur::from_millis(60), Some(7), Some(7));
+    let at = |g: &mut NetworkReturn, mbps: u64, ms: u64| {
+        let r = Readings { link: Rate::mbps(mbps), ..readings() };
+        let mut a = Seg { window: 65_535, ack: 901, ..Seg::tcp(client(0), SERVER, tcp_flags::ACK) };
+        g.on_forward(&a, false, &r, Time(ms * 1_000_000));
+        g.at_rewrite_point(&mut a, &r, Time(ms * 1_000_000));
+        a.window
+    };
+    assert_eq!(at(&mut g, 1000, 100), 58_593);
+    assert_eq!(at(&mut g, 500, 200), 29_296);
+    assert_eq!(at(&mut g, 500, 300), 29_296);
+    assert_eq!(at(&mut g, 1000, 400), 58_593);
+}
+
+// directions = "data_receiver": only the endpoint that has received more payload has its
+// windows capped. The server sends 1000 B of data; the client's ACK is capped (14,648 with 4
+// flows), the server's left as it came.
+#[test]
+fn rwm_caps_only_the_data_receiver_when_asked() {
+    let mut g = gateway(RwmConfig { directions: RwmDirections::DataReceiver, ..RwmConfig::default() }, 4, Dur::from_millis(60), Some(7), Some(7));
+    let t = Time::from_secs_f64(1.0);
+    let data = Seg { seq: 901, ack: 101, payload: 1000, ..Seg::tcp(SERVER, client(0), tcp_flags::ACK) };
+    g.on_forward(&data, false, &readings(), t);
+    assert_eq!(ack_through(&mut g, client(0), SERVER, 65_535, 1901, t), 14_648);
+    assert_eq!(ack_through(&mut g, SERVER, client(0), 65_535, 101, t), 65_535);
+}
