@@ -129,4 +129,14 @@ mod tests {
         let mut s = SapLaw::new(SapLawConfig { capacity: Some(Rate(0)), ..SapLawConfig::default() });
         assert_eq!(s.desired_window(&Seg::ack_from_client(100), &flow, &gw).unwrap().desired, Desired::Bytes(0));
     }
+
+    // tests the parameter checks, each naming its field: a capacity of 0 and an MSS of 0.
+    #[test]
+    fn sap_law_config_errors_name_the_field() {
+        let field = |c: SapLawConfig| c.validate().map_err(|e| e.field);
+        assert_eq!(field(SapLawConfig::default()), Ok(()));
+        assert_eq!(field(SapLawConfig { capacity: Some(Rate(0)), ..SapLawConfig::default() }), Err("capacity"));
+        assert_eq!(field(SapLawConfig { capacity: Some(Rate(1)), ..SapLawConfig::default() }), Ok(()));
+        assert_eq!(field(SapLawConfig { mss: 0, ..SapLawConfig::default() }), Err("mss"));
+    }
 }
