@@ -856,4 +856,35 @@ mod tests {
         assert!(!ewt.queue_event_matters(ms(61)));
         assert!(ewt.queue_event_matters(ms(1_000_000)), "the idle flow's time is up");
     }
+
+    // tests the hook's queue event: the flow table's idle flows expire first (a flow last
+    // seen at 60 ms is gone at 1,000 s), then the controller reads the event (AWM's window
+    // moves).
+    #[test]
+    fn a_queue_event_expires_idle_flows_then_reaches_the_controller() {
+        use crate::qdisc::Occupancy;
+        use testutil::{handshake, ms, CLIENT};
+        let mut nr = NetworkReturn::new(crate::flows::FlowTableConfig::default(), &serde_json::from_str(r#"{"kind": "awm"}"#).unwrap());
+        let id = handshake(&mut nr.flows, CLIENT, Some(7), Some(7), ms(0));
+        let before = format!("{:?}", nr.controller);
+        let queue = QueueReading { bytes: 90 * 1500, packets: 90, limit: QueueLimit::Packets(100) };
+        let r = Readings { queue, link: Rate::mbps(10), oracle_flows: None };
+        let ev = QueueEvent { kind: QueueEventKind::Enqueue, len_bytes: 1500, before: Occupancy { packets: 89, bytes: 89 * 1500 }, after: Occupancy { packets: 90, bytes: 90 * 1500 } };
+        nr.on_queue(&ev, &r, ms(1_000_000));
+        assert!(nr.flows.get(id).is_none(), "expired");
+        assert_ne!(format!("{:?}", nr.controller), before);
+    }
+
+    // tests the count of ACKs the writer skips: EWA proposes bytes, which a flow picked up
+    // mid-stream (its scale unknown) cannot take: skipped, counted once.
+    #[test]
+    fn an_ack_the_writer_skips_is_counted_as_skipped() {
+        use testutil::{ms, Seg, CLIENT, SERVER};
+        let mut nr = NetworkReturn::new(crate::flows::FlowTableConfig::default(), &serde_json::from_str(r#"{"kind": "ewa"}"#).unwrap());
+        let r = Readings { queue: QueueReading { bytes: 50 * 1500, packets: 50, limit: QueueLimit::Packets(100) }, link: Rate::mbps(10), oracle_flows: None };
+        let ack = Seg { window: 1000, ..Seg::tcp(CLIENT, SERVER, tcp_flags::ACK) };
+        nr.on_forward(&ack, false, &r, ms(1));
+        assert_eq!(nr.at_rewrite_point(&mut ack.clone(), &r, ms(1)), WindowRewrite::Skipped(crate::packet::SkipReason::UnknownScale));
+        assert_eq!(nr.stats, RewriteStats { acks: 1, skipped: 1, ..RewriteStats::default() });
+    }
 }

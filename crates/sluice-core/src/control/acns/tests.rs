@@ -562,3 +562,18 @@ fn a_request_sets_its_flows_dscp_and_shows_a_picked_up_flow_runs_acns() {
     assert!(r.is_acns(id.unwrap()));
 }
 
+
+// A retransmitted ACNS SYN leaves its flow counted: X (DSCP 46) from 0 s sends its SYN again
+// at 1 s; B (26, from 15 s) asks at 20 s at A(q) = 0.5 and meets p_max = 46 and f_max = 20 s:
+// W = 0.5/(0.8·26/46 + 0.2·(1 − 5/20)) = 0.5/0.60217 = 0.83033 (without X: 0.625).
+#[test]
+fn a_retransmitted_syn_keeps_its_flow_in_the_scales() {
+    let mut r = Acns::new(AcnsConfig::default(), table());
+    let x = acns_flow(&mut r, 40_000, 46, secs(0));
+    let mut syn = tcp((CLIENT.0, 40_000), SERVER, tcp_flags::SYN | tcp_flags::ECE | tcp_flags::CWR, 46, 0, AcnsIp::I1, true);
+    assert_eq!(r.on_enqueue(&mut RawPacket::new_checked(&mut syn).unwrap(), None, queue(0), secs(1)).0, Some(x));
+    assert!(r.is_acns(x));
+    acns_flow(&mut r, 40_001, 26, secs(15));
+    let (out, _) = ask(&mut r, 40_001, 26, AcnsIp::I4, 25, secs(20));
+    assert!(matches!(out, AcnsOutcome::Evaluated { weight, .. } if close(weight, 0.83033)), "{out:?}");
+}
