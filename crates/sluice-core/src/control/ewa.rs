@@ -280,10 +280,10 @@ mod tests {
         ewa.on_queue(&ev(5_000), &view(&flows, 5_000, ms(450)));
         assert_eq!(ewa.alpha(), 2000.0);
         // At either mark exactly: no change (below L raises, above H lowers).
-        for q in [12_800.0, 38_400.0] {
+        for (q, t) in [(12_800.0, 500), (38_400.0, 600)] {
             ewa.q_avg = q;
-            ewa.on_queue(&ev(5_000), &view(&flows, 5_000, ms(500)));
-            assert_eq!(ewa.alpha(), 2000.0, "Q̄ = {q}");
+            ewa.on_queue(&ev(5_000), &view(&flows, 5_000, ms(t)));
+            assert_eq!(ewa.alpha(), 2000.0, "Q̄ = {q} at the {t} ms tick");
         }
     }
 
