@@ -244,6 +244,8 @@ mod tests {
         assert_eq!(ge(0.01, 0.3, 1.0, 1.0).unwrap_err().field, "loss_good");
         assert_eq!(ge(1.2, 0.3, 0.0, 1.0).unwrap_err().field, "p_gb");
         assert_eq!(ge(0.1, 0.3, 0.0, 1.1).unwrap_err().field, "loss_bad");
+        // A chain that never leaves the good state may have a certain bad state.
+        assert!(ge(0.0, 0.0, 0.1, 1.0).is_ok());
     }
 
     #[test]
@@ -252,6 +254,12 @@ mod tests {
         let m = LossModel::GilbertElliott { p_gb: 0.02, p_bg: 0.25, loss_good: 0.01, loss_bad: 0.6 };
         let want = (0.25 * 0.01 + 0.02 * 0.6) / 0.27;
         assert!((m.stationary_loss().unwrap() - want).abs() < 1e-15);
+        // Equal rates out of each state: half the time in each, (0 + 0.5)/2 = 0.25. A chain that
+        // cannot leave the bad state ends there: loss_bad. One that never moves: loss_good.
+        let ge = |p_gb, p_bg, loss_good, loss_bad| LossModel::GilbertElliott { p_gb, p_bg, loss_good, loss_bad }.stationary_loss().unwrap();
+        assert!((ge(0.1, 0.1, 0.0, 0.5) - 0.25).abs() < 1e-15);
+        assert!((ge(0.1, 0.0, 0.05, 0.5) - 0.5).abs() < 1e-15);
+        assert_eq!(ge(0.0, 0.0, 0.05, 0.5), 0.05);
     }
 
     /// Mean and standard error of the mean over per-seed values.
