@@ -58,4 +58,17 @@ mod tests {
         data[16..18].copy_from_slice(&c2.to_be_bytes());
         assert_eq!(fold(ones_sum(&data, 0)), 0xffff);
     }
+
+    // tests the sum over an odd number of bytes: the last byte is the high half of a word
+    // padded with zero (RFC 1071 §4.1): 0x0102 + 0x0300 = 0x0402, checksum 0xFBFD; a carry
+    // is kept for the fold (0xFFFF + 0x0001 = 0x1_0000, folded to 0x0001).
+    #[test]
+    fn an_odd_byte_is_the_high_half_of_a_padded_word() {
+        assert_eq!(ones_sum(&[0x01, 0x02, 0x03], 0), 0x0402);
+        assert_eq!(checksum(&[0x01, 0x02, 0x03], 0), 0xFBFD);
+        assert_eq!(ones_sum(&[0xFF, 0xFF, 0x00, 0x01], 0), 0x1_0000);
+        assert_eq!(fold(0x1_0000), 0x0001);
+        assert_eq!(ones_sum(&[0x00, 0x05], 7), 12, "added to the sum handed in");
+    }
 }
+

@@ -130,3 +130,33 @@ pub struct TcpOptionsView {
     /// Timestamps (kind 8): `(TSval, TSecr)`.
     pub timestamps: Option<(u32, u32)>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::control::testutil::{Seg, CLIENT, SERVER};
+
+    // tests which codepoints are ECN-capable: ECT(0), ECT(1) and CE, not Not-ECT.
+    #[test]
+    fn ect_codepoints_are_ecn_capable() {
+        assert!(!Ecn::NotEct.is_ect());
+        assert!(Ecn::Ect0.is_ect() && Ecn::Ect1.is_ect() && Ecn::Ce.is_ect());
+    }
+
+    // tests what a view that carries no IPv4 options or reserved bits reports by default: TCP
+    // by its protocol number, no reserved flag, no options, and TCP's reserved bits as 0 (none
+    // for other protocols).
+    #[test]
+    fn a_plain_view_reports_no_options_or_reserved_bits() {
+        let tcp = Seg::tcp(CLIENT, SERVER, tcp_flags::ACK);
+        assert!(tcp.is_tcp());
+        assert!(!tcp.ip_reserved_flag());
+        assert_eq!(tcp.ip_options_len(), 0);
+        assert_eq!(tcp.ip_option33(), None);
+        assert_eq!(tcp.tcp_reserved_bits(), Some(0));
+        let udp = Seg { proto: proto::UDP, ..tcp };
+        assert!(!udp.is_tcp());
+        assert_eq!(udp.tcp_reserved_bits(), None);
+    }
+}
+
