@@ -76,6 +76,15 @@ fn raw_view_rejects_malformed_packets() {
     b[2..4].copy_from_slice(&500u16.to_be_bytes());
     assert!(matches!(RawPacket::new_checked(&mut b), Err(ParseError::BadTotalLength { total: 500, .. })));
     let mut b = good.clone();
+    b[2..4].copy_from_slice(&16u16.to_be_bytes());
+    assert_eq!(RawPacket::new_checked(&mut b).unwrap_err(), ParseError::BadTotalLength { total: 16, header: 20, buffer: good.len() });
+    // A header and nothing else (total length 20, a protocol without a transport view) is a
+    // packet.
+    let mut b = good[..20].to_vec();
+    b[2..4].copy_from_slice(&20u16.to_be_bytes());
+    b[9] = 253;
+    assert_eq!(RawPacket::new_checked(&mut b).unwrap().bytes().len(), 20);
+    let mut b = good.clone();
     b[32] = 0x40; // data offset 4
     assert_eq!(RawPacket::new_checked(&mut b).unwrap_err(), ParseError::BadTcpHeader);
     // A fragment is a packet without a transport view.
@@ -201,3 +210,20 @@ proptest! {
         prop_assert!(a.window <= window.max(floor));
     }
 }
+
+// Each parse error says what is wrong with the numbers that show it.
+#[test]
+fn parse_errors_say_what_is_wrong() {
+    let cases = [
+        (ParseError::Truncated { need: 20, have: 10 }, "truncated packet: 10 bytes, the header needs 20"),
+        (ParseError::NotIpv4 { version: 6 }, "not IPv4: version 6"),
+        (ParseError::BadHeaderLength { ihl: 4 }, "IPv4 header length 4 words is below 5"),
+        (ParseError::BadTotalLength { total: 16, header: 20, buffer: 40 }, "IPv4 total length 16 outside 20..=40 (header length, buffer length)"),
+        (ParseError::BadTcpHeader, "TCP header malformed or beyond the IP total length"),
+        (ParseError::BadUdpHeader, "UDP header beyond the IP total length"),
+    ];
+    for (e, want) in cases {
+        assert_eq!(e.to_string(), want);
+    }
+}
+
