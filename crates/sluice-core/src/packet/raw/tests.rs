@@ -227,3 +227,27 @@ fn parse_errors_say_what_is_wrong() {
     }
 }
 
+
+// The checksum checks catch a damaged packet (they are what the rewrite properties rest on): a
+// flipped TTL fails the IPv4 header's, a flipped window the TCP segment's; a UDP datagram has
+// no TCP checksum to check.
+#[test]
+fn checksum_checks_catch_a_flipped_bit() {
+    let good = Seg::ack_from_client(1000).bytes();
+    let mut b = good.clone();
+    let p = RawPacket::new_checked(&mut b).unwrap();
+    assert!(p.ip_checksum_ok());
+    assert_eq!(p.tcp_checksum_ok(), Some(true));
+    let mut b = good.clone();
+    b[8] ^= 0x01; // TTL
+    let p = RawPacket::new_checked(&mut b).unwrap();
+    assert!(!p.ip_checksum_ok());
+    assert_eq!(p.tcp_checksum_ok(), Some(true), "the TTL is not in the pseudo-header");
+    let mut b = good.clone();
+    b[35] ^= 0x10; // window, low byte
+    let p = RawPacket::new_checked(&mut b).unwrap();
+    assert!(p.ip_checksum_ok());
+    assert_eq!(p.tcp_checksum_ok(), Some(false));
+    let mut u = Seg { proto: crate::packet::proto::UDP, payload: 8, ..Seg::tcp(CLIENT, SERVER, 0) }.bytes();
+    assert_eq!(RawPacket::new_checked(&mut u).unwrap().tcp_checksum_ok(), None);
+}
