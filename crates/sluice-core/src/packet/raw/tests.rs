@@ -251,3 +251,11 @@ fn checksum_checks_catch_a_flipped_bit() {
     let mut u = Seg { proto: crate::packet::proto::UDP, payload: 8, ..Seg::tcp(CLIENT, SERVER, 0) }.bytes();
     assert_eq!(RawPacket::new_checked(&mut u).unwrap().tcp_checksum_ok(), None);
 }
+
+// The end-of-option-list kind ends the walk, whatever bytes follow it (RFC 9293 §3.2): an MSS
+// option after it is not read.
+#[test]
+fn end_of_option_list_ends_the_walk() {
+    assert_eq!(parse_tcp_options(&[0, 2, 2, 4, 0x05, 0xb4]).mss, None);
+    assert_eq!(parse_tcp_options(&[1, 2, 4, 0x05, 0xb4, 0]).mss, Some(1460), "after a NOP it is read");
+}
