@@ -278,3 +278,15 @@ proptest! {
         }
     }
 }
+
+// The IPv4 option walk (RFC 791): EOL ends it, whatever follows; NOP is one byte; an option of
+// length 2 (no body) is stepped over; a length of 1, or one past the area, ends it.
+#[test]
+fn the_option_walk_follows_rfc_791() {
+    let found = |at| Opt33At::Found { at, opt: Opt33 { value: 9, len: OptLen::Four } };
+    assert_eq!(find_opt33(&[0, 4, 0, 0, 33, 4, 0, 9]), Opt33At::Absent { end: 0 }, "after EOL");
+    assert_eq!(find_opt33(&[1, 33, 4, 0, 9]), found(1), "after a NOP");
+    assert_eq!(find_opt33(&[7, 2, 33, 4, 0, 9]), found(2), "after an empty option");
+    assert_eq!(find_opt33(&[7, 1, 33, 4, 0, 9]), Opt33At::Absent { end: 0 }, "a length of 1");
+    assert_eq!(find_opt33(&[7, 10, 0]), Opt33At::Absent { end: 0 }, "a length past the area");
+}
