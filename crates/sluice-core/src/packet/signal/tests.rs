@@ -290,3 +290,21 @@ fn the_option_walk_follows_rfc_791() {
     assert_eq!(find_opt33(&[7, 1, 33, 4, 0, 9]), Opt33At::Absent { end: 0 }, "a length of 1");
     assert_eq!(find_opt33(&[7, 10, 0]), Opt33At::Absent { end: 0 }, "a length past the area");
 }
+
+// An endpoint's code written over any previous one: every code applied to a segment whose
+// CWR, ECE, CMT and NS bits are all set reads back as that code, and every other flag and
+// reserved bit (SYN, ACK, PSH…; the two reserved bits not used) is kept.
+#[test]
+fn a_code_applied_over_another_reads_back_and_keeps_the_other_bits() {
+    let mask = CmtMask::DEFAULT;
+    let (other_flags, other_res) = (0xFF & !(tcp_flags::CWR | tcp_flags::ECE), 0x0F & !(mask.bits() | 0x01));
+    for code in AcnsTcp::ALL {
+        let (flags, res) = code.apply(0xFF, 0x0F, mask);
+        let (f, cmt, ns) = code.bits();
+        assert_eq!(flags, other_flags | f, "{code:?}");
+        assert_eq!(res, other_res | if cmt { mask.bits() } else { 0 } | if ns { 0x01 } else { 0 }, "{code:?}");
+        let mut b = Seg { flags, ..Seg::tcp(CLIENT, SERVER, 0) }.bytes();
+        b[32] = (b[32] & 0xF0) | res;
+        assert_eq!(AcnsTcp::of(&RawPacket::new_checked(&mut b).unwrap(), mask), Some(code));
+    }
+}

@@ -99,3 +99,13 @@ fn writer_skips_what_it_must() {
     let mut other = Seg { src: (7, 7), ..Seg::ack_from_client(60_000) };
     assert_eq!(lower_window(&mut other, Desired::Bytes(0), t.get(id).unwrap(), Floor::None), WindowRewrite::Skipped(SkipReason::NotInFlow));
 }
+
+// The field a packet carries after the writer: the new one when lowered or raised, none to
+// report otherwise.
+#[test]
+fn the_written_field_is_the_new_one() {
+    assert_eq!(WindowRewrite::Lowered { from_field: 900, to_field: 100 }.written_field(), Some(100));
+    assert_eq!(WindowRewrite::Raised { from_field: 10, to_field: 12 }.written_field(), Some(12));
+    assert_eq!(WindowRewrite::Unchanged.written_field(), None);
+    assert_eq!(WindowRewrite::NotTcpAck.written_field(), None);
+}
